@@ -1,0 +1,10 @@
+//! ferrex-core: the domain of ferrex, free of I/O.
+//!
+//! This crate holds what a memory *is* and how ferrex judges memories: the
+//! types, and the pure functions that decide. It never reads a file, a socket
+//! or the clock; time and ids come in as arguments, so every decision here can
+//! be tested deterministically and computed identically on every device.
+
+pub mod embedder;
+
+pub use embedder::{EmbedError, Embedder, cosine};

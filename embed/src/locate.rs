@@ -1,0 +1,145 @@
+//! Finding the ONNX Runtime library and a tier's model files on disk.
+
+use std::path::{Path, PathBuf};
+
+use crate::{LoadError, ModelTier, RUNTIME_FILE};
+
+/// The platform cache directory ferrex installs models into
+/// (`$XDG_CACHE_HOME/ferrex/models` or `~/.cache/ferrex/models` on Linux).
+pub fn default_cache_dir() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "ferrex").map(|dirs| dirs.cache_dir().join("models"))
+}
+
+/// Where to look for model directories.
+///
+/// A model directory holds `onnxruntime/libonnxruntime.so.1.31.1` and one
+/// directory per installed tier (`all-minilm-l6-v2/`, ...). The search order
+/// is: the `embed.model_dir` setting when given (and then only it, so a
+/// misconfigured path is reported rather than silently bypassed), else the
+/// node's home (`<home>/models`), else the platform cache directory.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ModelSearch {
+    /// The `embed.model_dir` setting (`FERREX_EMBED_MODEL_DIR`).
+    pub model_dir: Option<PathBuf>,
+    /// The node's home directory; its `models/` subdirectory is searched.
+    pub home: Option<PathBuf>,
+    /// Whether to fall back to [`default_cache_dir`].
+    pub use_cache_dir: bool,
+}
+
+impl ModelSearch {
+    /// Searches exactly one model directory.
+    pub fn only(model_dir: impl Into<PathBuf>) -> Self {
+        ModelSearch { model_dir: Some(model_dir.into()), home: None, use_cache_dir: false }
+    }
+
+    /// The default search for a process without a home: the
+    /// `FERREX_EMBED_MODEL_DIR` environment variable if set, else the cache.
+    pub fn from_env() -> Self {
+        ModelSearch {
+            model_dir: std::env::var_os("FERREX_EMBED_MODEL_DIR")
+                .filter(|value| !value.is_empty())
+                .map(PathBuf::from),
+            home: None,
+            use_cache_dir: true,
+        }
+    }
+
+    /// The model directories to search, in order.
+    pub fn roots(&self) -> Vec<PathBuf> {
+        if let Some(dir) = &self.model_dir {
+            return vec![dir.clone()];
+        }
+        let mut roots = Vec::new();
+        if let Some(home) = &self.home {
+            roots.push(home.join("models"));
+        }
+        if self.use_cache_dir
+            && let Some(cache) = default_cache_dir()
+        {
+            roots.push(cache);
+        }
+        roots
+    }
+
+    /// Finds the runtime library and the tier directory, without verifying them.
+    pub fn locate(&self, tier: ModelTier) -> Result<ModelFiles, LoadError> {
+        let roots = self.roots();
+        let tier_dir = roots
+            .iter()
+            .map(|root| root.join(tier.dir_name()))
+            .find(|dir| dir.is_dir())
+            .ok_or_else(|| LoadError::ModelNotFound { tier, searched: roots.clone() })?;
+        let runtime = roots
+            .iter()
+            .map(|root| root.join(RUNTIME_FILE))
+            .find(|path| path.is_file())
+            .ok_or_else(|| LoadError::RuntimeNotFound { searched: roots.clone() })?;
+        Ok(ModelFiles { tier, runtime, tier_dir })
+    }
+}
+
+/// The files one embedder is built from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelFiles {
+    /// The tier they belong to.
+    pub tier: ModelTier,
+    /// The ONNX Runtime shared library.
+    pub runtime: PathBuf,
+    /// The directory holding `model.onnx` and the tokenizer files.
+    pub tier_dir: PathBuf,
+}
+
+impl ModelFiles {
+    /// Checks the sha256 of the runtime and every model file.
+    pub fn verify(&self) -> Result<(), LoadError> {
+        crate::verify::verify_file(&self.runtime, crate::RUNTIME_SHA256)?;
+        crate::verify::verify_tier_dir(&self.tier_dir, self.tier.files())
+    }
+
+    /// Reads one file of the tier directory.
+    pub(crate) fn read(&self, name: &str) -> Result<Vec<u8>, LoadError> {
+        read_file(&self.tier_dir.join(name))
+    }
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>, LoadError> {
+    std::fs::read(path).map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => LoadError::FileMissing { path: path.to_owned() },
+        _ => LoadError::Io { path: path.to_owned(), source },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explicit_model_dir_is_searched_alone() {
+        let search = ModelSearch {
+            model_dir: Some("/explicit".into()),
+            home: Some("/home/node".into()),
+            use_cache_dir: true,
+        };
+        assert_eq!(search.roots(), vec![PathBuf::from("/explicit")]);
+    }
+
+    #[test]
+    fn home_comes_before_the_cache() {
+        let search =
+            ModelSearch { model_dir: None, home: Some("/home/node".into()), use_cache_dir: true };
+        let roots = search.roots();
+        assert_eq!(roots[0], PathBuf::from("/home/node/models"));
+        assert_eq!(roots.len(), 1 + usize::from(default_cache_dir().is_some()));
+    }
+
+    #[test]
+    fn missing_directory_names_every_searched_path_and_the_install_command() {
+        let dir = tempfile::tempdir().unwrap();
+        let error = ModelSearch::only(dir.path()).locate(ModelTier::Small).unwrap_err();
+        let message = error.to_string();
+        assert!(matches!(error, LoadError::ModelNotFound { .. }), "{message}");
+        assert!(message.contains(&dir.path().display().to_string()), "{message}");
+        assert!(message.contains(crate::INSTALL_COMMAND), "{message}");
+    }
+}
