@@ -6,5 +6,16 @@
 //! be tested deterministically and computed identically on every device.
 
 pub mod embedder;
+pub mod graph;
+pub mod memory;
+pub mod namespace;
+pub mod rank;
+pub mod time;
+pub mod validate;
 
 pub use embedder::{EmbedError, Embedder, cosine};
+pub use graph::{Alias, Edge, EdgeKind, Entity, Tombstone};
+pub use memory::{AccessStat, Content, Memory, MemoryKind, Triple, UnknownKind};
+pub use namespace::Namespace;
+pub use time::{DAY_MILLIS, Timestamp};
+pub use validate::{FieldError, StoreInput, StoreRequest, validate_store};

@@ -1,0 +1,87 @@
+//! Namespaces: the names that partition memories.
+
+use std::fmt;
+
+use crate::FieldError;
+
+/// A valid namespace name: 1 to 64 characters from `[A-Za-z0-9_.-]`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Namespace(String);
+
+impl Namespace {
+    /// The namespace used when none is given.
+    pub const DEFAULT: &'static str = "default";
+
+    /// Checks `name`; the error names the `namespace` field and says why.
+    pub fn parse(name: &str) -> Result<Namespace, FieldError> {
+        if name.is_empty() {
+            return Err(FieldError::new("namespace", "must not be empty"));
+        }
+        if name.len() > 64 {
+            return Err(FieldError::new(
+                "namespace",
+                format!("is {} characters long; at most 64 are allowed", name.chars().count()),
+            ));
+        }
+        if let Some(bad) =
+            name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
+        {
+            return Err(FieldError::new(
+                "namespace",
+                format!("contains {bad:?}; only letters, digits, '_', '.' and '-' are allowed"),
+            ));
+        }
+        Ok(Namespace(name.to_owned()))
+    }
+
+    /// The `default` namespace.
+    pub fn default_namespace() -> Namespace {
+        Namespace(Self::DEFAULT.to_owned())
+    }
+
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Default for Namespace {
+    fn default() -> Self {
+        Namespace::default_namespace()
+    }
+}
+
+impl fmt::Display for Namespace {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(name: &str, ok: bool) {
+        assert_eq!(Namespace::parse(name).is_ok(), ok, "{name:?}");
+    }
+
+    #[test]
+    fn namespace_rules() {
+        check("default", true);
+        check("proj-1.x_y", true);
+        check(&"a".repeat(64), true);
+        check(&"a".repeat(65), false);
+        check("", false);
+        check("has space", false);
+        check("slash/y", false);
+        check("ünï", false);
+        check("..", true);
+    }
+
+    #[test]
+    fn errors_name_the_field_and_the_reason() {
+        let error = Namespace::parse("a b").unwrap_err();
+        assert_eq!(error.field, "namespace");
+        assert!(error.to_string().contains("' '"), "{error}");
+    }
+}

@@ -1,0 +1,237 @@
+//! One document: its Automerge state, its files, and what has been persisted.
+
+use std::{collections::BTreeSet, path::Path};
+
+use automerge::{
+    AutoCommit, AutomergeError, ChangeHash, PatchAction, Prop, ROOT, ReadDoc,
+    transaction::CommitOptions,
+};
+use ferrex_core::Timestamp;
+
+use crate::{
+    DocId, ReplicaError,
+    schema::{self, Roots},
+    storage::DocFiles,
+};
+
+/// The keys of each root map that a set of changes touched.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChangedKeys {
+    /// Memory ids written, changed or deleted.
+    pub memories: BTreeSet<String>,
+    /// Memory ids that gained a tombstone.
+    pub forgotten: BTreeSet<String>,
+    /// Entity ids written or changed.
+    pub entities: BTreeSet<String>,
+    /// Alias keys written.
+    pub aliases: BTreeSet<String>,
+    /// Edge keys written.
+    pub edges: BTreeSet<String>,
+    /// Registry: device ids written or changed.
+    pub devices: BTreeSet<String>,
+    /// Registry: device ids revoked.
+    pub revoked: BTreeSet<String>,
+    /// Registry: catalogue entries written.
+    pub catalog: BTreeSet<String>,
+}
+
+impl ChangedKeys {
+    /// Whether nothing changed.
+    pub fn is_empty(&self) -> bool {
+        self.memories.is_empty()
+            && self.forgotten.is_empty()
+            && self.entities.is_empty()
+            && self.aliases.is_empty()
+            && self.edges.is_empty()
+            && self.devices.is_empty()
+            && self.revoked.is_empty()
+            && self.catalog.is_empty()
+    }
+
+    /// Adds every key of `other`.
+    pub fn extend(&mut self, other: ChangedKeys) {
+        self.memories.extend(other.memories);
+        self.forgotten.extend(other.forgotten);
+        self.entities.extend(other.entities);
+        self.aliases.extend(other.aliases);
+        self.edges.extend(other.edges);
+        self.devices.extend(other.devices);
+        self.revoked.extend(other.revoked);
+        self.catalog.extend(other.catalog);
+    }
+
+    fn set_for(&mut self, root: &str) -> Option<&mut BTreeSet<String>> {
+        Some(match root {
+            "memories" => &mut self.memories,
+            "forgotten" => &mut self.forgotten,
+            "entities" => &mut self.entities,
+            "aliases" => &mut self.aliases,
+            "edges" => &mut self.edges,
+            "devices" => &mut self.devices,
+            "revoked" => &mut self.revoked,
+            "catalog" => &mut self.catalog,
+            _ => return None,
+        })
+    }
+}
+
+/// One change to a document: the heads before and after, and the keys it
+/// touched. The index follows a document by applying these in order; when
+/// its heads are not `before` it diffs instead ([`crate::Replica::changes_since`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocChange {
+    /// The document changed.
+    pub doc: DocId,
+    /// Its heads before the change.
+    pub before: Vec<ChangeHash>,
+    /// Its heads after the change.
+    pub after: Vec<ChangeHash>,
+    /// What the change touched.
+    pub keys: ChangedKeys,
+}
+
+/// A loaded document with its files.
+#[derive(Debug)]
+pub(crate) struct Document {
+    pub(crate) id: DocId,
+    pub(crate) doc: AutoCommit,
+    pub(crate) roots: Roots,
+    files: DocFiles,
+    persisted: Vec<ChangeHash>,
+}
+
+impl Document {
+    /// Opens the document in `dir`, creating it from its genesis if new.
+    pub(crate) fn open(dir: &Path, id: DocId) -> Result<Document, ReplicaError> {
+        let (files, loaded) = DocFiles::open(dir)?;
+        let load_error = |source: AutomergeError| ReplicaError::Load { doc: id.clone(), source };
+        let mut doc = match &loaded.snapshot {
+            Some(snapshot) => AutoCommit::load(snapshot).map_err(load_error)?,
+            None => schema::genesis(&id),
+        };
+        if !loaded.records.is_empty() {
+            let log: Vec<u8> = loaded.records.concat();
+            doc.load_incremental(&log).map_err(load_error)?;
+        }
+        // A fresh actor for every process: never reuse an actor whose last
+        // changes might not have been persisted before a crash.
+        doc.set_actor(automerge::ActorId::random());
+        let roots = Roots::find(&doc, &id).ok_or_else(|| ReplicaError::MissingRoots(id.clone()))?;
+        let persisted = doc.get_heads();
+        Ok(Document { id, doc, roots, files, persisted })
+    }
+
+    /// Applies `write` as one change at `now`, then persists it. On error
+    /// nothing is committed. `write` records the keys it touches in the
+    /// [`ChangedKeys`] it is given; they come back in the [`DocChange`], so
+    /// that the index can follow a local write without diffing the document.
+    pub(crate) fn write<T>(
+        &mut self,
+        now: Timestamp,
+        write: impl FnOnce(&mut AutoCommit, &Roots, &mut ChangedKeys) -> Result<T, AutomergeError>,
+    ) -> Result<(T, DocChange), ReplicaError> {
+        let before = self.doc.get_heads();
+        let mut keys = ChangedKeys::default();
+        let outcome = match write(&mut self.doc, &self.roots, &mut keys) {
+            Ok(outcome) => outcome,
+            Err(source) => {
+                self.doc.rollback();
+                return Err(ReplicaError::Write { doc: self.id.clone(), source });
+            }
+        };
+        self.doc.commit_with(CommitOptions::default().with_time(now.0.div_euclid(1000)));
+        self.persist()?;
+        let after = self.doc.get_heads();
+        Ok((outcome, DocChange { doc: self.id.clone(), before, after, keys }))
+    }
+
+    /// Writes every change not yet on disk to the log and syncs it; compacts
+    /// when the log has outgrown the snapshot.
+    pub(crate) fn persist(&mut self) -> Result<(), ReplicaError> {
+        let heads = self.doc.get_heads();
+        if heads == self.persisted {
+            return Ok(());
+        }
+        let bytes = self.doc.save_after(&self.persisted);
+        self.files.append(&bytes)?;
+        self.persisted = heads;
+        if self.files.should_compact() {
+            let snapshot = self.doc.save();
+            self.files.compact(&snapshot)?;
+        }
+        Ok(())
+    }
+
+    /// The current heads.
+    pub(crate) fn heads(&mut self) -> Vec<ChangeHash> {
+        self.doc.get_heads()
+    }
+
+    /// Whether every hash in `heads` is part of this document's history.
+    pub(crate) fn knows(&mut self, heads: &[ChangeHash]) -> bool {
+        heads.iter().all(|hash| self.doc.get_change_meta_by_hash(hash).is_some())
+    }
+
+    /// The keys changed between `since` and now, or `None` when `since` is not
+    /// part of this document's history (the caller must then rebuild).
+    ///
+    /// This diffs the whole document (a scan of every op), so it is for
+    /// catching up after a start or a missed change; local writes and merged
+    /// sync messages report their keys directly.
+    pub(crate) fn changes_since(&mut self, since: &[ChangeHash]) -> Option<ChangedKeys> {
+        if !self.knows(since) {
+            return None;
+        }
+        let heads = self.doc.get_heads();
+        if since == heads.as_slice() {
+            return Some(ChangedKeys::default());
+        }
+        Some(keys_of_patches(self.doc.diff(since, &heads)))
+    }
+
+    /// Every key of one root map.
+    pub(crate) fn keys(&self, root: &str) -> Vec<String> {
+        self.doc.keys(self.roots.get(root)).collect()
+    }
+
+    /// Number of keys in one root map.
+    pub(crate) fn count(&self, root: &str) -> usize {
+        self.doc.length(self.roots.get(root))
+    }
+
+    /// Bytes on disk: snapshot and log.
+    pub(crate) fn disk_bytes(&self) -> u64 {
+        self.files.snapshot_bytes() + self.files.log_bytes()
+    }
+}
+
+/// Which keys of which root maps a list of patches touched.
+pub(crate) fn keys_of_patches(patches: Vec<automerge::Patch>) -> ChangedKeys {
+    let mut changed = ChangedKeys::default();
+    for patch in patches {
+        let Some((parent, Prop::Map(root))) = patch.path.first() else {
+            continue;
+        };
+        if *parent != ROOT {
+            continue;
+        }
+        let Some(set) = changed.set_for(root) else { continue };
+        match patch.path.get(1) {
+            Some((_, Prop::Map(key))) => {
+                set.insert(key.clone());
+            }
+            Some(_) => {}
+            None => match &patch.action {
+                PatchAction::PutMap { key, .. } | PatchAction::DeleteMap { key } => {
+                    set.insert(key.clone());
+                }
+                PatchAction::Increment { prop: Prop::Map(key), .. }
+                | PatchAction::Conflict { prop: Prop::Map(key) } => {
+                    set.insert(key.clone());
+                }
+                _ => {}
+            },
+        }
+    }
+    changed
+}

@@ -1,0 +1,54 @@
+//! Errors of the replica.
+
+use std::path::PathBuf;
+
+use crate::{DocId, storage::StorageError};
+
+/// What can go wrong opening, reading or writing documents.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplicaError {
+    /// The document files could not be read or written.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// A directory could not be read or created.
+    #[error("cannot use {}: {source}", path.display())]
+    Io {
+        /// The directory.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The documents directory was written by an incompatible ferrex.
+    #[error(
+        "{} says {found:?}; this ferrex reads \"ferrex documents 1\". Was it written by a newer ferrex?",
+        path.display()
+    )]
+    UnknownFormat {
+        /// The FORMAT file.
+        path: PathBuf,
+        /// What it says.
+        found: String,
+    },
+    /// Automerge refused the stored bytes of a document.
+    #[error("cannot load document {doc}: {source}")]
+    Load {
+        /// The document.
+        doc: DocId,
+        /// What Automerge said.
+        source: automerge::AutomergeError,
+    },
+    /// Automerge refused a write.
+    #[error("cannot write to document {doc}: {source}")]
+    Write {
+        /// The document.
+        doc: DocId,
+        /// What Automerge said.
+        source: automerge::AutomergeError,
+    },
+    /// A document lacks a root map its genesis creates.
+    #[error("document {0} lacks its root maps: it was not created by ferrex")]
+    MissingRoots(DocId),
+    /// No such document on this node.
+    #[error("no document {0} on this node")]
+    UnknownDocument(DocId),
+}

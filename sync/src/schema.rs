@@ -1,0 +1,179 @@
+//! The Automerge layout of ferrex documents, and their deterministic genesis.
+//!
+//! A shard document's root holds five maps, all created by the genesis change:
+//!
+//! ```text
+//! memories:  { <memory id>: { kind, text | subject, predicate, object, ...,
+//!                             evidence: Counter, validated: {<device>: Timestamp},
+//!                             access: {<device>: {count: Uint, last: Timestamp}} } }
+//! forgotten: { <memory id>: { at: Timestamp, by: <device> } }      tombstones, never removed
+//! entities:  { <entity id>: { name, kind?, created_at, created_by } }
+//! aliases:   { <entity id>|<alias>: { entity, name, method, created_at, created_by } }
+//! edges:     { <kind>|<from>|<to>: { kind, from, to, created_at, created_by } }
+//! ```
+//!
+//! The registry's root holds `devices`, `revoked` and `catalog` maps.
+//!
+//! Text is stored as scalar strings, not the Text CRDT: memories are written
+//! once, and scalars are much cheaper. Nested maps that several devices write
+//! into (`validated`, `access`) are created with their memory, by its creator,
+//! so two devices never create the same container concurrently (two
+//! concurrent `put_object`s at one key would hide one of them).
+
+use automerge::{
+    ActorId, AutoCommit, ObjId, ObjType, ROOT, ReadDoc, Value, transaction::CommitOptions,
+    transaction::Transactable,
+};
+
+use crate::DocId;
+
+/// Version of the document layout, recorded in every genesis change.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// The actor of every genesis change. Never used for anything else: a second
+/// change by this actor would collide with the genesis of other replicas.
+const GENESIS_ACTOR: [u8; 16] = *b"ferrex-genesis-1";
+
+/// Root maps of a shard document.
+pub(crate) const SHARD_MAPS: [&str; 5] = ["memories", "forgotten", "entities", "aliases", "edges"];
+/// Root maps of the registry document.
+pub(crate) const REGISTRY_MAPS: [&str; 3] = ["devices", "revoked", "catalog"];
+
+/// A new document holding only its genesis change, with a random actor.
+///
+/// The genesis change is a pure function of the document id: every replica
+/// that creates the document creates the byte-identical change, so replicas
+/// that start apart share their root maps instead of shadowing each other's.
+pub fn genesis(id: &DocId) -> AutoCommit {
+    let mut doc = AutoCommit::new().with_actor(ActorId::from(GENESIS_ACTOR));
+    let maps: &[&str] = match id {
+        DocId::Registry => &REGISTRY_MAPS,
+        DocId::Shard { .. } => &SHARD_MAPS,
+    };
+    // Putting into a fresh document's root cannot fail; the results are
+    // checked in tests and by `Roots::find` when the document is used.
+    let _ = doc.put(ROOT, "doc", id.to_string());
+    let _ = doc.put(ROOT, "schema", SCHEMA_VERSION);
+    for map in maps {
+        let _ = doc.put_object(ROOT, *map, ObjType::Map);
+    }
+    doc.commit_with(CommitOptions::default().with_time(0));
+    doc.set_actor(ActorId::random());
+    doc
+}
+
+/// The object ids of a document's root maps.
+#[derive(Debug, Clone)]
+pub(crate) struct Roots {
+    maps: Vec<(&'static str, ObjId)>,
+}
+
+impl Roots {
+    /// Looks the root maps up; `None` when the document lacks one.
+    pub(crate) fn find(doc: &AutoCommit, id: &DocId) -> Option<Roots> {
+        let names: &[&'static str] = match id {
+            DocId::Registry => &REGISTRY_MAPS,
+            DocId::Shard { .. } => &SHARD_MAPS,
+        };
+        let mut maps = Vec::with_capacity(names.len());
+        for name in names {
+            match doc.get(ROOT, *name).ok().flatten() {
+                Some((Value::Object(ObjType::Map), object)) => maps.push((*name, object)),
+                _ => return None,
+            }
+        }
+        Some(Roots { maps })
+    }
+
+    /// The root map called `name`.
+    pub(crate) fn get(&self, name: &str) -> &ObjId {
+        self.maps
+            .iter()
+            .find(|(candidate, _)| *candidate == name)
+            .map(|(_, object)| object)
+            .unwrap_or(&ROOT)
+    }
+}
+
+/// Typed reads of one map object.
+pub(crate) struct MapView<'a> {
+    doc: &'a AutoCommit,
+    object: ObjId,
+}
+
+impl<'a> MapView<'a> {
+    pub(crate) fn new(doc: &'a AutoCommit, object: ObjId) -> Self {
+        MapView { doc, object }
+    }
+
+    fn value(&self, key: &str) -> Option<Value<'a>> {
+        self.doc.get(&self.object, key).ok().flatten().map(|(value, _)| value)
+    }
+
+    pub(crate) fn string(&self, key: &str) -> Option<String> {
+        self.value(key).and_then(|value| value.as_str().map(str::to_owned))
+    }
+
+    pub(crate) fn int(&self, key: &str) -> Option<i64> {
+        self.value(key).and_then(|value| value.as_i64())
+    }
+
+    pub(crate) fn float(&self, key: &str) -> Option<f64> {
+        self.value(key).and_then(|value| value.as_f64())
+    }
+
+    pub(crate) fn map(&self, key: &str) -> Option<MapView<'a>> {
+        match self.doc.get(&self.object, key).ok().flatten() {
+            Some((Value::Object(ObjType::Map), object)) => Some(MapView::new(self.doc, object)),
+            _ => None,
+        }
+    }
+
+    /// The keys of this map, sorted.
+    pub(crate) fn keys(&self) -> Vec<String> {
+        self.doc.keys(&self.object).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use automerge::ChangeHash;
+    use ferrex_core::Namespace;
+
+    use super::*;
+
+    fn heads(mut doc: AutoCommit) -> Vec<ChangeHash> {
+        doc.get_heads()
+    }
+
+    #[test]
+    fn genesis_is_identical_on_every_replica_and_differs_per_document() {
+        let shard = DocId::shard(&Namespace::default(), 0);
+        let other = DocId::shard(&Namespace::default(), 1);
+        assert_eq!(heads(genesis(&shard)), heads(genesis(&shard)));
+        assert_ne!(heads(genesis(&shard)), heads(genesis(&other)));
+        assert_ne!(heads(genesis(&shard)), heads(genesis(&DocId::Registry)));
+    }
+
+    #[test]
+    fn genesis_creates_every_root_map() {
+        let shard = DocId::shard(&Namespace::default(), 0);
+        assert!(Roots::find(&genesis(&shard), &shard).is_some());
+        assert!(Roots::find(&genesis(&DocId::Registry), &DocId::Registry).is_some());
+    }
+
+    #[test]
+    fn two_replicas_writing_after_genesis_share_one_memories_map() {
+        let shard = DocId::shard(&Namespace::default(), 0);
+        let mut left = genesis(&shard);
+        let mut right = genesis(&shard);
+        for (doc, key) in [(&mut left, "from-left"), (&mut right, "from-right")] {
+            let roots = Roots::find(doc, &shard).unwrap();
+            doc.put(roots.get("memories"), key, "x").unwrap();
+            doc.commit();
+        }
+        left.merge(&mut right).unwrap();
+        let roots = Roots::find(&left, &shard).unwrap();
+        assert_eq!(left.keys(roots.get("memories")).collect::<Vec<_>>(), ["from-left", "from-right"]);
+    }
+}

@@ -1,0 +1,366 @@
+//! Durable document storage: a snapshot plus an append-only log per document.
+//!
+//! Each document has a directory holding `snapshot` (a full Automerge save)
+//! and `log` (the changes made since, one framed record per write). A write
+//! is appended to the log and `fdatasync`ed before it is acknowledged. When
+//! the log outgrows the snapshot, the document is compacted: a new snapshot is
+//! written to a temporary file, synced, and renamed over the old one, and only
+//! then is the log reset. A crash at any point leaves either the old snapshot
+//! with the full log, or the new snapshot with (part of) the old log; loading
+//! merges whatever is there, and Automerge ignores changes it already has.
+//!
+//! Both files start with an 8-byte header naming the format and its version.
+//! A record is `len: u32 LE | sha256(payload)[..8] | payload`. A torn record
+//! at the end of the log (a crash mid-append) is cut off on open; the bytes
+//! are kept aside in `log.torn-<n>` rather than thrown away.
+
+use std::{
+    fs::{self, File, OpenOptions},
+    io::{self, Read, Write},
+    path::{Path, PathBuf},
+};
+
+use sha2::{Digest, Sha256};
+
+/// Header of a log file: magic and format version 1.
+const LOG_HEADER: &[u8; 8] = b"FXLOG\x00\x00\x01";
+/// Header of a snapshot file: magic and format version 1.
+const SNAPSHOT_HEADER: &[u8; 8] = b"FXSNP\x00\x00\x01";
+/// Bytes before each record's payload.
+const RECORD_OVERHEAD: usize = 12;
+/// Largest record accepted when reading (a guard against a corrupt length).
+const MAX_RECORD_BYTES: usize = 1 << 30;
+/// The log is compacted once it is larger than the snapshot and this size.
+const MIN_COMPACT_BYTES: u64 = 256 * 1024;
+
+/// What can go wrong reading or writing document files.
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    /// The file system failed.
+    #[error("{action} {}: {source}", path.display())]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// The file or directory.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// A file does not start with a header this version understands.
+    #[error(
+        "{} is not a ferrex document file of a version this ferrex reads (header {header:?}); \
+         was it written by a newer ferrex?",
+        path.display()
+    )]
+    UnknownFormat {
+        /// The file.
+        path: PathBuf,
+        /// The bytes found where the header should be.
+        header: Vec<u8>,
+    },
+    /// A snapshot's checksum does not match: the file is damaged.
+    #[error("{} is damaged (checksum mismatch); restore it from a backup or a peer", path.display())]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+type Result<T, E = StorageError> = std::result::Result<T, E>;
+
+fn io_error<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> StorageError + 'a {
+    move |source| StorageError::Io { action, path: path.to_owned(), source }
+}
+
+/// What was on disk when a document's files were opened.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    /// The snapshot's payload, if there is a snapshot.
+    pub snapshot: Option<Vec<u8>>,
+    /// Every complete log record's payload, in order.
+    pub records: Vec<Vec<u8>>,
+    /// Bytes of a torn record cut from the end of the log.
+    pub torn_bytes: u64,
+}
+
+/// The open files of one document.
+#[derive(Debug)]
+pub struct DocFiles {
+    dir: PathBuf,
+    log: File,
+    log_bytes: u64,
+    snapshot_bytes: u64,
+}
+
+impl DocFiles {
+    /// Opens (creating if needed) the document directory `dir` and reads it.
+    pub fn open(dir: &Path) -> Result<(DocFiles, Loaded)> {
+        let created = !dir.exists();
+        fs::create_dir_all(dir).map_err(io_error("creating", dir))?;
+        if created && let Some(parent) = dir.parent() {
+            sync_dir(parent)?;
+        }
+        let snapshot_path = dir.join("snapshot");
+        let snapshot = match fs::read(&snapshot_path) {
+            Ok(bytes) => Some(parse_snapshot(&snapshot_path, &bytes)?),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => None,
+            Err(error) => return Err(io_error("reading", &snapshot_path)(error)),
+        };
+        let snapshot_bytes = snapshot.as_ref().map_or(0, |payload| payload.len() as u64);
+
+        let log_path = dir.join("log");
+        let mut log = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(&log_path)
+            .map_err(io_error("opening", &log_path))?;
+        let mut bytes = Vec::new();
+        log.read_to_end(&mut bytes).map_err(io_error("reading", &log_path))?;
+        if bytes.is_empty() {
+            log.write_all(LOG_HEADER).map_err(io_error("writing", &log_path))?;
+            log.sync_all().map_err(io_error("syncing", &log_path))?;
+            sync_dir(dir)?;
+            bytes.extend_from_slice(LOG_HEADER);
+        }
+        check_header(&log_path, &bytes, LOG_HEADER)?;
+        let (records, valid_len) = parse_records(&bytes[LOG_HEADER.len()..]);
+        let valid_len = (LOG_HEADER.len() + valid_len) as u64;
+        let torn_bytes = bytes.len() as u64 - valid_len;
+        if torn_bytes > 0 {
+            set_aside(dir, &bytes[valid_len as usize..])?;
+            log.set_len(valid_len).map_err(io_error("truncating", &log_path))?;
+            log.sync_all().map_err(io_error("syncing", &log_path))?;
+            tracing::warn!(
+                dir = %dir.display(),
+                torn_bytes,
+                "cut a torn record from the end of a document log (a crash during a write that was never acknowledged)"
+            );
+        }
+        let files = DocFiles { dir: dir.to_owned(), log, log_bytes: valid_len, snapshot_bytes };
+        Ok((files, Loaded { snapshot, records, torn_bytes }))
+    }
+
+    /// Appends one record and syncs it to disk before returning.
+    pub fn append(&mut self, payload: &[u8]) -> Result<()> {
+        if payload.is_empty() {
+            return Ok(());
+        }
+        let record = frame(payload);
+        let path = self.dir.join("log");
+        self.log.write_all(&record).map_err(io_error("appending to", &path))?;
+        self.log.sync_data().map_err(io_error("syncing", &path))?;
+        self.log_bytes += record.len() as u64;
+        Ok(())
+    }
+
+    /// Whether the log has outgrown the snapshot.
+    pub fn should_compact(&self) -> bool {
+        self.log_bytes > MIN_COMPACT_BYTES.max(self.snapshot_bytes)
+    }
+
+    /// Replaces the snapshot with `snapshot` (a full save that includes every
+    /// logged change) and then empties the log.
+    pub fn compact(&mut self, snapshot: &[u8]) -> Result<()> {
+        let mut contents = Vec::with_capacity(SNAPSHOT_HEADER.len() + RECORD_OVERHEAD + snapshot.len());
+        contents.extend_from_slice(SNAPSHOT_HEADER);
+        contents.extend_from_slice(&frame(snapshot));
+        write_atomically(&self.dir, "snapshot", &contents)?;
+        self.snapshot_bytes = snapshot.len() as u64;
+
+        write_atomically(&self.dir, "log", LOG_HEADER)?;
+        let path = self.dir.join("log");
+        self.log = OpenOptions::new().append(true).open(&path).map_err(io_error("opening", &path))?;
+        self.log_bytes = LOG_HEADER.len() as u64;
+        Ok(())
+    }
+
+    /// Bytes in the log, header included.
+    pub fn log_bytes(&self) -> u64 {
+        self.log_bytes
+    }
+
+    /// Bytes of the snapshot's payload (0 without a snapshot).
+    pub fn snapshot_bytes(&self) -> u64 {
+        self.snapshot_bytes
+    }
+}
+
+fn frame(payload: &[u8]) -> Vec<u8> {
+    let mut record = Vec::with_capacity(RECORD_OVERHEAD + payload.len());
+    record.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    record.extend_from_slice(&Sha256::digest(payload)[..8]);
+    record.extend_from_slice(payload);
+    record
+}
+
+/// Parses complete records; returns them and how many bytes they span.
+fn parse_records(mut bytes: &[u8]) -> (Vec<Vec<u8>>, usize) {
+    let mut records = Vec::new();
+    let mut consumed = 0;
+    while bytes.len() >= RECORD_OVERHEAD {
+        let mut length = [0u8; 4];
+        length.copy_from_slice(&bytes[..4]);
+        let length = u32::from_le_bytes(length) as usize;
+        if length > MAX_RECORD_BYTES || bytes.len() < RECORD_OVERHEAD + length {
+            break;
+        }
+        let payload = &bytes[RECORD_OVERHEAD..RECORD_OVERHEAD + length];
+        if Sha256::digest(payload)[..8] != bytes[4..12] {
+            break;
+        }
+        records.push(payload.to_vec());
+        consumed += RECORD_OVERHEAD + length;
+        bytes = &bytes[RECORD_OVERHEAD + length..];
+    }
+    (records, consumed)
+}
+
+fn check_header(path: &Path, bytes: &[u8], expected: &[u8; 8]) -> Result<()> {
+    if bytes.len() < expected.len() || &bytes[..expected.len()] != expected {
+        return Err(StorageError::UnknownFormat {
+            path: path.to_owned(),
+            header: bytes[..bytes.len().min(expected.len())].to_vec(),
+        });
+    }
+    Ok(())
+}
+
+fn parse_snapshot(path: &Path, bytes: &[u8]) -> Result<Vec<u8>> {
+    check_header(path, bytes, SNAPSHOT_HEADER)?;
+    let (mut records, consumed) = parse_records(&bytes[SNAPSHOT_HEADER.len()..]);
+    if records.len() != 1 || SNAPSHOT_HEADER.len() + consumed != bytes.len() {
+        return Err(StorageError::Corrupt { path: path.to_owned() });
+    }
+    Ok(records.remove(0))
+}
+
+/// Keeps torn bytes in `log.torn-<n>` so that nothing is silently destroyed.
+fn set_aside(dir: &Path, bytes: &[u8]) -> Result<()> {
+    let path = (0u32..)
+        .map(|attempt| dir.join(format!("log.torn-{attempt}")))
+        .find(|path| !path.exists())
+        .unwrap_or_else(|| dir.join("log.torn"));
+    fs::write(&path, bytes).map_err(io_error("writing", &path))
+}
+
+/// Writes `name` in `dir` atomically: temporary file, sync, rename, sync dir.
+pub(crate) fn write_atomically(dir: &Path, name: &str, contents: &[u8]) -> Result<()> {
+    let temporary = dir.join(format!("{name}.tmp"));
+    let mut file = File::create(&temporary).map_err(io_error("creating", &temporary))?;
+    file.write_all(contents).map_err(io_error("writing", &temporary))?;
+    file.sync_all().map_err(io_error("syncing", &temporary))?;
+    drop(file);
+    let target = dir.join(name);
+    fs::rename(&temporary, &target).map_err(io_error("renaming into", &target))?;
+    sync_dir(dir)
+}
+
+/// Syncs a directory so that file creations and renames in it are durable.
+pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
+    File::open(dir)
+        .and_then(|handle| handle.sync_all())
+        .map_err(io_error("syncing directory", dir))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(dir: &Path) -> (DocFiles, Loaded) {
+        DocFiles::open(dir).unwrap()
+    }
+
+    #[test]
+    fn appended_records_come_back_in_order() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().join("doc");
+        let (mut files, loaded) = open(&dir);
+        assert!(loaded.snapshot.is_none() && loaded.records.is_empty());
+        files.append(b"one").unwrap();
+        files.append(b"").unwrap();
+        files.append(b"two").unwrap();
+        drop(files);
+        let (_, loaded) = open(&dir);
+        assert_eq!(loaded.records, vec![b"one".to_vec(), b"two".to_vec()]);
+    }
+
+    #[test]
+    fn a_torn_tail_is_cut_off_set_aside_and_later_appends_survive() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().join("doc");
+        let (mut files, _) = open(&dir);
+        files.append(b"kept").unwrap();
+        files.append(b"torn record").unwrap();
+        drop(files);
+        let log = dir.join("log");
+        let length = fs::metadata(&log).unwrap().len();
+        OpenOptions::new().write(true).open(&log).unwrap().set_len(length - 3).unwrap();
+
+        let (mut files, loaded) = open(&dir);
+        assert_eq!(loaded.records, vec![b"kept".to_vec()]);
+        assert_eq!(loaded.torn_bytes, (RECORD_OVERHEAD + 11 - 3) as u64);
+        assert!(dir.join("log.torn-0").exists());
+        files.append(b"after").unwrap();
+        drop(files);
+        let (_, loaded) = open(&dir);
+        assert_eq!(loaded.records, vec![b"kept".to_vec(), b"after".to_vec()]);
+    }
+
+    #[test]
+    fn a_flipped_bit_stops_reading_at_that_record() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().join("doc");
+        let (mut files, _) = open(&dir);
+        files.append(b"first").unwrap();
+        files.append(b"second").unwrap();
+        drop(files);
+        let log = dir.join("log");
+        let mut bytes = fs::read(&log).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0x01;
+        fs::write(&log, bytes).unwrap();
+        let (_, loaded) = open(&dir);
+        assert_eq!(loaded.records, vec![b"first".to_vec()]);
+    }
+
+    #[test]
+    fn compaction_replaces_the_snapshot_and_empties_the_log() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().join("doc");
+        let (mut files, _) = open(&dir);
+        files.append(b"change").unwrap();
+        files.compact(b"full state").unwrap();
+        files.append(b"later").unwrap();
+        drop(files);
+        let (_, loaded) = open(&dir);
+        assert_eq!(loaded.snapshot.as_deref(), Some(&b"full state"[..]));
+        assert_eq!(loaded.records, vec![b"later".to_vec()]);
+        assert!(!dir.join("snapshot.tmp").exists());
+    }
+
+    #[test]
+    fn files_of_an_unknown_format_are_refused_not_overwritten() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().join("doc");
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("log"), b"FXLOG\x00\x00\x09future").unwrap();
+        let error = DocFiles::open(&dir).unwrap_err();
+        assert!(matches!(error, StorageError::UnknownFormat { .. }), "{error}");
+        assert_eq!(fs::read(dir.join("log")).unwrap(), b"FXLOG\x00\x00\x09future");
+    }
+
+    #[test]
+    fn a_damaged_snapshot_is_an_error() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().join("doc");
+        let (mut files, _) = open(&dir);
+        files.compact(b"state").unwrap();
+        drop(files);
+        let mut bytes = fs::read(dir.join("snapshot")).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0xff;
+        fs::write(dir.join("snapshot"), bytes).unwrap();
+        assert!(matches!(DocFiles::open(&dir).unwrap_err(), StorageError::Corrupt { .. }));
+    }
+}

@@ -1,0 +1,246 @@
+//! The replica against real files: durability, forgetting, shards, and
+//! documents written by earlier versions.
+
+#![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
+use std::{fs, path::Path};
+
+use ferrex_core::{Content, Edge, EdgeKind, Entity, MemoryKind, Namespace, Timestamp, Triple};
+use ferrex_sync::{DocId, NewMemory, NewRecords, Replica, ReplicaOptions};
+
+fn memory(id: &str, text: &str) -> NewMemory {
+    NewMemory {
+        id: id.to_owned(),
+        kind: MemoryKind::Episodic,
+        content: Content::Text(text.to_owned()),
+        confidence: 0.9,
+        source: Some("test".into()),
+        context: None,
+        tags: vec!["a".into(), "b".into()],
+        entity_ids: vec![],
+        subject_entity: None,
+        predicate_written: None,
+        created_at: Timestamp(1_000),
+        created_by: "device-a".into(),
+        t_valid: Timestamp(1_000),
+    }
+}
+
+fn open(dir: &Path, capacity: usize) -> Replica {
+    Replica::open(dir, "device-a", ReplicaOptions { shard_capacity: capacity }).unwrap()
+}
+
+fn store(replica: &Replica, namespace: &Namespace, memories: Vec<NewMemory>) {
+    replica
+        .write_new(namespace, Timestamp(1_000), &NewRecords { memories, ..Default::default() })
+        .unwrap();
+}
+
+fn live_ids(replica: &Replica, namespace: &Namespace) -> Vec<String> {
+    let mut ids = Vec::new();
+    for shard in replica.shards(namespace) {
+        ids.extend(replica.read(&shard, |reader| reader.keys("memories")).unwrap());
+    }
+    ids.sort();
+    ids
+}
+
+#[test]
+fn written_memories_survive_a_reopen_field_by_field() {
+    let temp = tempfile::tempdir().unwrap();
+    let namespace = Namespace::default();
+    let replica = open(temp.path(), 100);
+    let fact = NewMemory {
+        kind: MemoryKind::Semantic,
+        content: Content::Triple(Triple {
+            subject: "api-server".into(),
+            predicate: "port".into(),
+            object: "8080".into(),
+        }),
+        subject_entity: Some("entity-1".into()),
+        ..memory("m2", "")
+    };
+    store(&replica, &namespace, vec![memory("m1", "first memory"), fact.clone()]);
+    drop(replica);
+
+    let replica = open(temp.path(), 100);
+    let shard = replica.locate("m2").unwrap();
+    let stored = replica.read(&shard, |reader| reader.memory("m2")).unwrap().unwrap();
+    assert_eq!(stored.memory.content, fact.content);
+    assert_eq!(stored.memory.kind, MemoryKind::Semantic);
+    assert_eq!(stored.memory.tags, vec!["a", "b"]);
+    assert_eq!(stored.memory.confidence, 0.9);
+    assert_eq!(stored.memory.evidence, 1);
+    assert_eq!(stored.subject_entity.as_deref(), Some("entity-1"));
+    assert_eq!(live_ids(&replica, &namespace), vec!["m1", "m2"]);
+}
+
+#[test]
+fn forgetting_deletes_writes_a_tombstone_and_reports_unknown_ids() {
+    let temp = tempfile::tempdir().unwrap();
+    let namespace = Namespace::default();
+    let replica = open(temp.path(), 100);
+    store(&replica, &namespace, vec![memory("m1", "one"), memory("m2", "two")]);
+    let outcome =
+        replica.forget(&["m1".into(), "nope".into(), "m1".into()], Timestamp(2_000)).unwrap();
+    assert_eq!(outcome.forgotten, vec!["m1"]);
+    assert_eq!(outcome.unknown, vec!["nope"], "a repeated id is reported once");
+    assert_eq!(outcome.changes.len(), 1);
+    assert!(outcome.changes[0].keys.forgotten.contains("m1"));
+    drop(replica);
+
+    let replica = open(temp.path(), 100);
+    assert_eq!(live_ids(&replica, &namespace), vec!["m2"]);
+    let shard = DocId::shard(&namespace, 0);
+    let tombstone = replica.read(&shard, |reader| reader.tombstone("m1")).unwrap().unwrap();
+    assert_eq!((tombstone.at, tombstone.by.as_str()), (Timestamp(2_000), "device-a"));
+    assert!(replica.locate("m1").is_none());
+}
+
+#[test]
+fn a_full_shard_opens_the_next_one() {
+    let temp = tempfile::tempdir().unwrap();
+    let namespace = Namespace::parse("work").unwrap();
+    let replica = open(temp.path(), 2);
+    for index in 0..5 {
+        store(&replica, &namespace, vec![memory(&format!("m{index}"), "x")]);
+    }
+    assert_eq!(
+        replica.shards(&namespace),
+        (0..3).map(|index| DocId::shard(&namespace, index)).collect::<Vec<_>>()
+    );
+    assert_eq!(replica.locate("m4"), Some(DocId::shard(&namespace, 2)));
+    drop(replica);
+    let replica = open(temp.path(), 2);
+    assert_eq!(live_ids(&replica, &namespace).len(), 5);
+}
+
+#[test]
+fn changes_since_old_heads_name_every_touched_key() {
+    let temp = tempfile::tempdir().unwrap();
+    let namespace = Namespace::default();
+    let replica = open(temp.path(), 100);
+    store(&replica, &namespace, vec![memory("m1", "one")]);
+    let shard = DocId::shard(&namespace, 0);
+    let before = replica.heads(&shard).unwrap();
+    store(&replica, &namespace, vec![memory("m2", "two")]);
+    replica.add_evidence("m1", 2, Timestamp(3)).unwrap().unwrap();
+    let entity = Entity {
+        id: "e1".into(),
+        name: "Tokio".into(),
+        kind: None,
+        created_at: Timestamp(3),
+        created_by: "device-a".into(),
+    };
+    let edge = Edge {
+        kind: EdgeKind::Supersedes,
+        from: "m2".into(),
+        to: "m1".into(),
+        created_at: Timestamp(3),
+        created_by: "device-a".into(),
+    };
+    replica
+        .write_new(
+            &namespace,
+            Timestamp(3),
+            &NewRecords { entities: vec![entity], edges: vec![edge.clone()], ..Default::default() },
+        )
+        .unwrap();
+    drop(replica);
+
+    let replica = open(temp.path(), 100);
+    let (changed, heads) = replica.changes_since(&shard, &before).unwrap();
+    let changed = changed.unwrap();
+    assert_eq!(changed.memories.iter().collect::<Vec<_>>(), ["m1", "m2"]);
+    assert_eq!(changed.entities.iter().collect::<Vec<_>>(), ["e1"]);
+    assert_eq!(changed.edges.iter().collect::<Vec<_>>(), [&edge.key()]);
+    assert_eq!(heads, replica.heads(&shard).unwrap());
+    let evidence = replica.read(&shard, |reader| reader.memory("m1").unwrap().memory.evidence);
+    assert_eq!(evidence.unwrap(), 3);
+
+    let unknown = [automerge::ChangeHash([7; 32])];
+    assert!(replica.changes_since(&shard, &unknown).unwrap().0.is_none());
+}
+
+#[test]
+fn a_write_torn_by_a_crash_loses_only_itself() {
+    let temp = tempfile::tempdir().unwrap();
+    let namespace = Namespace::default();
+    let replica = open(temp.path(), 100);
+    store(&replica, &namespace, vec![memory("m1", "acknowledged")]);
+    store(&replica, &namespace, vec![memory("m2", "torn")]);
+    drop(replica);
+    let log = temp.path().join("ns.default.0").join("log");
+    let length = fs::metadata(&log).unwrap().len();
+    fs::OpenOptions::new().write(true).open(&log).unwrap().set_len(length - 5).unwrap();
+
+    let replica = open(temp.path(), 100);
+    assert_eq!(live_ids(&replica, &namespace), vec!["m1"]);
+    store(&replica, &namespace, vec![memory("m3", "after the crash")]);
+    drop(replica);
+    let replica = open(temp.path(), 100);
+    assert_eq!(live_ids(&replica, &namespace), vec!["m1", "m3"]);
+}
+
+#[test]
+fn compaction_keeps_every_memory() {
+    let temp = tempfile::tempdir().unwrap();
+    let namespace = Namespace::default();
+    let replica = open(temp.path(), 10_000);
+    let text = "a memory long enough to fill the log quickly ".repeat(40);
+    for index in 0..200 {
+        store(&replica, &namespace, vec![memory(&format!("m{index:03}"), &text)]);
+    }
+    drop(replica);
+    let shard_dir = temp.path().join("ns.default.0");
+    assert!(shard_dir.join("snapshot").exists(), "the log outgrew 256 KiB and was compacted");
+    let replica = open(temp.path(), 10_000);
+    assert_eq!(live_ids(&replica, &namespace).len(), 200);
+}
+
+#[test]
+fn a_documents_directory_from_a_newer_ferrex_is_refused() {
+    let temp = tempfile::tempdir().unwrap();
+    fs::write(temp.path().join("FORMAT"), "ferrex documents 9\n").unwrap();
+    let error = Replica::open(temp.path(), "d", ReplicaOptions::default()).unwrap_err();
+    assert!(error.to_string().contains("newer ferrex"), "{error}");
+}
+
+/// Documents written by ferrex 0.1 (storage format 1, schema 1) must load in
+/// every later version. The fixture is regenerated only by hand:
+/// `FERREX_WRITE_FIXTURES=1 cargo test -p ferrex-sync --test replica`.
+#[test]
+fn documents_written_by_format_1_still_load() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/docs-v1");
+    let namespace = Namespace::parse("fixture").unwrap();
+    if std::env::var_os("FERREX_WRITE_FIXTURES").is_some() {
+        let _ = fs::remove_dir_all(&fixture);
+        let replica = open(&fixture, 2);
+        for index in 0..3 {
+            store(&replica, &namespace, vec![memory(&format!("m{index}"), "fixture memory")]);
+        }
+        replica.forget(&["m0".into()], Timestamp(5_000)).unwrap();
+        replica.add_evidence("m1", 4, Timestamp(6_000)).unwrap();
+    }
+    let copy = tempfile::tempdir().unwrap();
+    copy_dir(&fixture, copy.path());
+    let replica = open(copy.path(), 2);
+    assert_eq!(live_ids(&replica, &namespace), vec!["m1", "m2"]);
+    let shard = replica.locate("m1").unwrap();
+    let stored = replica.read(&shard, |reader| reader.memory("m1")).unwrap().unwrap();
+    assert_eq!(stored.memory.evidence, 5);
+    assert_eq!(stored.memory.content, Content::Text("fixture memory".into()));
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
