@@ -44,7 +44,11 @@ fn main() -> anyhow::Result<()> {
         let mut next = 0usize;
         while next + 200 < total {
             let batch = (next..(next + 100).min(total - 200)).map(memory).collect();
-            replica.write_new(&namespace, Timestamp(next as i64), &NewRecords { memories: batch, ..Default::default() })?;
+            replica.write_new(
+                &namespace,
+                Timestamp(next as i64),
+                &NewRecords { memories: batch, ..Default::default() },
+            )?;
             next = (next + 100).min(total - 200);
         }
         let mut writes = Vec::new();

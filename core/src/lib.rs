@@ -10,6 +10,7 @@ pub mod graph;
 pub mod memory;
 pub mod namespace;
 pub mod rank;
+pub mod scoring;
 pub mod time;
 pub mod validate;
 
@@ -17,5 +18,6 @@ pub use embedder::{EmbedError, Embedder, cosine};
 pub use graph::{Alias, Edge, EdgeKind, Entity, Tombstone};
 pub use memory::{AccessStat, Content, Memory, MemoryKind, Triple, UnknownKind};
 pub use namespace::Namespace;
+pub use scoring::{Staleness, StalenessSettings, Usage, staleness, staleness_label};
 pub use time::{DAY_MILLIS, Timestamp};
 pub use validate::{FieldError, StoreInput, StoreRequest, validate_store};

@@ -118,11 +118,12 @@ pub fn validate_store(input: StoreInput) -> Result<StoreRequest, FieldError> {
             Content::Triple(Triple { subject, predicate, object })
         }
         (None, subject, predicate, object) if any_triple_part => {
-            let missing: Vec<&str> = [("subject", &subject), ("predicate", &predicate), ("object", &object)]
-                .into_iter()
-                .filter(|(_, value)| value.is_none())
-                .map(|(name, _)| name)
-                .collect();
+            let missing: Vec<&str> =
+                [("subject", &subject), ("predicate", &predicate), ("object", &object)]
+                    .into_iter()
+                    .filter(|(_, value)| value.is_none())
+                    .map(|(name, _)| name)
+                    .collect();
             return Err(FieldError::new(
                 missing[0],
                 format!(
@@ -151,7 +152,9 @@ pub fn validate_store(input: StoreInput) -> Result<StoreRequest, FieldError> {
         (Some(kind @ (MemoryKind::Episodic | MemoryKind::Procedural)), Content::Triple(_)) => {
             return Err(FieldError::new(
                 "memory_type",
-                format!("is {kind}, which needs content; a subject/predicate/object fact is semantic"),
+                format!(
+                    "is {kind}, which needs content; a subject/predicate/object fact is semantic"
+                ),
             ));
         }
         (Some(kind), _) => kind,
@@ -173,13 +176,26 @@ pub fn validate_store(input: StoreInput) -> Result<StoreRequest, FieldError> {
         None => None,
         Some(id) => Some(memory_id("supersedes", &id)?),
     };
-    Ok(StoreRequest { kind, content, namespace, confidence, entities, tags, source, context, supersedes })
+    Ok(StoreRequest {
+        kind,
+        content,
+        namespace,
+        confidence,
+        entities,
+        tags,
+        source,
+        context,
+        supersedes,
+    })
 }
 
 /// Checks a number that must lie in 0..=1.
 pub fn unit_interval(field: &str, value: f64) -> Result<f64, FieldError> {
     if !value.is_finite() {
-        return Err(FieldError::new(field, format!("must be a number between 0 and 1, not {value}")));
+        return Err(FieldError::new(
+            field,
+            format!("must be a number between 0 and 1, not {value}"),
+        ));
     }
     if !(0.0..=1.0).contains(&value) {
         return Err(FieldError::new(field, format!("must be between 0 and 1, not {value}")));
@@ -318,7 +334,10 @@ mod tests {
         refused(fact(&"s".repeat(MAX_NAME_BYTES + 1), "p", "o"), "subject");
         refused(fact("s", &"p".repeat(MAX_NAME_BYTES + 1), "o"), "predicate");
         refused(StoreInput { kind: Some(MemoryKind::Semantic), ..text("x") }, "memory_type");
-        refused(StoreInput { kind: Some(MemoryKind::Episodic), ..fact("a", "b", "c") }, "memory_type");
+        refused(
+            StoreInput { kind: Some(MemoryKind::Episodic), ..fact("a", "b", "c") },
+            "memory_type",
+        );
         refused(StoreInput { namespace: Some("bad ns".into()), ..text("x") }, "namespace");
         refused(StoreInput { confidence: Some(f64::NAN), ..text("x") }, "confidence");
         refused(StoreInput { confidence: Some(-0.1), ..text("x") }, "confidence");
@@ -326,9 +345,15 @@ mod tests {
         refused(StoreInput { confidence: Some(f64::INFINITY), ..text("x") }, "confidence");
         refused(StoreInput { tags: vec!["ok".into(), "".into()], ..text("x") }, "tags[1]");
         refused(StoreInput { tags: vec!["t".into(); MAX_LIST_ITEMS + 1], ..text("x") }, "tags");
-        refused(StoreInput { entities: vec!["e".repeat(MAX_NAME_BYTES + 1)], ..text("x") }, "entities[0]");
+        refused(
+            StoreInput { entities: vec!["e".repeat(MAX_NAME_BYTES + 1)], ..text("x") },
+            "entities[0]",
+        );
         refused(StoreInput { supersedes: Some(" ".into()), ..text("x") }, "supersedes");
-        refused(StoreInput { supersedes: Some("i".repeat(MAX_ID_BYTES + 1)), ..text("x") }, "supersedes");
+        refused(
+            StoreInput { supersedes: Some("i".repeat(MAX_ID_BYTES + 1)), ..text("x") },
+            "supersedes",
+        );
     }
 
     #[test]

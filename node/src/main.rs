@@ -1,18 +1,40 @@
 //! The `ferrex` binary: command line, node lifecycle and MCP server.
 
+mod bridge;
+mod clock;
+mod config;
+mod control;
+mod daemon;
+mod device;
+mod embedding;
+mod engine;
+mod home;
+mod index;
+mod indexer;
+mod logging;
+mod mcp;
+mod node;
+mod reindex;
+
 use std::{path::PathBuf, process::ExitCode, time::Instant};
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use ferrex_core::Embedder;
-use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch, ModelTier};
+use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch};
+
+use crate::{config::Config, home::Home};
 
 /// Persistent memory for AI agents, synced peer to peer across your devices.
+///
+/// Without a command, ferrex speaks MCP on stdio (as `ferrex mcp`), starting
+/// this home's node in the background if it is not running.
 #[derive(Debug, Parser)]
-#[command(name = "ferrex", version, about)]
+#[command(name = "ferrex", version, about, long_about)]
 struct Cli {
-    /// Directory holding this node's config, documents, index, socket and logs.
-    #[arg(long, env = "FERREX_HOME", global = true)]
+    /// Directory holding this node's config, documents, index, socket and
+    /// logs [default: ~/.local/share/ferrex].
+    #[arg(long, env = "FERREX_HOME", global = true, value_name = "DIR")]
     home: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
@@ -20,12 +42,53 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Check the embedding runtime and model.
-    Doctor {
-        /// Model directory to search instead of the home and cache directories.
-        #[arg(long, env = "FERREX_EMBED_MODEL_DIR")]
-        model_dir: Option<PathBuf>,
-    },
+    /// Speak MCP on stdio (the default command).
+    Mcp,
+    /// Run the node in the foreground (for a home server or systemd).
+    Node(NodeFlags),
+    /// Stop this home's background node.
+    Stop,
+    /// Rebuild the index from the documents.
+    Reindex,
+    /// Check the embedding runtime, the model and the configuration.
+    Doctor,
+}
+
+/// Settings that can be given as flags (they win over the environment and
+/// ferrex.toml).
+#[derive(Debug, Clone, Default, clap::Args)]
+struct NodeFlags {
+    /// Device name shown to peers.
+    #[arg(long)]
+    name: Option<String>,
+    /// UDP address to bind, like 127.0.0.1:0.
+    #[arg(long, value_name = "ADDR")]
+    bind: Option<String>,
+    /// Network mode: local or internet.
+    #[arg(long)]
+    mode: Option<String>,
+    /// Model directory.
+    #[arg(long, value_name = "DIR")]
+    model_dir: Option<PathBuf>,
+}
+
+impl NodeFlags {
+    fn overrides(&self) -> Vec<(&'static str, String)> {
+        let mut flags = Vec::new();
+        if let Some(name) = &self.name {
+            flags.push(("node.name", name.clone()));
+        }
+        if let Some(bind) = &self.bind {
+            flags.push(("network.bind", bind.clone()));
+        }
+        if let Some(mode) = &self.mode {
+            flags.push(("network.mode", mode.clone()));
+        }
+        if let Some(dir) = &self.model_dir {
+            flags.push(("embed.model_dir", dir.display().to_string()));
+        }
+        flags
+    }
 }
 
 fn main() -> ExitCode {
@@ -39,29 +102,154 @@ fn main() -> ExitCode {
     }
 }
 
+fn load_config(home: &Home, flags: &NodeFlags) -> anyhow::Result<Config> {
+    Config::load(&home.config_file(), std::env::vars(), &flags.overrides())
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
 fn run(cli: Cli) -> anyhow::Result<()> {
-    match cli.command {
-        None => anyhow::bail!("the MCP server is not built yet; try `ferrex doctor`"),
-        Some(Command::Doctor { model_dir }) => doctor(cli.home, model_dir),
+    let home = Home::resolve(cli.home)?;
+    match cli.command.unwrap_or(Command::Mcp) {
+        Command::Mcp => {
+            let _guard = logging::init("warn", None, "");
+            runtime()?.block_on(bridge::run(home))
+        }
+        Command::Node(flags) => {
+            home.create()?;
+            let _guard = logging::init("info", Some(&home.log_dir()), "node.log");
+            let config = load_config(&home, &flags)?;
+            runtime()?.block_on(daemon::run(home, config))
+        }
+        Command::Stop => {
+            let _guard = logging::init("warn", None, "");
+            runtime()?.block_on(stop(&home))
+        }
+        Command::Reindex => {
+            let _guard = logging::init("warn", None, "");
+            let config = load_config(&home, &NodeFlags::default())?;
+            reindex_command(&home, &config)
+        }
+        Command::Doctor => {
+            let _guard = logging::init("warn", None, "");
+            let config = load_config(&home, &NodeFlags::default())?;
+            doctor(&home, &config)
+        }
     }
 }
 
-fn doctor(home: Option<PathBuf>, model_dir: Option<PathBuf>) -> anyhow::Result<()> {
-    let search = ModelSearch { model_dir, home, use_cache_dir: true };
-    let files = search.locate(ModelTier::Small)?;
+async fn stop(home: &Home) -> anyhow::Result<()> {
+    let socket = home.socket_file();
+    match control::send(&socket, &control::Request::Stop, |_| {}).await {
+        Ok(_) => {}
+        Err(error)
+            if error.downcast_ref::<std::io::Error>().is_some_and(control::is_not_running) =>
+        {
+            report(&format!("no node is running for {}", home.root().display()));
+            return Ok(());
+        }
+        Err(error) => return Err(error),
+    }
+    // Wait for it to let go of the home.
+    let started = Instant::now();
+    while started.elapsed() < std::time::Duration::from_secs(30) {
+        if daemon::lock_home(home).is_ok() {
+            report("stopped");
+            return Ok(());
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    anyhow::bail!("the node was asked to stop but still holds {} after 30 s", home.root().display())
+}
+
+fn reindex_command(home: &Home, config: &Config) -> anyhow::Result<()> {
+    let bar =
+        indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{prefix:>9} [{bar:40}] {pos}/{len} {elapsed}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    let show = |phase: &str, done: u64, total: u64| {
+        if bar.prefix() != phase {
+            bar.set_prefix(phase.to_owned());
+            bar.reset();
+        }
+        bar.set_length(total);
+        bar.set_position(done);
+    };
+    let started = Instant::now();
+    let socket = home.socket_file();
+    let runtime = runtime()?;
+    let running = runtime.block_on(async {
+        control::send(&socket, &control::Request::Reindex, |event| {
+            show(
+                event["phase"].as_str().unwrap_or(""),
+                event["done"].as_u64().unwrap_or(0),
+                event["total"].as_u64().unwrap_or(0),
+            )
+        })
+        .await
+    });
+    let (memories, embedded) = match running {
+        Ok(answer) => {
+            (answer["memories"].as_u64().unwrap_or(0), answer["embedded"].as_u64().unwrap_or(0))
+        }
+        Err(error)
+            if error.downcast_ref::<std::io::Error>().is_some_and(control::is_not_running) =>
+        {
+            let _lock = daemon::lock_home(home)?;
+            let summary = reindex::rebuild_offline(home, config, |progress| {
+                show(progress.phase, progress.done as u64, progress.total as u64)
+            })?;
+            (summary.memories as u64, summary.embedded as u64)
+        }
+        Err(error) => return Err(error),
+    };
+    bar.finish_and_clear();
+    report(&format!(
+        "reindexed {memories} memories ({embedded} embedded) in {:.1} s",
+        started.elapsed().as_secs_f64()
+    ));
+    Ok(())
+}
+
+fn doctor(home: &Home, config: &Config) -> anyhow::Result<()> {
+    let search = ModelSearch {
+        model_dir: config.model_dir.clone(),
+        home: Some(home.root().to_owned()),
+        use_cache_dir: true,
+    };
+    let files = search.locate(config.tier)?;
     let started = Instant::now();
     files.verify()?;
     let verified = started.elapsed();
-    let mut embedder = FastEmbedder::from_verified_files(&files, &EmbedderOptions::default())
+    let options =
+        EmbedderOptions { tier: config.tier, intra_threads: config.threads, ..Default::default() };
+    let mut embedder = FastEmbedder::from_verified_files(&files, &options)
         .context("loading the embedding model")?;
     let vector = embedder.embed_one("ferrex doctor")?;
     report(&format!(
-        "runtime   {}\nmodel     {} ({} dimensions)\nverified  sha256 in {} ms\nembedding ok ({} floats)",
+        "home      {}\nconfig    {}\nruntime   {}\nmodel     {} ({} dimensions)\nverified  sha256 in {} ms\nembedding ok ({} floats)\nnetwork   mode {}, bind {}",
+        home.root().display(),
+        if home.config_file().exists() {
+            home.config_file().display().to_string()
+        } else {
+            "defaults (no ferrex.toml)".to_owned()
+        },
         files.runtime.display(),
         files.tier_dir.display(),
         embedder.dimension(),
         verified.as_millis(),
-        vector.len()
+        vector.len(),
+        config.mode.as_str(),
+        config.bind,
     ));
     Ok(())
 }

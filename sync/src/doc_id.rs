@@ -79,7 +79,8 @@ mod tests {
     #[test]
     fn ids_round_trip_through_their_names() {
         let dotted = Namespace::parse("a.b.c").unwrap();
-        for id in [DocId::Registry, DocId::shard(&Namespace::default(), 0), DocId::shard(&dotted, 12)]
+        for id in
+            [DocId::Registry, DocId::shard(&Namespace::default(), 0), DocId::shard(&dotted, 12)]
         {
             assert_eq!(id.to_string().parse::<DocId>(), Ok(id.clone()), "{id}");
         }
@@ -88,7 +89,9 @@ mod tests {
 
     #[test]
     fn malformed_names_are_refused() {
-        for name in ["", "registry2", "ns.", "ns.x", "ns.x.", "ns.x.y", "ns.x.01", "ns.a b.0", "ns..1"] {
+        for name in
+            ["", "registry2", "ns.", "ns.x", "ns.x.", "ns.x.y", "ns.x.01", "ns.a b.0", "ns..1"]
+        {
             assert!(name.parse::<DocId>().is_err(), "{name:?}");
         }
     }

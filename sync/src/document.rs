@@ -104,7 +104,10 @@ impl Document {
     /// Opens the document in `dir`, creating it from its genesis if new.
     pub(crate) fn open(dir: &Path, id: DocId) -> Result<Document, ReplicaError> {
         let (files, loaded) = DocFiles::open(dir)?;
-        let load_error = |source: AutomergeError| ReplicaError::Load { doc: id.clone(), source };
+        let load_error = |source: AutomergeError| ReplicaError::Load {
+            doc: id.clone(),
+            source: Box::new(source),
+        };
         let mut doc = match &loaded.snapshot {
             Some(snapshot) => AutoCommit::load(snapshot).map_err(load_error)?,
             None => schema::genesis(&id),
@@ -136,7 +139,7 @@ impl Document {
             Ok(outcome) => outcome,
             Err(source) => {
                 self.doc.rollback();
-                return Err(ReplicaError::Write { doc: self.id.clone(), source });
+                return Err(ReplicaError::Write { doc: self.id.clone(), source: Box::new(source) });
             }
         };
         self.doc.commit_with(CommitOptions::default().with_time(now.0.div_euclid(1000)));
@@ -165,6 +168,15 @@ impl Document {
     /// The current heads.
     pub(crate) fn heads(&mut self) -> Vec<ChangeHash> {
         self.doc.get_heads()
+    }
+
+    /// How many changes are not ancestors of `heads` (all changes when
+    /// `heads` is empty or unknown).
+    pub(crate) fn changes_count_since(&mut self, heads: &[ChangeHash]) -> usize {
+        if self.doc.get_heads() == heads {
+            return 0;
+        }
+        self.doc.get_changes_meta(heads).len()
     }
 
     /// Whether every hash in `heads` is part of this document's history.

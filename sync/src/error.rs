@@ -9,7 +9,7 @@ use crate::{DocId, storage::StorageError};
 pub enum ReplicaError {
     /// The document files could not be read or written.
     #[error(transparent)]
-    Storage(#[from] StorageError),
+    Storage(#[from] Box<StorageError>),
     /// A directory could not be read or created.
     #[error("cannot use {}: {source}", path.display())]
     Io {
@@ -35,7 +35,7 @@ pub enum ReplicaError {
         /// The document.
         doc: DocId,
         /// What Automerge said.
-        source: automerge::AutomergeError,
+        source: Box<automerge::AutomergeError>,
     },
     /// Automerge refused a write.
     #[error("cannot write to document {doc}: {source}")]
@@ -43,7 +43,7 @@ pub enum ReplicaError {
         /// The document.
         doc: DocId,
         /// What Automerge said.
-        source: automerge::AutomergeError,
+        source: Box<automerge::AutomergeError>,
     },
     /// A document lacks a root map its genesis creates.
     #[error("document {0} lacks its root maps: it was not created by ferrex")]
@@ -51,4 +51,10 @@ pub enum ReplicaError {
     /// No such document on this node.
     #[error("no document {0} on this node")]
     UnknownDocument(DocId),
+}
+
+impl From<StorageError> for ReplicaError {
+    fn from(error: StorageError) -> Self {
+        ReplicaError::Storage(Box::new(error))
+    }
 }

@@ -214,13 +214,14 @@ pub(crate) fn set_validated(
     Ok(true)
 }
 
-/// Folds `device`'s recall statistics for the memory into the document.
-pub(crate) fn set_access(
+/// Adds `delta.count` recalls by `device` to the memory's statistics and
+/// moves its last recall forward to `delta.last`.
+pub(crate) fn add_access(
     doc: &mut AutoCommit,
     roots: &Roots,
     id: &str,
     device: &str,
-    stat: AccessStat,
+    delta: AccessStat,
 ) -> Result<bool, AutomergeError> {
     let Some(object) = memory_object(doc, roots, id) else { return Ok(false) };
     let Some(access) = child_map(doc, &object, "access") else { return Ok(false) };
@@ -228,8 +229,14 @@ pub(crate) fn set_access(
         Some(own) => own,
         None => doc.put_object(&access, device, ObjType::Map)?,
     };
-    doc.put(&own, "count", ScalarValue::Uint(stat.count))?;
-    if let Some(last) = stat.last {
+    let view = MapView::new(doc, own.clone());
+    let count = view.int("count").unwrap_or(0).max(0) as u64 + delta.count;
+    let last = match (view.int("last").map(Timestamp), delta.last) {
+        (Some(old), Some(new)) => Some(old.max(new)),
+        (old, new) => old.or(new),
+    };
+    doc.put(&own, "count", ScalarValue::Uint(count))?;
+    if let Some(last) = last {
         doc.put(&own, "last", ScalarValue::Timestamp(last.0))?;
     }
     Ok(true)

@@ -89,7 +89,11 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Replica {
     /// Opens every document under `dir` (creating the directory and the
     /// registry if new). `device` is recorded as the author of writes.
-    pub fn open(dir: &Path, device: &str, options: ReplicaOptions) -> Result<Replica, ReplicaError> {
+    pub fn open(
+        dir: &Path,
+        device: &str,
+        options: ReplicaOptions,
+    ) -> Result<Replica, ReplicaError> {
         fs::create_dir_all(dir)
             .map_err(|source| ReplicaError::Io { path: dir.to_owned(), source })?;
         let format_path = dir.join("FORMAT");
@@ -109,10 +113,11 @@ impl Replica {
 
         let mut docs = BTreeMap::new();
         let mut locations = HashMap::new();
-        let entries =
-            fs::read_dir(dir).map_err(|source| ReplicaError::Io { path: dir.to_owned(), source })?;
+        let entries = fs::read_dir(dir)
+            .map_err(|source| ReplicaError::Io { path: dir.to_owned(), source })?;
         for entry in entries {
-            let entry = entry.map_err(|source| ReplicaError::Io { path: dir.to_owned(), source })?;
+            let entry =
+                entry.map_err(|source| ReplicaError::Io { path: dir.to_owned(), source })?;
             if !entry.path().is_dir() {
                 continue;
             }
@@ -129,9 +134,9 @@ impl Replica {
             }
             docs.insert(id, Arc::new(Mutex::new(document)));
         }
-        if !docs.contains_key(&DocId::Registry) {
+        if let std::collections::btree_map::Entry::Vacant(entry) = docs.entry(DocId::Registry) {
             let registry = Document::open(&dir.join(DocId::Registry.to_string()), DocId::Registry)?;
-            docs.insert(DocId::Registry, Arc::new(Mutex::new(registry)));
+            entry.insert(Arc::new(Mutex::new(registry)));
         }
         Ok(Replica {
             dir: dir.to_owned(),
@@ -326,7 +331,9 @@ impl Replica {
         })
     }
 
-    /// Folds this device's recall statistics into the documents.
+    /// Folds this device's recalls since the last fold into the documents:
+    /// each stat is added to the device's own counter of that memory (so a
+    /// node that lost its local buffer never lowers a folded count).
     pub fn fold_access(
         &self,
         stats: &BTreeMap<String, AccessStat>,
@@ -334,7 +341,7 @@ impl Replica {
     ) -> Result<(Vec<String>, Vec<DocChange>), ReplicaError> {
         let ids: Vec<String> = stats.keys().cloned().collect();
         self.per_doc(&ids, now, |doc, roots, id| match stats.get(id) {
-            Some(stat) => records::set_access(doc, roots, id, &self.device, *stat),
+            Some(stat) => records::add_access(doc, roots, id, &self.device, *stat),
             None => Ok(false),
         })
     }
@@ -392,6 +399,17 @@ impl Replica {
         let document = self.document(id)?;
         let heads = lock(&document).heads();
         Ok(heads)
+    }
+
+    /// How many changes document `id` has that are not ancestors of `heads`.
+    pub fn changes_count_since(
+        &self,
+        id: &DocId,
+        heads: &[ChangeHash],
+    ) -> Result<usize, ReplicaError> {
+        let document = self.document(id)?;
+        let count = lock(&document).changes_count_since(heads);
+        Ok(count)
     }
 
     /// The keys changed in document `id` since `since` (and the heads they

@@ -174,6 +174,9 @@ mod tests {
         }
         left.merge(&mut right).unwrap();
         let roots = Roots::find(&left, &shard).unwrap();
-        assert_eq!(left.keys(roots.get("memories")).collect::<Vec<_>>(), ["from-left", "from-right"]);
+        assert_eq!(
+            left.keys(roots.get("memories")).collect::<Vec<_>>(),
+            ["from-left", "from-right"]
+        );
     }
 }

@@ -68,7 +68,10 @@ pub enum StorageError {
 
 type Result<T, E = StorageError> = std::result::Result<T, E>;
 
-fn io_error<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> StorageError + 'a {
+fn io_error<'a>(
+    action: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(io::Error) -> StorageError + 'a {
     move |source| StorageError::Io { action, path: path.to_owned(), source }
 }
 
@@ -162,7 +165,8 @@ impl DocFiles {
     /// Replaces the snapshot with `snapshot` (a full save that includes every
     /// logged change) and then empties the log.
     pub fn compact(&mut self, snapshot: &[u8]) -> Result<()> {
-        let mut contents = Vec::with_capacity(SNAPSHOT_HEADER.len() + RECORD_OVERHEAD + snapshot.len());
+        let mut contents =
+            Vec::with_capacity(SNAPSHOT_HEADER.len() + RECORD_OVERHEAD + snapshot.len());
         contents.extend_from_slice(SNAPSHOT_HEADER);
         contents.extend_from_slice(&frame(snapshot));
         write_atomically(&self.dir, "snapshot", &contents)?;
@@ -170,7 +174,8 @@ impl DocFiles {
 
         write_atomically(&self.dir, "log", LOG_HEADER)?;
         let path = self.dir.join("log");
-        self.log = OpenOptions::new().append(true).open(&path).map_err(io_error("opening", &path))?;
+        self.log =
+            OpenOptions::new().append(true).open(&path).map_err(io_error("opening", &path))?;
         self.log_bytes = LOG_HEADER.len() as u64;
         Ok(())
     }
@@ -258,9 +263,7 @@ pub(crate) fn write_atomically(dir: &Path, name: &str, contents: &[u8]) -> Resul
 
 /// Syncs a directory so that file creations and renames in it are durable.
 pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
-    File::open(dir)
-        .and_then(|handle| handle.sync_all())
-        .map_err(io_error("syncing directory", dir))
+    File::open(dir).and_then(|handle| handle.sync_all()).map_err(io_error("syncing directory", dir))
 }
 
 #[cfg(test)]

@@ -1,2 +1,276 @@
 //! Helpers for ferrex's end-to-end tests: temporary homes, real `ferrex`
-//! processes, and MCP clients that drive them.
+//! processes, and MCP clients (rmcp's) that drive them over stdio.
+//!
+//! Every test gets its own home in a temporary directory and its own node,
+//! started in the background by the first `ferrex` bridge, exactly as an
+//! agent's MCP client would start it. Dropping a [`TestHome`] stops the node
+//! it started (by the pid in the home) and removes the directory.
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context, bail};
+use rmcp::{
+    RoleClient, ServiceExt,
+    model::CallToolRequestParams,
+    service::RunningService,
+    transport::{ConfigureCommandExt, TokioChildProcess},
+};
+use serde_json::{Map, Value, json};
+
+/// The `ferrex` binary under test: `$FERREX_BIN`, else the one cargo built
+/// next to this test executable (`target/<profile>/ferrex`).
+pub fn ferrex_bin() -> PathBuf {
+    if let Some(path) = std::env::var_os("FERREX_BIN") {
+        return PathBuf::from(path);
+    }
+    let exe = std::env::current_exe().expect("the test executable has a path");
+    let profile_dir =
+        exe.parent().and_then(Path::parent).expect("tests run from target/<profile>/deps");
+    let path = profile_dir.join("ferrex");
+    assert!(
+        path.exists(),
+        "{} does not exist: build it first (cargo build -p ferrex) or set FERREX_BIN",
+        path.display()
+    );
+    path
+}
+
+/// A node's home in a temporary directory, configured for loopback only.
+pub struct TestHome {
+    dir: tempfile::TempDir,
+}
+
+impl TestHome {
+    /// A fresh home with a `ferrex.toml` that binds to 127.0.0.1.
+    pub fn new() -> TestHome {
+        Self::with_config("")
+    }
+
+    /// A fresh home with extra `ferrex.toml` text (after the defaults).
+    pub fn with_config(extra: &str) -> TestHome {
+        let dir = tempfile::Builder::new()
+            .prefix("ferrex-test-")
+            .tempdir()
+            .expect("a temporary directory");
+        let config = format!("[network]\nmode = \"local\"\nbind = \"127.0.0.1:0\"\n{extra}");
+        std::fs::write(dir.path().join("ferrex.toml"), config).expect("writing ferrex.toml");
+        TestHome { dir }
+    }
+
+    /// The home directory.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// `ferrex --home <home> <args>`, with stdout and stderr captured.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(ferrex_bin());
+        command.arg("--home").arg(self.path()).args(args);
+        command.stdin(Stdio::null());
+        command
+    }
+
+    /// Runs a `ferrex` command to completion; returns (status ok, stdout, stderr).
+    pub fn run(&self, args: &[&str]) -> (bool, String, String) {
+        let output = self.command(args).output().expect("running ferrex");
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    }
+
+    /// The pid of the running node, from its pid file.
+    pub fn node_pid(&self) -> Option<u32> {
+        std::fs::read_to_string(self.path().join("node.pid")).ok()?.trim().parse().ok()
+    }
+
+    /// Stops the node with `ferrex stop` and waits for its process to end.
+    pub fn stop(&self) {
+        let pid = self.node_pid();
+        let (ok, _, stderr) = self.run(&["stop"]);
+        assert!(ok, "ferrex stop failed: {stderr}");
+        if let Some(pid) = pid {
+            wait_for_exit(pid, Duration::from_secs(30));
+        }
+    }
+
+    /// Kills the node with SIGKILL, as a crash would, and waits for it to go.
+    pub fn kill_node(&self) {
+        let pid = self.node_pid().expect("a running node has a pid file");
+        let status =
+            Command::new("kill").arg("-9").arg(pid.to_string()).status().expect("running kill");
+        assert!(status.success(), "kill -9 {pid} failed");
+        wait_for_exit(pid, Duration::from_secs(30));
+    }
+
+    /// Connects an MCP client through a new `ferrex` bridge process.
+    pub async fn client(&self) -> Client {
+        Client::connect(self).await.expect("an MCP client connects")
+    }
+}
+
+impl Default for TestHome {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for TestHome {
+    fn drop(&mut self) {
+        if let Some(pid) = self.node_pid()
+            && process_alive(pid)
+        {
+            let _ = self.command(&["stop"]).stdout(Stdio::null()).stderr(Stdio::null()).status();
+            if !wait_for_exit(pid, Duration::from_secs(10)) {
+                let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
+                wait_for_exit(pid, Duration::from_secs(10));
+            }
+        }
+    }
+}
+
+/// Whether process `pid` exists (and is not a zombie).
+pub fn process_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+/// Waits (bounded) for process `pid` to end; true if it did.
+pub fn wait_for_exit(pid: u32, limit: Duration) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if !process_alive(pid) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+/// An MCP client talking to `ferrex` over stdio.
+pub struct Client {
+    service: RunningService<RoleClient, ()>,
+}
+
+/// The answer of a tool call: the structured JSON, or the error text.
+pub type ToolAnswer = Result<Value, String>;
+
+impl Client {
+    /// Starts `ferrex --home <home>` and initialises an MCP session with it.
+    pub async fn connect(home: &TestHome) -> anyhow::Result<Client> {
+        let command = tokio::process::Command::new(ferrex_bin()).configure(|command| {
+            command.arg("--home").arg(home.path());
+        });
+        let (transport, _) = TokioChildProcess::builder(command)
+            .stderr(Stdio::inherit())
+            .spawn()
+            .context("spawning ferrex")?;
+        let service = ().serve(transport).await.context("initialising the MCP session")?;
+        Ok(Client { service })
+    }
+
+    /// The names of the server's tools.
+    pub async fn tool_names(&self) -> anyhow::Result<Vec<String>> {
+        Ok(self
+            .service
+            .list_all_tools()
+            .await?
+            .into_iter()
+            .map(|tool| tool.name.to_string())
+            .collect())
+    }
+
+    /// Calls `tool` with `arguments` (a JSON object, or anything else to send
+    /// it as given).
+    pub async fn call(&self, tool: &str, arguments: Value) -> anyhow::Result<ToolAnswer> {
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        match arguments {
+            Value::Object(map) => params = params.with_arguments(map),
+            Value::Null => {}
+            other => bail!("arguments must be an object, not {other}"),
+        }
+        let result = self.service.call_tool(params).await?;
+        let text: String = result
+            .content
+            .iter()
+            .filter_map(|block| block.as_text().map(|text| text.text.clone()))
+            .collect();
+        let structured = result.structured_content.clone().unwrap_or(Value::Null);
+        if result.is_error == Some(true) {
+            let message = structured["error"].as_str().map(str::to_owned).unwrap_or(text);
+            return Ok(Err(message));
+        }
+        anyhow::ensure!(structured.is_object(), "the answer has no structured JSON object: {text}");
+        let parsed: Value =
+            serde_json::from_str(&text).context("the text content is the same JSON")?;
+        anyhow::ensure!(parsed == structured, "text and structured content differ");
+        Ok(Ok(structured))
+    }
+
+    /// Calls a tool that must succeed.
+    pub async fn ok(&self, tool: &str, arguments: Value) -> Value {
+        match self.call(tool, arguments.clone()).await {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(message)) => panic!("{tool} {arguments} failed: {message}"),
+            Err(error) => panic!("{tool} {arguments}: {error:#}"),
+        }
+    }
+
+    /// Stores free text in `namespace`; returns the id.
+    pub async fn store_text(&self, content: &str, namespace: &str) -> String {
+        let answer = self.ok("store", json!({"content": content, "namespace": namespace})).await;
+        assert_eq!(answer["status"], "stored", "{answer}");
+        answer["id"].as_str().expect("an id").to_owned()
+    }
+
+    /// The ids `recall` returns for `query` in `namespace`, best first.
+    pub async fn recall_ids(&self, query: &str, namespace: &str, limit: usize) -> Vec<String> {
+        let answer = self
+            .ok("recall", json!({"query": query, "namespace": namespace, "limit": limit}))
+            .await;
+        answer["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .map(|result| result["id"].as_str().expect("an id").to_owned())
+            .collect()
+    }
+
+    /// Ends the session (the bridge exits; the node keeps running).
+    pub async fn close(self) {
+        let _ = self.service.cancel().await;
+    }
+}
+
+/// Arguments as a JSON object, for building malformed calls.
+pub fn object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+/// Polls `check` every 50 ms until it returns `Some`, for at most `limit`.
+pub async fn eventually<T, F, Fut>(limit: Duration, mut check: F) -> Option<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let started = Instant::now();
+    loop {
+        if let Some(value) = check().await {
+            return Some(value);
+        }
+        if started.elapsed() > limit {
+            return None;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

@@ -1,0 +1,177 @@
+//! Scoring: how stale a memory is, how much recency lifts it, how much to
+//! trust it. Every function takes `now`; none reads a clock.
+
+use crate::{MemoryKind, Timestamp};
+
+/// Per-kind half-lives and the label thresholds of staleness.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StalenessSettings {
+    /// Half-life of an episodic memory's freshness, in days.
+    pub episodic_half_life_days: f64,
+    /// Half-life of a semantic memory's freshness, in days.
+    pub semantic_half_life_days: f64,
+    /// Half-life of a procedural memory's freshness, in days.
+    pub procedural_half_life_days: f64,
+    /// Scores at or above this are `aging`.
+    pub aging_threshold: f64,
+    /// Scores at or above this are `stale`.
+    pub stale_threshold: f64,
+}
+
+impl Default for StalenessSettings {
+    fn default() -> Self {
+        StalenessSettings {
+            episodic_half_life_days: 30.0,
+            semantic_half_life_days: 180.0,
+            procedural_half_life_days: 365.0,
+            aging_threshold: 0.5,
+            stale_threshold: 0.75,
+        }
+    }
+}
+
+impl StalenessSettings {
+    /// The half-life of `kind`, in days.
+    pub fn half_life_days(&self, kind: MemoryKind) -> f64 {
+        match kind {
+            MemoryKind::Episodic => self.episodic_half_life_days,
+            MemoryKind::Semantic => self.semantic_half_life_days,
+            MemoryKind::Procedural => self.procedural_half_life_days,
+        }
+    }
+}
+
+/// What staleness is computed from: document content only (access counts
+/// are the values folded into the document, not a node's local buffer).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Usage {
+    /// Kind of memory.
+    pub kind: MemoryKind,
+    /// When it was stored.
+    pub created_at: Timestamp,
+    /// Recalls folded into the document, over all devices.
+    pub access_count: u64,
+    /// The last folded recall.
+    pub last_access: Option<Timestamp>,
+    /// The last validation on any device.
+    pub last_validated: Option<Timestamp>,
+    /// The evidence counter (1 when stored once).
+    pub evidence: i64,
+}
+
+/// A memory's staleness label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Staleness {
+    /// Recent, used or confirmed.
+    Fresh,
+    /// Getting old without use or confirmation.
+    Aging,
+    /// Old, unused and unconfirmed: worth re-checking before relying on it.
+    Stale,
+}
+
+impl Staleness {
+    /// The label's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Staleness::Fresh => "fresh",
+            Staleness::Aging => "aging",
+            Staleness::Stale => "stale",
+        }
+    }
+}
+
+/// `1 - 2^(-days / half_life)`: 0 for now, 0.5 after one half-life, towards 1.
+fn decayed(days: f64, half_life_days: f64) -> f64 {
+    if days <= 0.0 || half_life_days <= 0.0 {
+        return 0.0;
+    }
+    1.0 - (-days * std::f64::consts::LN_2 / half_life_days).exp()
+}
+
+/// Staleness in 0..=1:
+/// `0.40·age + 0.25·access + 0.25·validation + 0.10·count`, where age,
+/// access and validation are the decayed time since creation, last recall
+/// and last validation (creation when never), with the kind's half-life, and
+/// count is `1 / (recalls + evidence)`.
+pub fn staleness(usage: &Usage, now: Timestamp, settings: &StalenessSettings) -> f64 {
+    let half_life = settings.half_life_days(usage.kind);
+    let since = |time: Option<Timestamp>| now.days_since(time.unwrap_or(usage.created_at));
+    let age = decayed(now.days_since(usage.created_at), half_life);
+    let access = decayed(since(usage.last_access), half_life);
+    let validation = decayed(since(usage.last_validated), half_life);
+    let uses = usage.access_count as f64 + usage.evidence.max(1) as f64;
+    let count = 1.0 / uses;
+    (0.40 * age + 0.25 * access + 0.25 * validation + 0.10 * count).clamp(0.0, 1.0)
+}
+
+/// The label of a staleness score.
+pub fn staleness_label(score: f64, settings: &StalenessSettings) -> Staleness {
+    if score >= settings.stale_threshold {
+        Staleness::Stale
+    } else if score >= settings.aging_threshold {
+        Staleness::Aging
+    } else {
+        Staleness::Fresh
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::DAY_MILLIS;
+
+    fn usage(kind: MemoryKind) -> Usage {
+        Usage {
+            kind,
+            created_at: Timestamp(0),
+            access_count: 0,
+            last_access: None,
+            last_validated: None,
+            evidence: 1,
+        }
+    }
+
+    fn at_day(days: i64) -> Timestamp {
+        Timestamp(days * DAY_MILLIS)
+    }
+
+    fn check(usage: Usage, day: i64, score: f64, label: Staleness) {
+        let settings = StalenessSettings::default();
+        let got = staleness(&usage, at_day(day), &settings);
+        assert!((got - score).abs() < 0.005, "{usage:?} at day {day}: {got}, want {score}");
+        assert_eq!(staleness_label(got, &settings), label, "{usage:?} at day {day}");
+    }
+
+    #[test]
+    fn staleness_at_chosen_ages() {
+        check(usage(MemoryKind::Episodic), 0, 0.10, Staleness::Fresh);
+        check(usage(MemoryKind::Episodic), 30, 0.55, Staleness::Aging);
+        check(usage(MemoryKind::Episodic), 90, 0.8875, Staleness::Stale);
+        check(usage(MemoryKind::Semantic), 90, 0.364, Staleness::Fresh);
+        check(usage(MemoryKind::Semantic), 365, 0.779, Staleness::Stale);
+        check(usage(MemoryKind::Procedural), 365, 0.55, Staleness::Aging);
+    }
+
+    #[test]
+    fn use_and_validation_keep_a_memory_fresh() {
+        let used = Usage {
+            access_count: 9,
+            last_access: Some(at_day(89)),
+            last_validated: Some(at_day(88)),
+            ..usage(MemoryKind::Episodic)
+        };
+        check(
+            used,
+            90,
+            0.40 * 0.875 + 0.25 * decayed(1.0, 30.0) + 0.25 * decayed(2.0, 30.0) + 0.01,
+            Staleness::Fresh,
+        );
+    }
+
+    #[test]
+    fn a_future_creation_time_is_not_negative_staleness() {
+        let future = Usage { created_at: at_day(10), ..usage(MemoryKind::Episodic) };
+        check(future, 0, 0.10, Staleness::Fresh);
+    }
+}

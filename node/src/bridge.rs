@@ -1,0 +1,124 @@
+//! `ferrex` / `ferrex mcp`: MCP on stdio, bridged to the home's node over its
+//! Unix socket, starting the node in the background first if none runs.
+
+use std::{
+    fs::OpenOptions,
+    os::unix::process::CommandExt,
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context, bail};
+use tokio::{io::AsyncWriteExt, net::UnixStream};
+
+use crate::{
+    control::{self, MCP_HELLO},
+    home::Home,
+};
+
+/// How long a started node may take to open its socket (model load, index
+/// catch-up on a large store).
+const START_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Connects to the node of `home`, starting it if needed.
+pub async fn connect_or_start(home: &Home) -> anyhow::Result<UnixStream> {
+    let socket = home.socket_file();
+    match control::connect(&socket).await {
+        Ok(stream) => return Ok(stream),
+        Err(error) if control::is_not_running(&error) => {}
+        Err(error) => {
+            return Err(error).with_context(|| format!("connecting to {}", socket.display()));
+        }
+    }
+    home.create()?;
+    std::fs::create_dir_all(home.log_dir())?;
+    let log_path = home.log_dir().join("start.log");
+    let log = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log_path)
+        .with_context(|| format!("opening {}", log_path.display()))?;
+    let log_start = log.metadata().map(|meta| meta.len()).unwrap_or(0);
+    let executable = std::env::current_exe().context("finding the ferrex executable")?;
+    let mut child = Command::new(executable)
+        .arg("--home")
+        .arg(home.root())
+        .arg("node")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(log))
+        // Its own process group: a Ctrl-C meant for the agent does not stop the node.
+        .process_group(0)
+        .spawn()
+        .context("starting the node")?;
+    tracing::info!(pid = child.id(), "started a node in the background");
+
+    let started = Instant::now();
+    let mut exited = None;
+    loop {
+        match control::connect(&socket).await {
+            Ok(stream) => return Ok(stream),
+            Err(error) if control::is_not_running(&error) => {}
+            Err(error) => return Err(error).context("connecting to the started node"),
+        }
+        if exited.is_none()
+            && let Some(status) = child.try_wait()?
+        {
+            exited = Some((status, Instant::now()));
+        }
+        // The child may have lost a race to another starting node; give that
+        // one time to open its socket before reporting the failure.
+        if let Some((status, when)) = exited
+            && when.elapsed() > Duration::from_secs(5)
+        {
+            let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+            let tail = log.get(log_start as usize..).unwrap_or("").trim();
+            bail!(
+                "the node exited ({status}) before serving:\n{}",
+                if tail.is_empty() { "(no output)" } else { tail }
+            );
+        }
+        if started.elapsed() > START_TIMEOUT {
+            bail!(
+                "the node did not open {} within {} s; see {}",
+                socket.display(),
+                START_TIMEOUT.as_secs(),
+                log_path.display()
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Bridges stdin/stdout to the node's MCP service until either side closes.
+pub async fn run(home: Home) -> anyhow::Result<()> {
+    let mut stream = connect_or_start(&home).await?;
+    stream.write_all(format!("{MCP_HELLO}\n").as_bytes()).await?;
+    let (mut from_node, mut to_node) = stream.into_split();
+    let upstream = async {
+        let mut stdin = tokio::io::stdin();
+        let copied = tokio::io::copy(&mut stdin, &mut to_node).await;
+        let _ = to_node.shutdown().await;
+        copied
+    };
+    let downstream = async {
+        let mut stdout = tokio::io::stdout();
+        let copied = tokio::io::copy(&mut from_node, &mut stdout).await;
+        let _ = stdout.flush().await;
+        copied
+    };
+    tokio::pin!(upstream);
+    tokio::pin!(downstream);
+    tokio::select! {
+        // The node closed the session (or stopped): nothing more to relay.
+        result = &mut downstream => {
+            result.context("relaying from the node")?;
+        }
+        // The client closed stdin: let the node finish its answers, briefly.
+        result = &mut upstream => {
+            result.context("relaying to the node")?;
+            let _ = tokio::time::timeout(Duration::from_secs(10), downstream).await;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,93 @@
+//! The control protocol between `ferrex` commands and a running node.
+//!
+//! A connection to the node's socket starts with one line naming its
+//! protocol: `ferrex-mcp 1` (then MCP) or `ferrex-control 1`. A control
+//! connection carries one JSON request line; the node answers with JSON
+//! lines: zero or more `{"event": ...}` lines, then one `{"ok": ...}` line.
+
+use std::{io::ErrorKind, path::Path, time::Duration};
+
+use anyhow::{Context, bail};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::{
+    io::{AsyncBufReadExt, AsyncWriteExt, BufReader},
+    net::UnixStream,
+};
+
+/// The first line of an MCP connection.
+pub const MCP_HELLO: &str = "ferrex-mcp 1";
+/// The first line of a control connection.
+pub const CONTROL_HELLO: &str = "ferrex-control 1";
+
+/// What a command asks the node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Request {
+    /// Is it running, and as what.
+    Status,
+    /// Stop.
+    Stop,
+    /// Rebuild the index from the documents, reporting progress.
+    Reindex,
+}
+
+/// Whether a node is listening on `socket`.
+pub async fn connect(socket: &Path) -> std::io::Result<UnixStream> {
+    UnixStream::connect(socket).await
+}
+
+/// Whether the error means "no node is listening there".
+pub fn is_not_running(error: &std::io::Error) -> bool {
+    matches!(error.kind(), ErrorKind::NotFound | ErrorKind::ConnectionRefused)
+}
+
+/// Sends `request` to the node at `socket`; `on_event` sees each event line.
+/// Returns the final answer, or an error with the node's message.
+pub async fn send(
+    socket: &Path,
+    request: &Request,
+    mut on_event: impl FnMut(&Value),
+) -> anyhow::Result<Value> {
+    let mut stream = connect(socket).await?;
+    let mut line = serde_json::to_string(request)?;
+    line.insert_str(0, &format!("{CONTROL_HELLO}\n"));
+    line.push('\n');
+    stream.write_all(line.as_bytes()).await?;
+    let mut lines = BufReader::new(stream).lines();
+    while let Some(line) = lines.next_line().await? {
+        let value: Value = serde_json::from_str(&line).context("the node sent a bad answer")?;
+        if value.get("event").is_some() {
+            on_event(&value);
+            continue;
+        }
+        if value["ok"] == Value::Bool(true) {
+            return Ok(value);
+        }
+        bail!("{}", value["error"].as_str().unwrap_or("the node refused the request"));
+    }
+    bail!("the node closed the connection without answering")
+}
+
+/// Reads the protocol line of a new connection, byte by byte so that no byte
+/// of what follows is consumed.
+pub async fn read_hello(stream: &mut UnixStream) -> anyhow::Result<String> {
+    use tokio::io::AsyncReadExt;
+    let mut line = Vec::new();
+    let read = async {
+        loop {
+            let byte = stream.read_u8().await?;
+            if byte == b'\n' {
+                return Ok::<_, std::io::Error>(());
+            }
+            line.push(byte);
+            if line.len() > 64 {
+                return Err(std::io::Error::new(ErrorKind::InvalidData, "protocol line too long"));
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), read)
+        .await
+        .context("no protocol line within 10 s")??;
+    Ok(String::from_utf8_lossy(&line).trim().to_owned())
+}

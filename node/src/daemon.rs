@@ -1,0 +1,225 @@
+//! `ferrex node`: one process per home that owns the documents, the index
+//! and the model, and serves MCP and control connections on a Unix socket.
+
+use std::{
+    fs::{File, OpenOptions},
+    os::unix::fs::PermissionsExt,
+    sync::Arc,
+};
+
+use anyhow::{Context, bail};
+use serde_json::{Value, json};
+use tokio::{
+    io::{AsyncBufReadExt, AsyncWriteExt, BufReader},
+    net::{UnixListener, UnixStream},
+    sync::Notify,
+};
+
+use crate::{
+    config::Config,
+    control::{self, CONTROL_HELLO, MCP_HELLO, Request},
+    device::Device,
+    home::Home,
+    mcp::FerrexServer,
+    node::Node,
+    reindex,
+};
+
+/// Minutes between folds of local access counts into the documents.
+const FOLD_EVERY: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// The lock that makes a node the only one for its home; released on exit
+/// (also when the process is killed: the kernel drops the lock with the file).
+#[derive(Debug)]
+pub struct HomeLock {
+    _file: File,
+}
+
+/// Takes the home's lock, or says which process holds it.
+pub fn lock_home(home: &Home) -> anyhow::Result<HomeLock> {
+    let path = home.lock_file();
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(HomeLock { _file: file }),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let pid = std::fs::read_to_string(home.pid_file()).unwrap_or_default();
+            bail!("a node is already running for {} (pid {})", home.root().display(), pid.trim())
+        }
+        Err(std::fs::TryLockError::Error(error)) => {
+            Err(error).with_context(|| format!("locking {}", path.display()))
+        }
+    }
+}
+
+/// Runs the node in the foreground until stopped.
+pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
+    home.create()?;
+    let _lock = lock_home(&home)?;
+    std::fs::write(home.pid_file(), format!("{}\n", std::process::id()))
+        .with_context(|| format!("writing {}", home.pid_file().display()))?;
+    let device = Device::load_or_create(&home)?;
+    tracing::info!(home = %home.root().display(), device = %device.id, "starting the node");
+
+    let node = {
+        let (home, config, device) = (home.clone(), config.clone(), device.clone());
+        tokio::task::spawn_blocking(move || Node::open(&home, &config, &device)).await??
+    };
+    let node = Arc::new(node);
+
+    // We hold the lock, so a socket file left here belongs to a dead node.
+    let socket = home.socket_file();
+    match std::fs::remove_file(&socket) {
+        Ok(()) => tracing::info!("removed a stale socket left by a stopped node"),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+        Err(error) => return Err(error).with_context(|| format!("removing {}", socket.display())),
+    }
+    let listener = UnixListener::bind(&socket)
+        .with_context(|| format!("listening on {}", socket.display()))?;
+    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))?;
+    tracing::info!(socket = %socket.display(), "serving");
+
+    let shutdown = Arc::new(Notify::new());
+    let fold = {
+        let node = node.clone();
+        tokio::spawn(async move {
+            let mut ticker = tokio::time::interval(FOLD_EVERY);
+            ticker.tick().await;
+            loop {
+                ticker.tick().await;
+                let engine = node.engine.clone();
+                match tokio::task::spawn_blocking(move || engine.fold_access()).await {
+                    Ok(Ok(count)) if count > 0 => tracing::debug!(count, "folded access counts"),
+                    Ok(Err(error)) => tracing::warn!("folding access counts: {error}"),
+                    _ => {}
+                }
+            }
+        })
+    };
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let (stream, _) = match accepted {
+                    Ok(accepted) => accepted,
+                    Err(error) => {
+                        tracing::warn!("accepting a connection: {error}");
+                        continue;
+                    }
+                };
+                let (node, shutdown) = (node.clone(), shutdown.clone());
+                tokio::spawn(async move {
+                    if let Err(error) = serve_connection(stream, node, shutdown).await {
+                        tracing::debug!("connection ended: {error:#}");
+                    }
+                });
+            }
+            () = shutdown.notified() => break,
+            _ = tokio::signal::ctrl_c() => break,
+            _ = terminate.recv() => break,
+        }
+    }
+    tracing::info!("stopping");
+    fold.abort();
+    drop(listener);
+    let _ = std::fs::remove_file(&socket);
+    let _ = std::fs::remove_file(home.pid_file());
+    match Arc::try_unwrap(node) {
+        Ok(mut node) => tokio::task::spawn_blocking(move || node.close()).await?,
+        Err(node) => {
+            // Sessions still hold the node; fold what we can and let them go.
+            let engine = node.engine.clone();
+            let _ = tokio::task::spawn_blocking(move || engine.fold_access()).await;
+        }
+    }
+    tracing::info!("stopped");
+    Ok(())
+}
+
+async fn serve_connection(
+    mut stream: UnixStream,
+    node: Arc<Node>,
+    shutdown: Arc<Notify>,
+) -> anyhow::Result<()> {
+    let hello = control::read_hello(&mut stream).await?;
+    match hello.as_str() {
+        MCP_HELLO => {
+            use rmcp::ServiceExt;
+            let service = FerrexServer::new(node.engine.clone()).serve(stream).await?;
+            service.waiting().await?;
+            Ok(())
+        }
+        CONTROL_HELLO => serve_control(stream, node, shutdown).await,
+        other => {
+            let _ = stream
+                .write_all(
+                    format!("{{\"ok\":false,\"error\":\"unknown protocol {other:?}\"}}\n")
+                        .as_bytes(),
+                )
+                .await;
+            bail!("unknown protocol line {other:?}")
+        }
+    }
+}
+
+async fn serve_control(
+    stream: UnixStream,
+    node: Arc<Node>,
+    shutdown: Arc<Notify>,
+) -> anyhow::Result<()> {
+    let (reader, mut writer) = stream.into_split();
+    let mut lines = BufReader::new(reader).lines();
+    let Some(line) = lines.next_line().await? else { return Ok(()) };
+    let request: Request = match serde_json::from_str(&line) {
+        Ok(request) => request,
+        Err(error) => {
+            send_line(&mut writer, &json!({"ok": false, "error": format!("bad request: {error}")}))
+                .await?;
+            return Ok(());
+        }
+    };
+    let answer = match request {
+        Request::Status => Ok(json!({
+            "ok": true,
+            "pid": std::process::id(),
+            "device": node.engine.replica().device(),
+            "version": env!("CARGO_PKG_VERSION"),
+        })),
+        Request::Stop => {
+            send_line(&mut writer, &json!({"ok": true, "stopping": true})).await?;
+            shutdown.notify_one();
+            return Ok(());
+        }
+        Request::Reindex => {
+            let (events, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Value>();
+            let node = node.clone();
+            let work = tokio::task::spawn_blocking(move || {
+                reindex::rebuild_running(&node, |event| {
+                    let _ = events.send(json!({"event": "progress", "phase": event.phase, "done": event.done, "total": event.total}));
+                })
+            });
+            while let Some(event) = receiver.recv().await {
+                send_line(&mut writer, &event).await?;
+            }
+            match work.await? {
+                Ok(summary) => Ok(
+                    json!({"ok": true, "memories": summary.memories, "embedded": summary.embedded}),
+                ),
+                Err(error) => Err(error),
+            }
+        }
+    };
+    let answer = answer.unwrap_or_else(|error| json!({"ok": false, "error": format!("{error:#}")}));
+    send_line(&mut writer, &answer).await
+}
+
+async fn send_line(writer: &mut (impl AsyncWriteExt + Unpin), value: &Value) -> anyhow::Result<()> {
+    let mut line = value.to_string();
+    line.push('\n');
+    writer.write_all(line.as_bytes()).await?;
+    Ok(())
+}

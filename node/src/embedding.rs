@@ -1,0 +1,119 @@
+//! The node's embedders: one for requests, one for the background queue.
+//!
+//! Requests (store, recall) embed on the foreground session, behind a mutex,
+//! with a cache of query vectors. Text that arrives without a vector (remote
+//! changes, rebuilds) is embedded by a worker thread on its own session, in
+//! batches, so a long catch-up never holds a request up behind the model.
+
+use std::{
+    sync::{Condvar, Mutex, PoisonError},
+    time::Duration,
+};
+
+use ferrex_core::{EmbedError, Embedder};
+use ferrex_embed::QueryCache;
+
+use crate::index::Index;
+
+/// The foreground embedder and its query cache.
+pub struct Foreground {
+    embedder: Mutex<(Box<dyn Embedder>, QueryCache)>,
+    model_id: String,
+}
+
+impl std::fmt::Debug for Foreground {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_struct("Foreground").field("model_id", &self.model_id).finish()
+    }
+}
+
+impl Foreground {
+    /// Wraps `embedder` with a cache of `cache_size` queries.
+    pub fn new(embedder: Box<dyn Embedder>, cache_size: usize) -> Self {
+        let model_id = embedder.model_id().to_owned();
+        Foreground { embedder: Mutex::new((embedder, QueryCache::new(cache_size))), model_id }
+    }
+
+    /// The model's id.
+    pub fn model_id(&self) -> &str {
+        &self.model_id
+    }
+
+    /// Embeds texts to store.
+    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let mut guard = self.embedder.lock().unwrap_or_else(PoisonError::into_inner);
+        guard.0.embed_batch(texts)
+    }
+
+    /// Embeds a query, through the cache.
+    pub fn embed_query(&self, query: &str) -> Result<Vec<f32>, EmbedError> {
+        let mut guard = self.embedder.lock().unwrap_or_else(PoisonError::into_inner);
+        let (embedder, cache) = &mut *guard;
+        cache.embed(embedder.as_mut(), query)
+    }
+}
+
+/// Wakes the embedding worker when rows are queued.
+#[derive(Debug, Default)]
+pub struct WorkSignal {
+    pending: Mutex<bool>,
+    wake: Condvar,
+}
+
+impl WorkSignal {
+    /// Tells the worker there may be work.
+    pub fn notify(&self) {
+        *self.pending.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        self.wake.notify_all();
+    }
+
+    /// Waits until notified or `timeout` passes.
+    pub(crate) fn wait(&self, timeout: Duration) {
+        let pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        let (mut pending, _) = self
+            .wake
+            .wait_timeout_while(pending, timeout, |pending| !*pending)
+            .unwrap_or_else(PoisonError::into_inner);
+        *pending = false;
+    }
+}
+
+/// Embeds every queued row of `index` with `embedder`, `batch` rows at a
+/// time, calling `progress(done)` after each batch. Returns how many vectors
+/// were stored. The index lock is held only to read a batch and to write it.
+pub fn embed_queued(
+    index: &Mutex<Index>,
+    embedder: &mut dyn Embedder,
+    batch: usize,
+    mut progress: impl FnMut(usize),
+    stop: &dyn Fn() -> bool,
+) -> anyhow::Result<usize> {
+    let mut done = 0;
+    let mut skip_below = 0i64;
+    loop {
+        if stop() {
+            return Ok(done);
+        }
+        let pending = {
+            let index = index.lock().unwrap_or_else(PoisonError::into_inner);
+            index.pending_embeddings(batch, skip_below)?
+        };
+        if pending.is_empty() {
+            return Ok(done);
+        }
+        let texts: Vec<&str> = pending.iter().map(|(_, text, _)| text.as_str()).collect();
+        let vectors = embedder.embed_batch(&texts)?;
+        {
+            let mut index = index.lock().unwrap_or_else(PoisonError::into_inner);
+            index.transaction(|tx| {
+                for ((rowid, _, hash), vector) in pending.iter().zip(&vectors) {
+                    tx.put_vector_if_current(*rowid, hash, vector)?;
+                }
+                Ok(())
+            })?;
+        }
+        skip_below = pending.last().map_or(skip_below, |(rowid, _, _)| *rowid + 1);
+        done += pending.len();
+        progress(done);
+    }
+}

@@ -1,0 +1,96 @@
+//! A node's home directory and the files in it.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+/// The directory holding one node: config, documents, index, socket, logs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Home {
+    root: PathBuf,
+}
+
+impl Home {
+    /// The home given by `--home` / `FERREX_HOME`, else the platform data
+    /// directory (`~/.local/share/ferrex` on Linux).
+    pub fn resolve(explicit: Option<PathBuf>) -> anyhow::Result<Home> {
+        let root = match explicit {
+            Some(path) => path,
+            None => directories::ProjectDirs::from("", "", "ferrex")
+                .map(|dirs| dirs.data_dir().to_owned())
+                .context("cannot find a home directory; pass --home DIR or set FERREX_HOME")?,
+        };
+        let root = if root.is_absolute() {
+            root
+        } else {
+            std::env::current_dir().context("reading the current directory")?.join(root)
+        };
+        Ok(Home { root })
+    }
+
+    /// Creates the home (mode 0700: it holds the node's socket and key).
+    pub fn create(&self) -> anyhow::Result<()> {
+        use std::os::unix::fs::PermissionsExt;
+        if !self.root.exists() {
+            std::fs::create_dir_all(&self.root)
+                .with_context(|| format!("creating {}", self.root.display()))?;
+            std::fs::set_permissions(&self.root, std::fs::Permissions::from_mode(0o700))
+                .with_context(|| format!("restricting {}", self.root.display()))?;
+        }
+        Ok(())
+    }
+
+    /// The home directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `ferrex.toml`.
+    pub fn config_file(&self) -> PathBuf {
+        self.root.join("ferrex.toml")
+    }
+
+    /// The documents directory.
+    pub fn docs_dir(&self) -> PathBuf {
+        self.root.join("docs")
+    }
+
+    /// The SQLite index.
+    pub fn index_file(&self) -> PathBuf {
+        self.root.join("index.sqlite")
+    }
+
+    /// The lock held by the running node.
+    pub fn lock_file(&self) -> PathBuf {
+        self.root.join("node.lock")
+    }
+
+    /// The running node's process id.
+    pub fn pid_file(&self) -> PathBuf {
+        self.root.join("node.pid")
+    }
+
+    /// This device's identity.
+    pub fn device_file(&self) -> PathBuf {
+        self.root.join("device.toml")
+    }
+
+    /// Logs.
+    pub fn log_dir(&self) -> PathBuf {
+        self.root.join("logs")
+    }
+
+    /// The Unix socket the node listens on. Socket paths are limited to about
+    /// 100 bytes, so a long home gets its socket in the temporary directory,
+    /// named after a hash of the home.
+    pub fn socket_file(&self) -> PathBuf {
+        let inside = self.root.join("ferrex.sock");
+        if inside.as_os_str().len() < 100 {
+            return inside;
+        }
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(self.root.as_os_str().as_encoded_bytes());
+        let name: String = digest[..8].iter().map(|byte| format!("{byte:02x}")).collect();
+        std::env::temp_dir().join(format!("ferrex-{name}.sock"))
+    }
+}

@@ -1,0 +1,72 @@
+//! Turning whatever an agent typed into a safe FTS5 query.
+//!
+//! No user string is ever FTS5 syntax: the query is split into words (runs
+//! of letters and digits), common English stop words are dropped, and each
+//! word is quoted and OR-ed. `C++`, `"unbalanced`, `foo OR`, `NEAR(`, `*`
+//! and `-x` are all searched as the words they contain.
+
+/// Words too common to help a keyword search.
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "did", "do", "does", "for", "from",
+    "had", "has", "have", "he", "her", "his", "how", "i", "if", "in", "into", "is", "it", "its",
+    "me", "my", "of", "on", "or", "our", "she", "so", "that", "the", "their", "them", "then",
+    "there", "they", "this", "to", "was", "we", "were", "what", "when", "where", "which", "who",
+    "why", "will", "with", "you", "your",
+];
+
+/// Most words a query contributes.
+const MAX_WORDS: usize = 64;
+
+/// The FTS5 query for `text`, or `None` when it has no searchable word.
+pub fn fts_query(text: &str) -> Option<String> {
+    let mut words: Vec<String> = Vec::new();
+    for word in text.split(|c: char| !c.is_alphanumeric()) {
+        if word.is_empty() {
+            continue;
+        }
+        let word = word.to_lowercase();
+        if STOP_WORDS.contains(&word.as_str()) || words.contains(&word) {
+            continue;
+        }
+        words.push(word);
+        if words.len() == MAX_WORDS {
+            break;
+        }
+    }
+    if words.is_empty() {
+        // A query of nothing but stop words still deserves an answer.
+        words = text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|word| !word.is_empty())
+            .take(MAX_WORDS)
+            .map(str::to_lowercase)
+            .collect();
+    }
+    if words.is_empty() {
+        return None;
+    }
+    Some(words.iter().map(|word| format!("\"{word}\"")).collect::<Vec<_>>().join(" OR "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fts_query;
+
+    fn check(input: &str, expect: Option<&str>) {
+        assert_eq!(fts_query(input).as_deref(), expect, "{input:?}");
+    }
+
+    #[test]
+    fn user_text_never_becomes_syntax() {
+        check("C++", Some("\"c\""));
+        check("\"unbalanced", Some("\"unbalanced\""));
+        check("foo OR", Some("\"foo\""));
+        check("NEAR(a b)", Some("\"near\" OR \"b\""));
+        check("*", None);
+        check("-x", Some("\"x\""));
+        check("the", Some("\"the\""));
+        check("", None);
+        check("Où est l'hôtel?", Some("\"où\" OR \"est\" OR \"l\" OR \"hôtel\""));
+        check("port port PORT", Some("\"port\""));
+    }
+}

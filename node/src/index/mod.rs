@@ -1,0 +1,228 @@
+//! The node's SQLite index: a projection of the documents for fast search.
+//!
+//! One SQLite file per node (WAL), separate from the documents and derived
+//! from them: memory rows, an FTS5 table, a sqlite-vec table of this node's
+//! embeddings, entities, aliases, edges, tombstones, local access statistics,
+//! and the document heads the index reflects. It can always be deleted and
+//! rebuilt (`ferrex reindex`).
+
+mod fts_query;
+mod rows;
+mod schema;
+mod search;
+pub(crate) mod write;
+
+use std::{
+    path::{Path, PathBuf},
+    sync::Once,
+};
+
+use anyhow::Context;
+use automerge::ChangeHash;
+use rusqlite::{Connection, OptionalExtension};
+
+pub use fts_query::fts_query;
+pub use rows::MemoryRow;
+pub use schema::SCHEMA_VERSION;
+pub use write::IndexTx;
+
+/// Why an existing index file was replaced when it was opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Opened {
+    /// There was no index; an empty one was created.
+    Created,
+    /// The existing index was kept.
+    Kept,
+    /// The existing index was unusable and replaced by an empty one.
+    Replaced {
+        /// Why, in words.
+        reason: String,
+    },
+}
+
+/// The open index.
+pub struct Index {
+    conn: Connection,
+    path: PathBuf,
+    model_id: String,
+    dimension: usize,
+}
+
+impl std::fmt::Debug for Index {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Index")
+            .field("path", &self.path)
+            .field("model_id", &self.model_id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Registers sqlite-vec with every connection this process opens.
+#[allow(unsafe_code, reason = "sqlite-vec is registered through SQLite's C extension API")]
+fn register_sqlite_vec() {
+    static REGISTER: Once = Once::new();
+    REGISTER.call_once(|| {
+        type ExtensionInit = unsafe extern "C" fn(
+            *mut rusqlite::ffi::sqlite3,
+            *mut *mut std::os::raw::c_char,
+            *const rusqlite::ffi::sqlite3_api_routines,
+        ) -> std::os::raw::c_int;
+        // SAFETY: sqlite3_vec_init has exactly the signature SQLite expects of
+        // an extension entry point; the crate declares it without arguments.
+        unsafe {
+            let init: ExtensionInit =
+                std::mem::transmute(sqlite_vec::sqlite3_vec_init as *const ());
+            rusqlite::ffi::sqlite3_auto_extension(Some(init));
+        }
+    });
+}
+
+impl Index {
+    /// Opens the index at `path` for vectors of `model_id` with `dimension`
+    /// floats. An index that is missing, unreadable, of another schema
+    /// version, or built with another model is replaced by an empty one; the
+    /// caller then rebuilds it from the documents.
+    pub fn open(path: &Path, model_id: &str, dimension: usize) -> anyhow::Result<(Index, Opened)> {
+        register_sqlite_vec();
+        let existed = path.exists();
+        let opened = if existed {
+            match Self::open_existing(path, model_id, dimension) {
+                Ok(index) => return Ok((index, Opened::Kept)),
+                Err(reason) => {
+                    remove_index_files(path)?;
+                    Opened::Replaced { reason: format!("{reason:#}") }
+                }
+            }
+        } else {
+            Opened::Created
+        };
+        let conn = connect(path)?;
+        schema::create(&conn, model_id, dimension)?;
+        let index = Index { conn, path: path.to_owned(), model_id: model_id.to_owned(), dimension };
+        Ok((index, opened))
+    }
+
+    fn open_existing(path: &Path, model_id: &str, dimension: usize) -> anyhow::Result<Index> {
+        let conn = connect(path)?;
+        let meta = |key: &str| -> anyhow::Result<Option<String>> {
+            Ok(conn
+                .query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| row.get(0))
+                .optional()?)
+        };
+        let version = meta("schema_version").context("reading the index metadata")?;
+        if version.as_deref() != Some(&SCHEMA_VERSION.to_string()) {
+            anyhow::bail!(
+                "the index has schema version {}, this ferrex uses {SCHEMA_VERSION}",
+                version.as_deref().unwrap_or("none")
+            );
+        }
+        let built_with = meta("model_id")?.unwrap_or_default();
+        if built_with != model_id {
+            anyhow::bail!(
+                "the index was built with model {built_with:?}, the node runs {model_id:?}"
+            );
+        }
+        let built_dimension = meta("dimension")?.unwrap_or_default();
+        if built_dimension != dimension.to_string() {
+            anyhow::bail!(
+                "the index holds {built_dimension}-d vectors, the model makes {dimension}"
+            );
+        }
+        if meta("complete")?.as_deref() != Some("1") {
+            anyhow::bail!("the index was never completely built (a rebuild was interrupted)");
+        }
+        Ok(Index { conn, path: path.to_owned(), model_id: model_id.to_owned(), dimension })
+    }
+
+    /// Runs `work` in one SQLite transaction; nothing is written on error.
+    pub fn transaction<T>(
+        &mut self,
+        work: impl FnOnce(&IndexTx<'_>) -> anyhow::Result<T>,
+    ) -> anyhow::Result<T> {
+        let tx = self.conn.transaction()?;
+        let outcome = work(&IndexTx::new(&tx))?;
+        tx.commit()?;
+        Ok(outcome)
+    }
+
+    /// Empties the index (every table dropped and created again).
+    pub fn reset(&mut self) -> anyhow::Result<()> {
+        self.conn.execute_batch(
+            "DROP TABLE IF EXISTS memory_vectors;
+             DROP TABLE IF EXISTS memory_text;
+             DROP TABLE IF EXISTS memories;
+             DROP TABLE IF EXISTS tombstones;
+             DROP TABLE IF EXISTS entities;
+             DROP TABLE IF EXISTS aliases;
+             DROP TABLE IF EXISTS edges;
+             DROP TABLE IF EXISTS access_local;
+             DROP TABLE IF EXISTS doc_heads;
+             DROP TABLE IF EXISTS meta;",
+        )?;
+        schema::create(&self.conn, &self.model_id, self.dimension)
+    }
+
+    /// Marks whether the index reflects all documents (set after a rebuild);
+    /// an index left incomplete by a crash is rebuilt on the next start.
+    pub fn set_complete(&self, complete: bool) -> anyhow::Result<()> {
+        self.conn.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES ('complete', ?1)",
+            [if complete { "1" } else { "0" }],
+        )?;
+        Ok(())
+    }
+
+    /// The heads of document `doc` this index reflects.
+    pub fn doc_heads(&self, doc: &str) -> anyhow::Result<Option<Vec<ChangeHash>>> {
+        let text: Option<String> = self
+            .conn
+            .query_row("SELECT heads FROM doc_heads WHERE doc = ?1", [doc], |row| row.get(0))
+            .optional()?;
+        text.map(|text| decode_heads(&text)).transpose()
+    }
+
+    /// The connection, for the read queries in `search.rs`.
+    pub(crate) fn conn(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+fn connect(path: &Path) -> anyhow::Result<Connection> {
+    let conn = Connection::open(path).with_context(|| format!("opening {}", path.display()))?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    Ok(conn)
+}
+
+fn remove_index_files(path: &Path) -> anyhow::Result<()> {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut file = path.as_os_str().to_owned();
+        file.push(suffix);
+        match std::fs::remove_file(&file) {
+            Ok(()) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => {
+                return Err(error).with_context(|| format!("removing {}", path.display()));
+            }
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn encode_heads(heads: &[ChangeHash]) -> String {
+    heads.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")
+}
+
+pub(crate) fn decode_heads(text: &str) -> anyhow::Result<Vec<ChangeHash>> {
+    text.split(',')
+        .filter(|part| !part.is_empty())
+        .map(|part| part.parse().with_context(|| format!("bad change hash {part:?} in the index")))
+        .collect()
+}
+
+/// A vector as the little-endian bytes sqlite-vec reads.
+pub(crate) fn vector_bytes(vector: &[f32]) -> Vec<u8> {
+    vector.iter().flat_map(|value| value.to_le_bytes()).collect()
+}

@@ -1,0 +1,149 @@
+//! The memory row: how a memory is projected into the index.
+
+use ferrex_core::{Content, Memory, MemoryKind};
+use ferrex_sync::StoredMemory;
+use rusqlite::Row;
+use sha2::{Digest, Sha256};
+
+/// One memory as the index holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemoryRow {
+    /// Memory id.
+    pub id: String,
+    /// The document (shard) holding it.
+    pub doc: String,
+    /// Namespace.
+    pub namespace: String,
+    /// Kind.
+    pub kind: MemoryKind,
+    /// The searchable text: the content, or the fact as a sentence.
+    pub text: String,
+    /// A fact's subject.
+    pub subject: Option<String>,
+    /// A fact's (normalised) predicate.
+    pub predicate: Option<String>,
+    /// A fact's object.
+    pub object: Option<String>,
+    /// The entity a fact's subject resolved to.
+    pub subject_entity: Option<String>,
+    /// The predicate as written, when normalisation changed it.
+    pub predicate_written: Option<String>,
+    /// 0..=1.
+    pub confidence: f64,
+    /// Where it came from.
+    pub source: Option<String>,
+    /// Context.
+    pub context: Option<String>,
+    /// Labels.
+    pub tags: Vec<String>,
+    /// Entity ids.
+    pub entities: Vec<String>,
+    /// Creation time (ms).
+    pub created_at: i64,
+    /// Creating device.
+    pub created_by: String,
+    /// Valid-from time (ms).
+    pub t_valid: i64,
+    /// Evidence counter.
+    pub evidence: i64,
+    /// Last validation on any device (ms).
+    pub last_validated: Option<i64>,
+    /// Recalls folded into the document, over all devices.
+    pub access_count: i64,
+    /// Last folded recall on any device (ms).
+    pub last_access: Option<i64>,
+    /// Hash of the kind and normalised text: equal for exact duplicates.
+    pub content_hash: String,
+}
+
+impl MemoryRow {
+    /// Projects a stored memory of document `doc`.
+    pub fn from_stored(stored: &StoredMemory, doc: &str) -> MemoryRow {
+        let memory: &Memory = &stored.memory;
+        let (subject, predicate, object) = match &memory.content {
+            Content::Triple(triple) => (
+                Some(triple.subject.clone()),
+                Some(triple.predicate.clone()),
+                Some(triple.object.clone()),
+            ),
+            Content::Text(_) => (None, None, None),
+        };
+        let text = memory.content.text();
+        MemoryRow {
+            id: memory.id.clone(),
+            doc: doc.to_owned(),
+            namespace: memory.namespace.as_str().to_owned(),
+            kind: memory.kind,
+            content_hash: content_hash(memory.kind, &text),
+            text,
+            subject,
+            predicate,
+            object,
+            subject_entity: stored.subject_entity.clone(),
+            predicate_written: stored.predicate_written.clone(),
+            confidence: memory.confidence,
+            source: memory.source.clone(),
+            context: memory.context.clone(),
+            tags: memory.tags.clone(),
+            entities: memory.entity_ids.clone(),
+            created_at: memory.created_at.0,
+            created_by: memory.created_by.clone(),
+            t_valid: memory.t_valid.0,
+            evidence: memory.evidence,
+            last_validated: memory.last_validated().map(|time| time.0),
+            access_count: memory.access_count() as i64,
+            last_access: memory.last_access().map(|time| time.0),
+        }
+    }
+
+    /// The columns `SELECT`ed by [`MemoryRow::from_sql`], in order.
+    pub(crate) const COLUMNS: &'static str = "id, doc, namespace, kind, text, subject, predicate, \
+        object, subject_entity, predicate_written, confidence, source, context, tags, entities, \
+        created_at, created_by, t_valid, evidence, last_validated, access_count, last_access, \
+        content_hash";
+
+    pub(crate) fn from_sql(row: &Row<'_>) -> rusqlite::Result<MemoryRow> {
+        let kind: String = row.get(3)?;
+        let list = |index: usize| -> rusqlite::Result<Vec<String>> {
+            let text: String = row.get(index)?;
+            Ok(serde_json::from_str(&text).unwrap_or_default())
+        };
+        Ok(MemoryRow {
+            id: row.get(0)?,
+            doc: row.get(1)?,
+            namespace: row.get(2)?,
+            kind: kind.parse().unwrap_or(MemoryKind::Episodic),
+            text: row.get(4)?,
+            subject: row.get(5)?,
+            predicate: row.get(6)?,
+            object: row.get(7)?,
+            subject_entity: row.get(8)?,
+            predicate_written: row.get(9)?,
+            confidence: row.get(10)?,
+            source: row.get(11)?,
+            context: row.get(12)?,
+            tags: list(13)?,
+            entities: list(14)?,
+            created_at: row.get(15)?,
+            created_by: row.get(16)?,
+            t_valid: row.get(17)?,
+            evidence: row.get(18)?,
+            last_validated: row.get(19)?,
+            access_count: row.get(20)?,
+            last_access: row.get(21)?,
+            content_hash: row.get(22)?,
+        })
+    }
+}
+
+/// The hash exact duplicates share: kind plus text, case- and
+/// whitespace-insensitive.
+pub fn content_hash(kind: MemoryKind, text: &str) -> String {
+    let normalised: String =
+        text.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>().join(" ");
+    let mut hasher = Sha256::new();
+    hasher.update(kind.as_str().as_bytes());
+    hasher.update([0]);
+    hasher.update(normalised.as_bytes());
+    hasher.finalize()[..16].iter().map(|byte| format!("{byte:02x}")).collect()
+}

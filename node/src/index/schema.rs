@@ -1,0 +1,102 @@
+//! The index's tables.
+
+use rusqlite::Connection;
+
+/// Version of the index layout; an index of another version is rebuilt.
+pub const SCHEMA_VERSION: i64 = 1;
+
+pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> anyhow::Result<()> {
+    conn.execute_batch(&format!(
+        "
+        BEGIN;
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE doc_heads (doc TEXT PRIMARY KEY, heads TEXT NOT NULL);
+        CREATE TABLE memories (
+            rowid INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            doc TEXT NOT NULL,
+            namespace TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            text TEXT NOT NULL,
+            subject TEXT,
+            predicate TEXT,
+            object TEXT,
+            subject_entity TEXT,
+            predicate_written TEXT,
+            confidence REAL NOT NULL,
+            source TEXT,
+            context TEXT,
+            tags TEXT NOT NULL,
+            entities TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            created_by TEXT NOT NULL,
+            t_valid INTEGER NOT NULL,
+            evidence INTEGER NOT NULL,
+            last_validated INTEGER,
+            access_count INTEGER NOT NULL,
+            last_access INTEGER,
+            content_hash TEXT NOT NULL,
+            embedded INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX memories_by_namespace ON memories(namespace, kind, created_at);
+        CREATE INDEX memories_by_hash ON memories(namespace, kind, content_hash);
+        CREATE INDEX memories_by_fact ON memories(namespace, predicate, subject_entity);
+        CREATE INDEX memories_to_embed ON memories(embedded) WHERE embedded = 0;
+        CREATE VIRTUAL TABLE memory_text USING fts5(
+            text, tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        CREATE VIRTUAL TABLE memory_vectors USING vec0(
+            namespace TEXT PARTITION KEY,
+            embedding FLOAT[{dimension}],
+            kind TEXT
+        );
+        CREATE TABLE tombstones (
+            id TEXT PRIMARY KEY, namespace TEXT NOT NULL, at INTEGER NOT NULL, by TEXT NOT NULL
+        );
+        CREATE TABLE entities (
+            id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            doc TEXT NOT NULL,
+            name TEXT NOT NULL,
+            kind TEXT,
+            created_at INTEGER NOT NULL,
+            created_by TEXT NOT NULL
+        );
+        CREATE INDEX entities_by_namespace ON entities(namespace);
+        CREATE TABLE aliases (
+            key TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            entity_id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            method TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            created_by TEXT NOT NULL
+        );
+        CREATE INDEX aliases_by_namespace ON aliases(namespace);
+        CREATE TABLE edges (
+            key TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            from_id TEXT NOT NULL,
+            to_id TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            created_by TEXT NOT NULL
+        );
+        CREATE INDEX edges_from ON edges(from_id, kind);
+        CREATE INDEX edges_to ON edges(to_id, kind);
+        CREATE TABLE access_local (
+            id TEXT PRIMARY KEY,
+            count INTEGER NOT NULL,
+            last INTEGER NOT NULL,
+            folded INTEGER NOT NULL DEFAULT 0
+        );
+        INSERT INTO meta(key, value) VALUES
+            ('schema_version', '{SCHEMA_VERSION}'),
+            ('dimension', '{dimension}'),
+            ('complete', '0');
+        COMMIT;
+        "
+    ))?;
+    conn.execute("INSERT INTO meta(key, value) VALUES ('model_id', ?1)", [model_id])?;
+    Ok(())
+}

@@ -1,0 +1,212 @@
+//! Read queries: dense and full-text candidates, rows, and counts.
+
+use std::collections::HashMap;
+
+use ferrex_core::MemoryKind;
+use rusqlite::{OptionalExtension, params_from_iter, types::Value};
+
+use super::{Index, MemoryRow, fts_query, vector_bytes};
+
+/// Counts for `stats`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IndexCounts {
+    /// Memories per (namespace, kind).
+    pub by_namespace_kind: Vec<(String, String, i64)>,
+    /// Entities.
+    pub entities: i64,
+    /// Memories waiting for their vector.
+    pub embeddings_queued: i64,
+    /// Tombstones.
+    pub forgotten: i64,
+}
+
+impl Index {
+    /// The `k` memories of `namespace` nearest to `vector`, nearest first,
+    /// with their L2 distance (on unit vectors this ranks like cosine).
+    /// Ties are broken by id, so the order does not depend on row ids, which
+    /// differ between nodes.
+    pub fn dense(
+        &self,
+        vector: &[f32],
+        namespace: &str,
+        kinds: &[MemoryKind],
+        k: usize,
+    ) -> anyhow::Result<Vec<(String, f64)>> {
+        let mut sql = String::from(
+            "SELECT m.id, v.distance FROM memory_vectors v JOIN memories m ON m.rowid = v.rowid
+             WHERE v.embedding MATCH ?1 AND v.k = ?2 AND v.namespace = ?3",
+        );
+        let mut values: Vec<Value> = vec![
+            Value::Blob(vector_bytes(vector)),
+            Value::Integer(k as i64),
+            Value::Text(namespace.to_owned()),
+        ];
+        push_kind_filter(&mut sql, &mut values, "v.kind", kinds);
+        let mut statement = self.conn().prepare_cached(&sql)?;
+        let mut found: Vec<(String, f64)> = statement
+            .query_map(params_from_iter(values), |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        found.sort_by(|left, right| left.1.total_cmp(&right.1).then_with(|| left.0.cmp(&right.0)));
+        Ok(found)
+    }
+
+    /// The `k` memories of `namespace` whose text best matches `query` by
+    /// BM25, best first. The query is never interpreted as FTS syntax.
+    pub fn text(
+        &self,
+        query: &str,
+        namespace: &str,
+        kinds: &[MemoryKind],
+        k: usize,
+    ) -> anyhow::Result<Vec<(String, f64)>> {
+        let Some(fts) = fts_query(query) else { return Ok(Vec::new()) };
+        let mut sql = String::from(
+            "SELECT m.id, bm25(memory_text) AS score FROM memory_text
+             JOIN memories m ON m.rowid = memory_text.rowid
+             WHERE memory_text MATCH ?1 AND m.namespace = ?2",
+        );
+        let mut values: Vec<Value> = vec![Value::Text(fts), Value::Text(namespace.to_owned())];
+        push_kind_filter(&mut sql, &mut values, "m.kind", kinds);
+        sql.push_str(&format!(" ORDER BY score, m.id LIMIT {k}"));
+        let mut statement = self.conn().prepare_cached(&sql)?;
+        let found = statement
+            .query_map(params_from_iter(values), |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        Ok(found)
+    }
+
+    /// The rows of `ids` that exist.
+    pub fn rows(&self, ids: &[String]) -> anyhow::Result<HashMap<String, MemoryRow>> {
+        let mut rows = HashMap::with_capacity(ids.len());
+        let mut statement = self.conn().prepare_cached(&format!(
+            "SELECT {} FROM memories WHERE id = ?1",
+            MemoryRow::COLUMNS
+        ))?;
+        for id in ids {
+            if let Some(row) = statement.query_row([id], MemoryRow::from_sql).optional()? {
+                rows.insert(id.clone(), row);
+            }
+        }
+        Ok(rows)
+    }
+
+    /// The row of one memory.
+    pub fn row(&self, id: &str) -> anyhow::Result<Option<MemoryRow>> {
+        Ok(self.rows(&[id.to_owned()])?.remove(id))
+    }
+
+    /// Memories still waiting for their vector, from row `from` on:
+    /// `(rowid, text, content_hash)`, oldest first.
+    pub fn pending_embeddings(
+        &self,
+        limit: usize,
+        from: i64,
+    ) -> anyhow::Result<Vec<(i64, String, String)>> {
+        let mut statement = self.conn().prepare_cached(
+            "SELECT rowid, text, content_hash FROM memories
+             WHERE embedded = 0 AND rowid >= ?2 ORDER BY rowid LIMIT ?1",
+        )?;
+        let pending = statement
+            .query_map([limit as i64, from], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+            .collect::<Result<_, _>>()?;
+        Ok(pending)
+    }
+
+    /// Counts for `stats`.
+    pub fn counts(&self) -> anyhow::Result<IndexCounts> {
+        let mut statement = self.conn().prepare_cached(
+            "SELECT namespace, kind, count(*) FROM memories GROUP BY namespace, kind
+             ORDER BY namespace, kind",
+        )?;
+        let by_namespace_kind = statement
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+            .collect::<Result<_, _>>()?;
+        let count = |sql: &str| -> anyhow::Result<i64> {
+            Ok(self.conn().query_row(sql, [], |row| row.get(0))?)
+        };
+        Ok(IndexCounts {
+            by_namespace_kind,
+            entities: count("SELECT count(*) FROM entities")?,
+            embeddings_queued: count("SELECT count(*) FROM memories WHERE embedded = 0")?,
+            forgotten: count("SELECT count(*) FROM tombstones")?,
+        })
+    }
+
+    /// The entity of `namespace` called `name` (ignoring case), by its name
+    /// or an alias; the oldest when several match.
+    pub fn entity_by_name(&self, namespace: &str, name: &str) -> anyhow::Result<Option<String>> {
+        let found = self
+            .conn()
+            .query_row(
+                "SELECT id FROM (
+                    SELECT id, created_at FROM entities WHERE namespace = ?1 AND name = ?2 COLLATE NOCASE
+                    UNION
+                    SELECT e.id, e.created_at FROM aliases a JOIN entities e ON e.id = a.entity_id
+                    WHERE a.namespace = ?1 AND a.name = ?2 COLLATE NOCASE
+                 ) ORDER BY created_at, id LIMIT 1",
+                [namespace, name],
+                |row| row.get(0),
+            )
+            .optional()?;
+        Ok(found)
+    }
+
+    /// Every memory row of `namespace`.
+    pub fn namespace_rows(&self, namespace: &str) -> anyhow::Result<Vec<MemoryRow>> {
+        let mut statement = self.conn().prepare_cached(&format!(
+            "SELECT {} FROM memories WHERE namespace = ?1 ORDER BY id",
+            MemoryRow::COLUMNS
+        ))?;
+        let rows =
+            statement.query_map([namespace], MemoryRow::from_sql)?.collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    /// Local recalls not yet folded into the documents: per memory, how many
+    /// since the last fold and when the last one was.
+    pub fn unfolded_access(
+        &self,
+    ) -> anyhow::Result<std::collections::BTreeMap<String, ferrex_core::AccessStat>> {
+        let mut statement = self.conn().prepare_cached(
+            "SELECT id, count - folded, last FROM access_local WHERE count > folded ORDER BY id",
+        )?;
+        let pending = statement
+            .query_map([], |row| {
+                let count: i64 = row.get(1)?;
+                let last: i64 = row.get(2)?;
+                Ok((
+                    row.get::<_, String>(0)?,
+                    ferrex_core::AccessStat {
+                        count: count.max(0) as u64,
+                        last: Some(ferrex_core::Timestamp(last)),
+                    },
+                ))
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(pending)
+    }
+
+    /// Records that `folded` recalls were written to the documents.
+    pub fn mark_folded(
+        &mut self,
+        folded: &std::collections::BTreeMap<String, ferrex_core::AccessStat>,
+    ) -> anyhow::Result<()> {
+        self.transaction(|tx| {
+            for (id, stat) in folded {
+                tx.mark_folded(id, stat.count)?;
+            }
+            Ok(())
+        })
+    }
+}
+
+fn push_kind_filter(sql: &mut String, values: &mut Vec<Value>, column: &str, kinds: &[MemoryKind]) {
+    if kinds.is_empty() || kinds.len() == MemoryKind::ALL.len() {
+        return;
+    }
+    let first = values.len() + 1;
+    let placeholders: Vec<String> =
+        (0..kinds.len()).map(|offset| format!("?{}", first + offset)).collect();
+    sql.push_str(&format!(" AND {column} IN ({})", placeholders.join(", ")));
+    values.extend(kinds.iter().map(|kind| Value::from(kind.as_str().to_owned())));
+}

@@ -1,0 +1,286 @@
+//! Writes to the index, inside one transaction.
+
+use automerge::ChangeHash;
+use ferrex_core::{Alias, Edge, Entity, Tombstone};
+use rusqlite::{OptionalExtension, Transaction, params};
+
+use super::{MemoryRow, encode_heads, vector_bytes};
+
+/// The index inside one transaction (see [`super::Index::transaction`]).
+pub struct IndexTx<'a> {
+    tx: &'a Transaction<'a>,
+}
+
+/// What an upsert did to a memory's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Upserted {
+    /// A new row; it needs a vector.
+    New,
+    /// The text changed; it needs a new vector.
+    TextChanged,
+    /// Only metadata (counters, validation) changed; the vector stands.
+    Unchanged,
+}
+
+impl<'a> IndexTx<'a> {
+    pub(crate) fn new(tx: &'a Transaction<'a>) -> Self {
+        IndexTx { tx }
+    }
+
+    /// Inserts or updates a memory row and its full-text entry. The vector is
+    /// dropped when the text changed; `put_vector` or the embedding queue
+    /// provides a new one.
+    pub fn upsert_memory(&self, row: &MemoryRow) -> anyhow::Result<(i64, Upserted)> {
+        let existing: Option<(i64, String)> = self
+            .tx
+            .query_row("SELECT rowid, content_hash FROM memories WHERE id = ?1", [&row.id], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .optional()?;
+        let tags = serde_json::to_string(&row.tags)?;
+        let entities = serde_json::to_string(&row.entities)?;
+        match existing {
+            Some((rowid, hash)) if hash == row.content_hash => {
+                self.tx.execute(
+                    "UPDATE memories SET doc = ?2, confidence = ?3, source = ?4, context = ?5,
+                        tags = ?6, entities = ?7, evidence = ?8, last_validated = ?9,
+                        access_count = ?10, last_access = ?11, subject_entity = ?12
+                     WHERE rowid = ?1",
+                    params![
+                        rowid,
+                        row.doc,
+                        row.confidence,
+                        row.source,
+                        row.context,
+                        tags,
+                        entities,
+                        row.evidence,
+                        row.last_validated,
+                        row.access_count,
+                        row.last_access,
+                        row.subject_entity
+                    ],
+                )?;
+                Ok((rowid, Upserted::Unchanged))
+            }
+            existing => {
+                if let Some((rowid, _)) = existing {
+                    self.delete_rowid(rowid)?;
+                }
+                self.tx.execute(
+                    "INSERT INTO memories (id, doc, namespace, kind, text, subject, predicate,
+                        object, subject_entity, predicate_written, confidence, source, context,
+                        tags, entities, created_at, created_by, t_valid, evidence,
+                        last_validated, access_count, last_access, content_hash, embedded)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
+                        ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, 0)",
+                    params![
+                        row.id,
+                        row.doc,
+                        row.namespace,
+                        row.kind.as_str(),
+                        row.text,
+                        row.subject,
+                        row.predicate,
+                        row.object,
+                        row.subject_entity,
+                        row.predicate_written,
+                        row.confidence,
+                        row.source,
+                        row.context,
+                        tags,
+                        entities,
+                        row.created_at,
+                        row.created_by,
+                        row.t_valid,
+                        row.evidence,
+                        row.last_validated,
+                        row.access_count,
+                        row.last_access,
+                        row.content_hash
+                    ],
+                )?;
+                let rowid = self.tx.last_insert_rowid();
+                self.tx.execute(
+                    "INSERT INTO memory_text(rowid, text) VALUES (?1, ?2)",
+                    params![rowid, row.text],
+                )?;
+                let outcome =
+                    if existing.is_some() { Upserted::TextChanged } else { Upserted::New };
+                Ok((rowid, outcome))
+            }
+        }
+    }
+
+    /// Stores the vector of the memory at `rowid` and marks it embedded.
+    pub fn put_vector(
+        &self,
+        rowid: i64,
+        namespace: &str,
+        kind: &str,
+        vector: &[f32],
+    ) -> anyhow::Result<()> {
+        self.tx.execute("DELETE FROM memory_vectors WHERE rowid = ?1", [rowid])?;
+        self.tx.execute(
+            "INSERT INTO memory_vectors(rowid, namespace, embedding, kind) VALUES (?1, ?2, ?3, ?4)",
+            params![rowid, namespace, vector_bytes(vector), kind],
+        )?;
+        self.tx.execute("UPDATE memories SET embedded = 1 WHERE rowid = ?1", [rowid])?;
+        Ok(())
+    }
+
+    /// Stores a vector computed from text with `content_hash`, if the memory
+    /// still has that text (it may have been forgotten or changed while the
+    /// vector was computed). Returns whether it was stored.
+    pub fn put_vector_if_current(
+        &self,
+        rowid: i64,
+        content_hash: &str,
+        vector: &[f32],
+    ) -> anyhow::Result<bool> {
+        let current: Option<(String, String, String)> = self
+            .tx
+            .query_row(
+                "SELECT namespace, kind, content_hash FROM memories WHERE rowid = ?1",
+                [rowid],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+            )
+            .optional()?;
+        match current {
+            Some((namespace, kind, hash)) if hash == content_hash => {
+                self.put_vector(rowid, &namespace, &kind, vector)?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// Removes a memory and everything indexed about it. True if it was there.
+    pub fn delete_memory(&self, id: &str) -> anyhow::Result<bool> {
+        let rowid: Option<i64> = self
+            .tx
+            .query_row("SELECT rowid FROM memories WHERE id = ?1", [id], |row| row.get(0))
+            .optional()?;
+        match rowid {
+            Some(rowid) => {
+                self.delete_rowid(rowid)?;
+                self.tx.execute("DELETE FROM access_local WHERE id = ?1", [id])?;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn delete_rowid(&self, rowid: i64) -> anyhow::Result<()> {
+        self.tx.execute("DELETE FROM memory_text WHERE rowid = ?1", [rowid])?;
+        self.tx.execute("DELETE FROM memory_vectors WHERE rowid = ?1", [rowid])?;
+        self.tx.execute("DELETE FROM memories WHERE rowid = ?1", [rowid])?;
+        Ok(())
+    }
+
+    /// Records a tombstone.
+    pub fn put_tombstone(&self, namespace: &str, tombstone: &Tombstone) -> anyhow::Result<()> {
+        self.tx.execute(
+            "INSERT OR REPLACE INTO tombstones(id, namespace, at, by) VALUES (?1, ?2, ?3, ?4)",
+            params![tombstone.memory_id, namespace, tombstone.at.0, tombstone.by],
+        )?;
+        Ok(())
+    }
+
+    /// Inserts or replaces an entity.
+    pub fn put_entity(&self, namespace: &str, doc: &str, entity: &Entity) -> anyhow::Result<()> {
+        self.tx.execute(
+            "INSERT OR REPLACE INTO entities(id, namespace, doc, name, kind, created_at, created_by)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                entity.id,
+                namespace,
+                doc,
+                entity.name,
+                entity.kind,
+                entity.created_at.0,
+                entity.created_by
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Inserts or replaces an alias stored under `key`.
+    pub fn put_alias(&self, namespace: &str, key: &str, alias: &Alias) -> anyhow::Result<()> {
+        self.tx.execute(
+            "INSERT OR REPLACE INTO aliases(key, namespace, entity_id, name, method, created_at,
+                created_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                key,
+                namespace,
+                alias.entity_id,
+                alias.name,
+                alias.method,
+                alias.created_at.0,
+                alias.created_by
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Inserts or replaces an edge.
+    pub fn put_edge(&self, namespace: &str, edge: &Edge) -> anyhow::Result<()> {
+        self.tx.execute(
+            "INSERT OR REPLACE INTO edges(key, namespace, kind, from_id, to_id, created_at,
+                created_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                edge.key(),
+                namespace,
+                edge.kind.as_str(),
+                edge.from,
+                edge.to,
+                edge.created_at.0,
+                edge.created_by
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Records the heads of `doc` that the index now reflects.
+    pub fn set_doc_heads(&self, doc: &str, heads: &[ChangeHash]) -> anyhow::Result<()> {
+        self.tx.execute(
+            "INSERT OR REPLACE INTO doc_heads(doc, heads) VALUES (?1, ?2)",
+            params![doc, encode_heads(heads)],
+        )?;
+        Ok(())
+    }
+
+    /// Forgets everything indexed from `doc` (before re-reading it whole).
+    pub fn clear_doc(&self, doc: &str) -> anyhow::Result<()> {
+        let rowids: Vec<i64> = self
+            .tx
+            .prepare("SELECT rowid FROM memories WHERE doc = ?1")?
+            .query_map([doc], |row| row.get(0))?
+            .collect::<Result<_, _>>()?;
+        for rowid in rowids {
+            self.delete_rowid(rowid)?;
+        }
+        self.tx.execute("DELETE FROM entities WHERE doc = ?1", [doc])?;
+        self.tx.execute("DELETE FROM doc_heads WHERE doc = ?1", [doc])?;
+        Ok(())
+    }
+
+    /// Moves the fold mark of `id` forward by `count` recalls.
+    pub fn mark_folded(&self, id: &str, count: u64) -> anyhow::Result<()> {
+        self.tx.execute(
+            "UPDATE access_local SET folded = min(count, folded + ?2) WHERE id = ?1",
+            params![id, count as i64],
+        )?;
+        Ok(())
+    }
+
+    /// Adds one local recall of memory `id` at `now` to the access buffer.
+    pub fn record_access(&self, id: &str, now: i64) -> anyhow::Result<()> {
+        self.tx.execute(
+            "INSERT INTO access_local(id, count, last) VALUES (?1, 1, ?2)
+             ON CONFLICT(id) DO UPDATE SET count = count + 1, last = max(last, ?2)",
+            params![id, now],
+        )?;
+        Ok(())
+    }
+}

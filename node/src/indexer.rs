@@ -1,0 +1,133 @@
+//! Keeping the index in step with the documents.
+//!
+//! Every document change reaches the index as a [`DocChange`] (heads before
+//! and after, keys touched). When the index's heads for the document are the
+//! change's `before`, only the touched keys are re-read; otherwise the index
+//! catches up by diffing the document from the heads it has, or re-reads the
+//! whole document when those heads are unknown. Text that is new or changed
+//! is embedded here only when the caller already has the vector (a local
+//! store); everything else is queued for the embedding worker.
+
+use std::collections::{BTreeSet, HashMap};
+
+use anyhow::Context;
+use ferrex_sync::{ChangedKeys, DocChange, DocId, Replica, alias_key};
+
+use crate::index::{Index, IndexTx, MemoryRow, write::Upserted};
+
+/// Vectors a caller computed already, by memory id.
+pub type KnownVectors = HashMap<String, Vec<f32>>;
+
+/// Applies one document change to the index.
+pub fn apply_change(
+    index: &mut Index,
+    replica: &Replica,
+    change: &DocChange,
+    vectors: &KnownVectors,
+) -> anyhow::Result<()> {
+    if change.doc == DocId::Registry {
+        return Ok(());
+    }
+    let doc = change.doc.to_string();
+    if index.doc_heads(&doc)?.as_deref() == Some(change.before.as_slice()) {
+        index.transaction(|tx| {
+            apply_keys(tx, replica, &change.doc, &change.keys, vectors)?;
+            tx.set_doc_heads(&doc, &change.after)
+        })
+    } else {
+        catch_up_doc(index, replica, &change.doc, vectors)
+    }
+}
+
+/// Brings the index up to date with document `id`, however far behind.
+pub fn catch_up_doc(
+    index: &mut Index,
+    replica: &Replica,
+    id: &DocId,
+    vectors: &KnownVectors,
+) -> anyhow::Result<()> {
+    if *id == DocId::Registry {
+        return Ok(());
+    }
+    let doc = id.to_string();
+    let since = index.doc_heads(&doc)?.unwrap_or_default();
+    let (changed, heads) = replica.changes_since(id, &since)?;
+    if changed.is_none() {
+        tracing::warn!(%doc, "the index reflects heads the document does not know; re-reading it");
+    }
+    let full_read = changed.is_none();
+    let keys = match changed {
+        Some(keys) => keys,
+        None => replica.changes_since(id, &[])?.0.context("diffing a document from its start")?,
+    };
+    index.transaction(|tx| {
+        if full_read {
+            tx.clear_doc(&doc)?;
+        }
+        apply_keys(tx, replica, id, &keys, vectors)?;
+        tx.set_doc_heads(&doc, &heads)
+    })
+}
+
+/// Brings the index up to date with every document.
+pub fn catch_up_all(index: &mut Index, replica: &Replica) -> anyhow::Result<()> {
+    for id in replica.doc_ids() {
+        let current = index.doc_heads(&id.to_string())?;
+        if current.as_ref() != Some(&replica.heads(&id)?) {
+            catch_up_doc(index, replica, &id, &KnownVectors::new())?;
+        }
+    }
+    Ok(())
+}
+
+fn apply_keys(
+    tx: &IndexTx<'_>,
+    replica: &Replica,
+    id: &DocId,
+    keys: &ChangedKeys,
+    vectors: &KnownVectors,
+) -> anyhow::Result<()> {
+    let doc = id.to_string();
+    let namespace =
+        id.namespace().map(|namespace| namespace.as_str().to_owned()).unwrap_or_default();
+    let memory_keys: BTreeSet<&String> = keys.memories.union(&keys.forgotten).collect();
+    replica.read(id, |reader| -> anyhow::Result<()> {
+        for key in &keys.entities {
+            if let Some(entity) = reader.entity(key) {
+                tx.put_entity(&namespace, &doc, &entity)?;
+            }
+        }
+        for key in &keys.aliases {
+            if let Some(alias) = reader.alias(key) {
+                tx.put_alias(&namespace, &alias_key(&alias.entity_id, &alias.name), &alias)?;
+            }
+        }
+        for key in &keys.edges {
+            if let Some(edge) = reader.edge(key) {
+                tx.put_edge(&namespace, &edge)?;
+            }
+        }
+        for key in memory_keys {
+            if let Some(tombstone) = reader.tombstone(key) {
+                tx.put_tombstone(&namespace, &tombstone)?;
+                tx.delete_memory(key)?;
+                continue;
+            }
+            match reader.memory(key) {
+                Some(stored) => {
+                    let row = MemoryRow::from_stored(&stored, &doc);
+                    let (rowid, upserted) = tx.upsert_memory(&row)?;
+                    if upserted != Upserted::Unchanged
+                        && let Some(vector) = vectors.get(key)
+                    {
+                        tx.put_vector(rowid, &row.namespace, row.kind.as_str(), vector)?;
+                    }
+                }
+                None => {
+                    tx.delete_memory(key)?;
+                }
+            }
+        }
+        Ok(())
+    })?
+}

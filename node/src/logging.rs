@@ -1,0 +1,32 @@
+//! Logs: to a file in the home and to stderr; never to stdout, which is the
+//! MCP channel.
+
+use std::path::Path;
+
+use tracing_subscriber::{EnvFilter, Layer, fmt, layer::SubscriberExt, util::SubscriberInitExt};
+
+/// Keeps the file writer flushing until dropped.
+pub type Guard = Option<tracing_appender::non_blocking::WorkerGuard>;
+
+/// Sets up logging. `FERREX_LOG` (an `EnvFilter` directive such as `debug` or
+/// `ferrex=trace`) overrides `default_level`. With `log_dir`, logs also go to
+/// `<log_dir>/<file_name>`.
+pub fn init(default_level: &str, log_dir: Option<&Path>, file_name: &str) -> Guard {
+    let filter = || {
+        EnvFilter::try_from_env("FERREX_LOG").unwrap_or_else(|_| {
+            EnvFilter::new(format!("{default_level},automerge=warn,iroh=warn,noq=warn"))
+        })
+    };
+    let stderr = fmt::layer().with_writer(std::io::stderr).with_target(false).with_filter(filter());
+    let (file, guard) = match log_dir.filter(|dir| std::fs::create_dir_all(dir).is_ok()) {
+        Some(dir) => {
+            let (writer, guard) =
+                tracing_appender::non_blocking(tracing_appender::rolling::never(dir, file_name));
+            let layer = fmt::layer().with_writer(writer).with_ansi(false).with_filter(filter());
+            (Some(layer), Some(guard))
+        }
+        None => (None, None),
+    };
+    let _ = tracing_subscriber::registry().with(stderr).with(file).try_init();
+    guard
+}

@@ -1,0 +1,100 @@
+//! The MCP server: ferrex's tools over rmcp, on any byte stream.
+
+mod args;
+pub mod tools;
+
+use std::sync::Arc;
+
+use rmcp::{
+    ErrorData, RoleServer, ServerHandler,
+    model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, InitializeResult,
+        ListToolsResult, PaginatedRequestParams, ServerCapabilities, Tool,
+    },
+    service::RequestContext,
+};
+use serde_json::json;
+
+use crate::engine::{Engine, ToolError};
+
+/// What the server tells agents about itself.
+const INSTRUCTIONS: &str = "ferrex is your persistent memory, shared with this user's other \
+devices. `store` facts (subject/predicate/object), events and how-tos as you learn them; \
+`recall` before answering questions that may depend on what was learned before; `forget` what \
+is wrong or unwanted; `reflect` to find stale memories.";
+
+/// One MCP session's handler; sessions share the engine.
+#[derive(Clone)]
+pub struct FerrexServer {
+    engine: Arc<Engine>,
+}
+
+impl FerrexServer {
+    /// A handler over `engine`.
+    pub fn new(engine: Arc<Engine>) -> Self {
+        FerrexServer { engine }
+    }
+}
+
+/// The tool list as rmcp types.
+pub fn tool_list() -> Vec<Tool> {
+    tools::TOOLS
+        .iter()
+        .map(|spec| {
+            let schema = match (spec.schema)() {
+                serde_json::Value::Object(map) => map,
+                _ => serde_json::Map::new(),
+            };
+            Tool::new(spec.name, spec.description, Arc::new(schema))
+        })
+        .collect()
+}
+
+impl ServerHandler for FerrexServer {
+    fn get_info(&self) -> InitializeResult {
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("ferrex", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tool_list()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let engine = self.engine.clone();
+        let name = request.name.to_string();
+        let arguments = request.arguments.unwrap_or_default();
+        let tool = name.clone();
+        let outcome =
+            tokio::task::spawn_blocking(move || tools::call(&engine, &name, arguments)).await;
+        let result = match outcome {
+            Ok(Ok(answer)) => CallToolResult::structured(answer),
+            Ok(Err(ToolError::Invalid(error))) => CallToolResult::structured_error(json!({
+                "error": format!("invalid {error}"),
+                "field": error.field,
+            })),
+            Ok(Err(ToolError::Internal(error))) => {
+                tracing::error!(tool, "tool failed: {error:#}");
+                CallToolResult::structured_error(
+                    json!({"error": format!("{tool} failed: {error:#}")}),
+                )
+            }
+            Err(join_error) => {
+                tracing::error!(tool, "tool panicked: {join_error}");
+                CallToolResult::structured_error(
+                    json!({"error": format!("{tool} failed: an internal error (see the node log)")}),
+                )
+            }
+        };
+        Ok(CallToolResponse::Complete(result))
+    }
+}

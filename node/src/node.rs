@@ -1,0 +1,155 @@
+//! Opening a node: the embedders, the documents, the index, and the
+//! background embedding worker.
+
+use std::{
+    sync::{
+        Arc, Mutex, PoisonError,
+        atomic::{AtomicBool, Ordering},
+    },
+    thread::JoinHandle,
+    time::Instant,
+};
+
+use anyhow::Context;
+use ferrex_core::Embedder;
+use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch};
+use ferrex_sync::{Replica, ReplicaOptions};
+
+use crate::{
+    config::Config,
+    device::Device,
+    embedding::{self, Foreground, WorkSignal},
+    engine::Engine,
+    home::Home,
+    index::{Index, Opened},
+    indexer,
+};
+
+/// Queries whose vectors the node keeps.
+const QUERY_CACHE: usize = 1024;
+/// Texts the background worker embeds per batch.
+pub const BACKGROUND_BATCH: usize = 32;
+
+/// A running node's state.
+pub struct Node {
+    /// The operations.
+    pub engine: Arc<Engine>,
+    /// The background session, shared with `reindex`.
+    pub background: Arc<Mutex<Box<dyn Embedder>>>,
+    stop: Arc<AtomicBool>,
+    signal: Arc<WorkSignal>,
+    worker: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Node {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_struct("Node").field("engine", &self.engine).finish_non_exhaustive()
+    }
+}
+
+/// Loads the model named by `config`, verified, as two sessions.
+pub fn load_embedders(
+    home: &Home,
+    config: &Config,
+) -> anyhow::Result<(Box<dyn Embedder>, Box<dyn Embedder>)> {
+    let search = ModelSearch {
+        model_dir: config.model_dir.clone(),
+        home: Some(home.root().to_owned()),
+        use_cache_dir: true,
+    };
+    let files = search.locate(config.tier)?;
+    files.verify()?;
+    let options =
+        EmbedderOptions { tier: config.tier, intra_threads: config.threads, ..Default::default() };
+    let foreground = FastEmbedder::from_verified_files(&files, &options)?;
+    let background = FastEmbedder::from_verified_files(&files, &options)?;
+    Ok((Box::new(foreground), Box::new(background)))
+}
+
+impl Node {
+    /// Opens everything and brings the index up to date with the documents.
+    pub fn open(home: &Home, config: &Config, device: &Device) -> anyhow::Result<Node> {
+        let started = Instant::now();
+        let (foreground, background) = load_embedders(home, config)?;
+        let model_id = foreground.model_id().to_owned();
+        let dimension = foreground.dimension();
+        let replica = Replica::open(
+            &home.docs_dir(),
+            &device.id,
+            ReplicaOptions { shard_capacity: config.shard_capacity },
+        )
+        .context("opening the documents")?;
+        let (mut index, opened) =
+            Index::open(&home.index_file(), &model_id, dimension).context("opening the index")?;
+        match &opened {
+            Opened::Kept => {}
+            Opened::Created => tracing::info!("building the index from the documents"),
+            Opened::Replaced { reason } => {
+                tracing::warn!("rebuilding the index from the documents: {reason}")
+            }
+        }
+        index.set_complete(false)?;
+        indexer::catch_up_all(&mut index, &replica).context("bringing the index up to date")?;
+        index.set_complete(true)?;
+        tracing::info!(elapsed_ms = started.elapsed().as_millis() as u64, "node open");
+
+        let replica = Arc::new(replica);
+        let index = Arc::new(Mutex::new(index));
+        let signal = Arc::new(WorkSignal::default());
+        let engine = Arc::new(Engine::new(
+            replica,
+            index.clone(),
+            Arc::new(Foreground::new(foreground, QUERY_CACHE)),
+            config.staleness,
+        ));
+        let background: Arc<Mutex<Box<dyn Embedder>>> = Arc::new(Mutex::new(background));
+        let stop = Arc::new(AtomicBool::new(false));
+        let worker = {
+            let (index, background, signal, stop) =
+                (index, background.clone(), signal.clone(), stop.clone());
+            std::thread::Builder::new().name("ferrex-embed".into()).spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    {
+                        let mut embedder =
+                            background.lock().unwrap_or_else(PoisonError::into_inner);
+                        let stopping = || stop.load(Ordering::Relaxed);
+                        match embedding::embed_queued(
+                            &index,
+                            embedder.as_mut(),
+                            BACKGROUND_BATCH,
+                            |_| {},
+                            &stopping,
+                        ) {
+                            Ok(0) => {}
+                            Ok(count) => tracing::debug!(count, "embedded queued memories"),
+                            Err(error) => tracing::error!("embedding queued memories: {error:#}"),
+                        }
+                    }
+                    signal.wait(std::time::Duration::from_millis(500));
+                }
+            })?
+        };
+        signal.notify();
+        Ok(Node { engine, background, stop, signal, worker: Some(worker) })
+    }
+
+    /// Stops the worker and folds buffered access counts into the documents.
+    pub fn close(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.signal.notify();
+        if let Some(worker) = self.worker.take() {
+            let _ = worker.join();
+        }
+        if let Err(error) = self.engine.fold_access() {
+            tracing::warn!("could not fold access counts at shutdown: {error}");
+        }
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        if self.worker.is_some() {
+            self.close();
+        }
+    }
+}
