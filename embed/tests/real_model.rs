@@ -51,6 +51,24 @@ fn a_batch_gives_the_same_vectors_as_one_by_one() {
     }
 }
 
+/// Peers and index rebuilds embed in batches while a store embeds one text;
+/// recall ranks alike on every node only if batching changes no bit.
+#[test]
+fn batching_changes_no_bit_of_any_vector() {
+    let mut embedder = embedder();
+    let texts = [
+        "x",
+        "the cat sat on a mat today",
+        "a much longer sentence with many more tokens than the other ones here, padded past them",
+        "",
+        "tokio runtime",
+    ];
+    let batch = embedder.embed_batch(&texts).unwrap();
+    for (text, batched) in texts.iter().zip(&batch) {
+        assert_eq!(&embedder.embed_one(text).unwrap(), batched, "{text:?}");
+    }
+}
+
 #[test]
 fn vectors_are_unit_length() {
     let mut embedder = embedder();

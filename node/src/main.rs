@@ -119,7 +119,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command.unwrap_or(Command::Mcp) {
         Command::Mcp => {
             let _guard = logging::init("warn", None, "");
-            runtime()?.block_on(bridge::run(home))
+            let runtime = runtime()?;
+            let outcome = runtime.block_on(bridge::run(home));
+            // The thread blocked reading stdin would keep an orderly
+            // shutdown waiting for input that may never come.
+            runtime.shutdown_background();
+            outcome
         }
         Command::Node(flags) => {
             home.create()?;

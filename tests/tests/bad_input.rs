@@ -1,0 +1,168 @@
+//! Malformed tool calls: each gets a clear tool error (naming the field) or
+//! a valid answer, changes nothing, and the node keeps serving.
+
+#![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
+use ferrex_tests::TestHome;
+use serde_json::{Value, json};
+
+/// What a call must answer.
+enum Expect {
+    /// A tool error whose message contains this text.
+    Error(&'static str),
+    /// A valid answer.
+    Answer,
+}
+
+fn cases(existing: &str) -> Vec<(&'static str, Value, Expect)> {
+    use Expect::{Answer, Error};
+    let long = "x".repeat(16 * 1024 + 1);
+    let name = "n".repeat(513);
+    vec![
+        // Wrong types.
+        ("store", json!({"content": 42}), Error("content must be a string, not a number")),
+        ("store", json!({"content": "x", "tags": "one"}), Error("tags must be a list of strings")),
+        ("store", json!({"content": "x", "tags": [1]}), Error("tags[0] must be a string")),
+        (
+            "store",
+            json!({"content": "x", "confidence": "high"}),
+            Error("confidence must be a number"),
+        ),
+        ("store", json!({"content": "x", "namespace": 5}), Error("namespace must be a string")),
+        ("store", json!({"content": ["a"]}), Error("content must be a string, not an array")),
+        ("recall", json!({"query": "x", "limit": "ten"}), Error("limit must be a whole number")),
+        ("recall", json!({"query": "x", "limit": 2.5}), Error("limit must be a whole number")),
+        ("recall", json!({"query": {"text": "x"}}), Error("query must be a string, not an object")),
+        ("recall", json!({"query": "x", "types": ["bogus"]}), Error("types[0] must be episodic")),
+        ("forget", json!({"ids": "abc"}), Error("ids must be a list of strings")),
+        // Missing fields.
+        ("store", json!({}), Error("content is missing")),
+        ("store", json!({"subject": "a", "predicate": "b"}), Error("object is missing")),
+        ("recall", json!({}), Error("query is missing")),
+        ("forget", json!({}), Error("ids must list at least one")),
+        ("forget", json!({"ids": []}), Error("ids must list at least one")),
+        // Oversized strings and lists.
+        ("store", json!({"content": long}), Error("content is 16385 bytes long")),
+        (
+            "store",
+            json!({"subject": name, "predicate": "p", "object": "o"}),
+            Error("subject is 513 bytes"),
+        ),
+        (
+            "store",
+            json!({"subject": "s", "predicate": name, "object": "o"}),
+            Error("predicate is 513 bytes"),
+        ),
+        ("store", json!({"content": "x", "entities": [name]}), Error("entities[0] is 513 bytes")),
+        ("store", json!({"content": "x", "tags": vec!["t"; 65]}), Error("tags has 65 items")),
+        ("recall", json!({"query": "x".repeat(16 * 1024 + 1)}), Error("query is 16385 bytes")),
+        // Bad namespaces.
+        (
+            "store",
+            json!({"content": "x", "namespace": "has space"}),
+            Error("namespace contains ' '"),
+        ),
+        ("store", json!({"content": "x", "namespace": ""}), Error("namespace must not be empty")),
+        (
+            "recall",
+            json!({"query": "x", "namespace": "n".repeat(65)}),
+            Error("namespace is 65 characters"),
+        ),
+        ("recall", json!({"query": "x", "namespace": "a/b"}), Error("namespace contains '/'")),
+        // Confidence out of range (JSON has no NaN: a client sends it as null or text).
+        (
+            "store",
+            json!({"content": "x", "confidence": -0.5}),
+            Error("confidence must be between 0 and 1"),
+        ),
+        (
+            "store",
+            json!({"content": "x", "confidence": 1.5}),
+            Error("confidence must be between 0 and 1"),
+        ),
+        (
+            "store",
+            json!({"content": "x", "confidence": "NaN"}),
+            Error("confidence must be a number"),
+        ),
+        // Unknown ids.
+        ("forget", json!({"ids": ["no-such-memory"]}), Answer),
+        (
+            "store",
+            json!({"content": "x", "supersedes": "no-such-memory"}),
+            Error("supersedes names no memory"),
+        ),
+        ("forget", json!({"ids": [""]}), Error("ids[0] must not be empty")),
+        // FTS syntax is searched as text.
+        ("recall", json!({"query": "C++"}), Answer),
+        ("recall", json!({"query": "\"unbalanced"}), Answer),
+        ("recall", json!({"query": "foo OR"}), Answer),
+        ("recall", json!({"query": "NEAR("}), Answer),
+        ("recall", json!({"query": "*"}), Answer),
+        ("recall", json!({"query": "-x"}), Answer),
+        ("recall", json!({"query": "a AND NOT b:c ^d"}), Answer),
+        // Shapes that contradict each other.
+        ("store", json!({"content": "x", "subject": "a"}), Error("cannot be combined")),
+        (
+            "store",
+            json!({"content": "x", "memory_type": "semantic"}),
+            Error("memory_type is semantic"),
+        ),
+        (
+            "store",
+            json!({"content": "x", "memory_type": "fact"}),
+            Error("memory_type must be episodic"),
+        ),
+        ("store", json!({"content": "   "}), Error("content must not be empty")),
+        ("store", json!({"content": "nul\u{0}byte"}), Error("content contains a NUL")),
+        ("recall", json!({"query": "   "}), Error("query must not be empty")),
+        ("recall", json!({"query": "x", "limit": 0}), Error("limit must be between 1 and 200")),
+        ("recall", json!({"query": "x", "limit": 201}), Error("limit must be between 1 and 200")),
+        // Unknown parameters and tools.
+        ("store", json!({"contents": "x"}), Error("contents is not a parameter")),
+        ("recall", json!({"query": "x", "k": 3}), Error("k is not a parameter")),
+        ("remember", json!({"content": "x"}), Error("\"remember\" is not a tool")),
+        ("stats", json!({"verbose": true}), Error("verbose is not a parameter")),
+        // And valid calls that reference real data still work.
+        ("recall", json!({"query": "original", "limit": 1}), Answer),
+        ("store", json!({"content": "a replacement", "supersedes": existing}), Answer),
+    ]
+}
+
+#[tokio::test]
+async fn malformed_calls_get_clear_errors_and_change_nothing() {
+    let home = TestHome::new();
+    let client = home.client().await;
+    let existing = client.store_text("the original memory", "default").await;
+    let table = cases(&existing);
+    assert!(table.len() >= 30);
+    let mut stored_by_valid_calls = 0;
+    for (tool, arguments, expect) in table {
+        let answer = client.call(tool, arguments.clone()).await.unwrap();
+        match (expect, answer) {
+            (Expect::Error(needle), Err(message)) => {
+                assert!(
+                    message.contains(needle),
+                    "{tool} {arguments}: {message:?} lacks {needle:?}"
+                )
+            }
+            (Expect::Error(needle), Ok(answer)) => {
+                panic!("{tool} {arguments} was accepted ({answer}) but should fail with {needle:?}")
+            }
+            (Expect::Answer, Ok(answer)) => {
+                if tool == "store" {
+                    stored_by_valid_calls += 1;
+                }
+                assert!(answer.is_object(), "{answer}");
+            }
+            (Expect::Answer, Err(message)) => panic!("{tool} {arguments} failed: {message}"),
+        }
+    }
+    // Nothing but the valid stores changed anything, and the node still serves.
+    let stats = client.ok("stats", json!({})).await;
+    assert_eq!(stats["memories"], 1 + stored_by_valid_calls);
+    assert_eq!(stats["forgotten"], 0);
+    let id = client.store_text("still serving after all that", "default").await;
+    assert_eq!(client.recall_ids("still serving", "default", 1).await, vec![id]);
+    client.close().await;
+}

@@ -1,0 +1,212 @@
+//! The node's lifecycle through real processes: restarts keep everything,
+//! a SIGKILL loses no acknowledged write, a deleted index is rebuilt to the
+//! same answers, and several MCP sessions share one node.
+
+#![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
+use std::{
+    collections::BTreeSet,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use ferrex_tests::{TestHome, eventually, process_alive};
+use serde_json::json;
+
+const NOTES: [&str; 8] = [
+    "The api-server listens on port 8080.",
+    "Deploys happen every Wednesday after the sync.",
+    "Alice reviews pull requests before lunch.",
+    "The staging database runs PostgreSQL 16.",
+    "Backups go to the ferrex-backups-eu bucket.",
+    "Grace is on call this week.",
+    "The nightly build failed on integration tests.",
+    "Use cargo nextest to run the tests faster.",
+];
+
+const QUERIES: [&str; 4] = [
+    "which port does the server use",
+    "when do deploys happen",
+    "database version",
+    "who is on call",
+];
+
+async fn recall_all(client: &ferrex_tests::Client, namespace: &str) -> BTreeSet<String> {
+    // Every memory of a small namespace is a dense candidate, so a broad
+    // query with the largest limit returns them all.
+    client.recall_ids("note", namespace, 200).await.into_iter().collect()
+}
+
+#[tokio::test]
+async fn everything_is_still_there_after_a_restart() {
+    let home = TestHome::new();
+    let client = home.client().await;
+    let mut ids = BTreeSet::new();
+    for note in NOTES {
+        ids.insert(client.store_text(note, "work").await);
+    }
+    let before: Vec<Vec<String>> = {
+        let mut answers = Vec::new();
+        for query in QUERIES {
+            answers.push(client.recall_ids(query, "work", 5).await);
+        }
+        answers
+    };
+    client.close().await;
+    home.stop();
+    assert!(home.node_pid().is_none(), "the pid file is removed on stop");
+
+    let client = home.client().await;
+    assert_eq!(recall_all(&client, "work").await, ids);
+    for (query, expected) in QUERIES.iter().zip(&before) {
+        assert_eq!(&client.recall_ids(query, "work", 5).await, expected, "{query}");
+    }
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_killed_node_loses_no_acknowledged_store() {
+    let home = TestHome::new();
+    for round in 0..20 {
+        let namespace = format!("crash-{round}");
+        let client = Arc::new(home.client().await);
+        let acknowledged = Arc::new(Mutex::new(Vec::<String>::new()));
+        let writer = {
+            let (client, acknowledged, namespace) =
+                (client.clone(), acknowledged.clone(), namespace.clone());
+            tokio::spawn(async move {
+                for index in 0..500 {
+                    let content =
+                        format!("note {index} of round {namespace}: a memory written in a loop");
+                    match client
+                        .call("store", json!({"content": content, "namespace": namespace}))
+                        .await
+                    {
+                        Ok(Ok(answer)) => acknowledged
+                            .lock()
+                            .unwrap()
+                            .push(answer["id"].as_str().unwrap().to_owned()),
+                        // The node died mid-call: this store was never acknowledged.
+                        _ => break,
+                    }
+                }
+            })
+        };
+        // Let some stores land, then kill the node mid-loop.
+        let landed = eventually(Duration::from_secs(30), || {
+            let count = acknowledged.lock().unwrap().len();
+            async move { (count >= 3 + round % 7).then_some(()) }
+        })
+        .await;
+        assert!(landed.is_some(), "round {round}: no store was acknowledged");
+        let pid = home.node_pid().unwrap();
+        home.kill_node();
+        assert!(!process_alive(pid));
+        tokio::time::timeout(Duration::from_secs(30), writer).await.unwrap().unwrap();
+        let acknowledged: BTreeSet<String> = acknowledged.lock().unwrap().iter().cloned().collect();
+        drop(client);
+
+        let client = home.client().await;
+        let present = recall_all(&client, &namespace).await;
+        let missing: Vec<&String> = acknowledged.difference(&present).collect();
+        assert!(missing.is_empty(), "round {round}: acknowledged but lost: {missing:?}");
+        assert!(present.len() <= acknowledged.len() + 1, "at most the in-flight store extra");
+        let found = client.recall_ids("a memory written in a loop, note 1", &namespace, 3).await;
+        assert!(!found.is_empty(), "round {round}: recall works after the restart");
+        client.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_deleted_index_is_rebuilt_to_the_same_answers() {
+    let home = TestHome::new();
+    let client = home.client().await;
+    for note in NOTES
+        .iter()
+        .chain(NOTES.iter().map(|note| note.trim_end_matches('.')).collect::<Vec<_>>().iter())
+    {
+        client.store_text(note, "work").await;
+    }
+    let mut before = Vec::new();
+    for query in QUERIES {
+        before.push(client.recall_ids(query, "work", 10).await);
+    }
+    client.close().await;
+    home.stop();
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(home.path().join(format!("index.sqlite{suffix}")));
+    }
+
+    let client = home.client().await;
+    let settled = eventually(Duration::from_secs(60), || {
+        let client = &client;
+        async move {
+            let stats = client.ok("stats", json!({})).await;
+            let lag = &stats["index_lag"];
+            (lag["embeddings_queued"] == 0 && lag["changes"] == 0).then_some(stats)
+        }
+    })
+    .await
+    .expect("the rebuilt index catches up");
+    assert_eq!(settled["memories"], 16);
+    for (query, expected) in QUERIES.iter().zip(&before) {
+        assert_eq!(&client.recall_ids(query, "work", 10).await, expected, "{query}");
+    }
+    client.close().await;
+}
+
+#[tokio::test]
+async fn reindex_rebuilds_a_running_node_and_a_stopped_one() {
+    let home = TestHome::new();
+    let client = home.client().await;
+    for note in NOTES {
+        client.store_text(note, "work").await;
+    }
+    let before = client.recall_ids(QUERIES[0], "work", 8).await;
+    let (ok, stdout, stderr) = home.run(&["reindex"]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(stderr.contains("reindexed 8 memories (8 embedded)"), "{stderr}");
+    assert_eq!(client.recall_ids(QUERIES[0], "work", 8).await, before);
+    client.close().await;
+
+    home.stop();
+    let (ok, _, stderr) = home.run(&["reindex"]);
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains("reindexed 8 memories (8 embedded)"), "{stderr}");
+    let client = home.client().await;
+    assert_eq!(client.recall_ids(QUERIES[0], "work", 8).await, before);
+    client.close().await;
+}
+
+#[tokio::test]
+async fn two_sessions_share_one_node_and_see_each_others_writes() {
+    let home = TestHome::new();
+    let first = home.client().await;
+    let second = home.client().await;
+    let from_first =
+        first.store_text("The first session stored this note about kites.", "shared").await;
+    let from_second =
+        second.store_text("The second session stored this note about boats.", "shared").await;
+    assert_eq!(second.recall_ids("kites", "shared", 1).await, vec![from_first]);
+    assert_eq!(first.recall_ids("boats", "shared", 1).await, vec![from_second]);
+    let pid = home.node_pid().unwrap();
+    first.close().await;
+    // The node outlives a session; the other session keeps working.
+    assert!(process_alive(pid));
+    assert_eq!(second.recall_ids("boats", "shared", 1).await.len(), 1);
+    second.close().await;
+    assert!(process_alive(pid), "the node keeps running without sessions");
+}
+
+#[tokio::test]
+async fn a_second_node_for_the_same_home_is_refused() {
+    let home = TestHome::new();
+    let client = home.client().await;
+    client.store_text("something", "default").await;
+    let (ok, stdout, stderr) = home.run(&["node"]);
+    assert!(!ok);
+    assert!(stdout.is_empty());
+    assert!(stderr.contains("already running"), "{stderr}");
+    client.close().await;
+}
