@@ -12,9 +12,9 @@
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use fastembed::{InitOptionsUserDefined, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel};
 use ferrex_core::Embedder;
-use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch, ModelTier, ort_environment};
+use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch, ModelTier};
+use ferrex_examples::{bare_fastembed, memory_corpus};
 
 #[allow(clippy::print_stdout, reason = "a benchmark prints its figures")]
 fn main() -> anyhow::Result<()> {
@@ -86,31 +86,6 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A bare fastembed model from the same files and options ferrex uses.
-fn bare_fastembed(
-    files: &ferrex_embed::ModelFiles,
-    options: &EmbedderOptions,
-) -> anyhow::Result<TextEmbedding> {
-    let read = |name: &str| {
-        std::fs::read(files.tier_dir.join(name)).with_context(|| format!("reading {name}"))
-    };
-    let model = UserDefinedEmbeddingModel::new(
-        read("model.onnx")?,
-        TokenizerFiles {
-            tokenizer_file: read("tokenizer.json")?,
-            config_file: read("config.json")?,
-            special_tokens_map_file: read("special_tokens_map.json")?,
-            tokenizer_config_file: read("tokenizer_config.json")?,
-        },
-    )
-    .with_pooling(files.tier.pooling());
-    let init = InitOptionsUserDefined::new()
-        .with_environment(ort_environment(&files.runtime)?)
-        .with_intra_threads(options.intra_threads)
-        .with_max_length(options.max_length);
-    Ok(TextEmbedding::try_new_from_user_defined(model, init)?)
-}
-
 /// Short sentences, like the ones in the embedder sanity test.
 fn short_corpus(count: usize) -> Vec<String> {
     const SUBJECTS: [&str; 6] =
@@ -130,50 +105,6 @@ fn short_corpus(count: usize) -> Vec<String> {
                 "{} {} ({index}).",
                 SUBJECTS[index % SUBJECTS.len()],
                 REST[(index / 6) % REST.len()]
-            )
-        })
-        .collect()
-}
-
-/// Sentences of varied length and topic, like the memories agents store
-/// (about 20 words on average, as LoCoMo's dialogue turns are).
-fn memory_corpus(count: usize) -> Vec<String> {
-    const SUBJECTS: [&str; 8] = [
-        "The api server",
-        "Our nightly build",
-        "Alice from the platform team",
-        "The postgres database",
-        "The deploy pipeline",
-        "My laptop",
-        "The tokio runtime",
-        "Customer support",
-    ];
-    const VERBS: [&str; 6] =
-        ["now depends on", "was moved to", "reported a problem with", "uses", "replaced", "met"];
-    const OBJECTS: [&str; 7] = [
-        "port 8080",
-        "the Wednesday sync meeting",
-        "version 16 of the driver",
-        "a flaky integration test",
-        "the new staging cluster in Frankfurt",
-        "cargo nextest",
-        "an expired TLS certificate",
-    ];
-    const TAILS: [&str; 5] = [
-        "",
-        " after the outage last week",
-        " because the old setup kept timing out under load and nobody could reproduce it locally",
-        " according to the notes from Tuesday's retrospective, which also listed three follow-up tasks for the team",
-        " so remember to update the runbook, the dashboards, the on-call rota and the onboarding guide before Friday",
-    ];
-    (0..count)
-        .map(|index| {
-            format!(
-                "{} {} {}{} (note {index}).",
-                SUBJECTS[index % SUBJECTS.len()],
-                VERBS[(index / 3) % VERBS.len()],
-                OBJECTS[(index / 7) % OBJECTS.len()],
-                TAILS[(index / 2) % TAILS.len()],
             )
         })
         .collect()

@@ -1,1 +1,187 @@
-//! Shared helpers for the examples.
+//! Shared helpers for the examples and benchmarks: corpora, a bare
+//! fastembed baseline, the LoCoMo data, and percentiles.
+
+use std::{path::Path, time::Duration};
+
+use anyhow::Context;
+use fastembed::{InitOptionsUserDefined, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel};
+use ferrex_embed::{EmbedderOptions, ort_environment};
+use serde_json::Value;
+
+/// A bare fastembed model from the same files and options ferrex uses.
+pub fn bare_fastembed(
+    files: &ferrex_embed::ModelFiles,
+    options: &EmbedderOptions,
+) -> anyhow::Result<TextEmbedding> {
+    let read = |name: &str| {
+        std::fs::read(files.tier_dir.join(name)).with_context(|| format!("reading {name}"))
+    };
+    let model = UserDefinedEmbeddingModel::new(
+        read("model.onnx")?,
+        TokenizerFiles {
+            tokenizer_file: read("tokenizer.json")?,
+            config_file: read("config.json")?,
+            special_tokens_map_file: read("special_tokens_map.json")?,
+            tokenizer_config_file: read("tokenizer_config.json")?,
+        },
+    )
+    .with_pooling(files.tier.pooling());
+    let init = InitOptionsUserDefined::new()
+        .with_environment(ort_environment(&files.runtime)?)
+        .with_intra_threads(options.intra_threads)
+        .with_max_length(options.max_length);
+    Ok(TextEmbedding::try_new_from_user_defined(model, init)?)
+}
+
+/// Sentences of varied length and topic, like the memories agents store
+/// (about 20 words on average, as LoCoMo's dialogue turns are).
+pub fn memory_corpus(count: usize) -> Vec<String> {
+    const SUBJECTS: [&str; 8] = [
+        "The api server",
+        "Our nightly build",
+        "Alice from the platform team",
+        "The postgres database",
+        "The deploy pipeline",
+        "My laptop",
+        "The tokio runtime",
+        "Customer support",
+    ];
+    const VERBS: [&str; 6] =
+        ["now depends on", "was moved to", "reported a problem with", "uses", "replaced", "met"];
+    const OBJECTS: [&str; 7] = [
+        "port 8080",
+        "the Wednesday sync meeting",
+        "version 16 of the driver",
+        "a flaky integration test",
+        "the new staging cluster in Frankfurt",
+        "cargo nextest",
+        "an expired TLS certificate",
+    ];
+    const TAILS: [&str; 5] = [
+        "",
+        " after the outage last week",
+        " because the old setup kept timing out under load and nobody could reproduce it locally",
+        " according to the notes from Tuesday's retrospective, which also listed three follow-up tasks for the team",
+        " so remember to update the runbook, the dashboards, the on-call rota and the onboarding guide before Friday",
+    ];
+    (0..count)
+        .map(|index| {
+            format!(
+                "{} {} {}{} (note {index}).",
+                SUBJECTS[index % SUBJECTS.len()],
+                VERBS[(index / 3) % VERBS.len()],
+                OBJECTS[(index / 7) % OBJECTS.len()],
+                TAILS[(index / 2) % TAILS.len()],
+            )
+        })
+        .collect()
+}
+
+/// One LoCoMo conversation: its dialogue turns and its questions.
+#[derive(Debug, Clone)]
+pub struct Conversation {
+    /// The sample id, e.g. `conv-26`.
+    pub id: String,
+    /// Every turn: (dialogue id like `D1:3`, session date text, speaker, text).
+    pub turns: Vec<Turn>,
+    /// Every question with its category and evidence turn ids.
+    pub questions: Vec<Question>,
+}
+
+/// One dialogue turn.
+#[derive(Debug, Clone)]
+pub struct Turn {
+    /// Dialogue id, e.g. `D1:3`.
+    pub dia_id: String,
+    /// The session's date and time as LoCoMo writes it.
+    pub date: String,
+    /// Who spoke.
+    pub speaker: String,
+    /// What was said.
+    pub text: String,
+}
+
+/// One question.
+#[derive(Debug, Clone)]
+pub struct Question {
+    /// The question.
+    pub question: String,
+    /// 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial.
+    pub category: u64,
+    /// Dialogue ids of the turns that answer it.
+    pub evidence: Vec<String>,
+}
+
+/// Where LoCoMo is on the build machine, relative to the repository root.
+pub const DEFAULT_LOCOMO: &str = "../shared/eval/locomo10.json";
+
+/// Reads `locomo10.json`.
+pub fn load_locomo(path: &Path) -> anyhow::Result<Vec<Conversation>> {
+    let text = std::fs::read_to_string(path).with_context(|| {
+        format!("reading {} (pass --locomo PATH to point at locomo10.json)", path.display())
+    })?;
+    let samples: Vec<Value> = serde_json::from_str(&text).context("parsing LoCoMo")?;
+    let mut conversations = Vec::new();
+    for sample in samples {
+        let conversation = &sample["conversation"];
+        let mut turns = Vec::new();
+        for session in 1.. {
+            let Some(list) = conversation[format!("session_{session}")].as_array() else {
+                if session > 64 {
+                    break;
+                }
+                continue;
+            };
+            let date = conversation[format!("session_{session}_date_time")]
+                .as_str()
+                .unwrap_or("")
+                .to_owned();
+            for turn in list {
+                turns.push(Turn {
+                    dia_id: turn["dia_id"].as_str().unwrap_or("").to_owned(),
+                    date: date.clone(),
+                    speaker: turn["speaker"].as_str().unwrap_or("").to_owned(),
+                    text: turn["text"].as_str().unwrap_or("").to_owned(),
+                });
+            }
+        }
+        let questions = sample["qa"]
+            .as_array()
+            .map(|list| {
+                list.iter()
+                    .map(|qa| Question {
+                        question: qa["question"].as_str().unwrap_or("").to_owned(),
+                        category: qa["category"].as_u64().unwrap_or(0),
+                        evidence: qa["evidence"]
+                            .as_array()
+                            .map(|ids| {
+                                ids.iter().filter_map(|id| id.as_str().map(str::to_owned)).collect()
+                            })
+                            .unwrap_or_default(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        conversations.push(Conversation {
+            id: sample["sample_id"].as_str().unwrap_or("").to_owned(),
+            turns,
+            questions,
+        });
+    }
+    Ok(conversations)
+}
+
+/// The `percent`th percentile of `values` (sorted in place), nearest rank.
+pub fn percentile(values: &mut [Duration], percent: usize) -> Duration {
+    values.sort_unstable();
+    if values.is_empty() {
+        return Duration::ZERO;
+    }
+    let rank = (values.len() * percent).div_ceil(100).clamp(1, values.len());
+    values[rank - 1]
+}
+
+/// Milliseconds as a float.
+pub fn millis(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
+}

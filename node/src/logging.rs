@@ -17,7 +17,11 @@ pub fn init(default_level: &str, log_dir: Option<&Path>, file_name: &str) -> Gua
             EnvFilter::new(format!("{default_level},automerge=warn,iroh=warn,noq=warn"))
         })
     };
-    let stderr = fmt::layer().with_writer(std::io::stderr).with_target(false).with_filter(filter());
+    let stderr = fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_target(false)
+        .with_filter(filter());
     let (file, guard) = match log_dir.filter(|dir| std::fs::create_dir_all(dir).is_ok()) {
         Some(dir) => {
             let (writer, guard) =

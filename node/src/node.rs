@@ -12,7 +12,7 @@ use std::{
 
 use anyhow::Context;
 use ferrex_core::Embedder;
-use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch};
+use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelFiles, ModelSearch};
 use ferrex_sync::{Replica, ReplicaOptions};
 
 use crate::{
@@ -47,11 +47,8 @@ impl std::fmt::Debug for Node {
     }
 }
 
-/// Loads the model named by `config`, verified, as two sessions.
-pub fn load_embedders(
-    home: &Home,
-    config: &Config,
-) -> anyhow::Result<(Box<dyn Embedder>, Box<dyn Embedder>)> {
+/// Finds the model `config` names and verifies its files.
+pub fn locate_model(home: &Home, config: &Config) -> anyhow::Result<ModelFiles> {
     let search = ModelSearch {
         model_dir: config.model_dir.clone(),
         home: Some(home.root().to_owned()),
@@ -59,18 +56,23 @@ pub fn load_embedders(
     };
     let files = search.locate(config.tier)?;
     files.verify()?;
+    Ok(files)
+}
+
+/// One inference session of the model in `files`.
+pub fn load_session(files: &ModelFiles, config: &Config) -> anyhow::Result<Box<dyn Embedder>> {
     let options =
         EmbedderOptions { tier: config.tier, intra_threads: config.threads, ..Default::default() };
-    let foreground = FastEmbedder::from_verified_files(&files, &options)?;
-    let background = FastEmbedder::from_verified_files(&files, &options)?;
-    Ok((Box::new(foreground), Box::new(background)))
+    Ok(Box::new(FastEmbedder::from_verified_files(files, &options)?))
 }
 
 impl Node {
     /// Opens everything and brings the index up to date with the documents.
     pub fn open(home: &Home, config: &Config, device: &Device) -> anyhow::Result<Node> {
         let started = Instant::now();
-        let (foreground, background) = load_embedders(home, config)?;
+        let files = locate_model(home, config)?;
+        let foreground = load_session(&files, config)?;
+        let background = load_session(&files, config)?;
         let model_id = foreground.model_id().to_owned();
         let dimension = foreground.dimension();
         let replica = Replica::open(

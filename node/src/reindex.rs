@@ -12,7 +12,7 @@ use crate::{
     home::Home,
     index::Index,
     indexer,
-    node::{BACKGROUND_BATCH, Node, load_embedders},
+    node::{BACKGROUND_BATCH, Node, load_session, locate_model},
 };
 
 /// Where a rebuild is.
@@ -58,7 +58,7 @@ pub fn rebuild_offline(
     mut progress: impl FnMut(Progress),
 ) -> anyhow::Result<Summary> {
     let device = Device::load_or_create(home)?;
-    let (mut embedder, _) = load_embedders(home, config)?;
+    let mut embedder = load_session(&locate_model(home, config)?, config)?;
     let replica = Replica::open(
         &home.docs_dir(),
         &device.id,

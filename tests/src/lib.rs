@@ -134,12 +134,21 @@ impl Drop for TestHome {
     }
 }
 
-/// Whether process `pid` exists (and is not a zombie).
+/// Whether process `pid` still runs: some thread of it is not a zombie.
+///
+/// A killed multi-threaded process can show its main thread as a zombie
+/// while other threads are still exiting and still hold its files (and its
+/// listening socket), so every thread is checked.
 pub fn process_alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')),
-        Err(_) => false,
-    }
+    let state =
+        |stat: &str| stat.rsplit(')').next().and_then(|rest| rest.trim_start().chars().next());
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return false };
+    tasks.flatten().any(|task| {
+        std::fs::read_to_string(task.path().join("stat"))
+            .ok()
+            .and_then(|stat| state(&stat))
+            .is_some_and(|state| !matches!(state, 'Z' | 'X'))
+    })
 }
 
 /// Waits (bounded) for process `pid` to end; true if it did.

@@ -96,6 +96,17 @@ impl MemoryRow {
         }
     }
 
+    /// What full-text search matches besides the text: the context and the
+    /// tags (weighted half as much as the text; see `search.rs`).
+    pub fn keyword_context(&self) -> String {
+        let mut context = self.context.clone().unwrap_or_default();
+        for tag in &self.tags {
+            context.push(' ');
+            context.push_str(tag);
+        }
+        context
+    }
+
     /// The columns `SELECT`ed by [`MemoryRow::from_sql`], in order.
     pub(crate) const COLUMNS: &'static str = "id, doc, namespace, kind, text, subject, predicate, \
         object, subject_entity, predicate_written, confidence, source, context, tags, entities, \

@@ -43,7 +43,7 @@ pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> any
         CREATE INDEX memories_by_fact ON memories(namespace, predicate, subject_entity);
         CREATE INDEX memories_to_embed ON memories(embedded) WHERE embedded = 0;
         CREATE VIRTUAL TABLE memory_text USING fts5(
-            text, tokenize = 'porter unicode61 remove_diacritics 2'
+            text, context, tokenize = 'porter unicode61 remove_diacritics 2'
         );
         CREATE VIRTUAL TABLE memory_vectors USING vec0(
             namespace TEXT PARTITION KEY,

@@ -7,6 +7,11 @@ use rusqlite::{OptionalExtension, params_from_iter, types::Value};
 
 use super::{Index, MemoryRow, fts_query, vector_bytes};
 
+/// BM25 weight of a memory's context and tags against its text. Measured on
+/// LoCoMo with `examples/retrieval_lab.rs`: 1.0 gave R@5 0.658 by BM25 alone,
+/// 0.5 gave 0.690, 0.25 gave 0.686.
+const CONTEXT_WEIGHT: f64 = 0.5;
+
 /// Counts for `stats`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct IndexCounts {
@@ -60,10 +65,10 @@ impl Index {
         k: usize,
     ) -> anyhow::Result<Vec<(String, f64)>> {
         let Some(fts) = fts_query(query) else { return Ok(Vec::new()) };
-        let mut sql = String::from(
-            "SELECT m.id, bm25(memory_text) AS score FROM memory_text
+        let mut sql = format!(
+            "SELECT m.id, bm25(memory_text, 1.0, {CONTEXT_WEIGHT}) AS score FROM memory_text
              JOIN memories m ON m.rowid = memory_text.rowid
-             WHERE memory_text MATCH ?1 AND m.namespace = ?2",
+             WHERE memory_text MATCH ?1 AND m.namespace = ?2"
         );
         let mut values: Vec<Value> = vec![Value::Text(fts), Value::Text(namespace.to_owned())];
         push_kind_filter(&mut sql, &mut values, "m.kind", kinds);

@@ -102,8 +102,8 @@ impl<'a> IndexTx<'a> {
                 )?;
                 let rowid = self.tx.last_insert_rowid();
                 self.tx.execute(
-                    "INSERT INTO memory_text(rowid, text) VALUES (?1, ?2)",
-                    params![rowid, row.text],
+                    "INSERT INTO memory_text(rowid, text, context) VALUES (?1, ?2, ?3)",
+                    params![rowid, row.text, row.keyword_context()],
                 )?;
                 let outcome =
                     if existing.is_some() { Upserted::TextChanged } else { Upserted::New };

@@ -1,0 +1,224 @@
+//! One-node benchmark at 10k memories, through real processes and MCP.
+//!
+//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example node_bench [-- --memories N --locomo PATH]`
+//!
+//! 1. Writes N memories (LoCoMo's dialogue turns, then synthetic ones) into a
+//!    fresh home's documents, and times a bare fastembed call embedding the
+//!    same N texts (the baseline, in this run).
+//! 2. `ferrex reindex`: rebuilds the index from those documents; its rate
+//!    (memories/s, wall time including model load) is compared with the bare
+//!    embedding throughput.
+//! 3. Starts the node, then times 200 `store` and 200 `recall` calls through
+//!    an MCP client (distinct LoCoMo questions: every query is embedded, none
+//!    is a cache hit).
+//! 4. SIGKILLs the node and times a restart until a `recall` is answered.
+
+use std::{
+    path::PathBuf,
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use anyhow::Context;
+use ferrex_core::Embedder;
+use ferrex_core::{Content, MemoryKind, Namespace, Timestamp};
+use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch, ModelTier};
+use ferrex_examples::{
+    DEFAULT_LOCOMO, bare_fastembed, load_locomo, memory_corpus, millis, percentile,
+};
+use ferrex_sync::{NewMemory, NewRecords, Replica, ReplicaOptions};
+use ferrex_tests::{TestHome, ferrex_bin};
+use serde_json::json;
+
+const NAMESPACE: &str = "bench";
+
+#[allow(clippy::print_stdout, reason = "a benchmark prints its figures")]
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> anyhow::Result<()> {
+    let mut count = 10_000usize;
+    let mut locomo = PathBuf::from(DEFAULT_LOCOMO);
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().context("a flag needs a value");
+        match arg.as_str() {
+            "--memories" => count = value()?.parse()?,
+            "--locomo" => locomo = value()?.into(),
+            other => anyhow::bail!("unknown argument {other:?}; see the usage line"),
+        }
+    }
+    let conversations = load_locomo(&locomo)?;
+    let mut texts: Vec<String> = conversations
+        .iter()
+        .flat_map(|conversation| conversation.turns.iter())
+        .map(|turn| format!("{}: {}", turn.speaker, turn.text))
+        .take(count)
+        .collect();
+    let missing = count - texts.len();
+    texts.extend(memory_corpus(missing));
+    let questions: Vec<String> = conversations
+        .iter()
+        .flat_map(|conversation| conversation.questions.iter())
+        .map(|question| question.question.clone())
+        .collect();
+    anyhow::ensure!(questions.len() >= 400, "LoCoMo has too few questions");
+    println!(
+        "ferrex node benchmark: {count} memories ({} LoCoMo turns), binary {}",
+        count - missing,
+        ferrex_bin().display()
+    );
+
+    // 1. Documents, and the bare embedding baseline on the same texts.
+    let home = TestHome::new();
+    {
+        let replica =
+            Replica::open(&home.path().join("docs"), "bench-prefill", ReplicaOptions::default())?;
+        let namespace = Namespace::parse(NAMESPACE)?;
+        for (chunk_index, chunk) in texts.chunks(100).enumerate() {
+            let memories = chunk
+                .iter()
+                .enumerate()
+                .map(|(offset, text)| {
+                    let index = chunk_index * 100 + offset;
+                    NewMemory {
+                        id: format!("prefill-{index:06}"),
+                        kind: MemoryKind::Episodic,
+                        content: Content::Text(text.clone()),
+                        confidence: 1.0,
+                        source: None,
+                        context: None,
+                        tags: vec![],
+                        entity_ids: vec![],
+                        subject_entity: None,
+                        predicate_written: None,
+                        created_at: Timestamp(1_700_000_000_000 + index as i64),
+                        created_by: "bench-prefill".into(),
+                        t_valid: Timestamp(1_700_000_000_000 + index as i64),
+                    }
+                })
+                .collect();
+            replica.write_new(
+                &namespace,
+                Timestamp(1_700_000_000_000),
+                &NewRecords { memories, ..Default::default() },
+            )?;
+        }
+    }
+    let (bare_rate, ferrex_rate) = {
+        let files = ModelSearch::from_env().locate(ModelTier::Small)?;
+        let mut bare = bare_fastembed(&files, &EmbedderOptions::default())?;
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let started = Instant::now();
+        bare.embed(&refs, None)?;
+        let bare_rate = count as f64 / started.elapsed().as_secs_f64();
+        let mut embedder = FastEmbedder::from_verified_files(&files, &EmbedderOptions::default())?;
+        let started = Instant::now();
+        embedder.embed_batch(&refs)?;
+        (bare_rate, count as f64 / started.elapsed().as_secs_f64())
+    };
+
+    // 2. Rebuild.
+    let started = Instant::now();
+    let (ok, _, stderr) = home.run(&["reindex"]);
+    anyhow::ensure!(ok, "reindex failed: {stderr}");
+    let rebuild_rate = count as f64 / started.elapsed().as_secs_f64();
+
+    // 3. Serve: store and recall through MCP.
+    let client = match ferrex_tests::Client::connect(&home).await {
+        Ok(client) => client,
+        Err(error) => {
+            let log =
+                std::fs::read_to_string(home.path().join("logs/node.log")).unwrap_or_default();
+            let start =
+                std::fs::read_to_string(home.path().join("logs/start.log")).unwrap_or_default();
+            anyhow::bail!("connecting: {error:#}\nnode.log:\n{log}\nstart.log:\n{start}");
+        }
+    };
+    let mut stores = Vec::new();
+    for question in questions.iter().take(200) {
+        let started = Instant::now();
+        let answer = client
+            .ok(
+                "store",
+                json!({"content": format!("Open question: {question}"), "namespace": NAMESPACE}),
+            )
+            .await;
+        stores.push(started.elapsed());
+        anyhow::ensure!(answer["id"].is_string(), "store answered {answer}");
+    }
+    let mut recalls = Vec::new();
+    for question in questions.iter().skip(200).take(200) {
+        let started = Instant::now();
+        let answer = client
+            .ok("recall", json!({"query": question, "namespace": NAMESPACE, "limit": 10}))
+            .await;
+        recalls.push(started.elapsed());
+        anyhow::ensure!(answer["count"] == 10, "recall answered {answer}");
+    }
+    client.close().await;
+
+    // 4. Crash and restart until serving.
+    home.kill_node();
+    let started = Instant::now();
+    let mut node = Command::new(ferrex_bin())
+        .arg("--home")
+        .arg(home.path())
+        .arg("node")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let socket = home.path().join("ferrex.sock");
+    while std::os::unix::net::UnixStream::connect(&socket).is_err() {
+        anyhow::ensure!(started.elapsed() < Duration::from_secs(120), "the node did not come back");
+        anyhow::ensure!(node.try_wait()?.is_none(), "the restarted node exited");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let listening = started.elapsed();
+    let client = match ferrex_tests::Client::connect(&home).await {
+        Ok(client) => client,
+        Err(error) => {
+            let log =
+                std::fs::read_to_string(home.path().join("logs/node.log")).unwrap_or_default();
+            anyhow::bail!("connecting after the restart: {error:#}\nnode.log:\n{log}");
+        }
+    };
+    let answer = client
+        .ok(
+            "recall",
+            json!({"query": "what happened at the support group", "namespace": NAMESPACE}),
+        )
+        .await;
+    let serving = started.elapsed();
+    anyhow::ensure!(answer["count"] == 10, "recall after restart answered {answer}");
+    client.close().await;
+    home.stop();
+    let _ = node.wait();
+
+    println!(
+        "store  p50 {:>7.2} ms   p95 {:>7.2} ms   (200 calls through MCP)",
+        millis(percentile(&mut stores, 50)),
+        millis(percentile(&mut stores, 95))
+    );
+    println!(
+        "recall p50 {:>7.2} ms   p95 {:>7.2} ms   (200 distinct queries, limit 10)",
+        millis(percentile(&mut recalls, 50)),
+        millis(percentile(&mut recalls, 95))
+    );
+    println!(
+        "restart after SIGKILL: socket open in {:.0} ms, first recall answered at {:.0} ms",
+        millis(listening),
+        millis(serving)
+    );
+    println!(
+        "rebuild {rebuild_rate:.0} memories/s (ferrex reindex of {count}, wall time incl. model load)"
+    );
+    println!(
+        "  vs bare fastembed embed(texts, None) {bare_rate:.0} texts/s: ratio {:.3}",
+        rebuild_rate / bare_rate
+    );
+    println!(
+        "  vs ferrex-embed embed_batch alone  {ferrex_rate:.0} texts/s: ratio {:.3}",
+        rebuild_rate / ferrex_rate
+    );
+    Ok(())
+}

@@ -1,0 +1,317 @@
+//! Retrieval experiments on LoCoMo, outside the node: the same model and
+//! FTS5 tokenizer ferrex uses, and several ways to fuse their rankings.
+//!
+//! Usage: `cargo run --release -p ferrex-examples --example retrieval_lab [-- --locomo PATH]`
+//!
+//! Embeds every turn in three text variants (cached under the system
+//! temporary directory), then reports R@5 over the non-adversarial
+//! questions for dense alone, BM25 alone, and fusion variants. It is how the
+//! recall pipeline's choices were made; the figures of record come from
+//! `locomo_eval`, which goes through a real node.
+
+use std::{collections::HashMap, path::PathBuf};
+
+use anyhow::Context;
+use ferrex_core::Embedder;
+use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch};
+use ferrex_examples::{Conversation, DEFAULT_LOCOMO, load_locomo};
+
+struct Variant {
+    name: &'static str,
+    /// The text embedded.
+    text: fn(&Conversation, usize) -> String,
+    /// The text searched by BM25.
+    keywords: fn(&Conversation, usize) -> String,
+}
+
+fn dated_with_previous(conversation: &Conversation, index: usize) -> String {
+    format!("[{}] {}", conversation.turns[index].date, with_previous(conversation, index))
+}
+
+fn previous_only(conversation: &Conversation, index: usize) -> String {
+    match index.checked_sub(1) {
+        Some(previous) if conversation.turns[previous].date == conversation.turns[index].date => {
+            plain(conversation, previous)
+        }
+        _ => String::new(),
+    }
+}
+
+fn plain(conversation: &Conversation, index: usize) -> String {
+    let turn = &conversation.turns[index];
+    format!("{}: {}", turn.speaker, turn.text)
+}
+
+fn dated(conversation: &Conversation, index: usize) -> String {
+    format!("[{}] {}", conversation.turns[index].date, plain(conversation, index))
+}
+
+fn with_previous(conversation: &Conversation, index: usize) -> String {
+    match index.checked_sub(1) {
+        Some(previous) if conversation.turns[previous].date == conversation.turns[index].date => {
+            format!("{} {}", plain(conversation, previous), plain(conversation, index))
+        }
+        _ => plain(conversation, index),
+    }
+}
+
+#[allow(clippy::print_stdout, reason = "an experiment prints its figures")]
+fn main() -> anyhow::Result<()> {
+    let mut locomo = PathBuf::from(DEFAULT_LOCOMO);
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--locomo" => locomo = args.next().context("--locomo needs a path")?.into(),
+            other => anyhow::bail!("unknown argument {other:?}"),
+        }
+    }
+    let conversations = load_locomo(&locomo)?;
+    let mut embedder = FastEmbedder::load(&ModelSearch::from_env(), &EmbedderOptions::default())?;
+    let questions: Vec<(usize, &ferrex_examples::Question)> = conversations
+        .iter()
+        .enumerate()
+        .flat_map(|(index, conversation)| {
+            conversation.questions.iter().map(move |question| (index, question))
+        })
+        .filter(|(_, question)| question.category != 5 && !question.evidence.is_empty())
+        .collect();
+    let question_texts: Vec<&str> =
+        questions.iter().map(|(_, question)| question.question.as_str()).collect();
+    let question_vectors = cached(&mut embedder, "questions", &question_texts)?;
+
+    let variants = [
+        Variant { name: "plain", text: plain, keywords: plain },
+        Variant { name: "dated", text: dated, keywords: dated },
+        Variant {
+            name: "dated, keywords with previous",
+            text: dated,
+            keywords: dated_with_previous,
+        },
+    ];
+    for weight in [1.0, 0.5, 0.25] {
+        let fts = rusqlite::Connection::open_in_memory()?;
+        fts.execute_batch("CREATE VIRTUAL TABLE t USING fts5(text, ctx, conv UNINDEXED, tokenize = 'porter unicode61 remove_diacritics 2');")?;
+        let mut row = 0i64;
+        for (conversation_index, conversation) in conversations.iter().enumerate() {
+            for index in 0..conversation.turns.len() {
+                fts.execute(
+                    "INSERT INTO t(rowid, text, ctx, conv) VALUES (?1, ?2, ?3, ?4)",
+                    rusqlite::params![
+                        row,
+                        dated(conversation, index),
+                        previous_only(conversation, index),
+                        conversation_index as i64
+                    ],
+                )?;
+                row += 1;
+            }
+        }
+        let mut hits = 0;
+        let mut offset = 0usize;
+        let mut offsets = vec![];
+        for conversation in &conversations {
+            offsets.push(offset);
+            offset += conversation.turns.len();
+        }
+        for (conversation, question) in &questions {
+            let words: Vec<String> = question
+                .question
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(str::to_lowercase)
+                .filter(|w| !STOP.contains(&w.as_str()))
+                .map(|w| format!("\"{w}\""))
+                .collect();
+            if words.is_empty() {
+                continue;
+            }
+            let mut statement = fts.prepare_cached(&format!("SELECT rowid FROM t WHERE t MATCH ?1 AND conv = ?2 ORDER BY bm25(t, 1.0, {weight}) LIMIT 5"))?;
+            let rows: Vec<i64> = statement
+                .query_map(rusqlite::params![words.join(" OR "), *conversation as i64], |r| {
+                    r.get(0)
+                })?
+                .collect::<Result<_, _>>()?;
+            if rows.iter().any(|r| {
+                let turn =
+                    &conversations[*conversation].turns[*r as usize - offsets[*conversation]];
+                question.evidence.contains(&turn.dia_id)
+            }) {
+                hits += 1;
+            }
+        }
+        println!(
+            "two-column bm25, context weight {weight}: R@5 {:.3}",
+            hits as f64 / questions.len() as f64
+        );
+    }
+    for variant in &variants {
+        let mut texts: Vec<Vec<String>> = Vec::new();
+        let mut keyword_texts: Vec<Vec<String>> = Vec::new();
+        for conversation in &conversations {
+            texts.push(
+                (0..conversation.turns.len())
+                    .map(|index| (variant.text)(conversation, index))
+                    .collect(),
+            );
+            keyword_texts.push(
+                (0..conversation.turns.len())
+                    .map(|index| (variant.keywords)(conversation, index))
+                    .collect(),
+            );
+        }
+        let flat: Vec<&str> = texts.iter().flatten().map(String::as_str).collect();
+        let cache_name =
+            if std::ptr::fn_addr_eq(variant.text, dated as fn(&Conversation, usize) -> String) {
+                "dated"
+            } else {
+                variant.name
+            };
+        let vectors = cached(&mut embedder, cache_name, &flat)?;
+        let mut offsets = vec![0usize];
+        for list in &texts {
+            offsets.push(offsets.last().copied().unwrap_or(0) + list.len());
+        }
+        let fts = rusqlite::Connection::open_in_memory()?;
+        fts.execute_batch("CREATE VIRTUAL TABLE t USING fts5(text, conv UNINDEXED, tokenize = 'porter unicode61 remove_diacritics 2');")?;
+        for (conversation, list) in keyword_texts.iter().enumerate() {
+            for (index, text) in list.iter().enumerate() {
+                fts.execute(
+                    "INSERT INTO t(rowid, text, conv) VALUES (?1, ?2, ?3)",
+                    rusqlite::params![
+                        (offsets[conversation] + index) as i64,
+                        text,
+                        conversation as i64
+                    ],
+                )?;
+            }
+        }
+        let mut methods: Vec<(String, Vec<usize>)> = Vec::new();
+        let mut record = |name: String, hit: bool| {
+            if let Some((_, counts)) = methods.iter_mut().find(|(known, _)| *known == name) {
+                counts.push(usize::from(hit));
+            } else {
+                methods.push((name, vec![usize::from(hit)]));
+            }
+        };
+        for (question_index, (conversation, question)) in questions.iter().enumerate() {
+            let range = offsets[*conversation]..offsets[*conversation + 1];
+            let query = &question_vectors[question_index];
+            let mut dense: Vec<(usize, f32)> =
+                range.clone().map(|row| (row, dot(query, &vectors[row]))).collect();
+            dense.sort_by(|left, right| right.1.total_cmp(&left.1));
+            dense.truncate(100);
+            let bm25 = search(&fts, &question.question, *conversation)?;
+            let turn_of =
+                |row: usize| conversations[*conversation].turns[row - range.start].dia_id.as_str();
+            let hit = |ranked: &[usize]| {
+                ranked
+                    .iter()
+                    .take(5)
+                    .any(|row| question.evidence.iter().any(|e| e == turn_of(*row)))
+            };
+            record("dense".into(), hit(&dense.iter().map(|(row, _)| *row).collect::<Vec<_>>()));
+            record("bm25".into(), hit(&bm25.iter().map(|(row, _)| *row).collect::<Vec<_>>()));
+            for (k, weight) in [(60.0, 1.0), (60.0, 2.0), (60.0, 3.0), (10.0, 1.5)] {
+                let mut scores: HashMap<usize, f64> = HashMap::new();
+                for (rank, (row, _)) in dense.iter().enumerate() {
+                    *scores.entry(*row).or_default() += 1.0 / (k + rank as f64 + 1.0);
+                }
+                for (rank, (row, _)) in bm25.iter().enumerate() {
+                    *scores.entry(*row).or_default() += weight / (k + rank as f64 + 1.0);
+                }
+                let mut fused: Vec<(usize, f64)> = scores.into_iter().collect();
+                fused.sort_by(|left, right| right.1.total_cmp(&left.1).then(left.0.cmp(&right.0)));
+                record(
+                    format!("rrf k={k} bm25x{weight}"),
+                    hit(&fused.iter().map(|(row, _)| *row).collect::<Vec<_>>()),
+                );
+            }
+            for alpha in [0.3, 0.5, 0.7] {
+                let dense_max = dense.first().map_or(1.0, |(_, score)| *score as f64);
+                let dense_min = dense.last().map_or(0.0, |(_, score)| *score as f64);
+                let bm25_best = bm25.first().map_or(1.0, |(_, score)| *score);
+                let mut scores: HashMap<usize, f64> = HashMap::new();
+                for (row, score) in &dense {
+                    *scores.entry(*row).or_default() +=
+                        alpha * (*score as f64 - dense_min) / (dense_max - dense_min).max(1e-9);
+                }
+                for (row, score) in &bm25 {
+                    *scores.entry(*row).or_default() += (1.0 - alpha) * score / bm25_best.max(1e-9);
+                }
+                let mut fused: Vec<(usize, f64)> = scores.into_iter().collect();
+                fused.sort_by(|left, right| right.1.total_cmp(&left.1).then(left.0.cmp(&right.0)));
+                record(
+                    format!("score a={alpha}"),
+                    hit(&fused.iter().map(|(row, _)| *row).collect::<Vec<_>>()),
+                );
+            }
+        }
+        println!("variant {}:", variant.name);
+        for (name, hits) in &methods {
+            println!(
+                "  {name:<22} R@5 {:.3}",
+                hits.iter().sum::<usize>() as f64 / hits.len() as f64
+            );
+        }
+    }
+    Ok(())
+}
+
+fn dot(left: &[f32], right: &[f32]) -> f32 {
+    left.iter().zip(right).map(|(a, b)| a * b).sum()
+}
+
+/// BM25 top 100 of one conversation, best first, as positive scores.
+fn search(
+    fts: &rusqlite::Connection,
+    text: &str,
+    conversation: usize,
+) -> anyhow::Result<Vec<(usize, f64)>> {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+        .filter(|word| !STOP.contains(&word.as_str()))
+        .map(|word| format!("\"{word}\""))
+        .collect();
+    if words.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut statement = fts.prepare_cached(
+        "SELECT rowid, -bm25(t) FROM t WHERE t MATCH ?1 AND conv = ?2 ORDER BY bm25(t) LIMIT 100",
+    )?;
+    let rows = statement
+        .query_map(rusqlite::params![words.join(" OR "), conversation as i64], |row| {
+            Ok((row.get::<_, i64>(0)? as usize, row.get(1)?))
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(rows)
+}
+
+/// Vectors of `texts`, cached in the temporary directory under `name`.
+fn cached(
+    embedder: &mut FastEmbedder,
+    name: &str,
+    texts: &[&str],
+) -> anyhow::Result<Vec<Vec<f32>>> {
+    let path = std::env::temp_dir().join(format!("ferrex-lab-{name}-{}.f32", texts.len()));
+    if let Ok(bytes) = std::fs::read(&path) {
+        let floats: Vec<f32> = bytes
+            .chunks_exact(4)
+            .map(|chunk| f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]))
+            .collect();
+        return Ok(floats.chunks(embedder.dimension()).map(<[f32]>::to_vec).collect());
+    }
+    let vectors = embedder.embed_batch(texts)?;
+    let bytes: Vec<u8> = vectors.iter().flatten().flat_map(|value| value.to_le_bytes()).collect();
+    std::fs::write(&path, bytes)?;
+    Ok(vectors)
+}
+
+const STOP: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "did", "do", "does", "for", "from",
+    "had", "has", "have", "he", "her", "his", "how", "i", "if", "in", "into", "is", "it", "its",
+    "me", "my", "of", "on", "or", "our", "she", "so", "that", "the", "their", "them", "then",
+    "there", "they", "this", "to", "was", "we", "were", "what", "when", "where", "which", "who",
+    "why", "will", "with", "you", "your",
+];
