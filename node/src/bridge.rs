@@ -20,8 +20,9 @@ use crate::{
 /// catch-up on a large store).
 const START_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// Connects to the node of `home`, starting it if needed.
-pub async fn connect_or_start(home: &Home) -> anyhow::Result<UnixStream> {
+/// Connects to the node of `home`, starting it (`ferrex node`, with
+/// `node_args` added) if needed.
+pub async fn connect_or_start(home: &Home, node_args: &[String]) -> anyhow::Result<UnixStream> {
     let socket = home.socket_file();
     match control::connect(&socket).await {
         Ok(stream) => return Ok(stream),
@@ -44,6 +45,7 @@ pub async fn connect_or_start(home: &Home) -> anyhow::Result<UnixStream> {
         .arg("--home")
         .arg(home.root())
         .arg("node")
+        .args(node_args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::from(log))
@@ -92,7 +94,7 @@ pub async fn connect_or_start(home: &Home) -> anyhow::Result<UnixStream> {
 
 /// Bridges stdin/stdout to the node's MCP service until either side closes.
 pub async fn run(home: Home) -> anyhow::Result<()> {
-    let mut stream = connect_or_start(&home).await?;
+    let mut stream = connect_or_start(&home, &[]).await?;
     stream.write_all(format!("{MCP_HELLO}\n").as_bytes()).await?;
     let (mut from_node, mut to_node) = stream.into_split();
     let upstream = async {

@@ -3,40 +3,27 @@
 //! environment, the environment over the file. An unknown key is an error
 //! that names it.
 
-use std::{net::SocketAddr, path::PathBuf, str::FromStr};
+use std::{net::SocketAddr, path::PathBuf};
 
 use anyhow::{Context, bail};
 use ferrex_core::StalenessSettings;
 use ferrex_embed::ModelTier;
 
-/// How the node reaches its peers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NetworkMode {
-    /// Direct addresses only: no relay, no address lookup, no port mapping.
-    Local,
-    /// iroh relays and address lookup, for devices on different networks.
-    Internet,
-}
+pub use ferrex_sync::NetworkMode;
 
-impl FromStr for NetworkMode {
-    type Err = anyhow::Error;
-
-    fn from_str(text: &str) -> anyhow::Result<Self> {
-        match text {
-            "local" => Ok(NetworkMode::Local),
-            "internet" => Ok(NetworkMode::Internet),
-            other => bail!("must be \"local\" or \"internet\", not {other:?}"),
-        }
+fn parse_mode(text: &str) -> anyhow::Result<NetworkMode> {
+    match text {
+        "local" => Ok(NetworkMode::Local),
+        "internet" => Ok(NetworkMode::Internet),
+        other => bail!("must be \"local\" or \"internet\", not {other:?}"),
     }
 }
 
-impl NetworkMode {
-    /// The setting's name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            NetworkMode::Local => "local",
-            NetworkMode::Internet => "internet",
-        }
+/// The setting's name of a network mode.
+pub fn mode_name(mode: NetworkMode) -> &'static str {
+    match mode {
+        NetworkMode::Local => "local",
+        NetworkMode::Internet => "internet",
     }
 }
 
@@ -171,7 +158,7 @@ impl Config {
                 self.name = Some(name.to_owned());
             }
             "network.mode" => {
-                self.mode = value.parse().map_err(|error| invalid(format!("{error}")))?
+                self.mode = parse_mode(value).map_err(|error| invalid(format!("{error}")))?
             }
             "network.bind" => {
                 self.bind = value

@@ -30,6 +30,23 @@ pub enum Request {
     Stop,
     /// Rebuild the index from the documents, reporting progress.
     Reindex,
+    /// Make a pairing ticket that expires after `ttl_secs`.
+    Invite {
+        /// Seconds the ticket stays valid.
+        ttl_secs: u64,
+    },
+    /// Pair with the device that made `ticket`.
+    Join {
+        /// The ticket line.
+        ticket: String,
+    },
+    /// Paired devices and how they stand.
+    Peers,
+    /// Revoke a device on every node.
+    RemovePeer {
+        /// Its id (hex), a unique prefix of it, or its unique name.
+        id: String,
+    },
 }
 
 /// Whether a node is listening on `socket`.

@@ -15,15 +15,44 @@ use tokio::{
     sync::Notify,
 };
 
+use ferrex_sync::{DocChange, Network, NetworkConfig, PairingTicket, SyncObserver};
+
 use crate::{
+    clock,
     config::Config,
     control::{self, CONTROL_HELLO, MCP_HELLO, Request},
     device::Device,
+    embedding::WorkSignal,
+    engine::Engine,
     home::Home,
     mcp::FerrexServer,
     node::Node,
     reindex,
+    status::{self, ThisDevice},
 };
+
+/// Indexes what peers send, and wakes the embedding worker for it.
+struct Indexer {
+    engine: Arc<Engine>,
+    signal: Arc<WorkSignal>,
+}
+
+impl SyncObserver for Indexer {
+    fn merged(&self, change: &DocChange) {
+        if let Err(error) = self.engine.apply_merged(change) {
+            tracing::error!(doc = %change.doc, "indexing merged changes: {error:#}");
+        }
+        self.signal.notify();
+    }
+}
+
+/// What connections to the node's socket are served with.
+struct Served {
+    node: Arc<Node>,
+    network: Network,
+    device: Device,
+    shutdown: Notify,
+}
 
 /// Minutes between folds of local access counts into the documents.
 const FOLD_EVERY: std::time::Duration = std::time::Duration::from_secs(300);
@@ -62,14 +91,29 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
     let _lock = lock_home(&home)?;
     std::fs::write(home.pid_file(), format!("{}\n", std::process::id()))
         .with_context(|| format!("writing {}", home.pid_file().display()))?;
-    let device = Device::load_or_create(&home)?;
-    tracing::info!(home = %home.root().display(), device = %device.id, "starting the node");
+    let device = Device::load_or_create(&home, &config)?;
+    tracing::info!(home = %home.root().display(), device = %device.id, name = %device.name, "starting the node");
 
     let node = {
         let (home, config, device) = (home.clone(), config.clone(), device.clone());
         tokio::task::spawn_blocking(move || Node::open(&home, &config, &device)).await??
     };
     let node = Arc::new(node);
+    let network = Network::start(
+        device.identity.clone(),
+        node.engine.replica().clone(),
+        NetworkConfig {
+            mode: config.mode,
+            bind: config.bind,
+            state_dir: home.sync_dir(),
+            name: device.name.clone(),
+            clock: clock::now,
+        },
+        Arc::new(Indexer { engine: node.engine.clone(), signal: node.signal.clone() }),
+    )
+    .await
+    .context("starting the network")?;
+    let served = Arc::new(Served { node: node.clone(), network, device, shutdown: Notify::new() });
 
     // We hold the lock, so a socket file left here belongs to a dead node.
     let socket = home.socket_file();
@@ -83,7 +127,6 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
     std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))?;
     tracing::info!(socket = %socket.display(), "serving");
 
-    let shutdown = Arc::new(Notify::new());
     let fold = {
         let node = node.clone();
         tokio::spawn(async move {
@@ -111,20 +154,22 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
                         continue;
                     }
                 };
-                let (node, shutdown) = (node.clone(), shutdown.clone());
+                let served = served.clone();
                 tokio::spawn(async move {
-                    if let Err(error) = serve_connection(stream, node, shutdown).await {
+                    if let Err(error) = serve_connection(stream, served).await {
                         tracing::debug!("connection ended: {error:#}");
                     }
                 });
             }
-            () = shutdown.notified() => break,
+            () = served.shutdown.notified() => break,
             _ = tokio::signal::ctrl_c() => break,
             _ = terminate.recv() => break,
         }
     }
     tracing::info!("stopping");
     fold.abort();
+    served.network.shutdown().await;
+    drop(served);
     drop(listener);
     let _ = std::fs::remove_file(&socket);
     let _ = std::fs::remove_file(home.pid_file());
@@ -140,20 +185,16 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn serve_connection(
-    mut stream: UnixStream,
-    node: Arc<Node>,
-    shutdown: Arc<Notify>,
-) -> anyhow::Result<()> {
+async fn serve_connection(mut stream: UnixStream, served: Arc<Served>) -> anyhow::Result<()> {
     let hello = control::read_hello(&mut stream).await?;
     match hello.as_str() {
         MCP_HELLO => {
             use rmcp::ServiceExt;
-            let service = FerrexServer::new(node.engine.clone()).serve(stream).await?;
+            let service = FerrexServer::new(served.node.engine.clone()).serve(stream).await?;
             service.waiting().await?;
             Ok(())
         }
-        CONTROL_HELLO => serve_control(stream, node, shutdown).await,
+        CONTROL_HELLO => serve_control(stream, served).await,
         other => {
             let _ = stream
                 .write_all(
@@ -166,11 +207,8 @@ async fn serve_connection(
     }
 }
 
-async fn serve_control(
-    stream: UnixStream,
-    node: Arc<Node>,
-    shutdown: Arc<Notify>,
-) -> anyhow::Result<()> {
+async fn serve_control(stream: UnixStream, served: Arc<Served>) -> anyhow::Result<()> {
+    let node = &served.node;
     let (reader, mut writer) = stream.into_split();
     let mut lines = BufReader::new(reader).lines();
     let Some(line) = lines.next_line().await? else { return Ok(()) };
@@ -187,13 +225,32 @@ async fn serve_control(
             "ok": true,
             "pid": std::process::id(),
             "device": node.engine.replica().device(),
+            "name": served.device.name,
             "version": env!("CARGO_PKG_VERSION"),
         })),
         Request::Stop => {
             send_line(&mut writer, &json!({"ok": true, "stopping": true})).await?;
-            shutdown.notify_one();
+            served.shutdown.notify_one();
             return Ok(());
         }
+        Request::Invite { ttl_secs } => {
+            let ticket = served.network.invite(std::time::Duration::from_secs(ttl_secs));
+            Ok(json!({
+                "ok": true,
+                "ticket": ticket.to_string(),
+                "expires_at": clock::iso(ticket.expires_at),
+                "name": served.device.name,
+            }))
+        }
+        Request::Join { ticket } => match ticket.parse::<PairingTicket>() {
+            Err(error) => Err(anyhow::anyhow!("{error}")),
+            Ok(ticket) => match served.network.join(&ticket).await {
+                Ok((name, id)) => Ok(json!({"ok": true, "paired_with": {"id": id, "name": name}})),
+                Err(error) => Err(anyhow::anyhow!("{error}")),
+            },
+        },
+        Request::Peers => peers_status(&served).await,
+        Request::RemovePeer { id } => remove_peer(&served, &id),
         Request::Reindex => {
             let (events, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Value>();
             let node = node.clone();
@@ -222,4 +279,63 @@ async fn send_line(writer: &mut (impl AsyncWriteExt + Unpin), value: &Value) -> 
     line.push('\n');
     writer.write_all(line.as_bytes()).await?;
     Ok(())
+}
+
+/// The status of every paired device, with this node's index lag.
+async fn peers_status(served: &Served) -> anyhow::Result<Value> {
+    let peers = served.network.peers(std::time::Duration::from_secs(2)).await;
+    let engine = served.node.engine.clone();
+    let stats = tokio::task::spawn_blocking(move || engine.stats()).await??;
+    let device = ThisDevice {
+        id: served.device.id.clone(),
+        name: served.device.name.clone(),
+        addrs: served.network.addrs(),
+    };
+    let mut status = status::status_json(
+        true,
+        &device,
+        status::documents_json(served.node.engine.replica()),
+        &peers,
+        Some((stats.index_lag_changes, stats.embeddings_queued)),
+    );
+    status["ok"] = json!(true);
+    Ok(status)
+}
+
+/// Revokes the device `wanted` names: its full id, a unique prefix of it, or
+/// its unique name.
+fn remove_peer(served: &Served, wanted: &str) -> anyhow::Result<Value> {
+    let wanted = wanted.trim();
+    let registry = served.node.engine.replica().registry();
+    if wanted.is_empty() {
+        bail!("give the id or name of the device to remove (see `ferrex peers`)");
+    }
+    let mut candidates: Vec<String> = registry
+        .pairings
+        .values()
+        .flat_map(|pairing| [pairing.inviter.clone(), pairing.joiner.clone()])
+        .filter(|id| {
+            id == wanted
+                || (wanted.len() >= 4 && id.starts_with(&wanted.to_ascii_lowercase()))
+                || registry.name_of(id).as_deref() == Some(wanted)
+        })
+        .collect();
+    candidates.sort();
+    candidates.dedup();
+    let id = match candidates.as_slice() {
+        [] => bail!("no paired device is called or has the id {wanted:?}; see `ferrex peers`"),
+        [one] => one.clone(),
+        several => bail!(
+            "{wanted:?} matches several devices ({}); give more of the id",
+            several.iter().map(|id| status::short_id(id)).collect::<Vec<_>>().join(", ")
+        ),
+    };
+    if id == served.device.id {
+        bail!(
+            "{wanted:?} is this device; run `ferrex peers remove` on another device to remove it"
+        );
+    }
+    let name = registry.name_of(&id);
+    let newly = served.network.remove(&id)?;
+    Ok(json!({"ok": true, "removed": {"id": id, "name": name}, "already_removed": !newly}))
 }

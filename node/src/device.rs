@@ -1,34 +1,39 @@
-//! This device's identity: its id (recorded as the author of its writes) and
-//! its name.
+//! This device: its identity (a secret key in the home, whose public half is
+//! the id its writes are recorded under and peers know it by) and its name.
 
 use anyhow::Context;
-use serde::{Deserialize, Serialize};
+use ferrex_sync::Identity;
 
-use crate::home::Home;
+use crate::{config::Config, home::Home};
 
 /// Who this node is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone)]
 pub struct Device {
-    /// Stable id of this device.
+    /// The key pair behind the id.
+    pub identity: Identity,
+    /// The endpoint id, in hex: the device's id.
     pub id: String,
+    /// The name shown to peers.
+    pub name: String,
 }
 
 impl Device {
-    /// Loads the device of `home`, creating it on first use.
-    pub fn load_or_create(home: &Home) -> anyhow::Result<Device> {
-        let path = home.device_file();
-        match std::fs::read_to_string(&path) {
-            Ok(text) => {
-                toml::from_str(&text).with_context(|| format!("reading {}", path.display()))
-            }
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                let device = Device { id: uuid::Uuid::new_v4().simple().to_string() };
-                let text = toml::to_string(&device)?;
-                std::fs::write(&path, text)
-                    .with_context(|| format!("writing {}", path.display()))?;
-                Ok(device)
-            }
-            Err(error) => Err(error).with_context(|| format!("reading {}", path.display())),
-        }
+    /// Loads the device of `home`, creating its key on first use.
+    pub fn load_or_create(home: &Home, config: &Config) -> anyhow::Result<Device> {
+        let path = home.key_file();
+        let identity = Identity::load_or_create(&path)
+            .with_context(|| format!("loading this device's identity from {}", path.display()))?;
+        let name = config.name.clone().unwrap_or_else(host_name);
+        Ok(Device { id: identity.id().to_string(), identity, name })
     }
+}
+
+/// The machine's host name, the default device name.
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .ok()
+        .map(|name| name.trim().chars().filter(|c| !c.is_control()).take(64).collect::<String>())
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "ferrex".to_owned())
 }

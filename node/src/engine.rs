@@ -283,6 +283,13 @@ impl Engine {
         Ok(results)
     }
 
+    /// Brings the index up to date with a change merged from a peer. New and
+    /// changed text is queued for the embedding worker.
+    pub fn apply_merged(&self, change: &ferrex_sync::DocChange) -> anyhow::Result<()> {
+        let _writing = lock(&self.write_lock);
+        indexer::apply_change(&mut lock(&self.index), &self.replica, change, &KnownVectors::new())
+    }
+
     /// Forgets memories everywhere: tombstones in the documents, rows gone
     /// from the index.
     pub fn forget(&self, ids: &[String]) -> Result<ferrex_sync::Forgotten, ToolError> {

@@ -70,9 +70,14 @@ impl Home {
         self.root.join("node.pid")
     }
 
-    /// This device's identity.
-    pub fn device_file(&self) -> PathBuf {
-        self.root.join("device.toml")
+    /// This device's secret key (its identity; mode 0600).
+    pub fn key_file(&self) -> PathBuf {
+        self.root.join("device.key")
+    }
+
+    /// The network's local state: invitations, peer records, last port.
+    pub fn sync_dir(&self) -> PathBuf {
+        self.root.join("sync")
     }
 
     /// Logs.

@@ -14,7 +14,9 @@ pub type Guard = Option<tracing_appender::non_blocking::WorkerGuard>;
 pub fn init(default_level: &str, log_dir: Option<&Path>, file_name: &str) -> Guard {
     let filter = || {
         EnvFilter::try_from_env("FERREX_LOG").unwrap_or_else(|_| {
-            EnvFilter::new(format!("{default_level},automerge=warn,iroh=warn,noq=warn"))
+            EnvFilter::new(format!(
+                "{default_level},automerge=warn,iroh=warn,iroh::protocol=error,noq=warn"
+            ))
         })
     };
     let stderr = fmt::layer()

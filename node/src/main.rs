@@ -14,7 +14,9 @@ mod indexer;
 mod logging;
 mod mcp;
 mod node;
+mod peers_cli;
 mod reindex;
+mod status;
 
 use std::{path::PathBuf, process::ExitCode, time::Instant};
 
@@ -52,6 +54,56 @@ enum Command {
     Reindex,
     /// Check the embedding runtime, the model and the configuration.
     Doctor,
+    /// Print a one-time ticket that pairs another device with this one.
+    Invite {
+        /// How long the ticket stays valid, like 10m, 1h or 90s.
+        #[arg(long, default_value = "10m", value_parser = peers_cli::parse_duration)]
+        ttl: std::time::Duration,
+        /// Device name, if this starts the node.
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// Pair with the device that printed TICKET.
+    Join {
+        /// The ticket `ferrex invite` printed on the other device.
+        ticket: String,
+        /// Device name, if this starts the node.
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// List paired devices: name, id, online, address, last seen, behind/ahead.
+    Peers {
+        /// Print JSON (a stable format) instead of a table.
+        #[arg(long)]
+        json: bool,
+        #[command(subcommand)]
+        action: Option<PeersAction>,
+    },
+    /// Sync state, per device and document.
+    Sync {
+        #[command(subcommand)]
+        action: SyncAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum PeersAction {
+    /// Revoke a device on every node: it is refused from then on.
+    Remove {
+        /// The device's id (or a unique prefix of it, as `ferrex peers` shows) or name.
+        id: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum SyncAction {
+    /// Per device and document: in sync or not, changes missing either way,
+    /// last sync; and this node's index lag.
+    Status {
+        /// Print JSON (a stable format) instead of tables.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Settings that can be given as flags (they win over the environment and
@@ -146,7 +198,37 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let config = load_config(&home, &NodeFlags::default())?;
             doctor(&home, &config)
         }
+        Command::Invite { ttl, name } => {
+            let _guard = logging::init("warn", None, "");
+            load_config(&home, &NodeFlags { name: name.clone(), ..NodeFlags::default() })?;
+            runtime()?.block_on(peers_cli::invite(&home, ttl, &name_args(name)))
+        }
+        Command::Join { ticket, name } => {
+            let _guard = logging::init("warn", None, "");
+            load_config(&home, &NodeFlags { name: name.clone(), ..NodeFlags::default() })?;
+            runtime()?.block_on(peers_cli::join(&home, &ticket, &name_args(name)))
+        }
+        Command::Peers { json, action } => {
+            let _guard = logging::init("warn", None, "");
+            let config = load_config(&home, &NodeFlags::default())?;
+            match action {
+                None => runtime()?.block_on(peers_cli::peers(&home, &config, json)),
+                Some(PeersAction::Remove { id }) => {
+                    runtime()?.block_on(peers_cli::remove(&home, &id))
+                }
+            }
+        }
+        Command::Sync { action: SyncAction::Status { json } } => {
+            let _guard = logging::init("warn", None, "");
+            let config = load_config(&home, &NodeFlags::default())?;
+            runtime()?.block_on(peers_cli::sync_status(&home, &config, json))
+        }
     }
+}
+
+/// The flags a command passes to a node it starts.
+fn name_args(name: Option<String>) -> Vec<String> {
+    name.map(|name| vec!["--name".to_owned(), name]).unwrap_or_default()
 }
 
 async fn stop(home: &Home) -> anyhow::Result<()> {
@@ -253,7 +335,7 @@ fn doctor(home: &Home, config: &Config) -> anyhow::Result<()> {
         embedder.dimension(),
         verified.as_millis(),
         vector.len(),
-        config.mode.as_str(),
+        config::mode_name(config.mode),
         config.bind,
     ));
     Ok(())

@@ -37,7 +37,8 @@ pub struct Node {
     /// The background session, shared with `reindex`.
     pub background: Arc<Mutex<Box<dyn Embedder>>>,
     stop: Arc<AtomicBool>,
-    signal: Arc<WorkSignal>,
+    /// Wakes the embedding worker.
+    pub signal: Arc<WorkSignal>,
     worker: Option<JoinHandle<()>>,
 }
 

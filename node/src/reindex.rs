@@ -57,7 +57,7 @@ pub fn rebuild_offline(
     config: &Config,
     mut progress: impl FnMut(Progress),
 ) -> anyhow::Result<Summary> {
-    let device = Device::load_or_create(home)?;
+    let device = Device::load_or_create(home, config)?;
     let mut embedder = load_session(&locate_model(home, config)?, config)?;
     let replica = Replica::open(
         &home.docs_dir(),

@@ -6,12 +6,12 @@ use ferrex_core::Namespace;
 
 /// Identifies one Automerge document of a node.
 ///
-/// The registry holds the paired devices and the catalogue of documents; each
+/// The registry holds the paired devices and their revocations; each
 /// namespace's memories live in numbered shards, each holding up to a shard
 /// capacity of memories (see ARCHITECTURE.md for why and the measurements).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DocId {
-    /// Devices, revocations, and the catalogue of shards.
+    /// Paired devices, their names and addresses, and revocations.
     Registry,
     /// Shard `index` of `namespace`.
     Shard {

@@ -31,8 +31,8 @@ pub struct ChangedKeys {
     pub devices: BTreeSet<String>,
     /// Registry: device ids revoked.
     pub revoked: BTreeSet<String>,
-    /// Registry: catalogue entries written.
-    pub catalog: BTreeSet<String>,
+    /// Registry: pairings written.
+    pub pairings: BTreeSet<String>,
 }
 
 impl ChangedKeys {
@@ -45,7 +45,7 @@ impl ChangedKeys {
             && self.edges.is_empty()
             && self.devices.is_empty()
             && self.revoked.is_empty()
-            && self.catalog.is_empty()
+            && self.pairings.is_empty()
     }
 
     /// Adds every key of `other`.
@@ -57,7 +57,7 @@ impl ChangedKeys {
         self.edges.extend(other.edges);
         self.devices.extend(other.devices);
         self.revoked.extend(other.revoked);
-        self.catalog.extend(other.catalog);
+        self.pairings.extend(other.pairings);
     }
 
     fn set_for(&mut self, root: &str) -> Option<&mut BTreeSet<String>> {
@@ -69,7 +69,7 @@ impl ChangedKeys {
             "edges" => &mut self.edges,
             "devices" => &mut self.devices,
             "revoked" => &mut self.revoked,
-            "catalog" => &mut self.catalog,
+            "pairings" => &mut self.pairings,
             _ => return None,
         })
     }

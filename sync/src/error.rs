@@ -48,6 +48,14 @@ pub enum ReplicaError {
     /// A document lacks a root map its genesis creates.
     #[error("document {0} lacks its root maps: it was not created by ferrex")]
     MissingRoots(DocId),
+    /// A peer sent a sync message Automerge cannot decode.
+    #[error("a peer sent a malformed sync message for document {doc}: {reason}")]
+    BadSyncMessage {
+        /// The document.
+        doc: DocId,
+        /// What was wrong.
+        reason: String,
+    },
     /// No such document on this node.
     #[error("no document {0} on this node")]
     UnknownDocument(DocId),

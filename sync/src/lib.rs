@@ -6,19 +6,41 @@
 //! node's home and makes ferrex's writes to them durably ([`storage`]: an
 //! append-only log synced before a write returns, compacted into snapshots).
 //!
+//! [`Network`] keeps the replica in sync with paired devices over iroh QUIC
+//! connections: pairing with one-time tickets, authorisation at the
+//! handshake, and one Automerge sync session per connected device.
+//!
 //! This crate never touches the SQLite index: that is derived, and belongs to
-//! the node. It tells the node what changed ([`Replica::changes_since`]).
+//! the node. It tells the node what changed ([`Replica::changes_since`],
+//! [`SyncObserver`]).
 
 mod doc_id;
+mod doc_sync;
 mod document;
 mod error;
+mod identity;
+mod network;
+mod pairing;
+mod peers;
 mod records;
+mod registry;
 mod replica;
 pub mod schema;
+mod session;
 pub mod storage;
+mod ticket;
+pub mod wire;
 
 pub use doc_id::{BadDocId, DocId};
 pub use document::{ChangedKeys, DocChange};
 pub use error::ReplicaError;
+pub use identity::{Identity, IdentityError};
+pub use network::{
+    JoinError, Network, NetworkConfig, NetworkError, NetworkMode, SyncObserver, offline_peers,
+};
+pub use pairing::{Invites, Refusal, Throttle};
+pub use peers::{DocStatus, PeerRecord, PeerStatus};
 pub use records::{NewMemory, StoredMemory, alias_key};
+pub use registry::{DeviceRecord, Pairing, Registry, Revocation};
 pub use replica::{DocStat, Forgotten, NewRecords, Replica, ReplicaOptions, ShardReader};
+pub use ticket::{BadTicket, PairingTicket};

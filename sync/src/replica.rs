@@ -18,6 +18,10 @@ use crate::{
     storage,
 };
 
+/// Document changes a slow subscriber may fall behind by before it is told
+/// it lagged (and then treats every document as changed).
+const ANNOUNCE_CAPACITY: usize = 1024;
+
 /// Contents of the `FORMAT` file at the root of a documents directory.
 const FORMAT: &str = "ferrex documents 1\n";
 
@@ -80,9 +84,10 @@ pub struct Replica {
     docs: RwLock<BTreeMap<DocId, Arc<Mutex<Document>>>>,
     locations: RwLock<HashMap<String, DocId>>,
     creating: Mutex<()>,
+    announce: tokio::sync::broadcast::Sender<DocId>,
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
@@ -145,6 +150,7 @@ impl Replica {
             docs: RwLock::new(docs),
             locations: RwLock::new(locations),
             creating: Mutex::new(()),
+            announce: tokio::sync::broadcast::channel(ANNOUNCE_CAPACITY).0,
         })
     }
 
@@ -171,7 +177,7 @@ impl Replica {
         namespaces
     }
 
-    fn document(&self, id: &DocId) -> Result<Arc<Mutex<Document>>, ReplicaError> {
+    pub(crate) fn document(&self, id: &DocId) -> Result<Arc<Mutex<Document>>, ReplicaError> {
         self.docs
             .read()
             .unwrap_or_else(PoisonError::into_inner)
@@ -252,7 +258,21 @@ impl Replica {
         for memory in &records.memories {
             locations.insert(memory.id.clone(), id.clone());
         }
+        drop(locations);
+        self.announce(&id);
         Ok(change)
+    }
+
+    /// Tells subscribers that document `id` changed.
+    pub(crate) fn announce(&self, id: &DocId) {
+        // No subscriber (no network running) is not an error.
+        let _ = self.announce.send(id.clone());
+    }
+
+    /// A receiver of the ids of documents as they change, by a local write
+    /// or a merge from a peer (after the change is on disk).
+    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<DocId> {
+        self.announce.subscribe()
     }
 
     /// The shard holding the live memory `id`.
@@ -299,6 +319,7 @@ impl Replica {
             }
             outcome.forgotten.extend(forgotten);
             if !change.keys.is_empty() {
+                self.announce(&doc_id);
                 outcome.changes.push(change);
             }
         }
@@ -378,6 +399,7 @@ impl Replica {
             })?;
             applied.extend(done);
             if !change.keys.is_empty() {
+                self.announce(&doc_id);
                 changes.push(change);
             }
         }
@@ -424,17 +446,26 @@ impl Replica {
         let mut document = lock(&document);
         let changed = document.changes_since(since);
         let heads = document.heads();
-        if let (Some(changed), DocId::Shard { .. }) = (&changed, id) {
-            let mut locations = self.locations.write().unwrap_or_else(PoisonError::into_inner);
-            for memory in &changed.memories {
-                if records::has_memory(&document.doc, &document.roots, memory) {
-                    locations.insert(memory.clone(), id.clone());
-                } else {
-                    locations.remove(memory);
-                }
-            }
+        if let Some(changed) = &changed {
+            self.relocate(&document, changed);
         }
         Ok((changed, heads))
+    }
+
+    /// Updates where the memories in `changed` live after a change to
+    /// `document` that this replica did not make itself.
+    pub(crate) fn relocate(&self, document: &Document, changed: &ChangedKeys) {
+        if document.id == DocId::Registry {
+            return;
+        }
+        let mut locations = self.locations.write().unwrap_or_else(PoisonError::into_inner);
+        for memory in &changed.memories {
+            if records::has_memory(&document.doc, &document.roots, memory) {
+                locations.insert(memory.clone(), document.id.clone());
+            } else {
+                locations.remove(memory);
+            }
+        }
     }
 
     /// Reads document `id` through `read`, holding it still meanwhile.

@@ -12,7 +12,8 @@
 //! edges:     { <kind>|<from>|<to>: { kind, from, to, created_at, created_by } }
 //! ```
 //!
-//! The registry's root holds `devices`, `revoked` and `catalog` maps.
+//! The registry's root holds `devices`, `pairings` and `revoked` maps (see
+//! [`crate::registry`]).
 //!
 //! Text is stored as scalar strings, not the Text CRDT: memories are written
 //! once, and scalars are much cheaper. Nested maps that several devices write
@@ -37,7 +38,7 @@ const GENESIS_ACTOR: [u8; 16] = *b"ferrex-genesis-1";
 /// Root maps of a shard document.
 pub(crate) const SHARD_MAPS: [&str; 5] = ["memories", "forgotten", "entities", "aliases", "edges"];
 /// Root maps of the registry document.
-pub(crate) const REGISTRY_MAPS: [&str; 3] = ["devices", "revoked", "catalog"];
+pub(crate) const REGISTRY_MAPS: [&str; 3] = ["devices", "pairings", "revoked"];
 
 /// A new document holding only its genesis change, with a random actor.
 ///
@@ -120,6 +121,11 @@ impl<'a> MapView<'a> {
 
     pub(crate) fn float(&self, key: &str) -> Option<f64> {
         self.value(key).and_then(|value| value.as_f64())
+    }
+
+    /// The map's object id.
+    pub(crate) fn object(&self) -> ObjId {
+        self.object.clone()
     }
 
     pub(crate) fn map(&self, key: &str) -> Option<MapView<'a>> {

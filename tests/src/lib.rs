@@ -50,6 +50,11 @@ impl TestHome {
         Self::with_config("")
     }
 
+    /// A fresh home for a device called `name`.
+    pub fn named(name: &str) -> TestHome {
+        Self::with_config(&format!("[node]\nname = \"{name}\"\n"))
+    }
+
     /// A fresh home with extra `ferrex.toml` text (after the defaults).
     pub fn with_config(extra: &str) -> TestHome {
         let dir = tempfile::Builder::new()
@@ -108,6 +113,46 @@ impl TestHome {
         wait_for_exit(pid, Duration::from_secs(30));
     }
 
+    /// `ferrex invite`: starts the node if needed; returns the ticket.
+    pub fn invite(&self) -> String {
+        self.invite_for("10m")
+    }
+
+    /// `ferrex invite --ttl <ttl>`.
+    pub fn invite_for(&self, ttl: &str) -> String {
+        let (ok, stdout, stderr) = self.run(&["invite", "--ttl", ttl]);
+        assert!(ok, "ferrex invite failed: {stderr}");
+        let ticket = stdout.trim().to_owned();
+        assert!(ticket.starts_with("ferrex") && !ticket.contains('\n'), "{stdout}");
+        ticket
+    }
+
+    /// `ferrex join <ticket>`; returns (ok, stderr).
+    pub fn join(&self, ticket: &str) -> (bool, String) {
+        let (ok, stdout, stderr) = self.run(&["join", ticket]);
+        assert!(stdout.is_empty(), "join prints to stderr only: {stdout}");
+        (ok, stderr)
+    }
+
+    /// `ferrex peers --json`, parsed.
+    pub fn peers_json(&self) -> Value {
+        let (ok, stdout, stderr) = self.run(&["peers", "--json"]);
+        assert!(ok, "ferrex peers --json failed: {stderr}");
+        serde_json::from_str(&stdout).unwrap_or_else(|error| panic!("{error}: {stdout}"))
+    }
+
+    /// `ferrex sync status --json`, parsed.
+    pub fn sync_status_json(&self) -> Value {
+        let (ok, stdout, stderr) = self.run(&["sync", "status", "--json"]);
+        assert!(ok, "ferrex sync status --json failed: {stderr}");
+        serde_json::from_str(&stdout).unwrap_or_else(|error| panic!("{error}: {stdout}"))
+    }
+
+    /// This device's id, as `ferrex peers --json` reports it.
+    pub fn device_id(&self) -> String {
+        self.peers_json()["device"]["id"].as_str().expect("a device id").to_owned()
+    }
+
     /// Connects an MCP client through a new `ferrex` bridge process.
     pub async fn client(&self) -> Client {
         Client::connect(self).await.expect("an MCP client connects")
@@ -129,6 +174,18 @@ impl Drop for TestHome {
             if !wait_for_exit(pid, Duration::from_secs(10)) {
                 let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
                 wait_for_exit(pid, Duration::from_secs(10));
+            }
+        }
+        if std::env::var_os("FERREX_TEST_KEEP").is_some() {
+            // For debugging: keep the home (and its logs) after the test.
+            let kept = std::mem::replace(
+                &mut self.dir,
+                tempfile::tempdir().expect("a temporary directory"),
+            );
+            let path = kept.keep();
+            #[allow(clippy::print_stderr, reason = "tells the developer where the home was kept")]
+            {
+                eprintln!("kept test home {}", path.display());
             }
         }
     }

@@ -1,0 +1,109 @@
+//! The Automerge sync protocol, one document and one peer at a time: the
+//! replica's side of it, free of any network.
+//!
+//! A session keeps one `automerge::sync::State` per document for its peer
+//! and calls [`Replica::generate_sync_message`] whenever the document changed
+//! or a message arrived, and [`Replica::receive_sync_message`] for every
+//! message from the peer. A received message's changes are on disk before it
+//! returns, so the next message generated (which tells the peer our new
+//! heads, and so acknowledges them) never claims changes a crash could lose.
+
+use automerge::{
+    PatchLog,
+    sync::{self, SyncDoc},
+};
+
+use crate::{
+    DocChange, DocId, ReplicaError,
+    document::{Document, keys_of_patches},
+    replica::{Replica, lock},
+};
+
+impl Replica {
+    /// The next sync message of document `id` for the peer whose state is
+    /// `state`, encoded; `None` when there is nothing to say. A document this
+    /// replica does not have yet is created from its genesis.
+    pub fn generate_sync_message(
+        &self,
+        id: &DocId,
+        state: &mut sync::State,
+    ) -> Result<Option<Vec<u8>>, ReplicaError> {
+        self.ensure_document(id)?;
+        let document = self.document(id)?;
+        let mut document = lock(&document);
+        Ok(document.doc.sync().generate_sync_message(state).map(sync::Message::encode))
+    }
+
+    /// Applies an encoded sync message from a peer to document `id`
+    /// (created from its genesis if this replica does not have it), makes
+    /// what it merged durable, and says what changed; `None` when the message
+    /// brought no new change.
+    pub fn receive_sync_message(
+        &self,
+        id: &DocId,
+        state: &mut sync::State,
+        message: &[u8],
+    ) -> Result<Option<DocChange>, ReplicaError> {
+        let message = sync::Message::decode(message).map_err(|error| {
+            ReplicaError::BadSyncMessage { doc: id.clone(), reason: error.to_string() }
+        })?;
+        self.ensure_document(id)?;
+        let document = self.document(id)?;
+        let mut document = lock(&document);
+        let change = document.receive(state, message)?;
+        if let Some(change) = &change {
+            self.relocate(&document, &change.keys);
+            drop(document);
+            self.announce(id);
+        }
+        Ok(change)
+    }
+
+    /// How many changes of document `id` are not ancestors of `heads`
+    /// (hashes this replica does not know are ignored); every change when
+    /// `heads` is empty. `None` when this replica lacks the document.
+    pub fn changes_missing_from(
+        &self,
+        id: &DocId,
+        heads: &[automerge::ChangeHash],
+    ) -> Option<usize> {
+        let document = self.document(id).ok()?;
+        let mut document = lock(&document);
+        Some(document.changes_missing_from(heads))
+    }
+}
+
+impl Document {
+    /// Merges a sync message and persists what it brought.
+    pub(crate) fn receive(
+        &mut self,
+        state: &mut sync::State,
+        message: sync::Message,
+    ) -> Result<Option<DocChange>, ReplicaError> {
+        let before = self.doc.get_heads();
+        let mut log = PatchLog::active();
+        self.doc.sync().receive_sync_message_log_patches(state, message, &mut log).map_err(
+            |source| ReplicaError::Write { doc: self.id.clone(), source: Box::new(source) },
+        )?;
+        let after = self.doc.get_heads();
+        if after == before {
+            return Ok(None);
+        }
+        self.persist()?;
+        let keys = keys_of_patches(self.doc.make_patches(&mut log));
+        Ok(Some(DocChange { doc: self.id.clone(), before, after, keys }))
+    }
+
+    /// Changes not covered by the known hashes of `heads`.
+    pub(crate) fn changes_missing_from(&mut self, heads: &[automerge::ChangeHash]) -> usize {
+        let known: Vec<automerge::ChangeHash> = heads
+            .iter()
+            .copied()
+            .filter(|hash| self.doc.get_change_meta_by_hash(hash).is_some())
+            .collect();
+        if known.len() == heads.len() && known == self.doc.get_heads() {
+            return 0;
+        }
+        self.doc.get_changes_meta(&known).len()
+    }
+}

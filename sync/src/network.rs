@@ -1,0 +1,841 @@
+//! The network side of a node: its iroh endpoint, pairing, authorisation,
+//! the connections to paired devices, and their sync sessions.
+//!
+//! - **Endpoint.** In `local` mode the endpoint uses direct addresses only:
+//!   no relay, no address lookup, no port mapping, so nothing leaves the
+//!   networks the devices share. `internet` mode adds iroh's relays and
+//!   address lookup, for devices on different networks.
+//! - **Pairing** (`ferrex/pair/1`): the joiner proves a ticket's one-time
+//!   secret; both sides record the pairing in their registry, which then
+//!   replicates to every device.
+//! - **Authorisation.** A hook on the endpoint closes every `ferrex/sync/1`
+//!   connection whose remote id is not a paired, unrevoked device right after
+//!   the TLS handshake, before any stream is opened.
+//! - **Connections.** A supervisor dials every paired device that has no
+//!   connection, with a bounded dial timeout and exponential backoff. When two
+//!   devices dial each other at once, both keep the connection dialed by the
+//!   smaller id.
+
+use std::{
+    collections::{HashMap, HashSet},
+    net::SocketAddr,
+    path::PathBuf,
+    sync::{Arc, Mutex, PoisonError, RwLock},
+    time::{Duration, Instant},
+};
+
+use ferrex_core::Timestamp;
+use iroh::{
+    EndpointAddr, EndpointId, RelayMode, TransportAddr,
+    endpoint::{AfterHandshakeOutcome, Connection, EndpointHooks, PortmapperConfig, presets},
+    protocol::{AcceptError, ProtocolHandler, Router},
+};
+use rand::RngExt;
+use tokio::sync::{Notify, watch};
+
+use crate::{
+    DocChange, Identity, PairingTicket, Replica,
+    pairing::{Invites, Refusal, Throttle},
+    peers::{PeerRecord, PeerStatus, doc_statuses},
+    registry::{DeviceRecord, Pairing, Revocation},
+    session::{self, SessionHandle, short},
+    wire::{JoinReply, JoinRequest, MAX_PAIR_BYTES, PAIR_ALPN, SYNC_ALPN, read_frame, write_frame},
+};
+
+/// How long a dial may take before it counts as failed (a dead address
+/// otherwise takes about 30 s to fail).
+const DIAL_TIMEOUT: Duration = Duration::from_secs(5);
+/// The first wait after a failed dial; it doubles up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+/// The longest wait between dials of an unreachable device.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// How often the supervisor looks for devices to dial when nothing wakes it.
+const SUPERVISE_EVERY: Duration = Duration::from_secs(1);
+/// How long a pairing exchange may take.
+const PAIR_TIMEOUT: Duration = Duration::from_secs(10);
+/// Close code for a connection from a device that is not paired.
+const NOT_PAIRED: u32 = 403;
+/// Close code for the second of two connections between the same devices.
+const DUPLICATE: u32 = 409;
+
+/// How a node reaches its peers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NetworkMode {
+    /// Direct addresses only: no relay, no address lookup, no port mapping.
+    Local,
+    /// iroh's public relays and address lookup (opt-in, real deployments).
+    Internet,
+}
+
+/// Settings of the network.
+#[derive(Debug, Clone)]
+pub struct NetworkConfig {
+    /// Local or internet.
+    pub mode: NetworkMode,
+    /// The UDP address to bind. Port 0 reuses the port of the last run when
+    /// it is free, so that peers' recorded addresses stay good.
+    pub bind: SocketAddr,
+    /// Where invitations, peer records and the last port are kept.
+    pub state_dir: PathBuf,
+    /// This device's name.
+    pub name: String,
+    /// The node's clock.
+    pub clock: fn() -> Timestamp,
+}
+
+/// Told about every change merged from a peer (after it is durable).
+pub trait SyncObserver: Send + Sync + 'static {
+    /// `change` was merged into its document.
+    fn merged(&self, change: &DocChange);
+}
+
+/// Why the network could not start or an operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum NetworkError {
+    /// The endpoint could not bind.
+    #[error("cannot bind the network endpoint to {addr}: {reason}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        reason: String,
+    },
+    /// The documents could not be written.
+    #[error(transparent)]
+    Replica(#[from] crate::ReplicaError),
+}
+
+/// Why joining with a ticket failed.
+#[derive(Debug, thiserror::Error)]
+pub enum JoinError {
+    /// The ticket expired before it was used.
+    #[error("the ticket expired {0} s ago; ask for a new one with `ferrex invite`")]
+    Expired(i64),
+    /// The ticket is this device's own.
+    #[error("this ticket was printed by this device; run `ferrex join` on the other device")]
+    OwnTicket,
+    /// The inviting device could not be reached.
+    #[error("cannot reach the inviting device at {addrs}: {reason}")]
+    Unreachable {
+        /// The addresses tried.
+        addrs: String,
+        /// Why.
+        reason: String,
+    },
+    /// The inviting device refused.
+    #[error("the inviting device refused: {0}")]
+    Refused(Refusal),
+    /// The pairing could not be recorded here.
+    #[error(transparent)]
+    Replica(#[from] crate::ReplicaError),
+}
+
+/// A connection the node holds to a peer.
+#[derive(Debug)]
+struct Live {
+    connection: Connection,
+    dialer: EndpointId,
+    session: Option<SessionHandle>,
+}
+
+#[derive(Debug, Default)]
+struct Slot {
+    live: Option<Live>,
+    dialing: bool,
+    backoff: Duration,
+    next_dial: Option<Instant>,
+}
+
+impl Slot {
+    /// Schedules the next dial after a failure: the backoff doubles, with
+    /// up to a quarter of jitter so that devices do not dial in lockstep.
+    fn retry_later(&mut self) {
+        self.backoff = (self.backoff * 2).clamp(FIRST_BACKOFF, MAX_BACKOFF);
+        let jitter = rand::rng().random_range(0..=self.backoff.as_millis() as u64 / 4);
+        self.next_dial = Some(Instant::now() + self.backoff + Duration::from_millis(jitter));
+    }
+}
+
+/// Shared by the network's tasks.
+pub(crate) struct Inner {
+    pub(crate) replica: Arc<Replica>,
+    pub(crate) observer: Arc<dyn SyncObserver>,
+    pub(crate) clock: fn() -> Timestamp,
+    pub(crate) state_dir: PathBuf,
+    pub(crate) stop: watch::Sender<bool>,
+    identity: Identity,
+    mode: NetworkMode,
+    me: String,
+    name: String,
+    endpoint: iroh::Endpoint,
+    allowed: Arc<RwLock<HashSet<EndpointId>>>,
+    slots: Mutex<HashMap<String, Slot>>,
+    invites: Mutex<Invites>,
+    throttle: Mutex<Throttle>,
+    wake: Notify,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The network of a running node.
+pub struct Network {
+    inner: Arc<Inner>,
+    router: Router,
+}
+
+impl std::fmt::Debug for Network {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_struct("Network").field("id", &short(&self.inner.me)).finish()
+    }
+}
+
+/// Refuses sync connections from devices that are not paired.
+#[derive(Debug)]
+struct Gate {
+    allowed: Arc<RwLock<HashSet<EndpointId>>>,
+}
+
+impl EndpointHooks for Gate {
+    async fn after_handshake(&self, connection: &Connection) -> AfterHandshakeOutcome {
+        if connection.alpn() != SYNC_ALPN {
+            return AfterHandshakeOutcome::accept();
+        }
+        let remote = connection.remote_id();
+        let allowed = self.allowed.read().unwrap_or_else(PoisonError::into_inner).contains(&remote);
+        if allowed {
+            return AfterHandshakeOutcome::accept();
+        }
+        tracing::info!(peer = %remote.fmt_short(), "refused a sync connection from a device that is not paired");
+        AfterHandshakeOutcome::Reject {
+            error_code: NOT_PAIRED.into(),
+            reason: b"not a paired device".to_vec(),
+        }
+    }
+}
+
+impl Network {
+    /// Binds the endpoint and starts accepting and dialing.
+    pub async fn start(
+        identity: Identity,
+        replica: Arc<Replica>,
+        config: NetworkConfig,
+        observer: Arc<dyn SyncObserver>,
+    ) -> Result<Network, NetworkError> {
+        std::fs::create_dir_all(&config.state_dir).map_err(|error| NetworkError::Bind {
+            addr: config.bind,
+            reason: format!("cannot create {}: {error}", config.state_dir.display()),
+        })?;
+        let allowed = Arc::new(RwLock::new(HashSet::new()));
+        let endpoint = bind(&identity, &config, allowed.clone()).await?;
+        let (stop, _) = watch::channel(false);
+        let me = identity.id().to_string();
+        let inner = Arc::new(Inner {
+            replica,
+            observer,
+            clock: config.clock,
+            invites: Mutex::new(Invites::load(&config.state_dir.join("invites.json"))),
+            state_dir: config.state_dir,
+            stop,
+            identity,
+            mode: config.mode,
+            me,
+            name: config.name,
+            endpoint: endpoint.clone(),
+            allowed,
+            slots: Mutex::new(HashMap::new()),
+            throttle: Mutex::new(Throttle::default()),
+            wake: Notify::new(),
+        });
+        inner.registry_changed();
+        inner.publish_own_record()?;
+        let router = Router::builder(endpoint)
+            .accept(SYNC_ALPN, SyncProtocol(inner.clone()))
+            .accept(PAIR_ALPN, PairProtocol(inner.clone()))
+            .spawn();
+        tokio::spawn(supervise(inner.clone()));
+        tracing::info!(id = %short(&inner.me), addrs = ?inner.addrs(), "network started");
+        Ok(Network { inner, router })
+    }
+
+    /// This device's id (hex).
+    pub fn id(&self) -> &str {
+        &self.inner.me
+    }
+
+    /// This device's name.
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The direct addresses this device listens on.
+    pub fn addrs(&self) -> Vec<SocketAddr> {
+        self.inner.addrs()
+    }
+
+    /// Makes a one-time ticket that expires after `ttl`.
+    pub fn invite(&self, ttl: Duration) -> PairingTicket {
+        let now = (self.inner.clock)();
+        let secret: [u8; 32] = rand::rng().random();
+        let expires_at = Timestamp(now.0 + ttl.as_millis() as i64);
+        lock(&self.inner.invites).create(&secret, expires_at, now);
+        let addr = EndpointAddr::from_parts(
+            self.inner.identity.id(),
+            self.inner.addrs().into_iter().map(TransportAddr::Ip),
+        );
+        PairingTicket { addr, secret, expires_at, name: self.inner.name.clone() }
+    }
+
+    /// Pairs with the device that made `ticket`. Returns its name and id.
+    pub async fn join(&self, ticket: &PairingTicket) -> Result<(String, String), JoinError> {
+        let inner = &self.inner;
+        let now = (inner.clock)();
+        if ticket.addr.id == inner.identity.id() {
+            return Err(JoinError::OwnTicket);
+        }
+        if now.0 >= ticket.expires_at.0 {
+            return Err(JoinError::Expired((now.0 - ticket.expires_at.0) / 1000));
+        }
+        let addrs = ticket.addr.ip_addrs().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+        let unreachable = |reason: String| JoinError::Unreachable { addrs: addrs.clone(), reason };
+        let exchange = async {
+            let connection = inner
+                .endpoint
+                .connect(ticket.addr.clone(), PAIR_ALPN)
+                .await
+                .map_err(|error| unreachable(error.to_string()))?;
+            let (mut send, mut recv) =
+                connection.open_bi().await.map_err(|error| unreachable(error.to_string()))?;
+            let request = JoinRequest {
+                secret: ticket.secret,
+                name: inner.name.clone(),
+                addrs: inner.addrs(),
+            };
+            write_frame(&mut send, &request)
+                .await
+                .map_err(|error| unreachable(error.to_string()))?;
+            let _ = send.finish();
+            let reply = read_frame::<JoinReply>(&mut recv, MAX_PAIR_BYTES)
+                .await
+                .map_err(|error| unreachable(error.to_string()))?
+                .map(|(reply, _)| reply)
+                .ok_or_else(|| unreachable("it closed the connection without answering".into()))?;
+            connection.close(0u32.into(), b"done");
+            Ok::<_, JoinError>(reply)
+        };
+        let reply = tokio::time::timeout(PAIR_TIMEOUT, exchange)
+            .await
+            .map_err(|_| unreachable(format!("no answer within {} s", PAIR_TIMEOUT.as_secs())))??;
+        match reply {
+            JoinReply::Refused(refusal) => Err(JoinError::Refused(refusal)),
+            JoinReply::Accepted { name, addrs, at } => {
+                let inviter = ticket.addr.id.to_string();
+                let mut inviter_addrs: Vec<SocketAddr> = addrs;
+                for addr in ticket.addr.ip_addrs() {
+                    if !inviter_addrs.contains(addr) {
+                        inviter_addrs.push(*addr);
+                    }
+                }
+                let pairing = Pairing {
+                    inviter: inviter.clone(),
+                    joiner: inner.me.clone(),
+                    inviter_name: name.clone(),
+                    joiner_name: inner.name.clone(),
+                    inviter_addrs,
+                    joiner_addrs: inner.addrs(),
+                    at: Timestamp(at),
+                };
+                inner.replica.add_pairing(&pairing, (inner.clock)())?;
+                inner.registry_changed();
+                tracing::info!(peer = %short(&inviter), name, "paired");
+                Ok((name, inviter))
+            }
+        }
+    }
+
+    /// Revokes device `id` on every node: it is refused from then on.
+    pub fn remove(&self, id: &str) -> Result<bool, NetworkError> {
+        let inner = &self.inner;
+        let revocation =
+            Revocation { id: id.to_owned(), at: (inner.clock)(), by: inner.me.clone() };
+        let revoked = inner.replica.revoke(&revocation, revocation.at)?;
+        inner.registry_changed();
+        Ok(revoked)
+    }
+
+    /// How every paired device stands, asking connected ones how many
+    /// changes this node lacks (waiting at most `timeout` for each).
+    pub async fn peers(&self, timeout: Duration) -> Vec<PeerStatus> {
+        let inner = &self.inner;
+        let registry = inner.replica.registry();
+        let mut statuses = Vec::new();
+        for id in registry.paired() {
+            if id == inner.me {
+                continue;
+            }
+            let (session, address) = {
+                let slots = lock(&inner.slots);
+                let live = slots.get(&id).and_then(|slot| slot.live.as_ref());
+                let session = live.and_then(|live| live.session.clone());
+                (session, live.and_then(|live| remote_addr(&live.connection)))
+            };
+            if let Some(session) = &session {
+                session.ask_status(timeout).await;
+            }
+            let (record, sent, received) = match &session {
+                Some(session) => {
+                    let shared = session.shared.lock().unwrap_or_else(PoisonError::into_inner);
+                    (shared.record.clone(), shared.bytes_sent, shared.bytes_received)
+                }
+                None => (PeerRecord::load(&inner.state_dir, &id), 0, 0),
+            };
+            statuses.push(status_of(
+                &inner.replica,
+                &registry,
+                &id,
+                &record,
+                session.is_some(),
+                address,
+                sent,
+                received,
+            ));
+        }
+        statuses
+    }
+
+    /// Stops dialing and accepting, ends every session, and closes the
+    /// endpoint.
+    pub async fn shutdown(&self) {
+        let _ = self.inner.stop.send(true);
+        let sessions: Vec<Connection> = lock(&self.inner.slots)
+            .values()
+            .filter_map(|slot| slot.live.as_ref().map(|live| live.connection.clone()))
+            .collect();
+        for connection in sessions {
+            connection.close(0u32.into(), b"node stopping");
+        }
+        if let Err(error) = self.router.shutdown().await {
+            tracing::warn!("stopping the network: {error}");
+        }
+    }
+}
+
+/// The status of peer `id` from what is known about it.
+#[allow(clippy::too_many_arguments, reason = "a plain constructor of a status row")]
+fn status_of(
+    replica: &Replica,
+    registry: &crate::Registry,
+    id: &str,
+    record: &PeerRecord,
+    online: bool,
+    address: Option<SocketAddr>,
+    bytes_sent: u64,
+    bytes_received: u64,
+) -> PeerStatus {
+    PeerStatus {
+        id: id.to_owned(),
+        name: registry.name_of(id),
+        online,
+        address: address.or(record.last_addr),
+        known_addrs: registry.addrs_of(id),
+        last_seen: record.last_seen.map(Timestamp),
+        docs: doc_statuses(replica, record),
+        bytes_sent,
+        bytes_received,
+    }
+}
+
+/// How every paired device stood when this node last ran (for status
+/// commands while the node is stopped).
+pub fn offline_peers(replica: &Replica, state_dir: &std::path::Path, me: &str) -> Vec<PeerStatus> {
+    let registry = replica.registry();
+    registry
+        .paired()
+        .into_iter()
+        .filter(|id| id != me)
+        .map(|id| {
+            let record = PeerRecord::load(state_dir, &id);
+            status_of(replica, &registry, &id, &record, false, None, 0, 0)
+        })
+        .collect()
+}
+
+pub(crate) fn remote_addr(connection: &Connection) -> Option<SocketAddr> {
+    let paths = connection.paths();
+    let selected = paths.iter().find(|path| path.is_selected())?;
+    match selected.remote_addr() {
+        TransportAddr::Ip(addr) => Some(*addr),
+        _ => None,
+    }
+}
+
+async fn bind(
+    identity: &Identity,
+    config: &NetworkConfig,
+    allowed: Arc<RwLock<HashSet<EndpointId>>>,
+) -> Result<iroh::Endpoint, NetworkError> {
+    let port_file = config.state_dir.join("last-port");
+    let mut attempts = vec![config.bind];
+    if config.bind.port() == 0
+        && let Some(port) =
+            std::fs::read_to_string(&port_file).ok().and_then(|text| text.trim().parse().ok())
+    {
+        attempts.insert(0, SocketAddr::new(config.bind.ip(), port));
+    }
+    let mut last_error = String::new();
+    for addr in &attempts {
+        let builder = match config.mode {
+            NetworkMode::Local => iroh::Endpoint::builder(presets::Minimal)
+                .relay_mode(RelayMode::Disabled)
+                .clear_address_lookup()
+                .portmapper_config(PortmapperConfig::Disabled),
+            NetworkMode::Internet => iroh::Endpoint::builder(presets::N0),
+        };
+        let builder = builder
+            .secret_key(identity.secret().clone())
+            .alpns(vec![SYNC_ALPN.to_vec(), PAIR_ALPN.to_vec()])
+            .hooks(Gate { allowed: allowed.clone() })
+            .clear_ip_transports()
+            .bind_addr(*addr)
+            .map_err(|error| NetworkError::Bind { addr: *addr, reason: error.to_string() })?;
+        match builder.bind().await {
+            Ok(endpoint) => {
+                if let Some(port) = endpoint.bound_sockets().first().map(SocketAddr::port) {
+                    let _ = std::fs::write(&port_file, port.to_string());
+                }
+                return Ok(endpoint);
+            }
+            Err(error) => {
+                tracing::debug!(%addr, "could not bind: {error}");
+                last_error = error.to_string();
+            }
+        }
+    }
+    Err(NetworkError::Bind { addr: config.bind, reason: last_error })
+}
+
+impl Inner {
+    /// The direct addresses this endpoint can be dialed on.
+    fn addrs(&self) -> Vec<SocketAddr> {
+        let mut addrs: Vec<SocketAddr> = self.endpoint.addr().ip_addrs().copied().collect();
+        if addrs.is_empty() {
+            addrs = self
+                .endpoint
+                .bound_sockets()
+                .into_iter()
+                .filter(|addr| !addr.ip().is_unspecified())
+                .collect();
+        }
+        addrs.sort();
+        addrs.dedup();
+        addrs
+    }
+
+    /// Writes this device's name and addresses to the registry if changed.
+    fn publish_own_record(&self) -> Result<(), crate::ReplicaError> {
+        let record = DeviceRecord {
+            id: self.me.clone(),
+            name: self.name.clone(),
+            addrs: self.addrs(),
+            updated_at: (self.clock)(),
+        };
+        self.replica.put_own_device(&record, record.updated_at)?;
+        Ok(())
+    }
+
+    /// Re-reads the registry: who may connect, who to dial, and which
+    /// connections to drop because their device was revoked.
+    pub(crate) fn registry_changed(&self) {
+        let registry = self.replica.registry();
+        let paired: HashSet<EndpointId> = registry
+            .paired()
+            .iter()
+            .filter(|id| **id != self.me)
+            .filter_map(|id| id.parse().ok())
+            .collect();
+        *self.allowed.write().unwrap_or_else(PoisonError::into_inner) = paired;
+        let mut slots = lock(&self.slots);
+        for (id, slot) in slots.iter_mut() {
+            if registry.is_revoked(id) {
+                if let Some(live) = slot.live.take() {
+                    tracing::info!(peer = %short(id), "closing the connection of a revoked device");
+                    live.connection.close(NOT_PAIRED.into(), b"device revoked");
+                }
+            } else if slot.live.is_none() {
+                // What the registry says may be what a refused device was
+                // waiting for (it learned of this one): try it again soon.
+                slot.backoff = Duration::ZERO;
+                slot.next_dial = None;
+            }
+        }
+        drop(slots);
+        self.wake.notify_one();
+    }
+
+    /// Takes a new connection to `peer` unless a preferred one exists.
+    fn admit(&self, peer: &str, connection: &Connection, dialer: EndpointId) -> bool {
+        let me = self.identity.id();
+        let Ok(peer_id) = peer.parse::<EndpointId>() else { return false };
+        let preferred = if me.as_bytes() < peer_id.as_bytes() { me } else { peer_id };
+        let mut slots = lock(&self.slots);
+        let slot = slots.entry(peer.to_owned()).or_default();
+        if let Some(existing) = &slot.live
+            && existing.connection.close_reason().is_none()
+        {
+            if dialer == preferred && existing.dialer != preferred {
+                existing.connection.close(DUPLICATE.into(), b"duplicate connection");
+            } else {
+                return false;
+            }
+        }
+        slot.live = Some(Live { connection: connection.clone(), dialer, session: None });
+        true
+    }
+
+    fn attach(&self, peer: &str, connection: &Connection, handle: SessionHandle) {
+        if let Some(live) = lock(&self.slots).get_mut(peer).and_then(|slot| slot.live.as_mut())
+            && live.connection.stable_id() == connection.stable_id()
+        {
+            live.session = Some(handle);
+        }
+    }
+
+    /// Forgets a connection that ended. One that never carried a frame (the
+    /// peer refused it) counts as a failed dial.
+    fn release(&self, peer: &str, connection: &Connection, established: bool) {
+        let mut slots = lock(&self.slots);
+        if let Some(slot) = slots.get_mut(peer)
+            && slot
+                .live
+                .as_ref()
+                .is_some_and(|live| live.connection.stable_id() == connection.stable_id())
+        {
+            slot.live = None;
+            if established {
+                slot.backoff = Duration::ZERO;
+                slot.next_dial = Some(Instant::now() + FIRST_BACKOFF);
+            } else {
+                slot.retry_later();
+            }
+        }
+        drop(slots);
+        self.wake.notify_one();
+    }
+
+    /// Runs a sync session on an admitted connection until it ends.
+    async fn serve(
+        self: &Arc<Self>,
+        peer: String,
+        connection: Connection,
+        send: iroh::endpoint::SendStream,
+        recv: iroh::endpoint::RecvStream,
+    ) {
+        let record = PeerRecord::load(&self.state_dir, &peer);
+        tracing::debug!(peer = %short(&peer), "sync connection open");
+        let inner = self.clone();
+        let (peer_for_start, connection_for_start) = (peer.clone(), connection.clone());
+        let established = session::run(
+            self.clone(),
+            peer.clone(),
+            connection.clone(),
+            send,
+            recv,
+            record,
+            move |handle| inner.attach(&peer_for_start, &connection_for_start, handle),
+        )
+        .await;
+        self.release(&peer, &connection, established);
+        if established {
+            tracing::info!(peer = %short(&peer), "disconnected");
+        } else {
+            tracing::debug!(peer = %short(&peer), "the connection ended before any exchange");
+        }
+    }
+
+    /// Dials `peer` once.
+    async fn dial(self: Arc<Self>, peer: String) {
+        let registry = self.replica.registry();
+        let addrs = registry.addrs_of(&peer);
+        let outcome = async {
+            let id: EndpointId = peer.parse().map_err(|_| "bad device id".to_owned())?;
+            // Internet mode can find a device by its id alone; local mode cannot.
+            if addrs.is_empty() && self.mode == NetworkMode::Local {
+                return Err("no known address".to_owned());
+            }
+            let addr = EndpointAddr::from_parts(id, addrs.iter().copied().map(TransportAddr::Ip));
+            let connection =
+                tokio::time::timeout(DIAL_TIMEOUT, self.endpoint.connect(addr, SYNC_ALPN))
+                    .await
+                    .map_err(|_| format!("no answer within {} s", DIAL_TIMEOUT.as_secs()))?
+                    .map_err(|error| error.to_string())?;
+            let (send, recv) = tokio::time::timeout(DIAL_TIMEOUT, connection.open_bi())
+                .await
+                .map_err(|_| "no stream".to_owned())?
+                .map_err(|error| error.to_string())?;
+            Ok((connection, send, recv))
+        }
+        .await;
+        {
+            let mut slots = lock(&self.slots);
+            let slot = slots.entry(peer.clone()).or_default();
+            slot.dialing = false;
+            if let Err(reason) = &outcome {
+                slot.backoff = (slot.backoff * 2).clamp(FIRST_BACKOFF, MAX_BACKOFF);
+                let jitter = rand::rng().random_range(0..=slot.backoff.as_millis() as u64 / 4);
+                slot.next_dial =
+                    Some(Instant::now() + slot.backoff + Duration::from_millis(jitter));
+                tracing::debug!(peer = %short(&peer), backoff = ?slot.backoff, "dial failed: {reason}");
+            }
+        }
+        let Ok((connection, send, recv)) = outcome else { return };
+        if !self.admit(&peer, &connection, self.identity.id()) {
+            connection.close(DUPLICATE.into(), b"duplicate connection");
+            return;
+        }
+        self.serve(peer, connection, send, recv).await;
+    }
+
+    /// Handles one join request from `from`.
+    fn pair(&self, from: EndpointId, request: &JoinRequest) -> JoinReply {
+        let now = (self.clock)();
+        let joiner = from.to_string();
+        let mut throttle = lock(&self.throttle);
+        if let Err(wait) = throttle.check(&joiner, now) {
+            return JoinReply::Refused(Refusal::Throttled {
+                retry_after_secs: wait.as_secs().max(1),
+            });
+        }
+        if self.replica.registry().is_revoked(&joiner) {
+            throttle.failed(&joiner, now);
+            return JoinReply::Refused(Refusal::Revoked);
+        }
+        if let Err(refusal) = lock(&self.invites).redeem(&request.secret, &joiner, now) {
+            throttle.failed(&joiner, now);
+            tracing::info!(peer = %short(&joiner), "refused a pairing: {refusal}");
+            return JoinReply::Refused(refusal);
+        }
+        throttle.succeeded(&joiner);
+        drop(throttle);
+        let name: String = request.name.chars().filter(|c| !c.is_control()).take(64).collect();
+        let pairing = Pairing {
+            inviter: self.me.clone(),
+            joiner: joiner.clone(),
+            inviter_name: self.name.clone(),
+            joiner_name: name.clone(),
+            inviter_addrs: self.addrs(),
+            joiner_addrs: request.addrs.iter().copied().take(16).collect(),
+            at: now,
+        };
+        if let Err(error) = self.replica.add_pairing(&pairing, now) {
+            return JoinReply::Refused(Refusal::Internal(error.to_string()));
+        }
+        self.registry_changed();
+        // The joiner records the pairing when it reads the reply and then
+        // dials at once; dialing it before that would only be refused.
+        if let Some(slot) = lock(&self.slots).get_mut(&joiner)
+            && slot.live.is_none()
+        {
+            slot.next_dial = Some(Instant::now() + Duration::from_secs(2));
+        }
+        tracing::info!(peer = %short(&joiner), name, "paired a new device");
+        JoinReply::Accepted { name: self.name.clone(), addrs: self.addrs(), at: now.0 }
+    }
+}
+
+/// Dials paired devices that have no connection, when their backoff allows.
+async fn supervise(inner: Arc<Inner>) {
+    let mut stop = inner.stop.subscribe();
+    loop {
+        // Addresses change when interfaces do; peers learn the new ones
+        // through the registry.
+        if let Err(error) = inner.publish_own_record() {
+            tracing::warn!("could not record this device's addresses: {error}");
+        }
+        let registry = inner.replica.registry();
+        let now = Instant::now();
+        let mut to_dial = Vec::new();
+        {
+            let mut slots = lock(&inner.slots);
+            for id in registry.paired() {
+                if id == inner.me {
+                    continue;
+                }
+                let slot = slots.entry(id.clone()).or_default();
+                let connected =
+                    slot.live.as_ref().is_some_and(|live| live.connection.close_reason().is_none());
+                if connected || slot.dialing || slot.next_dial.is_some_and(|at| at > now) {
+                    continue;
+                }
+                slot.dialing = true;
+                to_dial.push(id);
+            }
+        }
+        for peer in to_dial {
+            tokio::spawn(inner.clone().dial(peer));
+        }
+        tokio::select! {
+            () = inner.wake.notified() => {}
+            () = tokio::time::sleep(SUPERVISE_EVERY) => {}
+            _ = stop.changed() => return,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct SyncProtocol(Arc<Inner>);
+
+impl ProtocolHandler for SyncProtocol {
+    async fn accept(&self, connection: Connection) -> Result<(), AcceptError> {
+        let inner = &self.0;
+        let peer = connection.remote_id().to_string();
+        let (send, recv) = match tokio::time::timeout(DIAL_TIMEOUT, connection.accept_bi()).await {
+            Ok(Ok(streams)) => streams,
+            Ok(Err(error)) => return Err(AcceptError::from_err(error)),
+            Err(_) => {
+                connection.close(0u32.into(), b"no stream");
+                return Ok(());
+            }
+        };
+        if !inner.admit(&peer, &connection, connection.remote_id()) {
+            connection.close(DUPLICATE.into(), b"duplicate connection");
+            return Ok(());
+        }
+        inner.serve(peer, connection, send, recv).await;
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone)]
+struct PairProtocol(Arc<Inner>);
+
+impl ProtocolHandler for PairProtocol {
+    async fn accept(&self, connection: Connection) -> Result<(), AcceptError> {
+        let exchange = async {
+            let (mut send, mut recv) =
+                connection.accept_bi().await.map_err(AcceptError::from_err)?;
+            let Some((request, _)) = read_frame::<JoinRequest>(&mut recv, MAX_PAIR_BYTES)
+                .await
+                .map_err(AcceptError::from_err)?
+            else {
+                return Ok(());
+            };
+            let reply = self.0.pair(connection.remote_id(), &request);
+            write_frame(&mut send, &reply).await.map_err(AcceptError::from_err)?;
+            let _ = send.finish();
+            // Let the reply reach the joiner before the connection goes.
+            let _ = tokio::time::timeout(PAIR_TIMEOUT, connection.closed()).await;
+            Ok(())
+        };
+        match tokio::time::timeout(PAIR_TIMEOUT, exchange).await {
+            Ok(outcome) => outcome,
+            Err(_) => Ok(()),
+        }
+    }
+}
+
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_struct("Inner").field("me", &short(&self.me)).finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,297 @@
+//! The bookkeeping of pairing: outstanding invitations and the throttle on
+//! failed attempts. Pure state with `now` passed in; the network side is in
+//! [`crate::network`].
+//!
+//! An invitation is stored as the sha256 of its secret (the secret itself is
+//! only in the ticket), with its expiry and, once redeemed, who redeemed it.
+//! Invitations are kept in a small JSON file so that a node restarted between
+//! `ferrex invite` and `ferrex join` still honours its tickets.
+
+use std::{
+    collections::{HashMap, VecDeque},
+    path::{Path, PathBuf},
+    time::Duration,
+};
+
+use ferrex_core::Timestamp;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// Why a join attempt is refused. The text is what the joiner is shown.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+pub enum Refusal {
+    /// The secret matches no invitation of this device.
+    #[error(
+        "the ticket's secret is not one this device issued (a wrong or altered ticket); ask for a new one with `ferrex invite`"
+    )]
+    UnknownSecret,
+    /// The invitation expired.
+    #[error("the ticket expired; ask for a new one with `ferrex invite`")]
+    Expired,
+    /// The invitation was already used by another device.
+    #[error(
+        "the ticket was already used; each ticket pairs one device, so run `ferrex invite` again"
+    )]
+    AlreadyUsed,
+    /// The joining device was removed from this group of devices.
+    #[error(
+        "this device was removed from the group (`ferrex peers remove`); it cannot pair again with the same identity"
+    )]
+    Revoked,
+    /// Too many failed attempts.
+    #[error("too many failed pairing attempts; try again in {retry_after_secs} s")]
+    Throttled {
+        /// Seconds until the next attempt is considered.
+        retry_after_secs: u64,
+    },
+    /// The inviting device could not record the pairing.
+    #[error("the inviting device could not record the pairing: {0}")]
+    Internal(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Invite {
+    /// sha256 of the secret, in hex.
+    hash: String,
+    expires_at: i64,
+    used_at: Option<i64>,
+    used_by: Option<String>,
+}
+
+/// Invitations of this device, persisted in a JSON file.
+#[derive(Debug)]
+pub struct Invites {
+    path: Option<PathBuf>,
+    invites: Vec<Invite>,
+}
+
+/// How long used and expired invitations are remembered (to tell "used" and
+/// "expired" apart from "wrong").
+const REMEMBER: i64 = 7 * 24 * 3600 * 1000;
+
+fn hash(secret: &[u8; 32]) -> String {
+    Sha256::digest(secret).iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+impl Invites {
+    /// Invitations kept only in memory.
+    pub fn in_memory() -> Invites {
+        Invites { path: None, invites: Vec::new() }
+    }
+
+    /// Loads the invitations in `path` (none if the file does not exist or
+    /// cannot be read: a lost invitation only means asking for a new ticket).
+    pub fn load(path: &Path) -> Invites {
+        let invites = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or_default();
+        Invites { path: Some(path.to_owned()), invites }
+    }
+
+    /// Records a new invitation.
+    pub fn create(&mut self, secret: &[u8; 32], expires_at: Timestamp, now: Timestamp) {
+        self.invites.retain(|invite| invite.expires_at + REMEMBER > now.0);
+        self.invites.push(Invite {
+            hash: hash(secret),
+            expires_at: expires_at.0,
+            used_at: None,
+            used_by: None,
+        });
+        self.save();
+    }
+
+    /// Redeems the invitation with `secret` for device `by`: it must exist,
+    /// be unexpired and unused. On success it is marked used.
+    pub fn redeem(&mut self, secret: &[u8; 32], by: &str, now: Timestamp) -> Result<(), Refusal> {
+        let wanted = hash(secret);
+        let invite = self
+            .invites
+            .iter_mut()
+            .find(|invite| invite.hash == wanted)
+            .ok_or(Refusal::UnknownSecret)?;
+        if invite.used_at.is_some() {
+            return Err(Refusal::AlreadyUsed);
+        }
+        if now.0 >= invite.expires_at {
+            return Err(Refusal::Expired);
+        }
+        invite.used_at = Some(now.0);
+        invite.used_by = Some(by.to_owned());
+        self.save();
+        Ok(())
+    }
+
+    /// Unexpired, unused invitations.
+    pub fn outstanding(&self, now: Timestamp) -> usize {
+        self.invites
+            .iter()
+            .filter(|invite| invite.used_at.is_none() && invite.expires_at > now.0)
+            .count()
+    }
+
+    fn save(&self) {
+        let Some(path) = &self.path else { return };
+        let text = serde_json::to_string_pretty(&self.invites).unwrap_or_default();
+        let temporary = path.with_extension("tmp");
+        let written = std::fs::write(&temporary, text).and_then(|()| {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&temporary, std::fs::Permissions::from_mode(0o600))?;
+            std::fs::rename(&temporary, path)
+        });
+        if let Err(error) = written {
+            tracing::warn!(path = %path.display(), "could not save invitations: {error}");
+        }
+    }
+}
+
+/// Failed attempts a device may make before it has to wait.
+const FREE_FAILURES: u32 = 3;
+/// The first wait; it doubles with every further failure.
+const FIRST_WAIT: Duration = Duration::from_secs(10);
+/// The longest wait.
+const MAX_WAIT: Duration = Duration::from_secs(3600);
+/// Failures are forgotten after this much quiet.
+const FORGET_AFTER: Duration = Duration::from_secs(3600);
+/// Failures from all devices together, per minute, before everyone waits.
+const GLOBAL_FAILURES_PER_MINUTE: usize = 30;
+
+#[derive(Debug, Clone, Copy)]
+struct Failures {
+    count: u32,
+    last: Timestamp,
+}
+
+/// Slows down guessing: each device gets a few free failed attempts, then
+/// waits twice as long after each further failure; and when many failures
+/// come from many devices (fresh keys are free to make), everyone waits.
+#[derive(Debug, Default)]
+pub struct Throttle {
+    per_device: HashMap<String, Failures>,
+    recent: VecDeque<Timestamp>,
+}
+
+fn millis(duration: Duration) -> i64 {
+    duration.as_millis() as i64
+}
+
+impl Throttle {
+    /// `Err(wait)` when `device` must not be heard before `wait` has passed.
+    pub fn check(&mut self, device: &str, now: Timestamp) -> Result<(), Duration> {
+        while self.recent.front().is_some_and(|time| now.0 - time.0 > 60_000) {
+            self.recent.pop_front();
+        }
+        if self.recent.len() >= GLOBAL_FAILURES_PER_MINUTE
+            && let Some(oldest) = self.recent.front()
+        {
+            let wait = 60_000 - (now.0 - oldest.0);
+            return Err(Duration::from_millis(wait.max(1000) as u64));
+        }
+        let Some(failures) = self.per_device.get(device).copied() else { return Ok(()) };
+        if now.0 - failures.last.0 > millis(FORGET_AFTER) {
+            self.per_device.remove(device);
+            return Ok(());
+        }
+        if failures.count < FREE_FAILURES {
+            return Ok(());
+        }
+        let doublings = (failures.count - FREE_FAILURES).min(16);
+        let wait = FIRST_WAIT.saturating_mul(1 << doublings).min(MAX_WAIT);
+        let until = failures.last.0 + millis(wait);
+        if now.0 < until {
+            return Err(Duration::from_millis((until - now.0) as u64).max(Duration::from_secs(1)));
+        }
+        Ok(())
+    }
+
+    /// Records a failed attempt by `device`.
+    pub fn failed(&mut self, device: &str, now: Timestamp) {
+        let entry =
+            self.per_device.entry(device.to_owned()).or_insert(Failures { count: 0, last: now });
+        entry.count += 1;
+        entry.last = now;
+        self.recent.push_back(now);
+    }
+
+    /// Forgets the failures of `device` after it paired.
+    pub fn succeeded(&mut self, device: &str) {
+        self.per_device.remove(device);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECRET: [u8; 32] = [1; 32];
+
+    #[test]
+    fn an_invitation_is_redeemed_once_before_it_expires() {
+        let mut invites = Invites::in_memory();
+        invites.create(&SECRET, Timestamp(10_000), Timestamp(0));
+        assert_eq!(invites.redeem(&[2; 32], "a", Timestamp(1)), Err(Refusal::UnknownSecret));
+        assert_eq!(invites.outstanding(Timestamp(1)), 1);
+        assert_eq!(invites.redeem(&SECRET, "a", Timestamp(2)), Ok(()));
+        assert_eq!(invites.redeem(&SECRET, "b", Timestamp(3)), Err(Refusal::AlreadyUsed));
+        assert_eq!(invites.outstanding(Timestamp(3)), 0);
+
+        invites.create(&[3; 32], Timestamp(20_000), Timestamp(4));
+        assert_eq!(invites.redeem(&[3; 32], "c", Timestamp(20_000)), Err(Refusal::Expired));
+    }
+
+    #[test]
+    fn invitations_survive_a_restart_of_the_node() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("invites.json");
+        Invites::load(&path).create(&SECRET, Timestamp(10_000), Timestamp(0));
+        assert_eq!(Invites::load(&path).redeem(&SECRET, "a", Timestamp(1)), Ok(()));
+        assert_eq!(
+            Invites::load(&path).redeem(&SECRET, "a", Timestamp(2)),
+            Err(Refusal::AlreadyUsed)
+        );
+        assert!(!std::fs::read_to_string(&path).unwrap().contains("0101"), "no secret on disk");
+    }
+
+    fn at(seconds: i64) -> Timestamp {
+        Timestamp(seconds * 1000)
+    }
+
+    #[test]
+    fn a_device_gets_three_free_failures_then_doubling_waits() {
+        let mut throttle = Throttle::default();
+        for second in 0..3 {
+            assert_eq!(throttle.check("x", at(second)), Ok(()));
+            throttle.failed("x", at(second));
+        }
+        // Three failures: the fourth attempt waits 10 s after the last.
+        assert_eq!(throttle.check("x", at(5)), Err(Duration::from_secs(7)));
+        assert_eq!(throttle.check("y", at(5)), Ok(()), "other devices are not slowed");
+        assert_eq!(throttle.check("x", at(12)), Ok(()));
+        throttle.failed("x", at(12));
+        assert_eq!(throttle.check("x", at(20)), Err(Duration::from_secs(12)));
+        assert_eq!(throttle.check("x", at(32)), Ok(()));
+        throttle.succeeded("x");
+        throttle.failed("x", at(33));
+        assert_eq!(throttle.check("x", at(33)), Ok(()), "success resets the count");
+    }
+
+    #[test]
+    fn failures_are_forgotten_after_an_hour_of_quiet() {
+        let mut throttle = Throttle::default();
+        for _ in 0..10 {
+            throttle.failed("x", at(0));
+        }
+        assert!(throttle.check("x", at(60)).is_err());
+        assert_eq!(throttle.check("x", at(3601)), Ok(()));
+    }
+
+    #[test]
+    fn many_failures_from_many_devices_slow_everyone() {
+        let mut throttle = Throttle::default();
+        for index in 0..GLOBAL_FAILURES_PER_MINUTE {
+            throttle.failed(&format!("fresh-key-{index}"), at(1));
+        }
+        assert!(throttle.check("anyone", at(2)).is_err());
+        assert_eq!(throttle.check("anyone", at(62)), Ok(()));
+    }
+}

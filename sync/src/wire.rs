@@ -1,0 +1,129 @@
+//! What travels between devices: length-prefixed postcard frames on QUIC
+//! streams, for the two protocols ferrex speaks.
+//!
+//! - `ferrex/pair/1`: the joiner sends one [`JoinRequest`], the inviter
+//!   answers one [`JoinReply`].
+//! - `ferrex/sync/1`: both sides send [`Frame`]s on one bidirectional stream
+//!   for as long as the connection lives.
+//!
+//! A frame is `len: u32 big-endian | postcard(value)`. The version is in the
+//! ALPN: a change to these types gets a new ALPN, so devices never misread
+//! each other.
+
+use iroh::endpoint::{RecvStream, SendStream};
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+
+use crate::pairing::Refusal;
+
+/// ALPN of the pairing protocol.
+pub const PAIR_ALPN: &[u8] = b"ferrex/pair/1";
+/// ALPN of the sync protocol.
+pub const SYNC_ALPN: &[u8] = b"ferrex/sync/1";
+
+/// Largest frame accepted. A whole-document sync message of a full shard
+/// (10,000 memories) is about 1 MB; this leaves room for large memories.
+pub const MAX_FRAME_BYTES: usize = 256 << 20;
+/// Largest pairing message accepted.
+pub const MAX_PAIR_BYTES: usize = 16 << 10;
+
+/// What a joining device sends.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct JoinRequest {
+    /// The ticket's secret.
+    pub secret: [u8; 32],
+    /// The joiner's device name.
+    pub name: String,
+    /// The joiner's direct addresses.
+    pub addrs: Vec<std::net::SocketAddr>,
+}
+
+/// What the inviting device answers.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum JoinReply {
+    /// Paired: the inviter's name and addresses, and when it recorded it.
+    Accepted {
+        /// The inviter's device name.
+        name: String,
+        /// The inviter's direct addresses.
+        addrs: Vec<std::net::SocketAddr>,
+        /// When the pairing was recorded (ms since the epoch).
+        at: i64,
+    },
+    /// Refused, and why.
+    Refused(Refusal),
+}
+
+/// One message of the sync protocol.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum Frame {
+    /// An Automerge sync message for document `doc`.
+    Sync {
+        /// The document id (`registry`, `ns.<namespace>.<n>`).
+        doc: String,
+        /// The encoded `automerge::sync::Message`.
+        message: Vec<u8>,
+    },
+    /// A request for how many changes the asker lacks, per document.
+    StatusRequest {
+        /// Echoed in the reply.
+        id: u64,
+    },
+    /// How many changes the asker lacks: per document the replier has.
+    StatusReply {
+        /// The request's id.
+        id: u64,
+        /// `(document, changes the asker lacks)`.
+        docs: Vec<(String, u64)>,
+    },
+}
+
+/// Why a frame could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum WireError {
+    /// The stream failed or was reset.
+    #[error("stream error: {0}")]
+    Stream(String),
+    /// The peer sent something that is not a valid frame.
+    #[error("malformed frame: {0}")]
+    Malformed(String),
+    /// The peer announced a frame larger than allowed.
+    #[error("frame of {0} bytes is larger than allowed")]
+    TooLarge(usize),
+}
+
+/// Writes one frame; returns the bytes written.
+pub async fn write_frame<T: Serialize>(
+    send: &mut SendStream,
+    value: &T,
+) -> Result<usize, WireError> {
+    let payload =
+        postcard::to_stdvec(value).map_err(|error| WireError::Malformed(error.to_string()))?;
+    let mut bytes = Vec::with_capacity(4 + payload.len());
+    bytes.extend_from_slice(&(payload.len() as u32).to_be_bytes());
+    bytes.extend_from_slice(&payload);
+    send.write_all(&bytes).await.map_err(|error| WireError::Stream(error.to_string()))?;
+    Ok(bytes.len())
+}
+
+/// Reads one frame of at most `max` bytes; `None` when the stream ended
+/// cleanly between frames. Returns the value and the bytes read.
+pub async fn read_frame<T: DeserializeOwned>(
+    recv: &mut RecvStream,
+    max: usize,
+) -> Result<Option<(T, usize)>, WireError> {
+    let mut length = [0u8; 4];
+    match recv.read_exact(&mut length).await {
+        Ok(()) => {}
+        Err(iroh::endpoint::ReadExactError::FinishedEarly(0)) => return Ok(None),
+        Err(error) => return Err(WireError::Stream(error.to_string())),
+    }
+    let length = u32::from_be_bytes(length) as usize;
+    if length > max {
+        return Err(WireError::TooLarge(length));
+    }
+    let mut payload = vec![0u8; length];
+    recv.read_exact(&mut payload).await.map_err(|error| WireError::Stream(error.to_string()))?;
+    let value =
+        postcard::from_bytes(&payload).map_err(|error| WireError::Malformed(error.to_string()))?;
+    Ok(Some((value, 4 + length)))
+}

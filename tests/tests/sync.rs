@@ -1,0 +1,304 @@
+//! Pairing and live sync between real `ferrex` processes on loopback: three
+//! devices converge through a home server, a partition heals, and devices
+//! without a valid ticket (or revoked ones) get no memory data.
+
+#![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
+use std::{collections::BTreeSet, time::Duration};
+
+use ferrex_tests::{Client, TestHome, eventually};
+use serde_json::{Value, json};
+
+/// How long a change may take to reach another device in these tests.
+const CONVERGE: Duration = Duration::from_secs(30);
+
+/// The peer entry for device `id` in a `peers --json` or `sync status --json`.
+fn peer<'a>(status: &'a Value, id: &str) -> Option<&'a Value> {
+    status["peers"].as_array()?.iter().find(|peer| peer["id"] == id)
+}
+
+/// Pairs laptop and desktop with the server, as a user would.
+fn pair_three() -> (TestHome, TestHome, TestHome) {
+    let server = TestHome::named("server");
+    let laptop = TestHome::named("laptop");
+    let desktop = TestHome::named("desktop");
+    let (ok, stderr) = laptop.join(&server.invite());
+    assert!(ok, "laptop could not join: {stderr}");
+    assert!(stderr.contains("paired with server"), "{stderr}");
+    let (ok, stderr) = desktop.join(&server.invite());
+    assert!(ok, "desktop could not join: {stderr}");
+    (server, laptop, desktop)
+}
+
+/// Waits until `client` recalls `id` for `query` in `namespace`.
+async fn wait_for_recall(client: &Client, query: &str, namespace: &str, id: &str) -> bool {
+    eventually(CONVERGE, || async {
+        client.recall_ids(query, namespace, 10).await.contains(&id.to_owned()).then_some(())
+    })
+    .await
+    .is_some()
+}
+
+#[tokio::test]
+async fn three_devices_pair_through_the_server_and_converge() {
+    let (server, laptop, desktop) = pair_three();
+    let on_laptop = laptop.client().await;
+    let on_desktop = desktop.client().await;
+
+    let id = on_laptop
+        .store_text("The staging cluster moved to the Frankfurt data centre on Tuesday.", "work")
+        .await;
+    assert!(
+        wait_for_recall(&on_desktop, "where is the staging cluster now", "work", &id).await,
+        "the desktop never recalled what the laptop stored"
+    );
+
+    // The laptop and the desktop learned of each other through the server,
+    // and connect directly.
+    let (laptop_id, desktop_id) = (laptop.device_id(), desktop.device_id());
+    let connected = eventually(CONVERGE, || async {
+        let on_laptop = laptop.peers_json();
+        let on_desktop = desktop.peers_json();
+        let linked = peer(&on_laptop, &desktop_id)?["online"] == true
+            && peer(&on_desktop, &laptop_id)?["online"] == true;
+        linked.then_some((on_laptop, on_desktop))
+    })
+    .await;
+    let (on_laptop_peers, _) = connected.expect("laptop and desktop connect directly");
+    assert_eq!(peer(&on_laptop_peers, &desktop_id).unwrap()["name"], "desktop");
+    assert_eq!(on_laptop_peers["peers"].as_array().unwrap().len(), 2, "{on_laptop_peers}");
+
+    // A memory the desktop stores reaches the server too.
+    let from_desktop =
+        on_desktop.store_text("Bob owns the release checklist from now on.", "work").await;
+    let on_server = server.client().await;
+    assert!(
+        wait_for_recall(&on_server, "who owns the release checklist", "work", &from_desktop).await
+    );
+    on_laptop.close().await;
+    on_desktop.close().await;
+    on_server.close().await;
+}
+
+/// The ids `client` recalls for each query, in order.
+async fn answers(client: &Client, queries: &[&str]) -> Vec<Vec<String>> {
+    let mut all = Vec::new();
+    for query in queries {
+        all.push(client.recall_ids(query, "work", 10).await);
+    }
+    all
+}
+
+/// This node's documents and their heads, from `sync status --json`.
+fn heads(home: &TestHome) -> Value {
+    home.sync_status_json()["documents"].clone()
+}
+
+#[tokio::test]
+async fn a_partition_heals_and_a_forgotten_memory_stays_forgotten_everywhere() {
+    let (server, laptop, desktop) = pair_three();
+    let on_laptop = laptop.client().await;
+    let on_desktop = desktop.client().await;
+    let doomed = on_laptop.store_text("The old VPN password is hunter2.", "work").await;
+    let kept = on_laptop.store_text("Standup is at 9:30 every weekday.", "work").await;
+    assert!(wait_for_recall(&on_desktop, "what is the vpn password", "work", &doomed).await);
+    assert!(wait_for_recall(&on_desktop, "when is standup", "work", &kept).await);
+    let server_id = server.device_id();
+    let in_sync = eventually(CONVERGE, || async {
+        let status = laptop.peers_json();
+        (peer(&status, &server_id)?["in_sync"] == true).then_some(())
+    })
+    .await;
+    assert!(in_sync.is_some(), "laptop and server report in sync: {}", laptop.peers_json());
+
+    // Partition: the server goes away; the laptop and desktop write apart.
+    server.stop();
+    let from_laptop =
+        on_laptop.store_text("The laptop's battery was replaced in November.", "work").await;
+    let from_desktop =
+        on_desktop.store_text("The desktop got a second monitor for reviews.", "work").await;
+    let forgotten = on_laptop.ok("forget", json!({"ids": [doomed]})).await;
+    assert_eq!(forgotten["forgotten"], json!([doomed]));
+
+    // While the server is away, the laptop reports what it lacks.
+    let status = laptop.peers_json();
+    let server_entry = peer(&status, &server_id).unwrap();
+    assert_eq!(server_entry["online"], false, "{status}");
+    assert!(server_entry["they_lack"].as_u64().unwrap() > 0, "{status}");
+    assert_eq!(server_entry["in_sync"], false, "{status}");
+    let detail = laptop.sync_status_json();
+    let behind: u64 = peer(&detail, &server_id).unwrap()["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|doc| doc["they_lack"].as_u64().unwrap())
+        .sum();
+    assert!(behind > 0, "{detail}");
+
+    // The server returns (with the memory it never heard was forgotten).
+    let on_server = server.client().await;
+    let queries = [
+        "what is the vpn password",
+        "when is standup",
+        "laptop battery",
+        "second monitor",
+        "what hardware changed",
+    ];
+    let converged = eventually(Duration::from_secs(60), || async {
+        let (l, d, s) = (heads(&laptop), heads(&desktop), heads(&server));
+        if l != d || l != s || l.as_array()?.is_empty() {
+            return None;
+        }
+        let expected = answers(&on_laptop, &queries).await;
+        let same = expected == answers(&on_desktop, &queries).await
+            && expected == answers(&on_server, &queries).await;
+        same.then_some(expected)
+    })
+    .await;
+    let answers = converged.expect("all three devices converge to equal heads and equal answers");
+    let everything: BTreeSet<&String> = answers.iter().flatten().collect();
+    assert!(!everything.contains(&doomed), "the forgotten memory came back: {answers:?}");
+    for id in [&kept, &from_laptop, &from_desktop] {
+        assert!(everything.contains(id), "{id} is missing from {answers:?}");
+    }
+    for client in [&on_laptop, &on_desktop, &on_server] {
+        let stats = client.ok("stats", json!({})).await;
+        assert_eq!(stats["memories"], 3, "{stats}");
+        assert_eq!(stats["forgotten"], 1, "{stats}");
+    }
+    let status = laptop.peers_json();
+    for entry in status["peers"].as_array().unwrap() {
+        assert_eq!(entry["in_sync"], true, "{status}");
+        assert_eq!(entry["they_lack"], 0, "{status}");
+        assert_eq!(entry["we_lack"], 0, "{status}");
+    }
+    let detail = desktop.sync_status_json();
+    assert_eq!(detail["index"]["lag_changes"], 0, "{detail}");
+    for entry in detail["peers"].as_array().unwrap() {
+        for doc in entry["documents"].as_array().unwrap() {
+            assert_eq!(doc["in_sync"], true, "{detail}");
+        }
+    }
+    on_laptop.close().await;
+    on_desktop.close().await;
+    on_server.close().await;
+}
+
+/// Whether the home holds any memory data at all: a namespace shard on disk,
+/// or a memory in its index.
+async fn holds_memories(home: &TestHome) -> bool {
+    let shards = std::fs::read_dir(home.path().join("docs"))
+        .map(|entries| {
+            entries.flatten().any(|entry| entry.file_name().to_string_lossy().starts_with("ns."))
+        })
+        .unwrap_or(false);
+    let client = home.client().await;
+    let stats = client.ok("stats", json!({})).await;
+    client.close().await;
+    shards || stats["memories"] != 0
+}
+
+#[tokio::test]
+async fn devices_without_a_valid_ticket_get_nothing_and_a_revoked_device_stops_syncing() {
+    let server = TestHome::named("server");
+    let laptop = TestHome::named("laptop");
+    let used_ticket = server.invite();
+    assert!(laptop.join(&used_ticket).0);
+    let on_laptop = laptop.client().await;
+    let secret = on_laptop.store_text("The launch codename is BLUE HERON.", "work").await;
+    let on_server = server.client().await;
+    assert!(wait_for_recall(&on_server, "launch codename", "work", &secret).await);
+
+    // A device that was never paired but believes it is: it knows the
+    // server's id and address and dials its sync protocol.
+    let stranger = TestHome::named("stranger");
+    let server_status = server.peers_json();
+    let server_id = server_status["device"]["id"].as_str().unwrap().to_owned();
+    let server_addrs: Vec<std::net::SocketAddr> = server_status["device"]["addrs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|addr| addr.as_str().unwrap().parse().unwrap())
+        .collect();
+    {
+        let identity =
+            ferrex_sync::Identity::load_or_create(&stranger.path().join("device.key")).unwrap();
+        let replica = ferrex_sync::Replica::open(
+            &stranger.path().join("docs"),
+            &identity.id().to_string(),
+            ferrex_sync::ReplicaOptions::default(),
+        )
+        .unwrap();
+        let pairing = ferrex_sync::Pairing {
+            inviter: server_id.clone(),
+            joiner: identity.id().to_string(),
+            inviter_name: "server".into(),
+            joiner_name: "stranger".into(),
+            inviter_addrs: server_addrs,
+            joiner_addrs: vec![],
+            at: ferrex_core::Timestamp(1),
+        };
+        replica.add_pairing(&pairing, ferrex_core::Timestamp(1)).unwrap();
+    }
+    let stranger_id = stranger.device_id();
+    // Give it time to dial (and be refused) several times.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert!(peer(&server.peers_json(), &stranger_id).is_none());
+
+    // A wrong secret: a real ticket with its secret altered.
+    let mut forged: ferrex_sync::PairingTicket = server.invite().parse().unwrap();
+    forged.secret[0] ^= 0xff;
+    let (ok, stderr) = stranger.join(&forged.to_string());
+    assert!(!ok);
+    assert!(stderr.contains("secret is not one this device issued"), "{stderr}");
+
+    // An expired ticket.
+    let expiring = server.invite_for("1s");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let (ok, stderr) = stranger.join(&expiring);
+    assert!(!ok);
+    assert!(stderr.contains("expired"), "{stderr}");
+
+    // A ticket that was already used.
+    let (ok, stderr) = stranger.join(&used_ticket);
+    assert!(!ok);
+    assert!(stderr.contains("already used"), "{stderr}");
+
+    // Malformed tickets are refused before anything is dialed.
+    let (ok, stderr) = stranger.join("ferrexnotaticket");
+    assert!(!ok);
+    assert!(stderr.contains("not a ferrex pairing ticket"), "{stderr}");
+
+    assert!(!holds_memories(&stranger).await, "the stranger got memory data");
+    assert!(peer(&server.peers_json(), &stranger_id).is_none());
+
+    // Revocation: a paired desktop is removed; it syncs nothing afterwards.
+    let desktop = TestHome::named("desktop");
+    assert!(desktop.join(&server.invite()).0);
+    let on_desktop = desktop.client().await;
+    assert!(wait_for_recall(&on_desktop, "launch codename", "work", &secret).await);
+    let desktop_id = desktop.device_id();
+    let (ok, _, stderr) = laptop.run(&["peers", "remove", &desktop_id[..12]]);
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains("removed desktop"), "{stderr}");
+    // The revocation reaches the server, which drops the desktop.
+    let dropped = eventually(CONVERGE, || async {
+        peer(&server.peers_json(), &desktop_id).is_none().then_some(())
+    })
+    .await;
+    assert!(dropped.is_some(), "the server still lists the desktop: {}", server.peers_json());
+    let after = on_laptop.store_text("The new launch date is the 3rd of March.", "work").await;
+    assert!(wait_for_recall(&on_server, "new launch date", "work", &after).await);
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert!(
+        !on_desktop.recall_ids("new launch date", "work", 10).await.contains(&after),
+        "a revoked device still receives memories"
+    );
+    let status = desktop.peers_json();
+    for entry in status["peers"].as_array().unwrap() {
+        assert_eq!(entry["online"], false, "the revoked desktop is still connected: {status}");
+    }
+    on_laptop.close().await;
+    on_server.close().await;
+    on_desktop.close().await;
+}
