@@ -21,12 +21,10 @@ use std::{
 
 use anyhow::Context;
 use ferrex_core::Embedder;
-use ferrex_core::{Content, MemoryKind, Namespace, Timestamp};
 use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch, ModelTier};
 use ferrex_examples::{
-    DEFAULT_LOCOMO, bare_fastembed, load_locomo, memory_corpus, millis, percentile,
+    DEFAULT_LOCOMO, bare_fastembed, bench_texts, load_locomo, millis, percentile, prefill,
 };
-use ferrex_sync::{NewMemory, NewRecords, Replica, ReplicaOptions};
 use ferrex_tests::{TestHome, ferrex_bin};
 use serde_json::json;
 
@@ -47,14 +45,8 @@ async fn main() -> anyhow::Result<()> {
         }
     }
     let conversations = load_locomo(&locomo)?;
-    let mut texts: Vec<String> = conversations
-        .iter()
-        .flat_map(|conversation| conversation.turns.iter())
-        .map(|turn| format!("{}: {}", turn.speaker, turn.text))
-        .take(count)
-        .collect();
-    let missing = count - texts.len();
-    texts.extend(memory_corpus(missing));
+    let texts = bench_texts(&conversations, count);
+    let missing = count.saturating_sub(conversations.iter().map(|c| c.turns.len()).sum());
     let questions: Vec<String> = conversations
         .iter()
         .flat_map(|conversation| conversation.questions.iter())
@@ -69,40 +61,7 @@ async fn main() -> anyhow::Result<()> {
 
     // 1. Documents, and the bare embedding baseline on the same texts.
     let home = TestHome::new();
-    {
-        let replica =
-            Replica::open(&home.path().join("docs"), "bench-prefill", ReplicaOptions::default())?;
-        let namespace = Namespace::parse(NAMESPACE)?;
-        for (chunk_index, chunk) in texts.chunks(100).enumerate() {
-            let memories = chunk
-                .iter()
-                .enumerate()
-                .map(|(offset, text)| {
-                    let index = chunk_index * 100 + offset;
-                    NewMemory {
-                        id: format!("prefill-{index:06}"),
-                        kind: MemoryKind::Episodic,
-                        content: Content::Text(text.clone()),
-                        confidence: 1.0,
-                        source: None,
-                        context: None,
-                        tags: vec![],
-                        entity_ids: vec![],
-                        subject_entity: None,
-                        predicate_written: None,
-                        created_at: Timestamp(1_700_000_000_000 + index as i64),
-                        created_by: "bench-prefill".into(),
-                        t_valid: Timestamp(1_700_000_000_000 + index as i64),
-                    }
-                })
-                .collect();
-            replica.write_new(
-                &namespace,
-                Timestamp(1_700_000_000_000),
-                &NewRecords { memories, ..Default::default() },
-            )?;
-        }
-    }
+    prefill(&home.path().join("docs"), NAMESPACE, &texts, 100)?;
     let (bare_rate, ferrex_rate) = {
         let files = ModelSearch::from_env().locate(ModelTier::Small)?;
         let mut bare = bare_fastembed(&files, &EmbedderOptions::default())?;

@@ -5,12 +5,18 @@
 //! or the clock; time and ids come in as arguments, so every decision here can
 //! be tested deterministically and computed identically on every device.
 
+pub mod beliefs;
+pub mod conflict;
 pub mod embedder;
+pub mod entity;
 pub mod graph;
 pub mod memory;
 pub mod namespace;
+pub mod predicate;
 pub mod rank;
 pub mod scoring;
+pub mod settings;
+mod slots;
 pub mod time;
 pub mod validate;
 
@@ -18,6 +24,9 @@ pub use embedder::{EmbedError, Embedder, cosine};
 pub use graph::{Alias, Edge, EdgeKind, Entity, Tombstone};
 pub use memory::{AccessStat, Content, Memory, MemoryKind, Triple, UnknownKind};
 pub use namespace::Namespace;
-pub use scoring::{Staleness, StalenessSettings, Usage, staleness, staleness_label};
+pub use scoring::{
+    RankingSettings, Staleness, StalenessSettings, Usage, staleness, staleness_label,
+};
+pub use settings::MemorySettings;
 pub use time::{DAY_MILLIS, Timestamp};
 pub use validate::{FieldError, StoreInput, StoreRequest, validate_store};

@@ -29,6 +29,41 @@ pub fn sort_by_score(scored: &mut [(String, f64)]) {
     scored.sort_by(|left, right| right.1.total_cmp(&left.1).then_with(|| left.0.cmp(&right.0)));
 }
 
+/// Maximal marginal relevance: re-orders `candidates` (`(id, relevance,
+/// vector)`, best first) so that each next pick balances relevance against
+/// similarity to what was already picked: `lambda · relevance − (1 − lambda)
+/// · max cosine to the picked`. Relevance is scaled to 0..=1 first. With
+/// `lambda` 1 the order is unchanged. Ties go to the earlier candidate.
+pub fn maximal_marginal_relevance(
+    candidates: &[(String, f64, Vec<f32>)],
+    lambda: f64,
+    k: usize,
+) -> Vec<String> {
+    let top = candidates.iter().map(|(_, score, _)| *score).fold(f64::MIN, f64::max);
+    let bottom = candidates.iter().map(|(_, score, _)| *score).fold(f64::MAX, f64::min);
+    let spread = (top - bottom).max(f64::EPSILON);
+    let mut picked: Vec<usize> = Vec::new();
+    let mut left: Vec<usize> = (0..candidates.len()).collect();
+    while picked.len() < k && !left.is_empty() {
+        let mut best: Option<(usize, f64)> = None;
+        for (position, &index) in left.iter().enumerate() {
+            let (_, score, vector) = &candidates[index];
+            let relevance = if top == bottom { 1.0 } else { (score - bottom) / spread };
+            let redundancy = picked
+                .iter()
+                .map(|&other| f64::from(crate::cosine(vector, &candidates[other].2)))
+                .fold(0.0, f64::max);
+            let value = lambda * relevance - (1.0 - lambda) * redundancy;
+            if best.is_none_or(|(_, top)| value > top) {
+                best = Some((position, value));
+            }
+        }
+        let Some((position, _)) = best else { break };
+        picked.push(left.remove(position));
+    }
+    picked.into_iter().map(|index| candidates[index].0.clone()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,6 +89,20 @@ mod tests {
         let right = ids(&["a"]);
         let fused = reciprocal_rank_fusion(&[&left, &right], RRF_K);
         assert_eq!(fused.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+    }
+
+    #[test]
+    fn mmr_trades_relevance_for_variety() {
+        let candidates = vec![
+            ("a".to_owned(), 1.0, vec![1.0, 0.0]),
+            ("a-again".to_owned(), 0.95, vec![0.99, 0.01]),
+            ("b".to_owned(), 0.6, vec![0.0, 1.0]),
+        ];
+        let order = |lambda| maximal_marginal_relevance(&candidates, lambda, 3);
+        assert_eq!(order(1.0), ["a", "a-again", "b"]);
+        assert_eq!(order(0.5), ["a", "b", "a-again"]);
+        assert_eq!(maximal_marginal_relevance(&candidates, 0.5, 1), ["a"]);
+        assert!(maximal_marginal_relevance(&[], 0.5, 3).is_empty());
     }
 
     #[test]

@@ -105,6 +105,74 @@ pub fn staleness(usage: &Usage, now: Timestamp, settings: &StalenessSettings) ->
     (0.40 * age + 0.25 * access + 0.25 * validation + 0.10 * count).clamp(0.0, 1.0)
 }
 
+/// How much recency and trust move a memory's rank.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RankingSettings {
+    /// Lift of a brand-new episodic memory (it fades with the kind's half-life).
+    pub episodic_recency: f64,
+    /// Lift of a brand-new semantic memory.
+    pub semantic_recency: f64,
+    /// Lift of a brand-new procedural memory.
+    pub procedural_recency: f64,
+    /// Factor on the score of free text that a newer memory corrected.
+    pub corrected_penalty: f64,
+}
+
+impl Default for RankingSettings {
+    fn default() -> Self {
+        RankingSettings {
+            episodic_recency: 0.30,
+            semantic_recency: 0.10,
+            procedural_recency: 0.0,
+            corrected_penalty: 0.5,
+        }
+    }
+}
+
+impl RankingSettings {
+    /// The recency lift of `kind`.
+    pub fn recency_weight(&self, kind: MemoryKind) -> f64 {
+        match kind {
+            MemoryKind::Episodic => self.episodic_recency,
+            MemoryKind::Semantic => self.semantic_recency,
+            MemoryKind::Procedural => self.procedural_recency,
+        }
+    }
+}
+
+/// `2^(-days / half_life)`: 1 at `since`, 0.5 one half-life later.
+pub fn freshness(since: Timestamp, now: Timestamp, half_life_days: f64) -> f64 {
+    1.0 - decayed(now.days_since(since), half_life_days)
+}
+
+/// The factor recency multiplies a score by: `1 + weight · freshness`, with
+/// the kind's weight and half-life.
+pub fn recency_boost(
+    kind: MemoryKind,
+    created_at: Timestamp,
+    now: Timestamp,
+    staleness: &StalenessSettings,
+    ranking: &RankingSettings,
+) -> f64 {
+    1.0 + ranking.recency_weight(kind) * freshness(created_at, now, staleness.half_life_days(kind))
+}
+
+/// How much to trust a memory now: the confidence it was stored with, times
+/// the larger of its freshness since it was last confirmed (stored again,
+/// validated) and an evidence floor `evidence / (evidence + 1)`, which never
+/// decays: a memory confirmed often stays credible however old.
+pub fn confidence(
+    stated: f64,
+    evidence: i64,
+    last_confirmed: Timestamp,
+    now: Timestamp,
+    half_life_days: f64,
+) -> f64 {
+    let evidence = evidence.max(1) as f64;
+    let floor = evidence / (evidence + 1.0);
+    stated.clamp(0.0, 1.0) * freshness(last_confirmed, now, half_life_days).max(floor)
+}
+
 /// The label of a staleness score.
 pub fn staleness_label(score: f64, settings: &StalenessSettings) -> Staleness {
     if score >= settings.stale_threshold {
@@ -167,6 +235,40 @@ mod tests {
             0.40 * 0.875 + 0.25 * decayed(1.0, 30.0) + 0.25 * decayed(2.0, 30.0) + 0.01,
             Staleness::Fresh,
         );
+    }
+
+    #[test]
+    fn recency_lifts_new_episodes_most_and_procedures_not_at_all() {
+        let (staleness, ranking) = (StalenessSettings::default(), RankingSettings::default());
+        let boost = |kind, days| recency_boost(kind, at_day(0), at_day(days), &staleness, &ranking);
+        for (kind, days, expect) in [
+            (MemoryKind::Episodic, 0, 1.30),
+            (MemoryKind::Episodic, 30, 1.15),
+            (MemoryKind::Episodic, 300, 1.0003),
+            (MemoryKind::Semantic, 0, 1.10),
+            (MemoryKind::Semantic, 180, 1.05),
+            (MemoryKind::Procedural, 0, 1.0),
+            (MemoryKind::Procedural, 1000, 1.0),
+        ] {
+            let got = boost(kind, days);
+            assert!((got - expect).abs() < 0.001, "{kind} at day {days}: {got}, want {expect}");
+        }
+    }
+
+    #[test]
+    fn confidence_decays_to_an_evidence_floor_that_grows_with_evidence() {
+        for (stated, evidence, days, expect) in [
+            (1.0, 1, 0, 1.0),
+            (1.0, 1, 30, 0.5),
+            (1.0, 1, 3650, 0.5),
+            (1.0, 3, 3650, 0.75),
+            (1.0, 9, 3650, 0.9),
+            (0.8, 1, 0, 0.8),
+            (0.8, 0, 3650, 0.4),
+        ] {
+            let got = confidence(stated, evidence, at_day(0), at_day(days), 30.0);
+            assert!((got - expect).abs() < 1e-9, "{stated}/{evidence} at day {days}: {got}");
+        }
     }
 
     #[test]

@@ -5,7 +5,9 @@ use std::{path::Path, time::Duration};
 
 use anyhow::Context;
 use fastembed::{InitOptionsUserDefined, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel};
+use ferrex_core::{Content, MemoryKind, Namespace, Timestamp};
 use ferrex_embed::{EmbedderOptions, ort_environment};
+use ferrex_sync::{NewMemory, NewRecords, Replica, ReplicaOptions};
 use serde_json::Value;
 
 /// A bare fastembed model from the same files and options ferrex uses.
@@ -75,6 +77,64 @@ pub fn memory_corpus(count: usize) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// `count` texts for benchmarks: LoCoMo's dialogue turns (`Speaker: text`),
+/// then synthetic memories when more are needed.
+pub fn bench_texts(conversations: &[Conversation], count: usize) -> Vec<String> {
+    let mut texts: Vec<String> = conversations
+        .iter()
+        .flat_map(|conversation| conversation.turns.iter())
+        .map(|turn| format!("{}: {}", turn.speaker, turn.text))
+        .take(count)
+        .collect();
+    let missing = count - texts.len();
+    texts.extend(memory_corpus(missing));
+    texts
+}
+
+/// Writes `texts` as episodic memories of `namespace` straight into the
+/// documents in `docs_dir` (the node must not be running), `per_change`
+/// memories per document change. Ids are `prefill-000000`, ...
+pub fn prefill(
+    docs_dir: &Path,
+    namespace: &str,
+    texts: &[String],
+    per_change: usize,
+) -> anyhow::Result<()> {
+    let replica = Replica::open(docs_dir, "bench-prefill", ReplicaOptions::default())?;
+    let namespace = Namespace::parse(namespace)?;
+    for (chunk_index, chunk) in texts.chunks(per_change.max(1)).enumerate() {
+        let memories = chunk
+            .iter()
+            .enumerate()
+            .map(|(offset, text)| {
+                let index = chunk_index * per_change.max(1) + offset;
+                let at = Timestamp(1_700_000_000_000 + index as i64);
+                NewMemory {
+                    id: format!("prefill-{index:06}"),
+                    kind: MemoryKind::Episodic,
+                    content: Content::Text(text.clone()),
+                    confidence: 1.0,
+                    source: None,
+                    context: None,
+                    tags: vec![],
+                    entity_ids: vec![],
+                    subject_entity: None,
+                    predicate_written: None,
+                    created_at: at,
+                    created_by: "bench-prefill".into(),
+                    t_valid: at,
+                }
+            })
+            .collect();
+        replica.write_new(
+            &namespace,
+            Timestamp(1_700_000_000_000),
+            &NewRecords { memories, ..Default::default() },
+        )?;
+    }
+    Ok(())
 }
 
 /// One LoCoMo conversation: its dialogue turns and its questions.

@@ -6,7 +6,9 @@
 use std::{net::SocketAddr, path::PathBuf};
 
 use anyhow::{Context, bail};
-use ferrex_core::StalenessSettings;
+use std::collections::BTreeMap;
+
+use ferrex_core::MemorySettings;
 use ferrex_embed::ModelTier;
 
 pub use ferrex_sync::NetworkMode;
@@ -44,8 +46,13 @@ pub struct Config {
     pub threads: usize,
     /// `memory.shard_capacity`: memories per document shard.
     pub shard_capacity: usize,
-    /// `memory.*_half_life_days`, `memory.aging_threshold`, `memory.stale_threshold`.
-    pub staleness: StalenessSettings,
+    /// `memory.*` (but `shard_capacity`) and `[predicates]`: the settings
+    /// of every namespace without its own.
+    pub memory: MemorySettings,
+    /// `[namespaces.<name>]`: settings that differ for one namespace, as
+    /// `(key, value)` overrides of `memory` (`predicates.<canonical>` for
+    /// synonym groups).
+    pub namespace_overrides: BTreeMap<String, Vec<(String, String)>>,
 }
 
 impl Default for Config {
@@ -58,7 +65,8 @@ impl Default for Config {
             tier: ModelTier::Small,
             threads: 1,
             shard_capacity: 10_000,
-            staleness: StalenessSettings::default(),
+            memory: MemorySettings::default(),
+            namespace_overrides: BTreeMap::new(),
         }
     }
 }
@@ -77,9 +85,22 @@ pub const KEYS: &[&str] = &[
     "memory.procedural_half_life_days",
     "memory.aging_threshold",
     "memory.stale_threshold",
+    "memory.duplicate_threshold",
+    "memory.fact_duplicate_threshold",
+    "memory.fact_supersede_threshold",
+    "memory.correction_threshold",
+    "memory.entity_fuzzy_threshold",
+    "memory.entity_embedding_threshold",
+    "memory.alias_candidate_fuzzy_threshold",
+    "memory.alias_candidate_embedding_threshold",
+    "memory.predicate_fuzzy_threshold",
+    "memory.episodic_recency",
+    "memory.semantic_recency",
+    "memory.procedural_recency",
+    "memory.corrected_penalty",
 ];
 
-const SECTIONS: &[&str] = &["node", "network", "embed", "memory"];
+const SECTIONS: &[&str] = &["node", "network", "embed", "memory", "predicates", "namespaces"];
 
 impl Config {
     /// Loads the file (if any), then the environment, then `flags`
@@ -124,6 +145,19 @@ impl Config {
             let Some(values) = values.as_table() else {
                 bail!("{section} must be a section ([{section}]), not a value");
             };
+            if section == "predicates" {
+                for (canonical, spellings) in values {
+                    let list = string_list(&format!("predicates.{canonical}"), spellings)?;
+                    self.set(&format!("predicates.{canonical}"), &list)?;
+                }
+                continue;
+            }
+            if section == "namespaces" {
+                for (namespace, overrides) in values {
+                    self.apply_namespace_toml(namespace, overrides)?;
+                }
+                continue;
+            }
             for (key, value) in values {
                 let full = format!("{section}.{key}");
                 let text = match value {
@@ -139,16 +173,59 @@ impl Config {
         Ok(())
     }
 
+    fn apply_namespace_toml(
+        &mut self,
+        namespace: &str,
+        values: &toml::Value,
+    ) -> anyhow::Result<()> {
+        ferrex_core::Namespace::parse(namespace)
+            .map_err(|error| anyhow::anyhow!("[namespaces.{namespace}]: {error}"))?;
+        let Some(values) = values.as_table() else {
+            bail!("namespaces.{namespace} must be a section ([namespaces.{namespace}])");
+        };
+        let mut overrides = Vec::new();
+        for (key, value) in values {
+            if key == "predicates" {
+                let Some(groups) = value.as_table() else {
+                    bail!("namespaces.{namespace}.predicates must be a section");
+                };
+                for (canonical, spellings) in groups {
+                    let key = format!("predicates.{canonical}");
+                    overrides.push((key.clone(), string_list(&key, spellings)?));
+                }
+                continue;
+            }
+            let full = format!("memory.{key}");
+            if full == "memory.shard_capacity" || !KEYS.contains(&full.as_str()) {
+                bail!(
+                    "unknown key {key} in [namespaces.{namespace}]; a namespace may set the memory.* thresholds (except shard_capacity) and predicates"
+                );
+            }
+            overrides.push((full, scalar_text(&format!("namespaces.{namespace}.{key}"), value)?));
+        }
+        // Check every value now, so that a bad one is reported at start.
+        let mut check = self.memory.clone();
+        for (key, value) in &overrides {
+            set_memory(&mut check, key, value)
+                .with_context(|| format!("in [namespaces.{namespace}]"))?;
+        }
+        self.namespace_overrides.entry(namespace.to_owned()).or_default().extend(overrides);
+        Ok(())
+    }
+
+    /// The settings of `namespace`: its own overrides on top of `memory`.
+    pub fn memory_for(&self, namespace: &str) -> MemorySettings {
+        let mut settings = self.memory.clone();
+        for (key, value) in self.namespace_overrides.get(namespace).into_iter().flatten() {
+            // Every override was checked when the configuration was loaded.
+            let _ = set_memory(&mut settings, key, value);
+        }
+        settings
+    }
+
     /// Sets `key` (`section.key`) from text.
     pub fn set(&mut self, key: &str, value: &str) -> anyhow::Result<()> {
         let invalid = |reason: String| anyhow::anyhow!("{key} = {value:?}: {reason}");
-        let number = |value: &str| -> anyhow::Result<f64> {
-            let parsed: f64 = value.parse().map_err(|_| invalid("must be a number".into()))?;
-            if !parsed.is_finite() || parsed < 0.0 {
-                return Err(invalid("must be a finite, non-negative number".into()));
-            }
-            Ok(parsed)
-        };
         match key {
             "node.name" => {
                 let name = value.trim();
@@ -183,29 +260,29 @@ impl Config {
                     .filter(|capacity| *capacity >= 1)
                     .ok_or_else(|| invalid("must be a whole number of at least 1".into()))?
             }
-            "memory.episodic_half_life_days" => {
-                self.staleness.episodic_half_life_days = number(value)?
+            key if key.starts_with("memory.") || key.starts_with("predicates.") => {
+                set_memory(&mut self.memory, key, value)?
             }
-            "memory.semantic_half_life_days" => {
-                self.staleness.semantic_half_life_days = number(value)?
-            }
-            "memory.procedural_half_life_days" => {
-                self.staleness.procedural_half_life_days = number(value)?
-            }
-            "memory.aging_threshold" => self.staleness.aging_threshold = number(value)?,
-            "memory.stale_threshold" => self.staleness.stale_threshold = number(value)?,
             other => bail!("unknown key {other}; known keys: {}", KEYS.join(", ")),
         }
         Ok(())
     }
 
     fn check(&self) -> anyhow::Result<()> {
-        let staleness = &self.staleness;
+        self.check_staleness(&self.memory, "memory")?;
+        for namespace in self.namespace_overrides.keys() {
+            self.check_staleness(&self.memory_for(namespace), &format!("namespaces.{namespace}"))?;
+        }
+        Ok(())
+    }
+
+    fn check_staleness(&self, settings: &MemorySettings, section: &str) -> anyhow::Result<()> {
+        let staleness = &settings.staleness;
         if !(staleness.aging_threshold <= staleness.stale_threshold
             && staleness.stale_threshold <= 1.0)
         {
             bail!(
-                "memory.aging_threshold ({}) must not exceed memory.stale_threshold ({}), which must not exceed 1",
+                "{section}: aging_threshold ({}) must not exceed stale_threshold ({}), which must not exceed 1",
                 staleness.aging_threshold,
                 staleness.stale_threshold
             );
@@ -218,6 +295,9 @@ impl Config {
 /// that are not settings (`FERREX_HOME`, `FERREX_LOG`, other programs').
 fn env_key(variable: &str) -> anyhow::Result<Option<String>> {
     let Some(rest) = variable.strip_prefix("FERREX_") else { return Ok(None) };
+    if let Some(canonical) = rest.strip_prefix("PREDICATES_") {
+        return Ok(Some(format!("predicates.{}", canonical.to_ascii_lowercase())));
+    }
     for section in SECTIONS {
         let prefix = format!("{}_", section.to_ascii_uppercase());
         if let Some(key) = rest.strip_prefix(&prefix) {
@@ -232,6 +312,88 @@ fn env_key(variable: &str) -> anyhow::Result<Option<String>> {
         }
     }
     Ok(None)
+}
+
+/// A TOML scalar as text.
+fn scalar_text(key: &str, value: &toml::Value) -> anyhow::Result<String> {
+    Ok(match value {
+        toml::Value::String(text) => text.clone(),
+        toml::Value::Integer(number) => number.to_string(),
+        toml::Value::Float(number) => number.to_string(),
+        toml::Value::Boolean(flag) => flag.to_string(),
+        other => bail!("{key} must be a string or a number, not {}", other.type_str()),
+    })
+}
+
+/// A TOML list of strings as comma-separated text.
+fn string_list(key: &str, value: &toml::Value) -> anyhow::Result<String> {
+    let items = value.as_array().ok_or_else(|| {
+        anyhow::anyhow!("{key} must be a list of strings, like [\"uses\", \"needs\"]")
+    })?;
+    let mut texts = Vec::new();
+    for item in items {
+        match item.as_str() {
+            Some(text) if !text.contains(',') => texts.push(text.to_owned()),
+            Some(text) => bail!("{key}: {text:?} must not contain a comma"),
+            None => bail!("{key} must be a list of strings"),
+        }
+    }
+    Ok(texts.join(","))
+}
+
+/// Sets one `memory.*` key, or `predicates.<canonical>` (a comma-separated
+/// list of spellings), on `settings`.
+fn set_memory(settings: &mut MemorySettings, key: &str, value: &str) -> anyhow::Result<()> {
+    let invalid = |reason: &str| anyhow::anyhow!("{key} = {value:?}: {reason}");
+    let number = || -> anyhow::Result<f64> {
+        let parsed: f64 = value.trim().parse().map_err(|_| invalid("must be a number"))?;
+        if !parsed.is_finite() || parsed < 0.0 {
+            return Err(invalid("must be a finite, non-negative number"));
+        }
+        Ok(parsed)
+    };
+    let unit = || -> anyhow::Result<f64> {
+        let parsed = number()?;
+        if parsed > 1.0 {
+            return Err(invalid("must be between 0 and 1"));
+        }
+        Ok(parsed)
+    };
+    if let Some(canonical) = key.strip_prefix("predicates.") {
+        if ferrex_core::predicate::fold(canonical).is_empty() {
+            return Err(invalid("the group needs a name with letters or digits"));
+        }
+        let spellings: Vec<&str> =
+            value.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+        settings.predicates.add(canonical, spellings);
+        return Ok(());
+    }
+    match key {
+        "memory.episodic_half_life_days" => settings.staleness.episodic_half_life_days = number()?,
+        "memory.semantic_half_life_days" => settings.staleness.semantic_half_life_days = number()?,
+        "memory.procedural_half_life_days" => {
+            settings.staleness.procedural_half_life_days = number()?
+        }
+        "memory.aging_threshold" => settings.staleness.aging_threshold = number()?,
+        "memory.stale_threshold" => settings.staleness.stale_threshold = number()?,
+        "memory.duplicate_threshold" => settings.conflict.duplicate = unit()?,
+        "memory.fact_duplicate_threshold" => settings.conflict.fact_duplicate = unit()?,
+        "memory.fact_supersede_threshold" => settings.conflict.fact_supersede = unit()?,
+        "memory.correction_threshold" => settings.conflict.correction = unit()?,
+        "memory.entity_fuzzy_threshold" => settings.entity.fuzzy = unit()?,
+        "memory.entity_embedding_threshold" => settings.entity.embedding = unit()?,
+        "memory.alias_candidate_fuzzy_threshold" => settings.entity.fuzzy_candidate = unit()?,
+        "memory.alias_candidate_embedding_threshold" => {
+            settings.entity.embedding_candidate = unit()?
+        }
+        "memory.predicate_fuzzy_threshold" => settings.predicate_fuzzy = unit()?,
+        "memory.episodic_recency" => settings.ranking.episodic_recency = number()?,
+        "memory.semantic_recency" => settings.ranking.semantic_recency = number()?,
+        "memory.procedural_recency" => settings.ranking.procedural_recency = number()?,
+        "memory.corrected_penalty" => settings.ranking.corrected_penalty = unit()?,
+        other => bail!("unknown key {other}; known keys: {}", KEYS.join(", ")),
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -270,6 +432,33 @@ mod tests {
         assert!(format!("{error:#}").contains("[nodes]"), "{error:#}");
         let error = load("", &[("FERREX_EMBED_MODLE_DIR", "x")], &[]).unwrap_err();
         assert!(format!("{error:#}").contains("FERREX_EMBED_MODLE_DIR"), "{error:#}");
+    }
+
+    #[test]
+    fn predicate_groups_and_namespace_overrides() {
+        let file = "[predicates]\nlives_in = [\"resides in\", \"home city\"]\n\
+            [memory]\nduplicate_threshold = 0.9\n\
+            [namespaces.work]\nduplicate_threshold = 0.97\ncorrection_threshold = 0.7\n\
+            [namespaces.work.predicates]\nruns_on = [\"hosted on\"]\n";
+        let config = load(file, &[("FERREX_PREDICATES_OWNED_BY", "belongs to")], &[]).unwrap();
+        let global = config.memory_for("default");
+        assert_eq!(global.conflict.duplicate, 0.9);
+        assert_eq!(global.predicates.normalise("resides-in", [], 0.85).0, "lives_in");
+        assert_eq!(global.predicates.normalise("belongs to", [], 0.85).0, "owned_by");
+        assert_eq!(global.predicates.normalise("hosted on", [], 0.85).0, "hosted_on");
+        let work = config.memory_for("work");
+        assert_eq!((work.conflict.duplicate, work.conflict.correction), (0.97, 0.7));
+        assert_eq!(work.predicates.normalise("hosted on", [], 0.85).0, "runs_on");
+        assert_eq!(work.predicates.normalise("home city", [], 0.85).0, "lives_in");
+        for (bad, needle) in [
+            ("[namespaces.work]\nshard_capacity = 3\n", "unknown key shard_capacity"),
+            ("[namespaces.work]\nduplicate_threshold = 2\n", "between 0 and 1"),
+            ("[namespaces.\"bad ns\"]\nduplicate_threshold = 0.5\n", "namespace"),
+            ("[predicates]\nlives_in = \"resides in\"\n", "list of strings"),
+        ] {
+            let error = format!("{:#}", load(bad, &[], &[]).unwrap_err());
+            assert!(error.contains(needle), "{bad:?}: {error}");
+        }
     }
 
     #[test]

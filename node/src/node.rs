@@ -103,7 +103,7 @@ impl Node {
             replica,
             index.clone(),
             Arc::new(Foreground::new(foreground, QUERY_CACHE)),
-            config.staleness,
+            config.memory.staleness,
         ));
         let background: Arc<Mutex<Box<dyn Embedder>>> = Arc::new(Mutex::new(background));
         let stop = Arc::new(AtomicBool::new(false));

@@ -65,7 +65,6 @@ pub fn status_json(
                     })
                 })
                 .collect();
-            let we_lack_known = peer.docs.iter().all(|doc| doc.we_lack.is_some());
             json!({
                 "id": peer.id,
                 "short_id": short_id(&peer.id),
@@ -76,9 +75,11 @@ pub fn status_json(
                 "last_seen": peer.last_seen.map(clock::iso),
                 "in_sync": peer.in_sync(),
                 "they_lack": peer.they_lack(),
-                "we_lack": if we_lack_known { json!(peer.we_lack()) } else { Value::Null },
+                "we_lack": peer.we_lack(),
                 "bytes_sent": peer.bytes_sent,
                 "bytes_received": peer.bytes_received,
+                "udp_bytes_sent": peer.udp_bytes_sent,
+                "udp_bytes_received": peer.udp_bytes_received,
                 "documents": documents,
             })
         })

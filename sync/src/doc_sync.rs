@@ -59,6 +59,15 @@ impl Replica {
         Ok(change)
     }
 
+    /// Whether document `id` has every change in `heads` (false when this
+    /// replica lacks the document).
+    pub fn knows_heads(&self, id: &DocId, heads: &[automerge::ChangeHash]) -> bool {
+        match self.document(id) {
+            Ok(document) => lock(&document).knows(heads),
+            Err(_) => false,
+        }
+    }
+
     /// How many changes of document `id` are not ancestors of `heads`
     /// (hashes this replica does not know are ignored); every change when
     /// `heads` is empty. `None` when this replica lacks the document.

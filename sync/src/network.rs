@@ -374,11 +374,18 @@ impl Network {
             if id == inner.me {
                 continue;
             }
-            let (session, address) = {
+            let (session, address, udp) = {
                 let slots = lock(&inner.slots);
                 let live = slots.get(&id).and_then(|slot| slot.live.as_ref());
                 let session = live.and_then(|live| live.session.clone());
-                (session, live.and_then(|live| remote_addr(&live.connection)))
+                let udp = live
+                    .map(|live| live.connection.stats())
+                    .map(|stats| (stats.udp_tx.bytes, stats.udp_rx.bytes));
+                (
+                    session,
+                    live.and_then(|live| remote_addr(&live.connection)),
+                    udp.unwrap_or_default(),
+                )
             };
             if let Some(session) = &session {
                 session.ask_status(timeout).await;
@@ -390,16 +397,13 @@ impl Network {
                 }
                 None => (PeerRecord::load(&inner.state_dir, &id), 0, 0),
             };
-            statuses.push(status_of(
-                &inner.replica,
-                &registry,
-                &id,
-                &record,
-                session.is_some(),
-                address,
-                sent,
-                received,
-            ));
+            // Online means a session that has heard from the peer: a refused
+            // dial also opens a connection, briefly.
+            let online = session.is_some() && received > 0;
+            let mut status =
+                status_of(&inner.replica, &registry, &id, &record, online, address, sent, received);
+            (status.udp_bytes_sent, status.udp_bytes_received) = udp;
+            statuses.push(status);
         }
         statuses
     }
@@ -443,6 +447,8 @@ fn status_of(
         docs: doc_statuses(replica, record),
         bytes_sent,
         bytes_received,
+        udp_bytes_sent: 0,
+        udp_bytes_received: 0,
     }
 }
 

@@ -100,10 +100,10 @@ impl PeerRecord {
 pub struct DocStatus {
     /// The document.
     pub doc: DocId,
-    /// Changes this node has that the peer lacks (as far as this node knows).
-    pub they_lack: u64,
-    /// Changes the peer has that this node lacks, as the peer last said;
-    /// `None` when it never said.
+    /// Changes this node has that the peer lacks, as far as this node knows;
+    /// `None` when the two never exchanged anything.
+    pub they_lack: Option<u64>,
+    /// Changes the peer has that this node lacks; `None` when unknown.
     pub we_lack: Option<u64>,
     /// Whether both have the same heads, by the last word from the peer.
     pub in_sync: bool,
@@ -132,17 +132,23 @@ pub struct PeerStatus {
     pub bytes_sent: u64,
     /// Frame bytes received from it by this process.
     pub bytes_received: u64,
+    /// UDP bytes sent on the open connection (QUIC and TLS included).
+    pub udp_bytes_sent: u64,
+    /// UDP bytes received on the open connection.
+    pub udp_bytes_received: u64,
 }
 
 impl PeerStatus {
-    /// Changes the peer lacks, over all documents.
-    pub fn they_lack(&self) -> u64 {
+    /// Changes the peer lacks, over all documents; `None` when unknown for
+    /// any of them.
+    pub fn they_lack(&self) -> Option<u64> {
         self.docs.iter().map(|doc| doc.they_lack).sum()
     }
 
-    /// Changes this node lacks, over the documents the peer reported on.
-    pub fn we_lack(&self) -> u64 {
-        self.docs.iter().filter_map(|doc| doc.we_lack).sum()
+    /// Changes this node lacks, over all documents; `None` when unknown for
+    /// any of them.
+    pub fn we_lack(&self) -> Option<u64> {
+        self.docs.iter().map(|doc| doc.we_lack).sum()
     }
 
     /// Whether every document is in sync.
@@ -153,22 +159,38 @@ impl PeerStatus {
 
 /// The status of every document of `replica` with a peer, from `record`
 /// (and, for a connected peer, the live heads and reports in it).
+///
+/// What the peer lacks is counted from its last known heads; a document it
+/// never mentioned, after the two were in contact, it lacks entirely. What
+/// this node lacks is 0 when it has all of the peer's last known heads, else
+/// what the peer last reported; both are unknown for a peer never met.
 pub(crate) fn doc_statuses(replica: &Replica, record: &PeerRecord) -> Vec<DocStatus> {
+    let contacted = record.last_seen.is_some();
     replica
         .doc_ids()
         .into_iter()
-        .filter_map(|doc| {
+        .map(|doc| {
             let remembered = record.docs.get(&doc.to_string()).cloned().unwrap_or_default();
             let their_heads = remembered.their_heads();
-            let they_lack = replica.changes_missing_from(&doc, &their_heads)? as u64;
-            let we_lack = remembered.we_lack;
-            Some(DocStatus {
-                in_sync: they_lack == 0 && we_lack == Some(0),
+            let heard = !their_heads.is_empty();
+            let they_lack = (heard || contacted)
+                .then(|| replica.changes_missing_from(&doc, &their_heads))
+                .flatten()
+                .map(|count| count as u64);
+            let we_lack = if heard && replica.knows_heads(&doc, &their_heads) {
+                Some(0)
+            } else if contacted {
+                remembered.we_lack
+            } else {
+                None
+            };
+            DocStatus {
+                in_sync: they_lack == Some(0) && we_lack == Some(0),
                 they_lack,
                 we_lack,
                 last_sync: remembered.last_sync.map(Timestamp),
                 doc,
-            })
+            }
         })
         .collect()
 }

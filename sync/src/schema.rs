@@ -13,7 +13,7 @@
 //! ```
 //!
 //! The registry's root holds `devices`, `pairings` and `revoked` maps (see
-//! [`crate::registry`]).
+//! [`crate::Registry`]).
 //!
 //! Text is stored as scalar strings, not the Text CRDT: memories are written
 //! once, and scalars are much cheaper. Nested maps that several devices write

@@ -57,11 +57,17 @@ impl TestHome {
 
     /// A fresh home with extra `ferrex.toml` text (after the defaults).
     pub fn with_config(extra: &str) -> TestHome {
+        Self::with_raw_config(&format!(
+            "[network]\nmode = \"local\"\nbind = \"127.0.0.1:0\"\n{extra}"
+        ))
+    }
+
+    /// A fresh home whose `ferrex.toml` is exactly `config`.
+    pub fn with_raw_config(config: &str) -> TestHome {
         let dir = tempfile::Builder::new()
             .prefix("ferrex-test-")
             .tempdir()
             .expect("a temporary directory");
-        let config = format!("[network]\nmode = \"local\"\nbind = \"127.0.0.1:0\"\n{extra}");
         std::fs::write(dir.path().join("ferrex.toml"), config).expect("writing ferrex.toml");
         TestHome { dir }
     }

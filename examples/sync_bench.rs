@@ -1,0 +1,334 @@
+//! Sync benchmark with real `ferrex` processes: propagation from a laptop to
+//! a desktop through a home server, a fresh device catching up on a large
+//! store, and the bytes on the wire per stored memory.
+//!
+//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example sync_bench [-- --trials 50 --memories 10000 --loopback]`
+//!
+//! 1. **Propagation.** As root, the three devices run in network namespaces
+//!    this benchmark creates (and removes): the laptop and the desktop each
+//!    share a veth link with the server and have no route to each other, so
+//!    every memory travels laptop → server → desktop. (With `--loopback`, or
+//!    without root, all three share 127.0.0.1 and the laptop reaches the
+//!    desktop directly.) Each trial stores a memory with a unique word on
+//!    the laptop through MCP and polls `recall` on the desktop every 5 ms
+//!    until it is returned.
+//! 2. **Bytes per memory**: the UDP bytes (QUIC included) and the sync frame
+//!    bytes between laptop and server, both ways, over those trials.
+//! 3. **Catch-up.** A node holds N memories (one document change each, as
+//!    N stores would make, its index complete); a fresh node joins it. Times
+//!    from `ferrex join` until the fresh node's full-text search finds them
+//!    all, and until all are embedded; the embedding rate is compared with
+//!    ferrex-embed and a bare fastembed call on the same texts in this run.
+
+use std::{
+    path::Path,
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context, bail, ensure};
+use ferrex_core::Embedder;
+use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch, ModelTier};
+use ferrex_examples::{
+    DEFAULT_LOCOMO, bare_fastembed, bench_texts, load_locomo, millis, percentile, prefill,
+};
+use ferrex_tests::{Client, TestHome, ferrex_bin};
+use serde_json::{Value, json};
+
+/// Network namespaces and links for the propagation trials; removed on drop.
+struct Namespaces {
+    names: Vec<String>,
+}
+
+impl Namespaces {
+    /// server (10.77.1.1 and 10.77.2.1) — laptop (10.77.1.2), server — desktop (10.77.2.2).
+    fn create() -> anyhow::Result<Namespaces> {
+        let tag = std::process::id() % 10_000;
+        let names: Vec<String> = ["s", "a", "b"].iter().map(|n| format!("fxb{tag}{n}")).collect();
+        let namespaces = Namespaces { names: names.clone() };
+        let (server, laptop, desktop) = (&names[0], &names[1], &names[2]);
+        let ip = |args: &[&str]| -> anyhow::Result<()> {
+            let status = Command::new("ip").args(args).status().context("running ip")?;
+            ensure!(status.success(), "ip {} failed", args.join(" "));
+            Ok(())
+        };
+        for name in &names {
+            ip(&["netns", "add", name])?;
+            ip(&["-n", name, "link", "set", "lo", "up"])?;
+        }
+        for (peer, subnet, link) in [(laptop, 1, "a"), (desktop, 2, "b")] {
+            let (outer, inner) = (format!("fxb{tag}{link}0"), format!("fxb{tag}s{link}"));
+            ip(&["link", "add", &outer, "type", "veth", "peer", "name", &inner])?;
+            ip(&["link", "set", &outer, "netns", peer])?;
+            ip(&["link", "set", &inner, "netns", server])?;
+            ip(&["-n", peer, "addr", "add", &format!("10.77.{subnet}.2/24"), "dev", &outer])?;
+            ip(&["-n", server, "addr", "add", &format!("10.77.{subnet}.1/24"), "dev", &inner])?;
+            ip(&["-n", peer, "link", "set", &outer, "up"])?;
+            ip(&["-n", server, "link", "set", &inner, "up"])?;
+        }
+        Ok(namespaces)
+    }
+}
+
+impl Drop for Namespaces {
+    fn drop(&mut self) {
+        for name in &self.names {
+            let _ = Command::new("ip").args(["netns", "del", name]).status();
+        }
+    }
+}
+
+/// Starts `ferrex node` for `home`, inside network namespace `netns` if given.
+fn start_node(home: &TestHome, netns: Option<&str>) -> anyhow::Result<Child> {
+    let mut command = match netns {
+        Some(netns) => {
+            let mut command = Command::new("ip");
+            command.args(["netns", "exec", netns]).arg(ferrex_bin());
+            command
+        }
+        None => Command::new(ferrex_bin()),
+    };
+    let child = command
+        .arg("--home")
+        .arg(home.path())
+        .arg("node")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let started = Instant::now();
+    while std::os::unix::net::UnixStream::connect(home.path().join("ferrex.sock")).is_err() {
+        ensure!(started.elapsed() < Duration::from_secs(60), "the node did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(child)
+}
+
+fn peer<'a>(status: &'a Value, name: &str) -> Option<&'a Value> {
+    status["peers"].as_array()?.iter().find(|peer| peer["name"] == name)
+}
+
+/// Waits (bounded) until `home` reports the named peers online and in sync.
+fn wait_in_sync(home: &TestHome, names: &[&str], limit: Duration) -> anyhow::Result<()> {
+    let started = Instant::now();
+    loop {
+        let status = home.peers_json();
+        if names.iter().all(|name| {
+            peer(&status, name)
+                .is_some_and(|peer| peer["online"] == true && peer["in_sync"] == true)
+        }) {
+            return Ok(());
+        }
+        ensure!(started.elapsed() < limit, "not in sync within {limit:?}: {status}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn link_bytes(home: &TestHome, name: &str) -> (u64, u64) {
+    let status = home.peers_json();
+    let peer = peer(&status, name).cloned().unwrap_or_default();
+    let number = |key: &str| peer[key].as_u64().unwrap_or(0);
+    (
+        number("udp_bytes_sent") + number("udp_bytes_received"),
+        number("bytes_sent") + number("bytes_received"),
+    )
+}
+
+#[allow(clippy::print_stdout, reason = "a benchmark prints its figures")]
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> anyhow::Result<()> {
+    let mut trials = 50usize;
+    let mut memories = 10_000usize;
+    let mut loopback = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().context("a flag needs a value");
+        match arg.as_str() {
+            "--trials" => trials = value()?.parse()?,
+            "--memories" => memories = value()?.parse()?,
+            "--loopback" => loopback = true,
+            other => bail!("unknown argument {other:?}; see the usage line"),
+        }
+    }
+    let root =
+        Command::new("id").arg("-u").output().map(|out| out.stdout == b"0\n").unwrap_or(false);
+    let namespaces = if loopback || !root { None } else { Some(Namespaces::create()?) };
+    println!(
+        "ferrex sync benchmark, binary {}; topology: {}",
+        ferrex_bin().display(),
+        if namespaces.is_some() {
+            "laptop and desktop in separate network namespaces, reachable only through the server"
+        } else {
+            "all devices on 127.0.0.1 (the laptop may reach the desktop directly)"
+        }
+    );
+
+    // 1 and 2: propagation and bytes.
+    let config = |name: &str, bind: &str| {
+        TestHome::with_raw_config(&format!(
+            "[node]\nname = \"{name}\"\n[network]\nmode = \"local\"\nbind = \"{bind}\"\n"
+        ))
+    };
+    let (server, laptop, desktop) = match &namespaces {
+        Some(_) => (
+            config("server", "0.0.0.0:0"),
+            config("laptop", "10.77.1.2:0"),
+            config("desktop", "10.77.2.2:0"),
+        ),
+        None => (
+            config("server", "127.0.0.1:0"),
+            config("laptop", "127.0.0.1:0"),
+            config("desktop", "127.0.0.1:0"),
+        ),
+    };
+    let netns =
+        |index: usize| namespaces.as_ref().map(|namespaces| namespaces.names[index].clone());
+    let mut nodes = vec![
+        start_node(&server, netns(0).as_deref())?,
+        start_node(&laptop, netns(1).as_deref())?,
+        start_node(&desktop, netns(2).as_deref())?,
+    ];
+    for home in [&laptop, &desktop] {
+        let (ok, stderr) = home.join(&server.invite());
+        ensure!(ok, "join failed: {stderr}");
+    }
+    wait_in_sync(&laptop, &["server"], Duration::from_secs(30))?;
+    wait_in_sync(&desktop, &["server"], Duration::from_secs(30))?;
+    let on_laptop = Client::connect(&laptop).await?;
+    let on_desktop = Client::connect(&desktop).await?;
+    // Warm both sides (model sessions, caches) with one memory.
+    let warm =
+        on_laptop.store_text("Warming up: the first memory of the benchmark.", "bench").await;
+    let found = ferrex_tests::eventually(Duration::from_secs(30), || async {
+        on_desktop
+            .recall_ids("first memory of the benchmark", "bench", 5)
+            .await
+            .contains(&warm)
+            .then_some(())
+    })
+    .await;
+    ensure!(found.is_some(), "the warm-up memory never reached the desktop");
+    wait_in_sync(&laptop, &["server"], Duration::from_secs(30))?;
+    let (udp_before, frames_before) = link_bytes(&laptop, "server");
+
+    let mut propagation = Vec::new();
+    let mut stores = Vec::new();
+    for trial in 0..trials {
+        let word = format!("zebrafinch{trial}x");
+        let content = format!(
+            "Trial {trial}: the deploy of build {word} finished after the team reviewed the changelog."
+        );
+        let started = Instant::now();
+        let id = on_laptop.store_text(&content, "bench").await;
+        stores.push(started.elapsed());
+        loop {
+            if on_desktop.recall_ids(&word, "bench", 3).await.contains(&id) {
+                propagation.push(started.elapsed());
+                break;
+            }
+            ensure!(started.elapsed() < Duration::from_secs(20), "trial {trial} never arrived");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+    wait_in_sync(&laptop, &["server"], Duration::from_secs(30))?;
+    let (udp_after, frames_after) = link_bytes(&laptop, "server");
+    on_laptop.close().await;
+    on_desktop.close().await;
+    for home in [&server, &laptop, &desktop] {
+        home.stop();
+    }
+    for node in &mut nodes {
+        let _ = node.wait();
+    }
+    drop(namespaces);
+
+    println!(
+        "propagation laptop -> desktop, {trials} trials: p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms (store itself p50 {:.1} ms)",
+        millis(percentile(&mut propagation.clone(), 50)),
+        millis(percentile(&mut propagation.clone(), 95)),
+        millis(percentile(&mut propagation, 100)),
+        millis(percentile(&mut stores, 50)),
+    );
+    println!(
+        "bytes per stored memory, laptop <-> server, both ways: {:.0} UDP bytes (QUIC included), {:.0} sync frame bytes",
+        (udp_after - udp_before) as f64 / trials as f64,
+        (frames_after - frames_before) as f64 / trials as f64,
+    );
+
+    // 3: catch-up of a fresh device.
+    let conversations = load_locomo(Path::new(DEFAULT_LOCOMO))?;
+    let texts = bench_texts(&conversations, memories);
+    let (bare_rate, ferrex_rate) = {
+        let sample: Vec<&str> = texts.iter().take(2000).map(String::as_str).collect();
+        let files = ModelSearch::from_env().locate(ModelTier::Small)?;
+        let mut bare = bare_fastembed(&files, &EmbedderOptions::default())?;
+        let started = Instant::now();
+        bare.embed(&sample, None)?;
+        let bare_rate = sample.len() as f64 / started.elapsed().as_secs_f64();
+        let mut embedder = FastEmbedder::from_verified_files(&files, &EmbedderOptions::default())?;
+        let started = Instant::now();
+        embedder.embed_batch(&sample)?;
+        (bare_rate, sample.len() as f64 / started.elapsed().as_secs_f64())
+    };
+    let full = config("full", "127.0.0.1:0");
+    let started = Instant::now();
+    prefill(&full.path().join("docs"), "bench", &texts, 1)?;
+    println!(
+        "catch-up: wrote {memories} memories, one change each, in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let (ok, _, stderr) = full.run(&["reindex"]);
+    ensure!(ok, "reindex failed: {stderr}");
+    let mut full_node = start_node(&full, None)?;
+    let fresh = config("fresh", "127.0.0.1:0");
+    let mut fresh_node = start_node(&fresh, None)?;
+    let on_fresh = Client::connect(&fresh).await?;
+    let ticket = full.invite();
+    let joined = Instant::now();
+    let (ok, stderr) = fresh.join(&ticket);
+    ensure!(ok, "join failed: {stderr}");
+    let probe = texts.last().context("no texts")?.clone();
+    let probe_word = probe
+        .split(|c: char| !c.is_alphanumeric())
+        .rfind(|word| word.len() > 6)
+        .unwrap_or("note")
+        .to_owned();
+    let mut searchable = None;
+    let embedded = loop {
+        let stats = on_fresh.ok("stats", json!({})).await;
+        if searchable.is_none() && stats["memories"].as_u64() == Some(memories as u64) {
+            let found = on_fresh
+                .ok("recall", json!({"query": probe_word, "namespace": "bench", "limit": 200}))
+                .await;
+            let hit = found["results"].as_array().is_some_and(|results| {
+                results.iter().any(|result| result["content"] == probe.as_str())
+            });
+            if hit {
+                searchable = Some(joined.elapsed());
+            }
+        }
+        if searchable.is_some() && stats["index_lag"]["embeddings_queued"] == 0 {
+            break joined.elapsed();
+        }
+        ensure!(joined.elapsed() < Duration::from_secs(600), "catch-up did not finish: {stats}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let searchable = searchable.context("never searchable")?;
+    let embed_rate = memories as f64 / (embedded - searchable).as_secs_f64();
+    on_fresh.close().await;
+    full.stop();
+    fresh.stop();
+    let _ = full_node.wait();
+    let _ = fresh_node.wait();
+    println!(
+        "catch-up of a fresh device from {memories} memories: full-text searchable after {:.2} s, all embedded after {:.1} s",
+        searchable.as_secs_f64(),
+        embedded.as_secs_f64()
+    );
+    println!(
+        "  embedding during catch-up {embed_rate:.0} memories/s; ferrex-embed alone {ferrex_rate:.0}/s (ratio {:.2}); bare fastembed {bare_rate:.0}/s (ratio {:.2})",
+        embed_rate / ferrex_rate,
+        embed_rate / bare_rate
+    );
+    Ok(())
+}
