@@ -43,6 +43,11 @@ pub enum EdgeKind {
     SameAs,
     /// `from` and `to` (entities) are related.
     RelatesTo,
+    /// `from` (free text) corrects a detail of `to` (older free text).
+    Corrects,
+    /// `from` (an entity) may be the same as `to`: a near miss of entity
+    /// resolution, for a person to confirm.
+    AliasCandidate,
     /// A relation type an agent named.
     Other(String),
 }
@@ -54,6 +59,8 @@ impl EdgeKind {
             EdgeKind::Supersedes => "supersedes",
             EdgeKind::SameAs => "same_as",
             EdgeKind::RelatesTo => "relates_to",
+            EdgeKind::Corrects => "corrects",
+            EdgeKind::AliasCandidate => "alias_candidate",
             EdgeKind::Other(name) => name,
         }
     }
@@ -73,6 +80,8 @@ impl FromStr for EdgeKind {
             "supersedes" => EdgeKind::Supersedes,
             "same_as" => EdgeKind::SameAs,
             "relates_to" => EdgeKind::RelatesTo,
+            "corrects" => EdgeKind::Corrects,
+            "alias_candidate" => EdgeKind::AliasCandidate,
             other => EdgeKind::Other(other.to_owned()),
         })
     }

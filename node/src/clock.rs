@@ -20,9 +20,35 @@ pub fn iso(time: Timestamp) -> String {
         .unwrap_or_else(|| time.0.to_string())
 }
 
+/// Parses an ISO-8601 / RFC 3339 time (`2026-11-23T09:30:00Z`, with an
+/// offset, or without one as UTC) or date (`2026-11-23`, midnight UTC).
+pub fn parse(text: &str) -> Option<Timestamp> {
+    let text = text.trim();
+    if let Ok(time) = chrono::DateTime::parse_from_rfc3339(text) {
+        return Some(Timestamp(time.timestamp_millis()));
+    }
+    if let Ok(time) = chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%.f") {
+        return Some(Timestamp(time.and_utc().timestamp_millis()));
+    }
+    let date = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()?;
+    Some(Timestamp(date.and_hms_opt(0, 0, 0)?.and_utc().timestamp_millis()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn times_and_dates_parse() {
+        let time = Timestamp(1_700_000_000_123);
+        assert_eq!(parse(&iso(time)), Some(time));
+        assert_eq!(parse("2023-11-14T23:13:20.123+01:00"), Some(time));
+        assert_eq!(parse("2023-11-14T22:13:20.123"), Some(time));
+        assert_eq!(parse("1970-01-02"), Some(Timestamp(86_400_000)));
+        for bad in ["", "yesterday", "2023-13-01", "2023-11-14 22:13"] {
+            assert_eq!(parse(bad), None, "{bad:?}");
+        }
+    }
 
     #[test]
     fn iso_has_milliseconds_and_utc() {

@@ -11,9 +11,10 @@
 use std::collections::{BTreeSet, HashMap};
 
 use anyhow::Context;
+use ferrex_core::EdgeKind;
 use ferrex_sync::{ChangedKeys, DocChange, DocId, Replica, alias_key};
 
-use crate::index::{Index, IndexTx, MemoryRow, write::Upserted};
+use crate::index::{Index, IndexTx, MemoryRow, Touched, write::Upserted};
 
 /// Vectors a caller computed already, by memory id.
 pub type KnownVectors = HashMap<String, Vec<f32>>;
@@ -91,10 +92,12 @@ fn apply_keys(
     let namespace =
         id.namespace().map(|namespace| namespace.as_str().to_owned()).unwrap_or_default();
     let memory_keys: BTreeSet<&String> = keys.memories.union(&keys.forgotten).collect();
+    let mut touched = Touched::default();
     replica.read(id, |reader| -> anyhow::Result<()> {
         for key in &keys.entities {
             if let Some(entity) = reader.entity(key) {
                 tx.put_entity(&namespace, &doc, &entity)?;
+                touched.entity_namespaces.insert(namespace.clone());
             }
         }
         for key in &keys.aliases {
@@ -102,12 +105,9 @@ fn apply_keys(
                 tx.put_alias(&namespace, &alias_key(&alias.entity_id, &alias.name), &alias)?;
             }
         }
-        for key in &keys.edges {
-            if let Some(edge) = reader.edge(key) {
-                tx.put_edge(&namespace, &edge)?;
-            }
-        }
         for key in memory_keys {
+            // The groups it was in, before the change.
+            tx.touch_memory(key, &mut touched)?;
             if let Some(tombstone) = reader.tombstone(key) {
                 tx.put_tombstone(&namespace, &tombstone)?;
                 tx.delete_memory(key)?;
@@ -122,12 +122,29 @@ fn apply_keys(
                     {
                         tx.put_vector(rowid, &row.namespace, row.kind.as_str(), vector)?;
                     }
+                    // And the groups it is in now.
+                    tx.touch_memory(key, &mut touched)?;
                 }
                 None => {
                     tx.delete_memory(key)?;
                 }
             }
         }
+        for key in &keys.edges {
+            if let Some(edge) = reader.edge(key) {
+                tx.put_edge(&namespace, &edge)?;
+                match edge.kind {
+                    EdgeKind::Supersedes | EdgeKind::Corrects => {
+                        tx.touch_target(&edge.to, &mut touched)?
+                    }
+                    EdgeKind::SameAs => {
+                        touched.entity_namespaces.insert(namespace.clone());
+                    }
+                    EdgeKind::RelatesTo | EdgeKind::AliasCandidate | EdgeKind::Other(_) => {}
+                }
+            }
+        }
         Ok(())
-    })?
+    })??;
+    tx.rederive(touched)
 }

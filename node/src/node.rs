@@ -67,6 +67,18 @@ pub fn load_session(files: &ModelFiles, config: &Config) -> anyhow::Result<Box<d
     Ok(Box::new(FastEmbedder::from_verified_files(files, &options)?))
 }
 
+/// The settings of every namespace the configuration names, and the default.
+pub fn engine_settings(config: &Config) -> crate::engine::Settings {
+    crate::engine::Settings {
+        default: config.memory.clone(),
+        namespaces: config
+            .namespace_overrides
+            .keys()
+            .map(|namespace| (namespace.clone(), config.memory_for(namespace)))
+            .collect(),
+    }
+}
+
 impl Node {
     /// Opens everything and brings the index up to date with the documents.
     pub fn open(home: &Home, config: &Config, device: &Device) -> anyhow::Result<Node> {
@@ -103,7 +115,7 @@ impl Node {
             replica,
             index.clone(),
             Arc::new(Foreground::new(foreground, QUERY_CACHE)),
-            config.memory.staleness,
+            engine_settings(config),
         ));
         let background: Arc<Mutex<Box<dyn Embedder>>> = Arc::new(Mutex::new(background));
         let stop = Arc::new(AtomicBool::new(false));

@@ -87,6 +87,10 @@ fn project(
         indexer::catch_up_doc(index, replica, id, &indexer::KnownVectors::new())?;
         progress(Progress { phase: "reading", done: done + 1, total });
     }
+    // Derived state that spans documents (shards) is settled once all are in.
+    for namespace in replica.namespaces() {
+        index.transaction(|tx| tx.rederive_namespace(namespace.as_str()))?;
+    }
     index.set_complete(true)?;
     Ok(index.counts()?.by_namespace_kind.iter().map(|(_, _, count)| *count as usize).sum())
 }

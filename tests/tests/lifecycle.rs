@@ -24,6 +24,18 @@ const NOTES: [&str; 8] = [
     "Use cargo nextest to run the tests faster.",
 ];
 
+/// More notes, unlike the first ones (near-duplicates would not be stored).
+const MORE_NOTES: [&str; 8] = [
+    "The office plants get watered on Fridays.",
+    "Invoices are due on the last day of the month.",
+    "The wifi in meeting room B drops every afternoon.",
+    "Dana prefers written updates over calls.",
+    "The search cluster has three replicas.",
+    "Our status page lives at status.example.org.",
+    "The mobile release train leaves every second Tuesday.",
+    "Pager duty rotates on Monday mornings.",
+];
+
 const QUERIES: [&str; 4] = [
     "which port does the server use",
     "when do deploys happen",
@@ -121,10 +133,7 @@ async fn a_killed_node_loses_no_acknowledged_store() {
 async fn a_deleted_index_is_rebuilt_to_the_same_answers() {
     let home = TestHome::new();
     let client = home.client().await;
-    for note in NOTES
-        .iter()
-        .chain(NOTES.iter().map(|note| note.trim_end_matches('.')).collect::<Vec<_>>().iter())
-    {
+    for note in NOTES.iter().chain(MORE_NOTES.iter()) {
         client.store_text(note, "work").await;
     }
     let mut before = Vec::new();

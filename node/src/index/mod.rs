@@ -6,7 +6,9 @@
 //! and the document heads the index reflects. It can always be deleted and
 //! rebuilt (`ferrex reindex`).
 
+pub(crate) mod derive;
 mod fts_query;
+pub(crate) mod lookup;
 mod rows;
 mod schema;
 mod search;
@@ -21,8 +23,9 @@ use anyhow::Context;
 use automerge::ChangeHash;
 use rusqlite::{Connection, OptionalExtension};
 
+pub use derive::Touched;
 pub use fts_query::fts_query;
-pub use rows::MemoryRow;
+pub use rows::{MemoryRow, content_hash};
 pub use schema::SCHEMA_VERSION;
 pub use write::IndexTx;
 
@@ -154,6 +157,7 @@ impl Index {
              DROP TABLE IF EXISTS memories;
              DROP TABLE IF EXISTS tombstones;
              DROP TABLE IF EXISTS entities;
+             DROP TABLE IF EXISTS entity_vectors;
              DROP TABLE IF EXISTS aliases;
              DROP TABLE IF EXISTS edges;
              DROP TABLE IF EXISTS access_local;

@@ -54,6 +54,42 @@ pub struct MemoryRow {
     pub last_access: Option<i64>,
     /// Hash of the kind and normalised text: equal for exact duplicates.
     pub content_hash: String,
+    /// What the derived view says of it (kept by the indexer; not set by
+    /// [`MemoryRow::from_stored`]).
+    pub derived: Derived,
+}
+
+/// The derived view of one memory (see `ferrex_core::beliefs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Derived {
+    /// A fact's subject: its canonical entity, or `name:` and its name.
+    pub subject_key: Option<String>,
+    /// `active` (not a fact), `current`, `contested` or `superseded`.
+    pub status: String,
+    /// Live memories that supersede it.
+    pub superseded_by: Vec<String>,
+    /// Facts it contradicts.
+    pub contradicts: Vec<String>,
+    /// When it stopped being valid.
+    pub t_invalid: Option<i64>,
+    /// The memory it is an exact duplicate of.
+    pub duplicate_of: Option<String>,
+    /// Newer memories that correct it.
+    pub corrected_by: Vec<String>,
+}
+
+impl Default for Derived {
+    fn default() -> Self {
+        Derived {
+            subject_key: None,
+            status: "active".into(),
+            superseded_by: vec![],
+            contradicts: vec![],
+            t_invalid: None,
+            duplicate_of: None,
+            corrected_by: vec![],
+        }
+    }
 }
 
 impl MemoryRow {
@@ -93,6 +129,7 @@ impl MemoryRow {
             last_validated: memory.last_validated().map(|time| time.0),
             access_count: memory.access_count() as i64,
             last_access: memory.last_access().map(|time| time.0),
+            derived: Derived::default(),
         }
     }
 
@@ -111,7 +148,8 @@ impl MemoryRow {
     pub(crate) const COLUMNS: &'static str = "id, doc, namespace, kind, text, subject, predicate, \
         object, subject_entity, predicate_written, confidence, source, context, tags, entities, \
         created_at, created_by, t_valid, evidence, last_validated, access_count, last_access, \
-        content_hash";
+        content_hash, subject_key, status, superseded_by, contradicts, t_invalid, duplicate_of, \
+        corrected_by";
 
     pub(crate) fn from_sql(row: &Row<'_>) -> rusqlite::Result<MemoryRow> {
         let kind: String = row.get(3)?;
@@ -143,6 +181,15 @@ impl MemoryRow {
             access_count: row.get(20)?,
             last_access: row.get(21)?,
             content_hash: row.get(22)?,
+            derived: Derived {
+                subject_key: row.get(23)?,
+                status: row.get(24)?,
+                superseded_by: list(25)?,
+                contradicts: list(26)?,
+                t_invalid: row.get(27)?,
+                duplicate_of: row.get(28)?,
+                corrected_by: list(29)?,
+            },
         })
     }
 }

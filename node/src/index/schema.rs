@@ -3,7 +3,7 @@
 use rusqlite::Connection;
 
 /// Version of the index layout; an index of another version is rebuilt.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> anyhow::Result<()> {
     conn.execute_batch(&format!(
@@ -36,11 +36,21 @@ pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> any
             access_count INTEGER NOT NULL,
             last_access INTEGER,
             content_hash TEXT NOT NULL,
-            embedded INTEGER NOT NULL DEFAULT 0
+            embedded INTEGER NOT NULL DEFAULT 0,
+            -- The derived view (see ferrex_core::beliefs), kept up to date
+            -- by the indexer: what the fact is about, whether it is current,
+            -- contested or superseded, and whether it duplicates another.
+            subject_key TEXT,
+            status TEXT NOT NULL DEFAULT 'active',
+            superseded_by TEXT NOT NULL DEFAULT '[]',
+            contradicts TEXT NOT NULL DEFAULT '[]',
+            t_invalid INTEGER,
+            duplicate_of TEXT,
+            corrected_by TEXT NOT NULL DEFAULT '[]'
         );
         CREATE INDEX memories_by_namespace ON memories(namespace, kind, created_at);
         CREATE INDEX memories_by_hash ON memories(namespace, kind, content_hash);
-        CREATE INDEX memories_by_fact ON memories(namespace, predicate, subject_entity);
+        CREATE INDEX memories_by_fact ON memories(namespace, subject_key, predicate);
         CREATE INDEX memories_to_embed ON memories(embedded) WHERE embedded = 0;
         CREATE VIRTUAL TABLE memory_text USING fts5(
             text, context, tokenize = 'porter unicode61 remove_diacritics 2'
@@ -58,11 +68,17 @@ pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> any
             namespace TEXT NOT NULL,
             doc TEXT NOT NULL,
             name TEXT NOT NULL,
+            norm_name TEXT NOT NULL,
             kind TEXT,
             created_at INTEGER NOT NULL,
-            created_by TEXT NOT NULL
+            created_by TEXT NOT NULL,
+            -- The oldest entity of its class (derived: same names, same_as edges).
+            canonical TEXT NOT NULL
         );
-        CREATE INDEX entities_by_namespace ON entities(namespace);
+        CREATE INDEX entities_by_namespace ON entities(namespace, norm_name);
+        CREATE INDEX entities_by_canonical ON entities(canonical);
+        -- This node's embeddings of entity names (local, like every vector).
+        CREATE TABLE entity_vectors (id TEXT PRIMARY KEY, vector BLOB NOT NULL);
         CREATE TABLE aliases (
             key TEXT PRIMARY KEY,
             namespace TEXT NOT NULL,
@@ -73,6 +89,7 @@ pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> any
             created_by TEXT NOT NULL
         );
         CREATE INDEX aliases_by_namespace ON aliases(namespace);
+        CREATE INDEX aliases_by_entity ON aliases(entity_id);
         CREATE TABLE edges (
             key TEXT PRIMARY KEY,
             namespace TEXT NOT NULL,
@@ -84,6 +101,7 @@ pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> any
         );
         CREATE INDEX edges_from ON edges(from_id, kind);
         CREATE INDEX edges_to ON edges(to_id, kind);
+        CREATE INDEX edges_by_kind ON edges(namespace, kind);
         CREATE TABLE access_local (
             id TEXT PRIMARY KEY,
             count INTEGER NOT NULL,

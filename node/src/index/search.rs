@@ -137,25 +137,6 @@ impl Index {
         })
     }
 
-    /// The entity of `namespace` called `name` (ignoring case), by its name
-    /// or an alias; the oldest when several match.
-    pub fn entity_by_name(&self, namespace: &str, name: &str) -> anyhow::Result<Option<String>> {
-        let found = self
-            .conn()
-            .query_row(
-                "SELECT id FROM (
-                    SELECT id, created_at FROM entities WHERE namespace = ?1 AND name = ?2 COLLATE NOCASE
-                    UNION
-                    SELECT e.id, e.created_at FROM aliases a JOIN entities e ON e.id = a.entity_id
-                    WHERE a.namespace = ?1 AND a.name = ?2 COLLATE NOCASE
-                 ) ORDER BY created_at, id LIMIT 1",
-                [namespace, name],
-                |row| row.get(0),
-            )
-            .optional()?;
-        Ok(found)
-    }
-
     /// Every memory row of `namespace`.
     pub fn namespace_rows(&self, namespace: &str) -> anyhow::Result<Vec<MemoryRow>> {
         let mut statement = self.conn().prepare_cached(&format!(

@@ -8,7 +8,7 @@ use super::{MemoryRow, encode_heads, vector_bytes};
 
 /// The index inside one transaction (see [`super::Index::transaction`]).
 pub struct IndexTx<'a> {
-    tx: &'a Transaction<'a>,
+    pub(super) tx: &'a Transaction<'a>,
 }
 
 /// What an upsert did to a memory's text.
@@ -187,20 +187,32 @@ impl<'a> IndexTx<'a> {
         Ok(())
     }
 
-    /// Inserts or replaces an entity.
+    /// Inserts or updates an entity (its class is re-derived afterwards).
     pub fn put_entity(&self, namespace: &str, doc: &str, entity: &Entity) -> anyhow::Result<()> {
         self.tx.execute(
-            "INSERT OR REPLACE INTO entities(id, namespace, doc, name, kind, created_at, created_by)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO entities(id, namespace, doc, name, norm_name, kind, created_at, created_by,
+                canonical) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?1)
+             ON CONFLICT(id) DO UPDATE SET namespace = ?2, doc = ?3, name = ?4, norm_name = ?5,
+                kind = ?6, created_at = ?7, created_by = ?8",
             params![
                 entity.id,
                 namespace,
                 doc,
                 entity.name,
+                ferrex_core::entity::normalise_name(&entity.name),
                 entity.kind,
                 entity.created_at.0,
                 entity.created_by
             ],
+        )?;
+        Ok(())
+    }
+
+    /// Stores this node's embedding of an entity's name.
+    pub fn put_entity_vector(&self, id: &str, vector: &[f32]) -> anyhow::Result<()> {
+        self.tx.execute(
+            "INSERT OR REPLACE INTO entity_vectors(id, vector) VALUES (?1, ?2)",
+            params![id, vector_bytes(vector)],
         )?;
         Ok(())
     }
@@ -260,6 +272,10 @@ impl<'a> IndexTx<'a> {
         for rowid in rowids {
             self.delete_rowid(rowid)?;
         }
+        self.tx.execute(
+            "DELETE FROM entity_vectors WHERE id IN (SELECT id FROM entities WHERE doc = ?1)",
+            [doc],
+        )?;
         self.tx.execute("DELETE FROM entities WHERE doc = ?1", [doc])?;
         self.tx.execute("DELETE FROM doc_heads WHERE doc = ?1", [doc])?;
         Ok(())

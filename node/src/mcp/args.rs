@@ -90,6 +90,29 @@ impl Args {
         }
     }
 
+    /// An optional boolean.
+    pub fn boolean(&self, key: &str) -> Result<Option<bool>, FieldError> {
+        match self.value(key) {
+            None => Ok(None),
+            Some(Value::Bool(flag)) => Ok(Some(*flag)),
+            Some(other) => Err(FieldError::new(
+                key,
+                format!("must be true or false, not {}", type_name(other)),
+            )),
+        }
+    }
+
+    /// An optional JSON object.
+    pub fn object(&self, key: &str) -> Result<Option<&Map<String, Value>>, FieldError> {
+        match self.value(key) {
+            None => Ok(None),
+            Some(Value::Object(map)) => Ok(Some(map)),
+            Some(other) => {
+                Err(FieldError::new(key, format!("must be an object, not {}", type_name(other))))
+            }
+        }
+    }
+
     /// An optional list of strings (absent means empty).
     pub fn strings(&self, key: &str) -> Result<Vec<String>, FieldError> {
         match self.value(key) {

@@ -1,6 +1,8 @@
 //! The MCP server: ferrex's tools over rmcp, on any byte stream.
 
+mod answers;
 mod args;
+mod schemas;
 pub mod tools;
 
 use std::sync::Arc;

@@ -1,13 +1,13 @@
-//! The MCP tools: their schemas, and the translation between JSON and the
-//! engine's operations. Every answer is a JSON object.
+//! The MCP tools: what each is called and does, and the translation of its
+//! JSON arguments into the engine's requests. Every answer is a JSON object.
 
-use ferrex_core::{Content, FieldError, MemoryKind, Namespace, StoreInput, validate};
+use ferrex_core::{FieldError, MemoryKind, Namespace, StoreInput, validate};
 use serde_json::{Map, Value, json};
 
-use super::args::Args;
+use super::{answers, args::Args, schemas};
 use crate::{
     clock,
-    engine::{Engine, RecallRequest, Recalled, ToolError, content_parts},
+    engine::{Engine, RecallRequest, ToolError},
 };
 
 /// A tool: its name, what it does, and its input schema.
@@ -25,31 +25,43 @@ pub const TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: "store",
         description: "Store a memory. Give `content` (free text: an event or a how-to) or \
-            `subject`+`predicate`+`object` (a fact). Answers the new memory's id.",
-        schema: store_schema,
+            `subject`+`predicate`+`object` (a fact). A near-duplicate is not stored (the answer \
+            names the existing memory, whose evidence grows); a fact with a new value for its \
+            subject and predicate supersedes the old one; text that changes a detail of earlier \
+            text is recorded as its correction.",
+        schema: schemas::store,
     },
     ToolSpec {
         name: "recall",
         description: "Find the memories most relevant to `query` (hybrid semantic and keyword \
-            search). Answers up to `limit` results, best first.",
-        schema: recall_schema,
+            search), best first, with staleness, whether a fact is current, what superseded it, \
+            and contradictions. Superseded and stale memories are left out unless asked for.",
+        schema: schemas::recall,
     },
     ToolSpec {
         name: "forget",
         description: "Forget memories by id, on this device and every paired device. Answers \
             which ids were forgotten and which were unknown.",
-        schema: forget_schema,
+        schema: schemas::forget,
     },
     ToolSpec {
         name: "reflect",
-        description: "Review a namespace: memories that have gone stale and may need re-checking.",
-        schema: reflect_schema,
+        description: "Review a namespace: stale memories to re-check, facts that contradict \
+            each other (also from different devices), and entities that may be the same.",
+        schema: schemas::reflect,
+    },
+    ToolSpec {
+        name: "history",
+        description: "How a belief evolved: the facts of a subject and predicate (or the text \
+            linked to a memory by supersession and correction), oldest first, with when and on \
+            which device each was recorded.",
+        schema: schemas::history,
     },
     ToolSpec {
         name: "stats",
         description: "Counts by type and namespace, entities, documents and their size, index \
-            lag, and the embedding model.",
-        schema: stats_schema,
+            lag, and the embedding model; with `detailed`, staleness and belief figures.",
+        schema: schemas::stats,
     },
 ];
 
@@ -58,83 +70,6 @@ fn properties(schema: &Value) -> Vec<&str> {
         .as_object()
         .map(|map| map.keys().map(String::as_str).collect())
         .unwrap_or_default()
-}
-
-fn namespace_property() -> Value {
-    json!({
-        "type": "string",
-        "description": "Namespace (default \"default\"): 1-64 characters of [A-Za-z0-9_.-].",
-        "pattern": "^[A-Za-z0-9_.-]{1,64}$"
-    })
-}
-
-fn store_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "content": {"type": "string", "description": "Free text, up to 16 KiB.", "maxLength": 16384},
-            "subject": {"type": "string", "description": "Subject of a fact, e.g. \"api-server\".", "maxLength": 512},
-            "predicate": {"type": "string", "description": "Relation of a fact, e.g. \"port\".", "maxLength": 512},
-            "object": {"type": "string", "description": "Value of a fact, e.g. \"8080\"."},
-            "memory_type": {
-                "type": "string",
-                "enum": ["episodic", "semantic", "procedural"],
-                "description": "Detected when omitted: a fact is semantic, text is episodic."
-            },
-            "namespace": namespace_property(),
-            "confidence": {"type": "number", "minimum": 0, "maximum": 1, "description": "Default 1.0."},
-            "entities": {"type": "array", "items": {"type": "string"}, "description": "Names of things the memory is about."},
-            "tags": {"type": "array", "items": {"type": "string"}},
-            "source": {"type": "string", "description": "Where this came from."},
-            "context": {"type": "string", "description": "Context to keep with it."},
-            "supersedes": {"type": "string", "description": "Id of a memory this one replaces."}
-        },
-        "additionalProperties": false
-    })
-}
-
-fn recall_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "query": {"type": "string", "description": "What to look for, in words."},
-            "namespace": namespace_property(),
-            "types": {
-                "type": "array",
-                "items": {"type": "string", "enum": ["episodic", "semantic", "procedural"]},
-                "description": "Only these kinds (default: all)."
-            },
-            "limit": {"type": "integer", "minimum": 1, "maximum": 200, "description": "Default 10."}
-        },
-        "required": ["query"],
-        "additionalProperties": false
-    })
-}
-
-fn forget_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "ids": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 1000}
-        },
-        "required": ["ids"],
-        "additionalProperties": false
-    })
-}
-
-fn reflect_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "namespace": namespace_property(),
-            "limit": {"type": "integer", "minimum": 1, "maximum": 200, "description": "Default 10."}
-        },
-        "additionalProperties": false
-    })
-}
-
-fn stats_schema() -> Value {
-    json!({"type": "object", "properties": {}, "additionalProperties": false})
 }
 
 /// Runs tool `name` with `arguments`; `Err` is a message for the agent.
@@ -158,7 +93,8 @@ pub fn call(
         "recall" => recall(engine, &args),
         "forget" => forget(engine, &args),
         "reflect" => reflect(engine, &args),
-        "stats" => stats(engine),
+        "history" => history(engine, &args),
+        "stats" => stats(engine, &args),
         _ => unreachable!("every tool in TOOLS is dispatched"),
     }
 }
@@ -176,6 +112,12 @@ fn namespace(args: &Args) -> Result<Namespace, FieldError> {
     }
 }
 
+fn device_names(engine: &Engine) -> impl Fn(&str) -> Option<String> {
+    let registry = engine.replica().registry();
+    let me = engine.replica().device().to_owned();
+    move |id: &str| registry.name_of(id).or_else(|| (id == me).then(|| "this device".to_owned()))
+}
+
 fn store(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
     let input = StoreInput {
         content: args.string("content")?,
@@ -191,18 +133,17 @@ fn store(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
         context: args.string("context")?,
         supersedes: args.string("supersedes")?,
     };
-    let stored = engine.store(input)?;
-    let mut answer = json!({
-        "id": stored.id,
-        "status": "stored",
-        "memory_type": stored.kind.as_str(),
-        "namespace": stored.namespace.as_str(),
-        "entities": stored.entity_ids,
-    });
-    if let Some(old) = stored.superseded {
-        answer["superseded"] = json!(old);
+    Ok(answers::stored(&engine.store(input)?))
+}
+
+fn time(field: &str, text: Option<&Value>) -> Result<Option<ferrex_core::Timestamp>, FieldError> {
+    match text {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => clock::parse(text).map(Some).ok_or_else(|| {
+            FieldError::new(field, format!("{text:?} is not an ISO-8601 time or date, like 2026-11-23 or 2026-11-23T09:30:00Z"))
+        }),
+        Some(_) => Err(FieldError::new(field, "must be a string (an ISO-8601 time or date)")),
     }
-    Ok(answer)
 }
 
 fn recall(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
@@ -213,54 +154,70 @@ fn recall(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
         .enumerate()
         .map(|(index, text)| kind(&format!("types[{index}]"), text))
         .collect::<Result<Vec<_>, _>>()?;
+    let entities = args
+        .strings("entities")?
+        .iter()
+        .enumerate()
+        .map(|(index, name)| {
+            validate::required_text(&format!("entities[{index}]"), name, validate::MAX_NAME_BYTES)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let (start, end) = match args.object("time_range")? {
+        None => (None, None),
+        Some(range) => {
+            if let Some(unknown) =
+                range.keys().find(|key| !["start", "end"].contains(&key.as_str()))
+            {
+                return Err(FieldError::new(
+                    format!("time_range.{unknown}"),
+                    "is not a field of time_range; it has start and end",
+                )
+                .into());
+            }
+            let start = time("time_range.start", range.get("start"))?;
+            let end = time("time_range.end", range.get("end"))?;
+            if let (Some(start), Some(end)) = (start, end)
+                && start >= end
+            {
+                return Err(FieldError::new("time_range", "start must be before end").into());
+            }
+            (start, end)
+        }
+    };
+    let validate_ids = args
+        .strings("validate_ids")?
+        .iter()
+        .enumerate()
+        .map(|(index, id)| validate::memory_id(&format!("validate_ids[{index}]"), id))
+        .collect::<Result<Vec<_>, _>>()?;
+    let diversity = match args.number("diversity")? {
+        None => 0.0,
+        Some(value) => validate::unit_interval("diversity", value)?,
+    };
     let request = RecallRequest {
         query,
         namespace: namespace(args)?,
         kinds,
         limit: validate::recall_limit(args.integer("limit")?)?,
+        entities,
+        start,
+        end,
+        include_stale: args.boolean("include_stale")?.unwrap_or(false),
+        include_invalidated: args.boolean("include_invalidated")?.unwrap_or(false),
+        validate_ids,
+        diversity,
     };
-    let results = engine.recall(&request)?;
-    Ok(json!({
+    let (results, validated) = engine.recall(&request)?;
+    let mut answer = json!({
         "query": request.query,
         "namespace": request.namespace.as_str(),
         "count": results.len(),
-        "results": results.iter().map(result_json).collect::<Vec<_>>(),
-    }))
-}
-
-/// One memory as tools answer it.
-pub fn result_json(result: &Recalled) -> Value {
-    let row = &result.row;
-    let mut item = json!({
-        "id": row.id,
-        "type": row.kind.as_str(),
-        "namespace": row.namespace,
-        "score": result.score,
-        "created_at": clock::iso(ferrex_core::Timestamp(row.created_at)),
-        "confidence": row.confidence,
-        "staleness": result.staleness.as_str(),
+        "results": results.iter().map(answers::recalled).collect::<Vec<_>>(),
     });
-    match content_parts(row) {
-        Content::Text(text) => item["content"] = json!(text),
-        Content::Triple(triple) => {
-            item["subject"] = json!(triple.subject);
-            item["predicate"] = json!(triple.predicate);
-            item["object"] = json!(triple.object);
-        }
+    if !request.validate_ids.is_empty() {
+        answer["validated"] = json!(validated);
     }
-    if !row.tags.is_empty() {
-        item["tags"] = json!(row.tags);
-    }
-    if !row.entities.is_empty() {
-        item["entities"] = json!(row.entities);
-    }
-    if let Some(source) = &row.source {
-        item["source"] = json!(source);
-    }
-    if let Some(context) = &row.context {
-        item["context"] = json!(context);
-    }
-    item
+    Ok(answer)
 }
 
 fn forget(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
@@ -287,49 +244,63 @@ fn forget(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
 fn reflect(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
     let namespace = namespace(args)?;
     let limit = validate::recall_limit(args.integer("limit")?)?;
-    let stale = engine.stale(&namespace, limit)?;
-    Ok(json!({
-        "namespace": namespace.as_str(),
-        "stale": stale.iter().map(result_json).collect::<Vec<_>>(),
-    }))
+    let reflection = engine.reflect(
+        &namespace,
+        limit,
+        args.boolean("include_stale")?.unwrap_or(true),
+        args.boolean("include_contradictions")?.unwrap_or(true),
+    )?;
+    Ok(answers::reflection(namespace.as_str(), &reflection, &device_names(engine)))
 }
 
-fn stats(engine: &Engine) -> Result<Value, ToolError> {
+fn history(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
+    let namespace = namespace(args)?;
+    let id = args.string("id")?.map(|id| validate::memory_id("id", &id)).transpose()?;
+    let subject = args.string("subject")?;
+    let predicate = args.string("predicate")?;
+    let pair = match (&id, subject, predicate) {
+        (Some(_), None, None) => None,
+        (Some(_), _, _) => {
+            return Err(FieldError::new(
+                "id",
+                "give either id, or subject and predicate, not both",
+            )
+            .into());
+        }
+        (None, Some(subject), Some(predicate)) => Some((
+            validate::required_text("subject", &subject, validate::MAX_NAME_BYTES)?,
+            validate::required_text("predicate", &predicate, validate::MAX_NAME_BYTES)?,
+        )),
+        (None, Some(_), None) => {
+            return Err(FieldError::new("predicate", "is missing: give it with subject").into());
+        }
+        (None, None, Some(_)) => {
+            return Err(FieldError::new("subject", "is missing: give it with predicate").into());
+        }
+        (None, None, None) => {
+            return Err(
+                FieldError::new("id", "is missing: give id, or subject and predicate").into()
+            );
+        }
+    };
+    let entries = engine.history(
+        &namespace,
+        id.as_deref(),
+        pair.as_ref().map(|(subject, predicate)| (subject.as_str(), predicate.as_str())),
+    )?;
+    let mut answer = answers::history(&entries, &device_names(engine));
+    answer["namespace"] = json!(namespace.as_str());
+    Ok(answer)
+}
+
+fn stats(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
     let stats = engine.stats()?;
-    let mut by_type = Map::new();
-    let mut by_namespace = Map::new();
-    let mut total = 0;
-    for (namespace, kind, count) in &stats.by_namespace_kind {
-        total += count;
-        let entry = by_type.entry(kind.clone()).or_insert(json!(0));
-        *entry = json!(entry.as_i64().unwrap_or(0) + count);
-        let entry = by_namespace.entry(namespace.clone()).or_insert(json!(0));
-        *entry = json!(entry.as_i64().unwrap_or(0) + count);
-    }
-    let documents: Vec<Value> = stats
-        .docs
-        .iter()
-        .map(|doc| {
-            json!({"id": doc.id.to_string(), "memories": doc.memories, "bytes": doc.disk_bytes})
-        })
-        .collect();
-    Ok(json!({
-        "memories": total,
-        "by_type": by_type,
-        "by_namespace": by_namespace,
-        "entities": stats.entities,
-        "forgotten": stats.forgotten,
-        "documents": {
-            "count": stats.docs.len(),
-            "bytes": stats.docs.iter().map(|doc| doc.disk_bytes).sum::<u64>(),
-            "list": documents,
-        },
-        "index_lag": {
-            "changes": stats.index_lag_changes,
-            "embeddings_queued": stats.embeddings_queued,
-        },
-        "model": stats.model_id,
-    }))
+    let detailed = if args.boolean("detailed")?.unwrap_or(false) {
+        Some(engine.detailed_stats()?)
+    } else {
+        None
+    };
+    Ok(answers::stats(&stats, detailed.as_ref()))
 }
 
 #[cfg(test)]

@@ -1,0 +1,259 @@
+//! The node's operations: what each MCP tool does, over the documents, the
+//! index and the embedder. `store.rs` is the store pipeline, `recall.rs`
+//! the search, `review.rs` reflect, history and detailed stats, and
+//! `entities.rs` entity resolution against the index.
+
+mod entities;
+mod recall;
+mod review;
+mod store;
+
+use std::{
+    collections::BTreeMap,
+    sync::{Arc, Mutex, MutexGuard, PoisonError},
+};
+
+use ferrex_core::{Content, FieldError, MemorySettings, Timestamp, Usage};
+use ferrex_sync::{DocStat, Replica};
+
+pub use recall::{RecallRequest, Recalled};
+pub use review::{Contradiction, DetailedStats, HistoryEntry, Reflection};
+pub use store::Stored;
+
+use crate::{
+    clock,
+    embedding::Foreground,
+    index::{Index, MemoryRow},
+    indexer::{self, KnownVectors},
+};
+
+/// Why a tool call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// The request was wrong; nothing was changed.
+    #[error("invalid {0}")]
+    Invalid(#[from] FieldError),
+    /// The node failed; the message says where.
+    #[error("internal error: {0:#}")]
+    Internal(#[from] anyhow::Error),
+}
+
+impl From<ferrex_core::EmbedError> for ToolError {
+    fn from(error: ferrex_core::EmbedError) -> Self {
+        ToolError::Internal(error.into())
+    }
+}
+
+impl From<ferrex_sync::ReplicaError> for ToolError {
+    fn from(error: ferrex_sync::ReplicaError) -> Self {
+        ToolError::Internal(error.into())
+    }
+}
+
+/// What `stats` reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stats {
+    /// Memories per (namespace, kind).
+    pub by_namespace_kind: Vec<(String, String, i64)>,
+    /// Entities.
+    pub entities: i64,
+    /// Forgotten memories (tombstones).
+    pub forgotten: i64,
+    /// Documents and their sizes.
+    pub docs: Vec<DocStat>,
+    /// Document changes the index does not reflect yet.
+    pub index_lag_changes: usize,
+    /// Memories waiting for their vector.
+    pub embeddings_queued: i64,
+    /// The embedding model.
+    pub model_id: String,
+}
+
+/// The settings of every namespace: the defaults and the namespaces with
+/// their own.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Settings {
+    /// For namespaces without their own.
+    pub default: MemorySettings,
+    /// Namespaces with their own.
+    pub namespaces: BTreeMap<String, MemorySettings>,
+}
+
+impl Settings {
+    /// The settings of `namespace`.
+    pub fn of(&self, namespace: &str) -> &MemorySettings {
+        self.namespaces.get(namespace).unwrap_or(&self.default)
+    }
+}
+
+/// Everything a node serves requests from.
+pub struct Engine {
+    replica: Arc<Replica>,
+    index: Arc<Mutex<Index>>,
+    embedder: Arc<Foreground>,
+    settings: Settings,
+    write_lock: Mutex<()>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_struct("Engine").field("device", &self.replica.device()).finish()
+    }
+}
+
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Engine {
+    /// An engine over an open replica and index.
+    pub fn new(
+        replica: Arc<Replica>,
+        index: Arc<Mutex<Index>>,
+        embedder: Arc<Foreground>,
+        settings: Settings,
+    ) -> Engine {
+        Engine { replica, index, embedder, settings, write_lock: Mutex::new(()) }
+    }
+
+    /// The replica.
+    pub fn replica(&self) -> &Arc<Replica> {
+        &self.replica
+    }
+
+    /// The index.
+    pub fn index(&self) -> &Arc<Mutex<Index>> {
+        &self.index
+    }
+
+    /// The settings of `namespace`.
+    pub fn settings(&self, namespace: &str) -> &MemorySettings {
+        self.settings.of(namespace)
+    }
+
+    /// Brings the index up to date with a change merged from a peer (new
+    /// and changed text is queued for the embedding worker), then judges the
+    /// entities the peer created against this node's (a write-time judgement
+    /// recorded as `same_as` edges or alias candidates).
+    pub fn apply_merged(&self, change: &ferrex_sync::DocChange) -> anyhow::Result<()> {
+        let new_entities: Vec<String> = {
+            let _writing = lock(&self.write_lock);
+            let mut index = lock(&self.index);
+            let known: Vec<String> = change
+                .keys
+                .entities
+                .iter()
+                .filter(|id| index.entity(id).ok().flatten().is_none())
+                .cloned()
+                .collect();
+            indexer::apply_change(&mut index, &self.replica, change, &KnownVectors::new())?;
+            known
+        };
+        if let (false, Some(namespace)) = (new_entities.is_empty(), change.doc.namespace()) {
+            self.reconcile_entities(namespace, &new_entities)?;
+        }
+        Ok(())
+    }
+
+    /// Forgets memories everywhere: tombstones in the documents, rows gone
+    /// from the index.
+    pub fn forget(&self, ids: &[String]) -> Result<ferrex_sync::Forgotten, ToolError> {
+        let _writing = lock(&self.write_lock);
+        let outcome = self.replica.forget(ids, clock::now())?;
+        let mut index = lock(&self.index);
+        for change in &outcome.changes {
+            indexer::apply_change(&mut index, &self.replica, change, &KnownVectors::new())?;
+        }
+        Ok(outcome)
+    }
+
+    /// Counts, sizes and lag.
+    pub fn stats(&self) -> Result<Stats, ToolError> {
+        let index = lock(&self.index);
+        let counts = index.counts()?;
+        let mut lag = 0;
+        for id in self.replica.doc_ids() {
+            if id == ferrex_sync::DocId::Registry {
+                continue;
+            }
+            let heads = index.doc_heads(&id.to_string())?.unwrap_or_default();
+            lag += self.replica.changes_count_since(&id, &heads)?;
+        }
+        Ok(Stats {
+            by_namespace_kind: counts.by_namespace_kind,
+            entities: counts.entities,
+            forgotten: counts.forgotten,
+            docs: self.replica.stats(),
+            index_lag_changes: lag,
+            embeddings_queued: counts.embeddings_queued,
+            model_id: self.embedder.model_id().to_owned(),
+        })
+    }
+
+    /// Runs `work` while no write can start.
+    pub fn with_write_lock<T>(&self, work: impl FnOnce() -> T) -> T {
+        let _writing = lock(&self.write_lock);
+        work()
+    }
+
+    /// Folds this node's buffered recall counts into the documents.
+    pub fn fold_access(&self) -> Result<usize, ToolError> {
+        let _writing = lock(&self.write_lock);
+        let pending: BTreeMap<String, ferrex_core::AccessStat> =
+            lock(&self.index).unfolded_access()?;
+        if pending.is_empty() {
+            return Ok(0);
+        }
+        let (done, changes) = self.replica.fold_access(&pending, clock::now())?;
+        let mut index = lock(&self.index);
+        for change in &changes {
+            indexer::apply_change(&mut index, &self.replica, change, &KnownVectors::new())?;
+        }
+        index.mark_folded(&pending)?;
+        Ok(done.len())
+    }
+
+    /// Marks `ids` validated by this device now (for staleness); returns the
+    /// ids that named live memories.
+    pub fn validate(&self, ids: &[String]) -> Result<Vec<String>, ToolError> {
+        if ids.is_empty() {
+            return Ok(vec![]);
+        }
+        let _writing = lock(&self.write_lock);
+        let (done, changes) = self.replica.validate(ids, clock::now())?;
+        let mut index = lock(&self.index);
+        for change in &changes {
+            indexer::apply_change(&mut index, &self.replica, change, &KnownVectors::new())?;
+        }
+        Ok(done)
+    }
+}
+
+/// The usage figures staleness is computed from.
+pub fn usage_of(row: &MemoryRow) -> Usage {
+    Usage {
+        kind: row.kind,
+        created_at: Timestamp(row.created_at),
+        access_count: row.access_count.max(0) as u64,
+        last_access: row.last_access.map(Timestamp),
+        last_validated: row.last_validated.map(Timestamp),
+        evidence: row.evidence,
+    }
+}
+
+/// A new random, time-ordered id (UUID v7).
+pub fn new_id() -> String {
+    uuid::Uuid::now_v7().to_string()
+}
+
+/// Content as JSON-friendly parts, for tool answers.
+pub fn content_parts(row: &MemoryRow) -> Content {
+    match (&row.subject, &row.predicate, &row.object) {
+        (Some(subject), Some(predicate), Some(object)) => Content::Triple(ferrex_core::Triple {
+            subject: subject.clone(),
+            predicate: predicate.clone(),
+            object: object.clone(),
+        }),
+        _ => Content::Text(row.text.clone()),
+    }
+}

@@ -1,0 +1,219 @@
+//! The recall pipeline: embed the query (cached), take dense candidates
+//! from sqlite-vec and BM25 candidates from FTS5, fuse them by reciprocal
+//! rank, filter (kinds, entities, time range, staleness, invalidated facts,
+//! collapsed duplicates), weigh recency, trust and corrections, optionally
+//! diversify (MMR), and label every result.
+//!
+//! Everything after the search uses document content, the query, the model
+//! and the time only, so nodes with equal document heads rank alike.
+
+use std::collections::{BTreeSet, HashMap};
+
+use ferrex_core::{
+    MemoryKind, Namespace, Staleness, Timestamp, cosine, rank,
+    scoring::{confidence, recency_boost},
+    staleness, staleness_label,
+};
+
+use super::{Engine, ToolError, lock, usage_of};
+use crate::{clock, index::MemoryRow};
+
+/// Candidates taken from each of the dense and full-text lists.
+const CANDIDATES: usize = 100;
+/// With an entity or time filter, the filtered memories are ranked exactly
+/// when there are at most this many; beyond, the candidates are filtered.
+const EXACT_FILTER_LIMIT: usize = 20_000;
+
+/// A recall request after validation.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RecallRequest {
+    /// What to look for.
+    pub query: String,
+    /// Where.
+    pub namespace: Namespace,
+    /// Which kinds; all when empty.
+    pub kinds: Vec<MemoryKind>,
+    /// How many results at most.
+    pub limit: usize,
+    /// Only memories about these entities (names).
+    pub entities: Vec<String>,
+    /// Only memories valid from this time on (inclusive).
+    pub start: Option<Timestamp>,
+    /// Only memories valid before this time.
+    pub end: Option<Timestamp>,
+    /// Include stale memories.
+    pub include_stale: bool,
+    /// Include superseded facts and superseded text.
+    pub include_invalidated: bool,
+    /// Memories to mark validated first.
+    pub validate_ids: Vec<String>,
+    /// 0 (off) to 1: how much to trade relevance for variety (MMR).
+    pub diversity: f64,
+}
+
+/// One recall result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recalled {
+    /// The memory as indexed.
+    pub row: MemoryRow,
+    /// The final score (higher is better).
+    pub score: f64,
+    /// Its staleness label.
+    pub staleness: Staleness,
+    /// How much it is to be trusted now, 0..=1.
+    pub confidence: f64,
+}
+
+impl Engine {
+    /// Hybrid search with the belief filters and scores.
+    pub fn recall(
+        &self,
+        request: &RecallRequest,
+    ) -> Result<(Vec<Recalled>, Vec<String>), ToolError> {
+        let validated = self.validate(&request.validate_ids)?;
+        let vector = self.embedder.embed_query(&request.query)?;
+        let settings = self.settings(request.namespace.as_str()).clone();
+        let entity_filter = if request.entities.is_empty() {
+            None
+        } else {
+            let canonical = self.lookup_names(&request.namespace, &request.entities)?;
+            let index = lock(&self.index);
+            let mut members = Vec::new();
+            for canonical in canonical {
+                members.extend(index.class_members(&canonical)?);
+            }
+            Some(members)
+        };
+        let now = clock::now();
+        let mut index = lock(&self.index);
+        let namespace = request.namespace.as_str();
+        let filtering = entity_filter.is_some() || request.start.is_some() || request.end.is_some();
+        let wanted = CANDIDATES.max(request.limit * 3);
+        let mut allowed: Option<BTreeSet<String>> = None;
+        let (dense_ids, text_ids) = if filtering {
+            let rows = index.filtered(
+                namespace,
+                entity_filter.as_deref(),
+                request.start.map(|time| time.0),
+                request.end.map(|time| time.0),
+            )?;
+            allowed = Some(rows.iter().map(|(id, _)| id.clone()).collect());
+            if rows.len() <= EXACT_FILTER_LIMIT {
+                // Few enough to rank every one of them by meaning.
+                let mut scored: Vec<(String, f32)> = rows
+                    .iter()
+                    .filter_map(|(id, vector_of)| {
+                        Some((id.clone(), cosine(&vector, vector_of.as_ref()?)))
+                    })
+                    .collect();
+                scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+                let dense: Vec<String> =
+                    scored.into_iter().take(wanted).map(|(id, _)| id).collect();
+                let text: Vec<String> = index
+                    .text(&request.query, namespace, &request.kinds, wanted * 4)?
+                    .into_iter()
+                    .map(|(id, _)| id)
+                    .filter(|id| allowed.as_ref().is_some_and(|allowed| allowed.contains(id)))
+                    .collect();
+                (dense, text)
+            } else {
+                self.search(&index, &vector, request, wanted * 4)?
+            }
+        } else {
+            self.search(&index, &vector, request, wanted)?
+        };
+        let fused = rank::reciprocal_rank_fusion(&[&dense_ids, &text_ids], rank::RRF_K);
+        let ids: Vec<String> = fused.iter().map(|(id, _)| id.clone()).collect();
+        let mut rows = index.rows(&ids)?;
+        let mut results: Vec<Recalled> = fused
+            .into_iter()
+            .filter_map(|(id, fused_score)| {
+                let row = rows.remove(&id)?;
+                if allowed.as_ref().is_some_and(|allowed| !allowed.contains(&id)) {
+                    return None;
+                }
+                if !request.kinds.is_empty() && !request.kinds.contains(&row.kind) {
+                    return None;
+                }
+                if row.derived.duplicate_of.is_some() {
+                    return None;
+                }
+                if row.derived.status == "superseded" && !request.include_invalidated {
+                    return None;
+                }
+                let usage = usage_of(&row);
+                let label = staleness_label(
+                    staleness(&usage, now, &settings.staleness),
+                    &settings.staleness,
+                );
+                if label == Staleness::Stale && !request.include_stale {
+                    return None;
+                }
+                let half_life = settings.staleness.half_life_days(row.kind);
+                let confirmed = row.last_validated.unwrap_or(row.created_at).max(row.created_at);
+                let trust =
+                    confidence(row.confidence, row.evidence, Timestamp(confirmed), now, half_life);
+                let mut score = fused_score
+                    * recency_boost(
+                        row.kind,
+                        Timestamp(row.created_at),
+                        now,
+                        &settings.staleness,
+                        &settings.ranking,
+                    )
+                    * (0.5 + 0.5 * trust);
+                if !row.derived.corrected_by.is_empty() {
+                    score *= settings.ranking.corrected_penalty;
+                }
+                if row.derived.status == "superseded" {
+                    score *= settings.ranking.corrected_penalty;
+                }
+                Some(Recalled { row, score, staleness: label, confidence: trust })
+            })
+            .collect();
+        results.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.row.id.cmp(&b.row.id)));
+        if request.diversity > 0.0 && results.len() > 1 {
+            results.truncate(request.limit * 3);
+            let candidates: Vec<(String, f64, Vec<f32>)> = results
+                .iter()
+                .map(|result| {
+                    let vector = index.vector(&result.row.id).ok().flatten().unwrap_or_default();
+                    (result.row.id.clone(), result.score, vector)
+                })
+                .collect();
+            let order = rank::maximal_marginal_relevance(
+                &candidates,
+                1.0 - request.diversity,
+                request.limit,
+            );
+            let mut by_id: HashMap<String, Recalled> =
+                results.into_iter().map(|result| (result.row.id.clone(), result)).collect();
+            results = order.into_iter().filter_map(|id| by_id.remove(&id)).collect();
+        }
+        results.truncate(request.limit);
+        index.transaction(|tx| {
+            for result in &results {
+                tx.record_access(&result.row.id, now.0)?;
+            }
+            Ok(())
+        })?;
+        Ok((results, validated))
+    }
+
+    /// The dense and full-text candidate ids, best first.
+    fn search(
+        &self,
+        index: &crate::index::Index,
+        vector: &[f32],
+        request: &RecallRequest,
+        wanted: usize,
+    ) -> anyhow::Result<(Vec<String>, Vec<String>)> {
+        let namespace = request.namespace.as_str();
+        let dense = index.dense(vector, namespace, &request.kinds, wanted)?;
+        let text = index.text(&request.query, namespace, &request.kinds, wanted)?;
+        Ok((
+            dense.into_iter().map(|(id, _)| id).collect(),
+            text.into_iter().map(|(id, _)| id).collect(),
+        ))
+    }
+}

@@ -1,0 +1,328 @@
+//! The store pipeline: validate, normalise the predicate, resolve entities,
+//! embed, refuse duplicates, decide conflicts with the facts and text
+//! already there, then write the memory and every judgement (aliases,
+//! supersessions, corrections) as one durable change, index it, and answer.
+
+use anyhow::Context;
+use ferrex_core::{
+    Content, Edge, EdgeKind, FieldError, MemoryKind, Namespace, StoreInput,
+    conflict::{self, FactDecision},
+    cosine,
+    entity::MatchMethod,
+    validate,
+};
+use ferrex_sync::{NewMemory, NewRecords};
+
+use super::{Engine, ToolError, entities::store_entity_vectors, lock, new_id};
+use crate::{
+    clock,
+    index::content_hash,
+    indexer::{self, KnownVectors},
+};
+
+/// Neighbours looked at for duplicates and corrections of free text.
+const NEIGHBOURS: usize = 5;
+
+/// How a name in a store request was resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NameMatch {
+    /// The name as given.
+    pub name: String,
+    /// The entity.
+    pub id: String,
+    /// `exact`, `fuzzy`, `embedding`, or `new`.
+    pub method: &'static str,
+}
+
+/// What `store` did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stored {
+    /// The new memory's id, or for a duplicate the existing one's.
+    pub id: String,
+    /// Whether it duplicated a memory already stored (nothing new stored;
+    /// that memory's evidence grew).
+    pub duplicate: bool,
+    /// The duplicate's evidence after this store.
+    pub evidence: Option<i64>,
+    /// Kind, as given or detected.
+    pub kind: MemoryKind,
+    /// Namespace.
+    pub namespace: Namespace,
+    /// The names given, and the entities they resolved to.
+    pub entities: Vec<NameMatch>,
+    /// A fact's predicate after normalisation.
+    pub predicate: Option<String>,
+    /// Memories this one supersedes (explicitly or as a newer fact).
+    pub supersedes: Vec<String>,
+    /// Facts this one may replace but did not (give `supersedes` to).
+    pub ambiguous_with: Vec<String>,
+    /// Free text this one corrects, and why.
+    pub corrects: Vec<(String, &'static str)>,
+}
+
+/// New free text against what is stored.
+struct TextJudgement {
+    /// The memory it duplicates.
+    duplicate: Option<String>,
+    /// The memories it corrects, and why.
+    corrects: Vec<(String, &'static str)>,
+}
+
+/// Cosine similarity from the L2 distance of two unit vectors.
+fn cosine_of_distance(distance: f64) -> f64 {
+    1.0 - distance * distance / 2.0
+}
+
+impl Engine {
+    /// Stores a memory. The answer comes only after the memory and every
+    /// judgement made about it are durable and indexed.
+    pub fn store(&self, input: StoreInput) -> Result<Stored, ToolError> {
+        let mut request = validate::validate_store(input)?;
+        let namespace = request.namespace.clone();
+        let settings = self.settings(namespace.as_str()).clone();
+        let mut predicate_written = None;
+        if let Content::Triple(triple) = &mut request.content {
+            let known = lock(&self.index).predicates(namespace.as_str())?;
+            let (normalised, _) = settings.predicates.normalise(
+                &triple.predicate,
+                known.iter().map(String::as_str),
+                settings.predicate_fuzzy,
+            );
+            if normalised.is_empty() {
+                return Err(FieldError::new("predicate", "has no letters or digits").into());
+            }
+            if normalised != triple.predicate {
+                predicate_written = Some(std::mem::replace(&mut triple.predicate, normalised));
+            }
+        }
+        let text = request.content.text();
+        let mut texts: Vec<&str> = vec![&text];
+        if let Content::Triple(triple) = &request.content {
+            texts.push(&triple.object);
+        }
+        let vectors = self.embedder.embed(&texts)?;
+        let vector = vectors.first().cloned().context("the embedder returned no vector")?;
+
+        let _writing = lock(&self.write_lock);
+        let now = clock::now();
+        let device = self.replica.device().to_owned();
+        if let Some(old) = &request.supersedes {
+            self.check_supersedes(old, &namespace)?;
+        }
+        let mut names: Vec<String> = request.entities.clone();
+        if let Content::Triple(triple) = &request.content
+            && !names.contains(&triple.subject)
+        {
+            names.insert(0, triple.subject.clone());
+        }
+        let resolved = self.resolve_names(&namespace, &names, now)?;
+        let subject_entity = match &request.content {
+            Content::Triple(triple) => resolved.id_of(&triple.subject).map(str::to_owned),
+            Content::Text(_) => None,
+        };
+        let entity_ids: Vec<String> = request
+            .entities
+            .iter()
+            .filter_map(|name| resolved.id_of(name).map(str::to_owned))
+            .collect();
+
+        let mut outcome = Stored {
+            id: new_id(),
+            duplicate: false,
+            evidence: None,
+            kind: request.kind,
+            namespace: namespace.clone(),
+            entities: resolved
+                .names
+                .iter()
+                .filter(|(name, _, _)| request.entities.contains(name))
+                .map(|(name, id, method)| NameMatch {
+                    name: name.clone(),
+                    id: id.clone(),
+                    method: method.map_or("new", MatchMethod::as_str),
+                })
+                .collect(),
+            predicate: request.content.triple().map(|triple| triple.predicate.clone()),
+            supersedes: request.supersedes.iter().cloned().collect(),
+            ambiguous_with: vec![],
+            corrects: vec![],
+        };
+
+        // Judgements against what is stored already (an explicit
+        // `supersedes` takes the agent's word instead).
+        if request.supersedes.is_none() {
+            let duplicate = match &request.content {
+                Content::Triple(triple) => {
+                    let object_vector = vectors.get(1).cloned().unwrap_or_default();
+                    let decision = self.judge_fact(
+                        &namespace,
+                        subject_entity.as_deref(),
+                        triple,
+                        &object_vector,
+                    )?;
+                    outcome.supersedes.extend(decision.supersedes);
+                    outcome.ambiguous_with = decision.ambiguous;
+                    decision.duplicate_of
+                }
+                Content::Text(text) => {
+                    let judgement = self.judge_text(&namespace, request.kind, text, &vector)?;
+                    outcome.corrects = judgement.corrects;
+                    judgement.duplicate
+                }
+            };
+            if let Some(existing) = duplicate {
+                let change = self.replica.add_evidence(&existing, 1, now)?;
+                let mut index = lock(&self.index);
+                if let Some(change) = change {
+                    indexer::apply_change(
+                        &mut index,
+                        &self.replica,
+                        &change,
+                        &KnownVectors::new(),
+                    )?;
+                }
+                outcome.evidence = index.row(&existing)?.map(|row| row.evidence);
+                outcome.id = existing;
+                outcome.duplicate = true;
+                outcome.corrects.clear();
+                return Ok(outcome);
+            }
+        }
+
+        let id = outcome.id.clone();
+        let mut edges = resolved.edges.clone();
+        let edge = |kind: EdgeKind, to: &str| Edge {
+            kind,
+            from: id.clone(),
+            to: to.to_owned(),
+            created_at: now,
+            created_by: device.clone(),
+        };
+        edges.extend(outcome.supersedes.iter().map(|old| edge(EdgeKind::Supersedes, old)));
+        edges.extend(outcome.corrects.iter().map(|(old, _)| edge(EdgeKind::Corrects, old)));
+        let memory = NewMemory {
+            id: id.clone(),
+            kind: request.kind,
+            content: request.content.clone(),
+            confidence: request.confidence,
+            source: request.source.clone(),
+            context: request.context.clone(),
+            tags: request.tags.clone(),
+            entity_ids,
+            subject_entity,
+            predicate_written,
+            created_at: now,
+            created_by: device.clone(),
+            t_valid: now,
+        };
+        let records = NewRecords {
+            memories: vec![memory],
+            entities: resolved.entities.clone(),
+            aliases: resolved.aliases.clone(),
+            edges,
+        };
+        let change = self.replica.write_new(&namespace, now, &records)?;
+        let mut index = lock(&self.index);
+        store_entity_vectors(&mut index, &resolved.vectors)?;
+        let known = KnownVectors::from([(id.clone(), vector)]);
+        indexer::apply_change(&mut index, &self.replica, &change, &known)
+            .with_context(|| format!("memory {id} is stored but could not be indexed"))?;
+        Ok(outcome)
+    }
+
+    fn check_supersedes(&self, old: &str, namespace: &Namespace) -> Result<(), ToolError> {
+        match lock(&self.index).row(old)? {
+            Some(row) if row.namespace == namespace.as_str() => Ok(()),
+            Some(row) => Err(FieldError::new(
+                "supersedes",
+                format!("names memory {old} of namespace {:?}, not {namespace:?}", row.namespace),
+            )
+            .into()),
+            None => Err(FieldError::new(
+                "supersedes",
+                format!("names no memory: {old} does not exist or was forgotten"),
+            )
+            .into()),
+        }
+    }
+
+    /// A new fact against the current facts of its subject and predicate.
+    fn judge_fact(
+        &self,
+        namespace: &Namespace,
+        subject_entity: Option<&str>,
+        triple: &ferrex_core::Triple,
+        object_vector: &[f32],
+    ) -> anyhow::Result<FactDecision> {
+        let settings = self.settings(namespace.as_str()).conflict;
+        let subject_key = {
+            let index = lock(&self.index);
+            match subject_entity.map(|id| index.entity(id)).transpose()?.flatten() {
+                Some((_, canonical)) => canonical,
+                // A new entity is its own class.
+                None => match subject_entity {
+                    Some(id) => id.to_owned(),
+                    None => {
+                        format!("name:{}", ferrex_core::entity::normalise_name(&triple.subject))
+                    }
+                },
+            }
+        };
+        let current = lock(&self.index).facts(
+            namespace.as_str(),
+            &subject_key,
+            &triple.predicate,
+            &["current", "contested"],
+        )?;
+        if current.is_empty() {
+            return Ok(FactDecision::default());
+        }
+        let objects: Vec<&str> =
+            current.iter().map(|row| row.object.as_deref().unwrap_or_default()).collect();
+        let vectors = self.embedder.embed(&objects)?;
+        let scored: Vec<(String, f64)> = current
+            .iter()
+            .zip(&vectors)
+            .map(|(row, vector)| {
+                let similarity = f64::from(cosine(object_vector, vector));
+                let object = row.object.as_deref().unwrap_or_default();
+                (row.id.clone(), conflict::object_similarity(&triple.object, object, similarity))
+            })
+            .collect();
+        Ok(conflict::decide_fact(&scored, &settings))
+    }
+
+    /// New free text against the closest text already stored: the duplicate
+    /// it is, or the memories it corrects.
+    fn judge_text(
+        &self,
+        namespace: &Namespace,
+        kind: MemoryKind,
+        text: &str,
+        vector: &[f32],
+    ) -> anyhow::Result<TextJudgement> {
+        let settings = self.settings(namespace.as_str()).conflict;
+        let index = lock(&self.index);
+        if let Some(existing) =
+            index.by_hash(namespace.as_str(), kind.as_str(), &content_hash(kind, text))?
+        {
+            return Ok(TextJudgement { duplicate: Some(existing), corrects: vec![] });
+        }
+        let neighbours = index.dense(vector, namespace.as_str(), &[kind], NEIGHBOURS)?;
+        let mut corrects = Vec::new();
+        for (id, distance) in neighbours {
+            let similarity = cosine_of_distance(distance);
+            if similarity >= settings.duplicate {
+                return Ok(TextJudgement { duplicate: Some(id), corrects: vec![] });
+            }
+            let Some(row) = index.row(&id)? else { continue };
+            if row.derived.duplicate_of.is_some() {
+                continue;
+            }
+            if let Some(reason) = conflict::correction(text, &row.text, similarity, &settings) {
+                corrects.push((id, reason.as_str()));
+            }
+        }
+        Ok(TextJudgement { duplicate: None, corrects })
+    }
+}

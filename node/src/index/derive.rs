@@ -1,0 +1,339 @@
+//! Keeping the derived view in the index: entity classes, each fact's
+//! subject, which facts are current, contested or superseded, which text
+//! was corrected, and which memories are exact duplicates.
+//!
+//! The decisions are `ferrex_core`'s pure functions over document content
+//! projected into the index (memories, entities, edges), never over local
+//! embeddings or clocks, so every node with the same document heads writes
+//! the same columns. The indexer collects what a change touched in a
+//! [`Touched`]; [`IndexTx::rederive`] recomputes just those groups.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use ferrex_core::{
+    Timestamp,
+    beliefs::{self, DuplicateNode, FactNode},
+    entity::{self, EntityNode},
+};
+use rusqlite::{OptionalExtension, params};
+
+use super::IndexTx;
+
+/// What a change touched, for the derived view.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Touched {
+    /// Namespaces whose entity classes may have changed (all their facts are
+    /// re-keyed).
+    pub entity_namespaces: BTreeSet<String>,
+    /// Semantic memories whose subject key must be (re)computed.
+    pub facts: BTreeSet<String>,
+    /// `(namespace, subject key, predicate)` groups to re-derive.
+    pub fact_groups: BTreeSet<(String, String, String)>,
+    /// `(namespace, kind, content hash)` duplicate groups to re-derive.
+    pub duplicate_groups: BTreeSet<(String, String, String)>,
+    /// Memories whose incoming `supersedes` or `corrects` edges may have
+    /// changed (their status when they are not facts, their corrections).
+    pub targets: BTreeSet<String>,
+}
+
+/// A memory's groups: namespace, kind, content hash, subject key, predicate.
+type Groups = (String, String, String, Option<String>, Option<String>);
+/// A fact's subject: namespace, subject, predicate, the subject entity's class.
+type Subject = (String, Option<String>, Option<String>, Option<String>);
+/// Edges `(from, to)` and the validity of each live source.
+type LiveEdges = (Vec<(String, String)>, BTreeMap<String, Timestamp>);
+
+fn json_list(items: &[String]) -> String {
+    serde_json::to_string(items).unwrap_or_else(|_| "[]".into())
+}
+
+impl IndexTx<'_> {
+    /// Records the groups memory `id` belongs to now (call before and after
+    /// changing it, so both its old and its new groups are re-derived).
+    pub fn touch_memory(&self, id: &str, touched: &mut Touched) -> anyhow::Result<()> {
+        let row: Option<Groups> = self
+            .tx
+            .query_row(
+                "SELECT namespace, kind, content_hash, subject_key, predicate FROM memories WHERE id = ?1",
+                [id],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?)),
+            )
+            .optional()?;
+        if let Some((namespace, kind, hash, subject_key, predicate)) = row {
+            if kind == "semantic" {
+                touched.facts.insert(id.to_owned());
+                if let (Some(subject_key), Some(predicate)) = (subject_key, predicate) {
+                    touched.fact_groups.insert((namespace.clone(), subject_key, predicate));
+                }
+            }
+            touched.duplicate_groups.insert((namespace, kind, hash));
+        }
+        // Memories this one supersedes or corrects depend on it being alive.
+        let mut statement = self.tx.prepare_cached(
+            "SELECT to_id FROM edges WHERE from_id = ?1 AND kind IN ('supersedes', 'corrects')",
+        )?;
+        let targets: Vec<String> =
+            statement.query_map([id], |row| row.get(0))?.collect::<Result<_, _>>()?;
+        for target in targets {
+            self.touch_target(&target, touched)?;
+        }
+        Ok(())
+    }
+
+    /// Records that the incoming edges of memory `id` changed.
+    pub fn touch_target(&self, id: &str, touched: &mut Touched) -> anyhow::Result<()> {
+        touched.targets.insert(id.to_owned());
+        let group: Option<(String, Option<String>, Option<String>)> = self
+            .tx
+            .query_row(
+                "SELECT namespace, subject_key, predicate FROM memories WHERE id = ?1 AND kind = 'semantic'",
+                [id],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+            )
+            .optional()?;
+        if let Some((namespace, Some(subject_key), Some(predicate))) = group {
+            touched.fact_groups.insert((namespace, subject_key, predicate));
+        }
+        Ok(())
+    }
+
+    /// Recomputes the derived view of everything `touched` names.
+    pub fn rederive(&self, mut touched: Touched) -> anyhow::Result<()> {
+        for namespace in std::mem::take(&mut touched.entity_namespaces) {
+            self.rederive_entity_classes(&namespace)?;
+            let mut statement = self.tx.prepare_cached(
+                "SELECT id FROM memories WHERE namespace = ?1 AND kind = 'semantic'",
+            )?;
+            let facts: Vec<String> =
+                statement.query_map([&namespace], |row| row.get(0))?.collect::<Result<_, _>>()?;
+            for fact in facts {
+                self.touch_memory(&fact, &mut touched)?;
+            }
+        }
+        for fact in std::mem::take(&mut touched.facts) {
+            if let Some(group) = self.rekey_fact(&fact)? {
+                touched.fact_groups.insert(group);
+            }
+        }
+        for (namespace, subject_key, predicate) in &touched.fact_groups {
+            self.rederive_fact_group(namespace, subject_key, predicate)?;
+        }
+        for target in &touched.targets {
+            self.rederive_target(target)?;
+        }
+        for (namespace, kind, hash) in &touched.duplicate_groups {
+            self.rederive_duplicates(namespace, kind, hash)?;
+        }
+        Ok(())
+    }
+
+    /// Recomputes everything derived in `namespace` (after a rebuild).
+    pub fn rederive_namespace(&self, namespace: &str) -> anyhow::Result<()> {
+        let mut touched = Touched::default();
+        touched.entity_namespaces.insert(namespace.to_owned());
+        let mut statement = self.tx.prepare(
+            "SELECT kind, content_hash FROM memories WHERE namespace = ?1
+             GROUP BY kind, content_hash HAVING count(*) > 1",
+        )?;
+        let groups: Vec<(String, String)> = statement
+            .query_map([namespace], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        for (kind, hash) in groups {
+            touched.duplicate_groups.insert((namespace.to_owned(), kind, hash));
+        }
+        let mut statement = self.tx.prepare(
+            "SELECT DISTINCT to_id FROM edges WHERE namespace = ?1 AND kind IN ('supersedes', 'corrects')",
+        )?;
+        let targets: Vec<String> =
+            statement.query_map([namespace], |row| row.get(0))?.collect::<Result<_, _>>()?;
+        touched.targets.extend(targets);
+        self.rederive(touched)
+    }
+
+    fn rederive_entity_classes(&self, namespace: &str) -> anyhow::Result<()> {
+        let mut statement = self.tx.prepare_cached(
+            "SELECT id, norm_name, created_at, canonical FROM entities WHERE namespace = ?1",
+        )?;
+        let rows: Vec<(String, String, i64, String)> = statement
+            .query_map([namespace], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)))?
+            .collect::<Result<_, _>>()?;
+        let nodes: Vec<EntityNode> = rows
+            .iter()
+            .map(|(id, name, at, _)| EntityNode {
+                id: id.clone(),
+                name: name.clone(),
+                created_at: Timestamp(*at),
+            })
+            .collect();
+        let mut statement = self.tx.prepare_cached(
+            "SELECT from_id, to_id FROM edges WHERE namespace = ?1 AND kind = 'same_as'",
+        )?;
+        let same_as: Vec<(String, String)> = statement
+            .query_map([namespace], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let classes = entity::entity_classes(&nodes, &same_as);
+        for (id, _, _, old) in &rows {
+            if let Some(canonical) = classes.get(id)
+                && canonical != old
+            {
+                self.tx.execute(
+                    "UPDATE entities SET canonical = ?2 WHERE id = ?1",
+                    params![id, canonical],
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets a fact's subject key; returns its group.
+    fn rekey_fact(&self, id: &str) -> anyhow::Result<Option<(String, String, String)>> {
+        let row: Option<Subject> = self
+            .tx
+            .query_row(
+                "SELECT m.namespace, m.subject, m.predicate, e.canonical FROM memories m
+                 LEFT JOIN entities e ON e.id = m.subject_entity
+                 WHERE m.id = ?1 AND m.kind = 'semantic'",
+                [id],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+            )
+            .optional()?;
+        let Some((namespace, subject, Some(predicate), canonical)) = row else { return Ok(None) };
+        let key = match canonical {
+            Some(canonical) => canonical,
+            None => {
+                format!("name:{}", entity::normalise_name(subject.as_deref().unwrap_or_default()))
+            }
+        };
+        self.tx.execute("UPDATE memories SET subject_key = ?2 WHERE id = ?1", params![id, key])?;
+        Ok(Some((namespace, key, predicate)))
+    }
+
+    /// The supersedes edges into `ids` whose source is alive, with the
+    /// source's validity.
+    fn live_edges_into(&self, kind: &str, ids: &[String]) -> anyhow::Result<LiveEdges> {
+        let mut edges = Vec::new();
+        let mut live = BTreeMap::new();
+        let mut statement = self.tx.prepare_cached(
+            "SELECT e.from_id, m.t_valid FROM edges e JOIN memories m ON m.id = e.from_id
+             WHERE e.to_id = ?1 AND e.kind = ?2",
+        )?;
+        for id in ids {
+            let sources: Vec<(String, i64)> = statement
+                .query_map(params![id, kind], |row| Ok((row.get(0)?, row.get(1)?)))?
+                .collect::<Result<_, _>>()?;
+            for (from, t_valid) in sources {
+                live.insert(from.clone(), Timestamp(t_valid));
+                edges.push((from, id.clone()));
+            }
+        }
+        Ok((edges, live))
+    }
+
+    fn rederive_fact_group(
+        &self,
+        namespace: &str,
+        subject_key: &str,
+        predicate: &str,
+    ) -> anyhow::Result<()> {
+        let mut statement = self.tx.prepare_cached(
+            "SELECT id, t_valid FROM memories
+             WHERE namespace = ?1 AND subject_key = ?2 AND predicate = ?3 AND kind = 'semantic'",
+        )?;
+        let facts: Vec<FactNode> = statement
+            .query_map(params![namespace, subject_key, predicate], |row| {
+                Ok(FactNode {
+                    id: row.get(0)?,
+                    subject_key: subject_key.to_owned(),
+                    predicate: predicate.to_owned(),
+                    t_valid: Timestamp(row.get(1)?),
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        let ids: Vec<String> = facts.iter().map(|fact| fact.id.clone()).collect();
+        let (edges, live) = self.live_edges_into("supersedes", &ids)?;
+        let states = beliefs::derive_facts(&facts, &edges, &|id| live.get(id).copied());
+        for (id, state) in states {
+            let status = if !state.superseded_by.is_empty() {
+                "superseded"
+            } else if state.current {
+                "current"
+            } else {
+                "contested"
+            };
+            self.tx.execute(
+                "UPDATE memories SET status = ?2, superseded_by = ?3, contradicts = ?4, t_invalid = ?5
+                 WHERE id = ?1",
+                params![
+                    id,
+                    status,
+                    json_list(&state.superseded_by),
+                    json_list(&state.contradicts),
+                    state.t_invalid.map(|time| time.0)
+                ],
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The status of a memory that is not a fact (explicitly superseded or
+    /// not), and the corrections of any memory.
+    fn rederive_target(&self, id: &str) -> anyhow::Result<()> {
+        let kind: Option<String> = self
+            .tx
+            .query_row("SELECT kind FROM memories WHERE id = ?1", [id], |row| row.get(0))
+            .optional()?;
+        let Some(kind) = kind else { return Ok(()) };
+        let target = [id.to_owned()];
+        let (corrections, _) = self.live_edges_into("corrects", &target)?;
+        let mut corrected_by: Vec<String> = corrections.into_iter().map(|(from, _)| from).collect();
+        corrected_by.sort();
+        self.tx.execute(
+            "UPDATE memories SET corrected_by = ?2 WHERE id = ?1",
+            params![id, json_list(&corrected_by)],
+        )?;
+        if kind == "semantic" {
+            return Ok(());
+        }
+        let (edges, live) = self.live_edges_into("supersedes", &target)?;
+        let mut superseded_by: Vec<String> = edges.into_iter().map(|(from, _)| from).collect();
+        superseded_by.sort();
+        let t_invalid = live.values().min().map(|time| time.0);
+        let status = if superseded_by.is_empty() { "active" } else { "superseded" };
+        self.tx.execute(
+            "UPDATE memories SET status = ?2, superseded_by = ?3, t_invalid = ?4 WHERE id = ?1",
+            params![id, status, json_list(&superseded_by), t_invalid],
+        )?;
+        Ok(())
+    }
+
+    fn rederive_duplicates(&self, namespace: &str, kind: &str, hash: &str) -> anyhow::Result<()> {
+        let mut statement = self.tx.prepare_cached(
+            "SELECT id, created_at, duplicate_of FROM memories
+             WHERE namespace = ?1 AND kind = ?2 AND content_hash = ?3",
+        )?;
+        let rows: Vec<(String, i64, Option<String>)> = statement
+            .query_map(params![namespace, kind, hash], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+            })?
+            .collect::<Result<_, _>>()?;
+        let nodes: Vec<DuplicateNode> = rows
+            .iter()
+            .map(|(id, at, _)| DuplicateNode {
+                id: id.clone(),
+                key: hash.to_owned(),
+                created_at: Timestamp(*at),
+            })
+            .collect();
+        let found = beliefs::duplicates(&nodes);
+        for (id, _, old) in &rows {
+            let new = found.get(id);
+            if new != old.as_ref() {
+                self.tx.execute(
+                    "UPDATE memories SET duplicate_of = ?2 WHERE id = ?1",
+                    params![id, new],
+                )?;
+            }
+        }
+        Ok(())
+    }
+}

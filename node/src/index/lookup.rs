@@ -1,0 +1,280 @@
+//! Read queries of the store, recall, reflect and history pipelines:
+//! entities and their names, facts of a subject, exact duplicates, filters.
+
+use std::collections::BTreeMap;
+
+use rusqlite::{OptionalExtension, params, params_from_iter, types::Value};
+
+use super::{Index, MemoryRow};
+
+/// An entity with everything resolution needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntityRow {
+    /// Id.
+    pub id: String,
+    /// Name as first written.
+    pub name: String,
+    /// Its normalised name and aliases.
+    pub names: Vec<String>,
+    /// The canonical entity of its class.
+    pub canonical: String,
+    /// This node's embedding of its name, if computed.
+    pub vector: Option<Vec<f32>>,
+    /// The device that created it.
+    pub created_by: String,
+    /// When.
+    pub created_at: i64,
+}
+
+/// Two entities that may be one, as entity resolution found them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AliasCandidate {
+    /// The entity.
+    pub entity: String,
+    /// Its name.
+    pub entity_name: String,
+    /// The entity it may be.
+    pub candidate: String,
+    /// That entity's name.
+    pub candidate_name: String,
+    /// The device that noticed.
+    pub recorded_by: String,
+}
+
+fn floats(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(4)
+        .map(|chunk| f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]))
+        .collect()
+}
+
+impl Index {
+    /// Every entity of `namespace`, with its aliases and vector.
+    pub fn entities(&self, namespace: &str) -> anyhow::Result<Vec<EntityRow>> {
+        let mut statement = self.conn().prepare_cached(
+            "SELECT e.id, e.name, e.norm_name, e.canonical, v.vector, e.created_by, e.created_at
+             FROM entities e LEFT JOIN entity_vectors v ON v.id = e.id
+             WHERE e.namespace = ?1 ORDER BY e.created_at, e.id",
+        )?;
+        let mut entities: Vec<EntityRow> = statement
+            .query_map([namespace], |row| {
+                let vector: Option<Vec<u8>> = row.get(4)?;
+                Ok(EntityRow {
+                    id: row.get(0)?,
+                    name: row.get(1)?,
+                    names: vec![row.get(2)?],
+                    canonical: row.get(3)?,
+                    vector: vector.map(|bytes| floats(&bytes)),
+                    created_by: row.get(5)?,
+                    created_at: row.get(6)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        let mut statement = self
+            .conn()
+            .prepare_cached("SELECT entity_id, name FROM aliases WHERE namespace = ?1")?;
+        let aliases: Vec<(String, String)> = statement
+            .query_map([namespace], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let position: BTreeMap<String, usize> =
+            entities.iter().enumerate().map(|(index, entity)| (entity.id.clone(), index)).collect();
+        for (entity, alias) in aliases {
+            if let Some(&index) = position.get(&entity) {
+                let alias = ferrex_core::entity::normalise_name(&alias);
+                if !entities[index].names.contains(&alias) {
+                    entities[index].names.push(alias);
+                }
+            }
+        }
+        Ok(entities)
+    }
+
+    /// The entity `id`: its name and canonical entity.
+    pub fn entity(&self, id: &str) -> anyhow::Result<Option<(String, String)>> {
+        Ok(self
+            .conn()
+            .query_row("SELECT name, canonical FROM entities WHERE id = ?1", [id], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })
+            .optional()?)
+    }
+
+    /// Every entity of the class of canonical entity `canonical`.
+    pub fn class_members(&self, canonical: &str) -> anyhow::Result<Vec<String>> {
+        let mut statement = self
+            .conn()
+            .prepare_cached("SELECT id FROM entities WHERE canonical = ?1 ORDER BY id")?;
+        let ids = statement.query_map([canonical], |row| row.get(0))?.collect::<Result<_, _>>()?;
+        Ok(ids)
+    }
+
+    /// The predicates the facts of `namespace` use.
+    pub fn predicates(&self, namespace: &str) -> anyhow::Result<Vec<String>> {
+        let mut statement = self.conn().prepare_cached(
+            "SELECT DISTINCT predicate FROM memories
+             WHERE namespace = ?1 AND kind = 'semantic' AND predicate IS NOT NULL ORDER BY predicate",
+        )?;
+        let predicates =
+            statement.query_map([namespace], |row| row.get(0))?.collect::<Result<_, _>>()?;
+        Ok(predicates)
+    }
+
+    /// The facts of a subject and predicate, oldest first; only those with
+    /// one of `statuses` when given.
+    pub fn facts(
+        &self,
+        namespace: &str,
+        subject_key: &str,
+        predicate: &str,
+        statuses: &[&str],
+    ) -> anyhow::Result<Vec<MemoryRow>> {
+        let mut statement = self.conn().prepare_cached(&format!(
+            "SELECT {} FROM memories WHERE namespace = ?1 AND subject_key = ?2 AND predicate = ?3
+             AND kind = 'semantic' ORDER BY t_valid, created_at, id",
+            MemoryRow::COLUMNS
+        ))?;
+        let rows: Vec<MemoryRow> = statement
+            .query_map(params![namespace, subject_key, predicate], MemoryRow::from_sql)?
+            .collect::<Result<_, _>>()?;
+        Ok(rows
+            .into_iter()
+            .filter(|row| statuses.is_empty() || statuses.contains(&row.derived.status.as_str()))
+            .collect())
+    }
+
+    /// A live memory of `namespace` and `kind` with content hash `hash`.
+    pub fn by_hash(
+        &self,
+        namespace: &str,
+        kind: &str,
+        hash: &str,
+    ) -> anyhow::Result<Option<String>> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT id FROM memories WHERE namespace = ?1 AND kind = ?2 AND content_hash = ?3
+                 ORDER BY created_at, id LIMIT 1",
+                params![namespace, kind, hash],
+                |row| row.get(0),
+            )
+            .optional()?)
+    }
+
+    /// This node's vector of memory `id`, if it has one.
+    pub fn vector(&self, id: &str) -> anyhow::Result<Option<Vec<f32>>> {
+        let bytes: Option<Vec<u8>> = self
+            .conn()
+            .query_row(
+                "SELECT v.embedding FROM memories m JOIN memory_vectors v ON v.rowid = m.rowid
+                 WHERE m.id = ?1",
+                [id],
+                |row| row.get(0),
+            )
+            .optional()?;
+        Ok(bytes.map(|bytes| floats(&bytes)))
+    }
+
+    /// Ids of the memories of `namespace` that pass the recall filters the
+    /// full-text and dense searches cannot apply themselves: mentioning one
+    /// of `entities` (as an entity or a fact's subject) and valid within
+    /// `[start, end)`. `None` for a filter means no condition.
+    pub fn filtered(
+        &self,
+        namespace: &str,
+        entities: Option<&[String]>,
+        start: Option<i64>,
+        end: Option<i64>,
+    ) -> anyhow::Result<Vec<(String, Option<Vec<f32>>)>> {
+        let mut sql = String::from(
+            "SELECT m.id, v.embedding FROM memories m
+             LEFT JOIN memory_vectors v ON v.rowid = m.rowid WHERE m.namespace = ?1",
+        );
+        let mut values: Vec<Value> = vec![Value::Text(namespace.to_owned())];
+        if let Some(start) = start {
+            values.push(Value::Integer(start));
+            sql.push_str(&format!(" AND m.t_valid >= ?{}", values.len()));
+        }
+        if let Some(end) = end {
+            values.push(Value::Integer(end));
+            sql.push_str(&format!(" AND m.t_valid < ?{}", values.len()));
+        }
+        if let Some(entities) = entities {
+            let first = values.len() + 1;
+            let placeholders: Vec<String> =
+                (0..entities.len()).map(|offset| format!("?{}", first + offset)).collect();
+            let list = placeholders.join(", ");
+            sql.push_str(&format!(
+                " AND (m.subject_entity IN ({list}) OR EXISTS (
+                    SELECT 1 FROM json_each(m.entities) WHERE json_each.value IN ({list})))"
+            ));
+            values.extend(entities.iter().map(|id| Value::Text(id.clone())));
+        }
+        let mut statement = self.conn().prepare(&sql)?;
+        let rows = statement
+            .query_map(params_from_iter(values), |row| {
+                let bytes: Option<Vec<u8>> = row.get(1)?;
+                Ok((row.get(0)?, bytes.map(|bytes| floats(&bytes))))
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    /// Facts of `namespace` that contradict the current fact of their
+    /// subject and predicate, grouped: `(subject_key, predicate)` → rows,
+    /// current first.
+    pub fn contradictions(&self, namespace: &str) -> anyhow::Result<Vec<Vec<MemoryRow>>> {
+        let mut statement = self.conn().prepare_cached(
+            "SELECT DISTINCT subject_key, predicate FROM memories
+             WHERE namespace = ?1 AND status = 'contested' ORDER BY subject_key, predicate",
+        )?;
+        let groups: Vec<(String, String)> = statement
+            .query_map([namespace], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let mut found = Vec::new();
+        for (subject_key, predicate) in groups {
+            let mut rows =
+                self.facts(namespace, &subject_key, &predicate, &["current", "contested"])?;
+            rows.sort_by(|a, b| {
+                (b.derived.status == "current")
+                    .cmp(&(a.derived.status == "current"))
+                    .then_with(|| a.id.cmp(&b.id))
+            });
+            found.push(rows);
+        }
+        Ok(found)
+    }
+
+    /// Alias candidates of `namespace` whose entities are not one yet.
+    pub fn alias_candidates(&self, namespace: &str) -> anyhow::Result<Vec<AliasCandidate>> {
+        let mut statement = self.conn().prepare_cached(
+            "SELECT a.id, a.name, b.id, b.name, e.created_by FROM edges e
+             JOIN entities a ON a.id = e.from_id JOIN entities b ON b.id = e.to_id
+             WHERE e.namespace = ?1 AND e.kind = 'alias_candidate' AND a.canonical != b.canonical
+             ORDER BY a.id, b.id",
+        )?;
+        let rows = statement
+            .query_map([namespace], |row| {
+                Ok(AliasCandidate {
+                    entity: row.get(0)?,
+                    entity_name: row.get(1)?,
+                    candidate: row.get(2)?,
+                    candidate_name: row.get(3)?,
+                    recorded_by: row.get(4)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    /// The edges of `kind` that start or end at `id`: `(from, to)`.
+    pub fn edges_of(&self, id: &str, kind: &str) -> anyhow::Result<Vec<(String, String)>> {
+        let mut statement = self.conn().prepare_cached(
+            "SELECT from_id, to_id FROM edges WHERE kind = ?2 AND (from_id = ?1 OR to_id = ?1)
+             ORDER BY from_id, to_id",
+        )?;
+        let edges = statement
+            .query_map(params![id, kind], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        Ok(edges)
+    }
+}
