@@ -65,7 +65,8 @@ enum Command {
     },
     /// Pair with the device that printed TICKET.
     Join {
-        /// The ticket `ferrex invite` printed on the other device.
+        /// The ticket `ferrex invite` printed on the other device (`-`: read
+        /// it from stdin).
         ticket: String,
         /// Device name, if this starts the node.
         #[arg(long)]

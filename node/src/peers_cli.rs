@@ -84,8 +84,16 @@ fn humane(duration: Duration) -> String {
     }
 }
 
-/// `ferrex join TICKET`.
+/// `ferrex join TICKET` (`-` reads the ticket from stdin, which, unlike the
+/// command line, other users of the machine cannot see).
 pub async fn join(home: &Home, ticket: &str, start_args: &[String]) -> anyhow::Result<()> {
+    let mut line = String::new();
+    let ticket = if ticket == "-" {
+        std::io::stdin().read_line(&mut line).context("reading the ticket from stdin")?;
+        line.trim()
+    } else {
+        ticket
+    };
     // A malformed ticket is refused before any node starts or anything is dialed.
     let parsed: PairingTicket = ticket.parse()?;
     let answer =

@@ -68,17 +68,20 @@ impl Replica {
         }
     }
 
-    /// How many changes of document `id` are not ancestors of `heads`
-    /// (hashes this replica does not know are ignored); every change when
-    /// `heads` is empty. `None` when this replica lacks the document.
+    /// How many changes of document `id` a peer lacks, from its `heads` and
+    /// the heads both sides last agreed on (`shared`): the changes that are
+    /// ancestors of neither. Hashes this replica does not know are skipped;
+    /// every change counts when both are empty. `None` when this replica
+    /// lacks the document.
     pub fn changes_missing_from(
         &self,
         id: &DocId,
         heads: &[automerge::ChangeHash],
+        shared: &[automerge::ChangeHash],
     ) -> Option<usize> {
         let document = self.document(id).ok()?;
         let mut document = lock(&document);
-        Some(document.changes_missing_from(heads))
+        Some(document.changes_missing_from(heads, shared))
     }
 }
 
@@ -103,14 +106,24 @@ impl Document {
         Ok(Some(DocChange { doc: self.id.clone(), before, after, keys }))
     }
 
-    /// Changes not covered by the known hashes of `heads`.
-    pub(crate) fn changes_missing_from(&mut self, heads: &[automerge::ChangeHash]) -> usize {
-        let known: Vec<automerge::ChangeHash> = heads
+    /// Changes that are ancestors of none of the known hashes of `heads`
+    /// and `shared`.
+    pub(crate) fn changes_missing_from(
+        &mut self,
+        heads: &[automerge::ChangeHash],
+        shared: &[automerge::ChangeHash],
+    ) -> usize {
+        let mut known: Vec<automerge::ChangeHash> = heads
             .iter()
+            .chain(shared)
             .copied()
             .filter(|hash| self.doc.get_change_meta_by_hash(hash).is_some())
             .collect();
-        if known.len() == heads.len() && known == self.doc.get_heads() {
+        known.sort();
+        known.dedup();
+        let mut ours = self.doc.get_heads();
+        ours.sort();
+        if known == ours {
             return 0;
         }
         self.doc.get_changes_meta(&known).len()

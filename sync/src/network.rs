@@ -20,7 +20,10 @@ use std::{
     collections::{HashMap, HashSet},
     net::SocketAddr,
     path::PathBuf,
-    sync::{Arc, Mutex, PoisonError, RwLock},
+    sync::{
+        Arc, Mutex, PoisonError, RwLock,
+        atomic::{AtomicUsize, Ordering},
+    },
     time::{Duration, Instant},
 };
 
@@ -57,6 +60,9 @@ const PAIR_TIMEOUT: Duration = Duration::from_secs(10);
 const NOT_PAIRED: u32 = 403;
 /// Close code for the second of two connections between the same devices.
 const DUPLICATE: u32 = 409;
+/// Two connections between the same devices admitted this close together
+/// were dialed at once; otherwise the newer one replaces the older.
+const SIMULTANEOUS: Duration = Duration::from_secs(3);
 
 /// How a node reaches its peers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,6 +142,7 @@ struct Live {
     connection: Connection,
     dialer: EndpointId,
     session: Option<SessionHandle>,
+    admitted_at: Instant,
 }
 
 #[derive(Debug, Default)]
@@ -173,6 +180,11 @@ pub(crate) struct Inner {
     invites: Mutex<Invites>,
     throttle: Mutex<Throttle>,
     wake: Notify,
+    /// Every device ever revoked (grow-only, also kept in `revoked.json`).
+    revoked: Mutex<HashSet<String>>,
+    /// Sessions running now, and a signal when one ends.
+    sessions: AtomicUsize,
+    session_ended: Notify,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -231,6 +243,10 @@ impl Network {
         let endpoint = bind(&identity, &config, allowed.clone()).await?;
         let (stop, _) = watch::channel(false);
         let me = identity.id().to_string();
+        let revoked: HashSet<String> = std::fs::read(config.state_dir.join("revoked.json"))
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_default();
         let inner = Arc::new(Inner {
             replica,
             observer,
@@ -247,6 +263,9 @@ impl Network {
             slots: Mutex::new(HashMap::new()),
             throttle: Mutex::new(Throttle::default()),
             wake: Notify::new(),
+            revoked: Mutex::new(revoked),
+            sessions: AtomicUsize::new(0),
+            session_ended: Notify::new(),
         });
         inner.registry_changed();
         inner.publish_own_record()?;
@@ -369,7 +388,8 @@ impl Network {
     pub async fn peers(&self, timeout: Duration) -> Vec<PeerStatus> {
         let inner = &self.inner;
         let registry = inner.replica.registry();
-        let mut statuses = Vec::new();
+        let mut rows = Vec::new();
+        let mut asking = tokio::task::JoinSet::new();
         for id in registry.paired() {
             if id == inner.me {
                 continue;
@@ -387,14 +407,21 @@ impl Network {
                     udp.unwrap_or_default(),
                 )
             };
-            if let Some(session) = &session {
-                session.ask_status(timeout).await;
+            if let Some(session) = session.clone() {
+                // Every connected peer is asked at once.
+                asking.spawn(async move { session.ask_status(timeout).await });
             }
+            rows.push((id, session, address, udp));
+        }
+        while asking.join_next().await.is_some() {}
+        let mut statuses = Vec::new();
+        for (id, session, address, udp) in rows {
             let (record, sent, received) = match &session {
-                Some(session) => {
-                    let shared = session.shared.lock().unwrap_or_else(PoisonError::into_inner);
-                    (shared.record.clone(), shared.bytes_sent, shared.bytes_received)
-                }
+                Some(session) => (
+                    lock(&session.shared.record).clone(),
+                    session.shared.bytes_sent.load(Ordering::Relaxed),
+                    session.shared.bytes_received.load(Ordering::Relaxed),
+                ),
                 None => (PeerRecord::load(&inner.state_dir, &id), 0, 0),
             };
             // Online means a session that has heard from the peer: a refused
@@ -419,6 +446,7 @@ impl Network {
         for connection in sessions {
             connection.close(0u32.into(), b"node stopping");
         }
+        self.inner.sessions_ended(Duration::from_secs(10)).await;
         if let Err(error) = self.router.shutdown().await {
             tracing::warn!("stopping the network: {error}");
         }
@@ -554,16 +582,17 @@ impl Inner {
     /// connections to drop because their device was revoked.
     pub(crate) fn registry_changed(&self) {
         let registry = self.replica.registry();
+        let revoked = self.remember_revocations(&registry);
         let paired: HashSet<EndpointId> = registry
             .paired()
             .iter()
-            .filter(|id| **id != self.me)
+            .filter(|id| **id != self.me && !revoked.contains(*id))
             .filter_map(|id| id.parse().ok())
             .collect();
         *self.allowed.write().unwrap_or_else(PoisonError::into_inner) = paired;
         let mut slots = lock(&self.slots);
         for (id, slot) in slots.iter_mut() {
-            if registry.is_revoked(id) {
+            if revoked.contains(id) {
                 if let Some(live) = slot.live.take() {
                     tracing::info!(peer = %short(id), "closing the connection of a revoked device");
                     live.connection.close(NOT_PAIRED.into(), b"device revoked");
@@ -579,23 +608,69 @@ impl Inner {
         self.wake.notify_one();
     }
 
-    /// Takes a new connection to `peer` unless a preferred one exists.
+    /// Revocations never end: the registry's are kept in a local file too,
+    /// so that a merge that deleted one (from a misbehaving device) cannot
+    /// let a revoked device back in; such a revocation is written again.
+    /// Returns every revoked id.
+    fn remember_revocations(&self, registry: &crate::Registry) -> HashSet<String> {
+        let mut known = lock(&self.revoked);
+        let before = known.len();
+        known.extend(registry.revoked.keys().cloned());
+        if known.len() != before {
+            let list: Vec<&String> = known.iter().collect();
+            let path = self.state_dir.join("revoked.json");
+            if let Err(error) = std::fs::write(&path, serde_json::to_vec(&list).unwrap_or_default())
+            {
+                tracing::warn!(path = %path.display(), "could not save revocations: {error}");
+            }
+        }
+        let missing: Vec<String> =
+            known.iter().filter(|id| !registry.revoked.contains_key(*id)).cloned().collect();
+        let all = known.clone();
+        drop(known);
+        for id in missing {
+            tracing::warn!(peer = %short(&id), "a merge removed a revocation; writing it again");
+            let revocation = Revocation { id, at: (self.clock)(), by: self.me.clone() };
+            if let Err(error) = self.replica.revoke(&revocation, revocation.at) {
+                tracing::warn!("could not restore a revocation: {error}");
+            }
+        }
+        all.into_iter().collect()
+    }
+
+    /// Takes a new connection to `peer` if the peer may connect at all and
+    /// no better connection to it exists. A connection that has been up for
+    /// a while loses to a new one (the peer only dials when it has none: it
+    /// restarted, and the old connection is dead but not yet timed out);
+    /// of two new ones (both devices dialed at once), the one dialed by the
+    /// smaller id wins on both sides.
     fn admit(&self, peer: &str, connection: &Connection, dialer: EndpointId) -> bool {
         let me = self.identity.id();
         let Ok(peer_id) = peer.parse::<EndpointId>() else { return false };
         let preferred = if me.as_bytes() < peer_id.as_bytes() { me } else { peer_id };
         let mut slots = lock(&self.slots);
+        // Checked under the slots lock: `registry_changed` updates `allowed`
+        // before it looks at the slots, so a revoked device cannot slip in.
+        if !self.allowed.read().unwrap_or_else(PoisonError::into_inner).contains(&peer_id) {
+            return false;
+        }
         let slot = slots.entry(peer.to_owned()).or_default();
         if let Some(existing) = &slot.live
             && existing.connection.close_reason().is_none()
         {
-            if dialer == preferred && existing.dialer != preferred {
-                existing.connection.close(DUPLICATE.into(), b"duplicate connection");
+            let simultaneous = existing.admitted_at.elapsed() < SIMULTANEOUS;
+            if !simultaneous || (dialer == preferred && existing.dialer != preferred) {
+                existing.connection.close(DUPLICATE.into(), b"replaced by a newer connection");
             } else {
                 return false;
             }
         }
-        slot.live = Some(Live { connection: connection.clone(), dialer, session: None });
+        slot.live = Some(Live {
+            connection: connection.clone(),
+            dialer,
+            session: None,
+            admitted_at: Instant::now(),
+        });
         true
     }
 
@@ -637,6 +712,7 @@ impl Inner {
         send: iroh::endpoint::SendStream,
         recv: iroh::endpoint::RecvStream,
     ) {
+        self.sessions.fetch_add(1, Ordering::SeqCst);
         let record = PeerRecord::load(&self.state_dir, &peer);
         tracing::debug!(peer = %short(&peer), "sync connection open");
         let inner = self.clone();
@@ -652,10 +728,29 @@ impl Inner {
         )
         .await;
         self.release(&peer, &connection, established);
+        self.sessions.fetch_sub(1, Ordering::SeqCst);
+        self.session_ended.notify_waiters();
         if established {
             tracing::info!(peer = %short(&peer), "disconnected");
         } else {
             tracing::debug!(peer = %short(&peer), "the connection ended before any exchange");
+        }
+    }
+
+    /// Waits (at most `limit`) until no session runs.
+    async fn sessions_ended(&self, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        while self.sessions.load(Ordering::SeqCst) > 0 {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                tracing::warn!("sync sessions still running at shutdown");
+                return;
+            }
+            let ended = self.session_ended.notified();
+            if self.sessions.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            let _ = tokio::time::timeout(left.min(Duration::from_millis(100)), ended).await;
         }
     }
 
@@ -739,11 +834,12 @@ impl Inner {
         self.registry_changed();
         // The joiner records the pairing when it reads the reply and then
         // dials at once; dialing it before that would only be refused.
-        if let Some(slot) = lock(&self.slots).get_mut(&joiner)
-            && slot.live.is_none()
-        {
+        let mut slots = lock(&self.slots);
+        let slot = slots.entry(joiner.clone()).or_default();
+        if slot.live.is_none() {
             slot.next_dial = Some(Instant::now() + Duration::from_secs(2));
         }
+        drop(slots);
         tracing::info!(peer = %short(&joiner), name, "paired a new device");
         JoinReply::Accepted { name: self.name.clone(), addrs: self.addrs(), at: now.0 }
     }
@@ -792,6 +888,12 @@ async fn supervise(inner: Arc<Inner>) {
 struct SyncProtocol(Arc<Inner>);
 
 impl ProtocolHandler for SyncProtocol {
+    async fn shutdown(&self) {
+        // Sessions see the stop signal, save their state and end.
+        let _ = self.0.stop.send(true);
+        self.0.sessions_ended(Duration::from_secs(10)).await;
+    }
+
     async fn accept(&self, connection: Connection) -> Result<(), AcceptError> {
         let inner = &self.0;
         let peer = connection.remote_id().to_string();

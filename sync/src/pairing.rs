@@ -206,6 +206,9 @@ impl Throttle {
 
     /// Records a failed attempt by `device`.
     pub fn failed(&mut self, device: &str, now: Timestamp) {
+        // Forget devices that have been quiet long enough (fresh keys would
+        // otherwise pile up).
+        self.per_device.retain(|_, failures| now.0 - failures.last.0 <= millis(FORGET_AFTER));
         let entry =
             self.per_device.entry(device.to_owned()).or_insert(Failures { count: 0, last: now });
         entry.count += 1;

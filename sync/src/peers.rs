@@ -56,6 +56,11 @@ impl PeerDocRecord {
     pub fn their_heads(&self) -> Vec<ChangeHash> {
         decode_heads(&self.their_heads)
     }
+
+    /// The heads both sides last agreed on.
+    pub fn shared(&self) -> Vec<ChangeHash> {
+        decode_heads(&self.shared_heads)
+    }
 }
 
 pub(crate) fn encode_heads(heads: &[ChangeHash]) -> Vec<String> {
@@ -174,7 +179,7 @@ pub(crate) fn doc_statuses(replica: &Replica, record: &PeerRecord) -> Vec<DocSta
             let their_heads = remembered.their_heads();
             let heard = !their_heads.is_empty();
             let they_lack = (heard || contacted)
-                .then(|| replica.changes_missing_from(&doc, &their_heads))
+                .then(|| replica.changes_missing_from(&doc, &their_heads, &remembered.shared()))
                 .flatten()
                 .map(|count| count as u64);
             let we_lack = if heard && replica.knows_heads(&doc, &their_heads) {

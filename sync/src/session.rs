@@ -2,84 +2,130 @@
 //! document is kept in sync with the Automerge sync protocol.
 //!
 //! The dialing side opens one bidirectional stream; both sides then send
-//! [`Frame`]s on it. A reader task and a writer task move frames between the
-//! stream and the session loop, which:
-//! - at the start, sends a sync message for every document it has (a peer
-//!   that lacks a document creates it from its genesis when the first
-//!   message for it arrives);
-//! - for every message received, merges it (durably, see
-//!   [`Replica::receive_sync_message`]), tells the observer what changed,
-//!   and answers with the next message for that document;
-//! - whenever a document changes here (a local write, or a merge from
-//!   another peer), sends that document's next message;
-//! - answers status requests with how many changes the peer lacks.
+//! [`Frame`]s on it. Three tasks share the work:
+//! - the **reader** reads frames and hands them to the session loop;
+//! - the **session loop** merges every sync message received (durably, see
+//!   [`Replica::receive_sync_message`]) and queues its answer at once (the
+//!   answer carries the new heads: the acknowledgement), tells the observer
+//!   what changed, answers status requests, and marks documents as owing
+//!   the peer a message when they change here (a local write, or a merge
+//!   from another peer), and every document at the start;
+//! - the **writer** sends queued answers first, and generates the next
+//!   message of a marked document only when it is about to send it, so a
+//!   burst of local changes makes one message per document.
 //!
-//! The per-document sync states live in [`SessionShared`], with the peer's
-//! [`PeerRecord`], so that status queries can read them; the record is saved
-//! every few seconds while it changes and when the session ends.
+//! The session loop never waits on the writer, and the writer never on the
+//! session loop, so two devices sending to each other at once cannot block
+//! each other. Blocking work (merging, generating) runs on blocking threads.
+//!
+//! The per-document sync states and the peer's [`PeerRecord`] live in
+//! [`SessionShared`], which status queries read; the record is saved every
+//! few seconds while it changes and when the session ends.
 
 use std::{
-    collections::{BTreeSet, HashMap},
-    sync::{Arc, Mutex, PoisonError},
+    collections::{BTreeSet, HashMap, VecDeque},
+    sync::{
+        Arc, Mutex, MutexGuard, PoisonError,
+        atomic::{AtomicBool, AtomicU64, Ordering},
+    },
     time::Duration,
 };
 
 use automerge::sync;
 use iroh::endpoint::{Connection, RecvStream, SendStream};
-use tokio::sync::{broadcast::error::RecvError, mpsc, oneshot};
+use tokio::sync::{Notify, broadcast::error::RecvError, mpsc, oneshot};
 
 use crate::{
     DocId, Replica,
     network::Inner,
     peers::{PeerRecord, encode_heads},
-    wire::{Frame, MAX_FRAME_BYTES, WireError, read_frame, write_frame},
+    wire::{DocReport, Frame, MAX_FRAME_BYTES, WireError, read_frame, write_frame},
 };
 
 /// How often a session saves its peer record while it changes.
 const SAVE_EVERY: Duration = Duration::from_secs(5);
-/// Frames queued for the writer before senders wait.
-const OUTBOX: usize = 64;
+/// Frames read ahead of the session loop.
+const INBOX: usize = 64;
 
-/// A session's state that status queries read.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A session's state, shared by its tasks and read by status queries. Each
+/// part has its own lock, held briefly, except `states`, which is held
+/// while a message is merged or generated, on a blocking thread only.
 #[derive(Debug, Default)]
 pub(crate) struct SessionShared {
-    /// What is remembered about the peer, kept current.
-    pub(crate) record: PeerRecord,
     /// The Automerge sync state per document.
-    states: HashMap<DocId, sync::State>,
+    states: Mutex<HashMap<DocId, sync::State>>,
+    /// What is remembered about the peer, kept current.
+    pub(crate) record: Mutex<PeerRecord>,
     /// Frame bytes sent and received.
-    pub(crate) bytes_sent: u64,
-    pub(crate) bytes_received: u64,
+    pub(crate) bytes_sent: AtomicU64,
+    pub(crate) bytes_received: AtomicU64,
+    /// Documents that owe the peer a message.
+    owed: Mutex<BTreeSet<DocId>>,
+    /// Frames to send first, in order: answers to sync messages, status
+    /// requests and replies. At most one answer per message received, and
+    /// the reader only reads what the session loop takes, so this stays short.
+    control: Mutex<VecDeque<Frame>>,
+    /// Wakes the writer.
+    wake: Notify,
     /// Status requests waiting for their reply.
-    pending: HashMap<u64, oneshot::Sender<Vec<(String, u64)>>>,
-    next_request: u64,
-    dirty: bool,
+    pending: Mutex<HashMap<u64, oneshot::Sender<()>>>,
+    next_request: AtomicU64,
+    dirty: AtomicBool,
+}
+
+impl SessionShared {
+    fn owe(&self, docs: impl IntoIterator<Item = DocId>) {
+        lock(&self.owed).extend(docs);
+        self.wake.notify_one();
+    }
+
+    fn send_control(&self, frame: Frame) {
+        lock(&self.control).push_back(frame);
+        self.wake.notify_one();
+    }
 }
 
 /// A handle on a running session.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub(crate) struct SessionHandle {
-    pub(crate) shared: Arc<Mutex<SessionShared>>,
-    outbox: mpsc::Sender<Frame>,
+    pub(crate) shared: Arc<SessionShared>,
+    /// This node's heads per document (for status requests).
+    heads: Arc<dyn Fn() -> Vec<(String, Vec<String>)> + Send + Sync>,
 }
 
-fn lock(shared: &Mutex<SessionShared>) -> std::sync::MutexGuard<'_, SessionShared> {
-    shared.lock().unwrap_or_else(PoisonError::into_inner)
+impl std::fmt::Debug for SessionHandle {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_struct("SessionHandle").finish_non_exhaustive()
+    }
+}
+
+/// This replica's heads per document, in hex.
+fn all_heads(replica: &Replica) -> Vec<(String, Vec<String>)> {
+    replica
+        .doc_ids()
+        .into_iter()
+        .filter_map(|doc| Some((doc.to_string(), encode_heads(&replica.heads(&doc).ok()?))))
+        .collect()
 }
 
 impl SessionHandle {
-    /// Asks the peer how many changes this node lacks, per document.
-    pub(crate) async fn ask_status(&self, timeout: Duration) -> Option<Vec<(String, u64)>> {
+    /// Asks the peer where it stands (its heads, and how many changes this
+    /// node lacks, per document) and records the answer; false when it does
+    /// not answer within `timeout`.
+    pub(crate) async fn ask_status(&self, timeout: Duration) -> bool {
         let (reply, answer) = oneshot::channel();
-        let id = {
-            let mut shared = lock(&self.shared);
-            shared.next_request += 1;
-            let id = shared.next_request;
-            shared.pending.insert(id, reply);
-            id
-        };
-        self.outbox.send(Frame::StatusRequest { id }).await.ok()?;
-        tokio::time::timeout(timeout, answer).await.ok()?.ok()
+        let id = self.shared.next_request.fetch_add(1, Ordering::Relaxed);
+        lock(&self.shared.pending).insert(id, reply);
+        let heads = self.heads.clone();
+        let ours = tokio::task::spawn_blocking(move || heads()).await.unwrap_or_default();
+        self.shared.send_control(Frame::StatusRequest { id, heads: ours });
+        let answered = tokio::time::timeout(timeout, answer).await.is_ok_and(|reply| reply.is_ok());
+        lock(&self.shared.pending).remove(&id);
+        answered
     }
 }
 
@@ -95,21 +141,29 @@ pub(crate) async fn run(
     record: PeerRecord,
     on_start: impl FnOnce(SessionHandle),
 ) -> bool {
-    let (outbox, queued) = mpsc::channel::<Frame>(OUTBOX);
-    let shared = Arc::new(Mutex::new(SessionShared { record, ..SessionShared::default() }));
-    on_start(SessionHandle { shared: shared.clone(), outbox: outbox.clone() });
-    let writer = tokio::spawn(write_loop(send, queued, shared.clone()));
-    let (incoming, mut frames) = mpsc::channel::<Frame>(OUTBOX);
+    let shared = Arc::new(SessionShared { record: Mutex::new(record), ..SessionShared::default() });
+    let replica = inner.replica.clone();
+    on_start(SessionHandle {
+        shared: shared.clone(),
+        heads: Arc::new(move || all_heads(&replica)),
+    });
+    let mut changes = inner.replica.subscribe();
+    shared.owe(inner.replica.doc_ids());
+    let writer = tokio::spawn(write_loop(
+        inner.clone(),
+        send,
+        shared.clone(),
+        connection.clone(),
+        peer.clone(),
+    ));
+    let (incoming, mut frames) = mpsc::channel::<Frame>(INBOX);
     let reader = tokio::spawn(read_loop(recv, incoming, shared.clone(), peer.clone(), inner.clock));
 
-    let session =
-        Session { inner: inner.clone(), peer: peer.clone(), shared: shared.clone(), outbox };
-    let mut changes = inner.replica.subscribe();
+    let session = Session { inner: inner.clone(), shared: shared.clone() };
     let mut save = tokio::time::interval(SAVE_EVERY);
     save.tick().await;
     let mut stop = inner.stop.subscribe();
-    let all = inner.replica.doc_ids();
-    let mut outcome: Result<(), String> = session.push(all.into_iter().collect()).await;
+    let mut outcome: Result<(), String> = Ok(());
     let mut established = false;
     while outcome.is_ok() {
         tokio::select! {
@@ -118,27 +172,19 @@ pub(crate) async fn run(
                     if !established {
                         established = true;
                         let addr = crate::network::remote_addr(&connection);
-                        lock(&session.shared).record.last_addr = addr;
+                        lock(&shared.record).last_addr = addr;
                         tracing::info!(peer = %short(&peer), ?addr, "connected");
                     }
                     outcome = session.handle(frame).await;
                 }
                 None => break,
             },
-            changed = changes.recv() => {
-                let mut docs = BTreeSet::new();
-                match changed {
-                    Ok(doc) => { docs.insert(doc); }
-                    Err(RecvError::Lagged(_)) => docs.extend(inner.replica.doc_ids()),
-                    Err(RecvError::Closed) => break,
-                }
-                // Coalesce a burst of writes into one message per document.
-                while let Ok(doc) = changes.try_recv() {
-                    docs.insert(doc);
-                }
-                outcome = session.push(docs).await;
-            }
-            _ = save.tick() => session.save_if_dirty(),
+            changed = changes.recv() => match changed {
+                Ok(doc) => shared.owe([doc]),
+                Err(RecvError::Lagged(_)) => shared.owe(inner.replica.doc_ids()),
+                Err(RecvError::Closed) => break,
+            },
+            _ = save.tick() => session.save_if_dirty(&peer),
             _ = connection.closed() => break,
             _ = stop.changed() => break,
         }
@@ -149,12 +195,9 @@ pub(crate) async fn run(
     }
     reader.abort();
     writer.abort();
-    {
-        let mut shared = lock(&session.shared);
-        shared.dirty = established;
-        shared.pending.clear();
-    }
-    session.save_if_dirty();
+    lock(&shared.pending).clear();
+    shared.dirty.store(established, Ordering::Relaxed);
+    session.save_if_dirty(&peer);
     established
 }
 
@@ -165,131 +208,134 @@ pub(crate) fn short(id: &str) -> &str {
 
 struct Session {
     inner: Arc<Inner>,
-    peer: String,
-    shared: Arc<Mutex<SessionShared>>,
-    outbox: mpsc::Sender<Frame>,
+    shared: Arc<SessionShared>,
 }
 
 impl Session {
-    /// Sends the next sync message of each of `docs`, where there is one.
-    async fn push(&self, docs: BTreeSet<DocId>) -> Result<(), String> {
-        let (replica, shared, clock) =
-            (self.inner.replica.clone(), self.shared.clone(), self.inner.clock);
-        let frames = tokio::task::spawn_blocking(move || {
-            let mut shared = lock(&shared);
-            let mut frames = Vec::new();
-            for doc in docs {
-                if let Some(message) = next_message(&replica, &mut shared, &doc, clock)? {
-                    frames.push(Frame::Sync { doc: doc.to_string(), message });
-                }
-            }
-            Ok::<_, String>(frames)
-        })
-        .await
-        .map_err(|error| error.to_string())??;
-        for frame in frames {
-            self.outbox.send(frame).await.map_err(|_| "the connection closed".to_owned())?;
-        }
-        Ok(())
-    }
-
     async fn handle(&self, frame: Frame) -> Result<(), String> {
         match frame {
             Frame::Sync { doc, message } => {
+                tracing::trace!(%doc, bytes = message.len(), "received a sync message");
                 let doc: DocId = doc.parse().map_err(|error| format!("{error}"))?;
                 let (inner, shared) = (self.inner.clone(), self.shared.clone());
-                let reply = tokio::task::spawn_blocking(move || {
-                    let mut shared = lock(&shared);
-                    let state = state_for(&mut shared, &doc);
-                    let change = inner
-                        .replica
-                        .receive_sync_message(&doc, state, &message)
-                        .map_err(|error| error.to_string())?;
-                    let reply = next_message(&inner.replica, &mut shared, &doc, inner.clock)?;
-                    drop(shared);
-                    if let Some(change) = &change {
-                        inner.observer.merged(change);
-                        if doc == DocId::Registry {
-                            inner.registry_changed();
-                        }
-                    }
-                    Ok::<_, String>(
-                        reply.map(|message| Frame::Sync { doc: doc.to_string(), message }),
-                    )
+                let doc_for_merge = doc.clone();
+                let (change, reply) = tokio::task::spawn_blocking(move || {
+                    let change = {
+                        let mut states = lock(&shared.states);
+                        let state = state_for(&mut states, &shared.record, &doc_for_merge);
+                        inner
+                            .replica
+                            .receive_sync_message(&doc_for_merge, state, &message)
+                            .map_err(|error| error.to_string())?
+                    };
+                    // The answer is generated at once, so that it carries the
+                    // heads this message led to (the acknowledgement; the
+                    // merged changes are on disk by now).
+                    let reply = next_message(&inner.replica, &shared, &doc_for_merge, inner.clock)?;
+                    Ok::<_, String>((change, reply))
                 })
                 .await
                 .map_err(|error| error.to_string())??;
-                if let Some(frame) = reply {
-                    self.outbox
-                        .send(frame)
+                if let Some(message) = reply {
+                    self.shared.send_control(Frame::Sync { doc: doc.to_string(), message });
+                }
+                if let Some(change) = &change {
+                    if doc == DocId::Registry {
+                        // Revocations take effect before anything else is sent.
+                        self.inner.registry_changed();
+                    }
+                    let (inner, change) = (self.inner.clone(), change.clone());
+                    tokio::task::spawn_blocking(move || inner.observer.merged(&change))
                         .await
-                        .map_err(|_| "the connection closed".to_owned())?;
+                        .map_err(|error| error.to_string())?;
                 }
             }
-            Frame::StatusRequest { id } => {
+            Frame::StatusRequest { id, heads } => {
                 let (replica, shared) = (self.inner.replica.clone(), self.shared.clone());
-                let docs = tokio::task::spawn_blocking(move || {
-                    let their: Vec<(DocId, Vec<automerge::ChangeHash>)> = {
-                        let shared = lock(&shared);
-                        replica
-                            .doc_ids()
-                            .into_iter()
-                            .map(|doc| {
-                                let heads = shared
-                                    .states
-                                    .get(&doc)
-                                    .and_then(|state| state.their_heads.clone())
-                                    .unwrap_or_default();
-                                (doc, heads)
-                            })
-                            .collect()
-                    };
-                    their
-                        .into_iter()
-                        .filter_map(|(doc, heads)| {
-                            let missing = replica.changes_missing_from(&doc, &heads)?;
-                            Some((doc.to_string(), missing as u64))
-                        })
-                        .collect::<Vec<_>>()
-                })
-                .await
-                .map_err(|error| error.to_string())?;
-                self.outbox
-                    .send(Frame::StatusReply { id, docs })
-                    .await
-                    .map_err(|_| "the connection closed".to_owned())?;
+                let docs =
+                    tokio::task::spawn_blocking(move || status_reply(&replica, &shared, &heads))
+                        .await
+                        .map_err(|error| error.to_string())?;
+                self.shared.send_control(Frame::StatusReply { id, docs });
             }
             Frame::StatusReply { id, docs } => {
-                let mut shared = lock(&self.shared);
-                for (doc, missing) in &docs {
-                    shared.record.docs.entry(doc.clone()).or_default().we_lack = Some(*missing);
+                let now = (self.inner.clock)().0;
+                let ours: HashMap<String, Vec<String>> =
+                    all_heads(&self.inner.replica).into_iter().collect();
+                {
+                    let mut record = lock(&self.shared.record);
+                    for report in &docs {
+                        let remembered = record.docs.entry(report.doc.clone()).or_default();
+                        remembered.we_lack = Some(report.missing);
+                        let mut theirs = report.heads.clone();
+                        theirs.sort();
+                        if ours.get(&report.doc).is_some_and(|ours| {
+                            let mut ours = ours.clone();
+                            ours.sort();
+                            ours == theirs
+                        }) {
+                            remembered.last_sync = Some(now);
+                        }
+                        remembered.their_heads = theirs;
+                    }
                 }
-                if let Some(waiting) = shared.pending.remove(&id) {
-                    let _ = waiting.send(docs);
+                self.shared.dirty.store(true, Ordering::Relaxed);
+                if let Some(waiting) = lock(&self.shared.pending).remove(&id) {
+                    let _ = waiting.send(());
                 }
             }
         }
         Ok(())
     }
 
-    fn save_if_dirty(&self) {
-        let record = {
-            let mut shared = lock(&self.shared);
-            if !shared.dirty {
-                return;
-            }
-            shared.dirty = false;
-            shared.record.clone()
-        };
-        record.save(&self.inner.state_dir, &self.peer);
+    fn save_if_dirty(&self, peer: &str) {
+        if !self.shared.dirty.swap(false, Ordering::Relaxed) {
+            return;
+        }
+        let record = lock(&self.shared.record).clone();
+        record.save(&self.inner.state_dir, peer);
     }
 }
 
+/// Where this node stands, per document: its heads, and how many of its
+/// changes the peer lacks by the peer's `heads` (and, for heads this node
+/// does not know yet, the heads the two last agreed on).
+fn status_reply(
+    replica: &Replica,
+    shared: &SessionShared,
+    heads: &[(String, Vec<String>)],
+) -> Vec<DocReport> {
+    let agreed: HashMap<DocId, Vec<automerge::ChangeHash>> = lock(&shared.states)
+        .iter()
+        .map(|(doc, state)| (doc.clone(), state.shared_heads.clone()))
+        .collect();
+    let theirs: HashMap<&str, Vec<automerge::ChangeHash>> = heads
+        .iter()
+        .map(|(doc, heads)| {
+            (doc.as_str(), heads.iter().filter_map(|hash| hash.parse().ok()).collect())
+        })
+        .collect();
+    replica
+        .doc_ids()
+        .into_iter()
+        .filter_map(|doc| {
+            let their_heads = theirs.get(doc.to_string().as_str()).cloned().unwrap_or_default();
+            let agreed = agreed.get(&doc).cloned().unwrap_or_default();
+            let missing = replica.changes_missing_from(&doc, &their_heads, &agreed)?;
+            let heads = encode_heads(&replica.heads(&doc).ok()?);
+            Some(DocReport { doc: doc.to_string(), heads, missing: missing as u64 })
+        })
+        .collect()
+}
+
 /// The sync state of `doc`, resumed from the record on first use.
-fn state_for<'a>(shared: &'a mut SessionShared, doc: &DocId) -> &'a mut sync::State {
-    let SessionShared { states, record, .. } = shared;
+fn state_for<'a>(
+    states: &'a mut HashMap<DocId, sync::State>,
+    record: &Mutex<PeerRecord>,
+    doc: &DocId,
+) -> &'a mut sync::State {
     states.entry(doc.clone()).or_insert_with(|| {
-        record
+        lock(record)
             .docs
             .get(&doc.to_string())
             .map(|remembered| remembered.sync_state())
@@ -301,16 +347,19 @@ fn state_for<'a>(shared: &'a mut SessionShared, doc: &DocId) -> &'a mut sync::St
 /// the sync state.
 fn next_message(
     replica: &Replica,
-    shared: &mut SessionShared,
+    shared: &SessionShared,
     doc: &DocId,
     clock: fn() -> ferrex_core::Timestamp,
 ) -> Result<Option<Vec<u8>>, String> {
-    let state = state_for(shared, doc);
+    let mut states = lock(&shared.states);
+    let state = state_for(&mut states, &shared.record, doc);
     let message = replica.generate_sync_message(doc, state).map_err(|error| error.to_string())?;
     let shared_heads = encode_heads(&state.shared_heads);
     let their_heads = state.their_heads.clone();
+    drop(states);
     let ours = replica.heads(doc).map_err(|error| error.to_string())?;
-    let remembered = shared.record.docs.entry(doc.to_string()).or_default();
+    let mut record = lock(&shared.record);
+    let remembered = record.docs.entry(doc.to_string()).or_default();
     if let Some(their_heads) = their_heads {
         if their_heads == ours {
             remembered.last_sync = Some(clock().0);
@@ -319,38 +368,79 @@ fn next_message(
         remembered.their_heads = encode_heads(&their_heads);
     }
     remembered.shared_heads = shared_heads;
-    shared.dirty = true;
+    shared.dirty.store(true, Ordering::Relaxed);
     Ok(message)
 }
 
+/// Sends queued frames first (answers and status), then the next message of
+/// each document that owes one, generated just before it is sent. A failure
+/// closes the connection, which ends the session.
 async fn write_loop(
-    mut send: SendStream,
-    mut queued: mpsc::Receiver<Frame>,
-    shared: Arc<Mutex<SessionShared>>,
-) -> Result<(), WireError> {
-    while let Some(frame) = queued.recv().await {
-        let written = write_frame(&mut send, &frame).await?;
-        lock(&shared).bytes_sent += written as u64;
+    inner: Arc<Inner>,
+    send: SendStream,
+    shared: Arc<SessionShared>,
+    connection: Connection,
+    peer: String,
+) {
+    if let Err(error) = write_frames(inner, send, shared).await {
+        tracing::debug!(peer = %short(&peer), "sync stream write failed: {error}");
+        connection.close(1u32.into(), b"write failed");
     }
-    let _ = send.finish();
-    Ok(())
+}
+
+async fn write_frames(
+    inner: Arc<Inner>,
+    mut send: SendStream,
+    shared: Arc<SessionShared>,
+) -> Result<(), WireError> {
+    loop {
+        let control = lock(&shared.control).pop_front();
+        let frame = match control {
+            Some(frame) => Some(frame),
+            None => {
+                let next = lock(&shared.owed).pop_first();
+                match next {
+                    Some(doc) => {
+                        let (replica, shared, clock) =
+                            (inner.replica.clone(), shared.clone(), inner.clock);
+                        let doc_for_message = doc.clone();
+                        let message = tokio::task::spawn_blocking(move || {
+                            next_message(&replica, &shared, &doc_for_message, clock)
+                        })
+                        .await
+                        .map_err(|error| WireError::Stream(error.to_string()))?
+                        .map_err(WireError::Stream)?;
+                        message.map(|message| Frame::Sync { doc: doc.to_string(), message })
+                    }
+                    None => {
+                        shared.wake.notified().await;
+                        continue;
+                    }
+                }
+            }
+        };
+        if let Some(frame) = frame {
+            if let Frame::Sync { doc, message } = &frame {
+                tracing::trace!(%doc, bytes = message.len(), "sending a sync message");
+            }
+            let written = write_frame(&mut send, &frame).await?;
+            shared.bytes_sent.fetch_add(written as u64, Ordering::Relaxed);
+        }
+    }
 }
 
 async fn read_loop(
     mut recv: RecvStream,
     incoming: mpsc::Sender<Frame>,
-    shared: Arc<Mutex<SessionShared>>,
+    shared: Arc<SessionShared>,
     peer: String,
     clock: fn() -> ferrex_core::Timestamp,
 ) {
     loop {
         match read_frame::<Frame>(&mut recv, MAX_FRAME_BYTES).await {
             Ok(Some((frame, read))) => {
-                {
-                    let mut shared = lock(&shared);
-                    shared.bytes_received += read as u64;
-                    shared.record.last_seen = Some(clock().0);
-                }
+                shared.bytes_received.fetch_add(read as u64, Ordering::Relaxed);
+                lock(&shared.record).last_seen = Some(clock().0);
                 if incoming.send(frame).await.is_err() {
                     return;
                 }

@@ -63,18 +63,31 @@ pub enum Frame {
         /// The encoded `automerge::sync::Message`.
         message: Vec<u8>,
     },
-    /// A request for how many changes the asker lacks, per document.
+    /// A request for where the peer stands, with the asker's heads.
     StatusRequest {
         /// Echoed in the reply.
         id: u64,
+        /// The asker's heads per document: `(document, heads in hex)`.
+        heads: Vec<(String, Vec<String>)>,
     },
-    /// How many changes the asker lacks: per document the replier has.
+    /// Where the replier stands, per document it has.
     StatusReply {
         /// The request's id.
         id: u64,
-        /// `(document, changes the asker lacks)`.
-        docs: Vec<(String, u64)>,
+        /// Per document.
+        docs: Vec<DocReport>,
     },
+}
+
+/// Where one device stands on one document, as it tells a peer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocReport {
+    /// The document id.
+    pub doc: String,
+    /// Its heads (change hashes, hex).
+    pub heads: Vec<String>,
+    /// How many of its changes the asking peer lacks (by the heads it sent).
+    pub missing: u64,
 }
 
 /// Why a frame could not be read or written.

@@ -140,6 +140,23 @@ impl TestHome {
         (ok, stderr)
     }
 
+    /// `ferrex join -` with the ticket on stdin; returns (ok, stderr).
+    pub fn join_from_stdin(&self, ticket: &str) -> (bool, String) {
+        use std::io::Write;
+        let mut child = self
+            .command(&["join", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("running ferrex join");
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = writeln!(stdin, "{ticket}");
+        }
+        let output = child.wait_with_output().expect("waiting for ferrex join");
+        (output.status.success(), String::from_utf8_lossy(&output.stderr).into_owned())
+    }
+
     /// `ferrex peers --json`, parsed.
     pub fn peers_json(&self) -> Value {
         let (ok, stdout, stderr) = self.run(&["peers", "--json"]);
