@@ -1,0 +1,249 @@
+//! Memory that maintains beliefs, through MCP on one node: a new value
+//! supersedes the old, spellings of one thing resolve to one entity, near
+//! duplicates are refused, a correction outranks what it corrects, and
+//! recall, reflect, history and stats report it all.
+
+#![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
+use ferrex_tests::{Client, TestHome};
+use serde_json::{Value, json};
+
+async fn fact(client: &Client, subject: &str, predicate: &str, object: &str) -> Value {
+    client
+        .ok("store", json!({"subject": subject, "predicate": predicate, "object": object, "namespace": "ops"}))
+        .await
+}
+
+fn ids(answer: &Value) -> Vec<String> {
+    answer["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|result| result["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_new_port_supersedes_the_old_one_and_history_shows_how() {
+    let home = TestHome::named("laptop");
+    let client = home.client().await;
+    let old = fact(&client, "api-server", "port", "3211").await;
+    assert_eq!(old["status"], "stored", "{old}");
+    let new = fact(&client, "api-server", "listens on port", "8080").await;
+    // "listens on port" is not "port": a different predicate, no conflict.
+    assert!(new.get("supersedes").is_none(), "{new}");
+    let newer = fact(&client, "API server", "Port", "8080").await;
+    assert_eq!(newer["predicate"], "port");
+    assert_eq!(newer["supersedes"], json!([old["id"]]), "{newer}");
+    let (old_id, newer_id) = (old["id"].as_str().unwrap(), newer["id"].as_str().unwrap());
+
+    let found = client.ok("recall", json!({"query": "api server port", "namespace": "ops"})).await;
+    let results = found["results"].as_array().unwrap();
+    let current = results.iter().find(|result| result["id"] == newer_id).expect("8080 is recalled");
+    assert_eq!(current["object"], "8080");
+    assert_eq!(current["current"], true);
+    assert!(!ids(&found).contains(&old_id.to_owned()), "the superseded port is left out: {found}");
+
+    let everything = client
+        .ok(
+            "recall",
+            json!({"query": "api server port", "namespace": "ops", "include_invalidated": true}),
+        )
+        .await;
+    let old_result = everything["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|result| result["id"] == old_id)
+        .expect("3211 too");
+    assert_eq!(old_result["current"], false);
+    assert_eq!(old_result["status"], "superseded");
+    assert_eq!(old_result["superseded_by"], json!([newer_id]));
+    assert!(old_result["t_invalid"].is_string());
+    let rank = |id: &str| ids(&everything).iter().position(|found| found == id).unwrap();
+    assert!(rank(newer_id) < rank(old_id), "the current fact ranks first: {everything}");
+
+    let history = client
+        .ok("history", json!({"subject": "api server", "predicate": "port", "namespace": "ops"}))
+        .await;
+    let chain: Vec<&str> = history["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| entry["object"].as_str().unwrap())
+        .collect();
+    assert_eq!(chain, ["3211", "8080"], "{history}");
+    assert_eq!(history["history"][1]["replaces"], json!([old_id]));
+    assert_eq!(history["history"][0]["device"]["name"], "laptop");
+    let by_id = client.ok("history", json!({"id": old_id, "namespace": "ops"})).await;
+    assert_eq!(by_id["history"], history["history"]);
+    client.close().await;
+}
+
+#[tokio::test]
+async fn spellings_of_one_thing_resolve_to_one_entity() {
+    let home = TestHome::new();
+    let client = home.client().await;
+    let mut entity_ids = Vec::new();
+    let mut methods = Vec::new();
+    for (name, text) in [
+        ("Tokio", "We run the service on Tokio with four worker threads."),
+        ("tokio", "Blocking calls inside async tasks stall the scheduler."),
+        ("tokio runtime", "The runtime is shut down with a ten second timeout."),
+    ] {
+        let answer = client.ok("store", json!({"content": text, "entities": [name]})).await;
+        entity_ids.push(answer["entities"][0]["id"].clone());
+        methods.push(answer["entities"][0]["match"].clone());
+    }
+    assert_eq!(entity_ids[0], entity_ids[1]);
+    assert_eq!(entity_ids[1], entity_ids[2]);
+    assert_eq!(methods, [json!("new"), json!("exact"), json!("fuzzy")]);
+    let stats = client.ok("stats", json!({"detailed": true})).await;
+    assert_eq!(stats["entities"], 1, "{stats}");
+    // Every spelling finds all three memories.
+    let found = client
+        .ok("recall", json!({"query": "threads", "entities": ["TOKIO RUNTIME"], "limit": 10}))
+        .await;
+    assert_eq!(found["count"], 3, "{found}");
+    let none = client.ok("recall", json!({"query": "threads", "entities": ["kubernetes"]})).await;
+    assert_eq!(none["count"], 0, "{none}");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_near_duplicate_episode_is_refused_with_the_existing_id() {
+    let home = TestHome::new();
+    let client = home.client().await;
+    let first = client
+        .ok("store", json!({"content": "The deploy of build 1234 failed because the disk on ci-runner-3 was full."}))
+        .await;
+    let again = client
+        .ok("store", json!({"content": "The deploy of build 1234 failed because the disk on ci-runner-3 was full!"}))
+        .await;
+    assert_eq!(again["status"], "duplicate", "{again}");
+    assert_eq!(again["existing_id"], first["id"]);
+    assert_eq!(again["evidence"], 2);
+    let rephrased = client
+        .ok(
+            "store",
+            json!({"content": "Build 1234's deploy failed: the disk of ci-runner-3 was full."}),
+        )
+        .await;
+    let found =
+        client.ok("recall", json!({"query": "why did the deploy of build 1234 fail"})).await;
+    assert_eq!(
+        found["results"][0]["evidence"],
+        if rephrased["status"] == "duplicate" { 3 } else { 2 }
+    );
+    // With `supersedes` the agent's word is taken: no duplicate check.
+    let replacement = client
+        .ok(
+            "store",
+            json!({"content": "The deploy of build 1234 failed because the disk on ci-runner-3 was full.", "supersedes": first["id"]}),
+        )
+        .await;
+    assert_eq!(replacement["status"], "stored", "{replacement}");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_correction_outranks_what_it_corrects() {
+    let home = TestHome::new();
+    let client = home.client().await;
+    let old = client.store_text("The weekly team sync is on Tuesday at 10:00.", "default").await;
+    client.store_text("The release checklist lives in the wiki.", "default").await;
+    let answer =
+        client.ok("store", json!({"content": "The weekly team sync moved to Wednesday."})).await;
+    assert_eq!(answer["corrects"][0]["id"], old, "{answer}");
+    let new = answer["id"].as_str().unwrap().to_owned();
+    let found = client.ok("recall", json!({"query": "when is the weekly team sync?"})).await;
+    let order = ids(&found);
+    assert_eq!(order[0], new, "{found}");
+    let corrected =
+        found["results"].as_array().unwrap().iter().find(|result| result["id"] == old.as_str());
+    assert_eq!(corrected.unwrap()["corrected_by"], json!([new]), "{found}");
+    let history = client.ok("history", json!({"id": old})).await;
+    assert_eq!(history["count"], 2, "{history}");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn facts_too_close_to_replace_are_kept_and_listed_as_contradictions() {
+    let home = TestHome::new();
+    let client = home.client().await;
+    let first = fact(&client, "Alice", "favourite colour", "blue").await;
+    let second = fact(&client, "alice", "favorite color", "light blue").await;
+    assert_eq!(second["status"], "stored", "{second}");
+    assert_eq!(second["ambiguous_with"], json!([first["id"]]), "{second}");
+    let reflection = client.ok("reflect", json!({"namespace": "ops"})).await;
+    let contradiction = &reflection["contradictions"][0];
+    assert_eq!(contradiction["facts"].as_array().unwrap().len(), 2, "{reflection}");
+    assert_eq!(contradiction["facts"][0]["current"], true);
+    assert_eq!(contradiction["facts"][0]["id"], second["id"], "the later fact is current");
+    assert_eq!(contradiction["across_devices"], false);
+    let quiet =
+        client.ok("reflect", json!({"namespace": "ops", "include_contradictions": false})).await;
+    assert_eq!(quiet["contradictions"], json!([]));
+    // Giving `supersedes` settles it.
+    let settled = client
+        .ok(
+            "store",
+            json!({"subject": "Alice", "predicate": "favourite colour", "object": "navy", "namespace": "ops", "supersedes": second["id"]}),
+        )
+        .await;
+    assert_eq!(settled["supersedes"], json!([second["id"]]));
+    let stats = client.ok("stats", json!({"detailed": true})).await;
+    assert_eq!(stats["detailed"]["facts"]["superseded"], 1, "{stats}");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn stale_memories_are_left_out_until_asked_for_or_validated() {
+    // A half-life of about a second makes memories stale almost at once.
+    let home = TestHome::with_config("[memory]\nepisodic_half_life_days = 0.00001\n");
+    let client = home.client().await;
+    let id = client.store_text("The coffee machine on floor 3 was fixed.", "default").await;
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    let query = json!({"query": "coffee machine"});
+    assert_eq!(client.ok("recall", query.clone()).await["count"], 0);
+    let stale =
+        client.ok("recall", json!({"query": "coffee machine", "include_stale": true})).await;
+    assert_eq!(stale["results"][0]["staleness"], "stale", "{stale}");
+    let reflection = client.ok("reflect", json!({})).await;
+    assert_eq!(reflection["stale"][0]["id"], id.as_str(), "{reflection}");
+    let validated = client
+        .ok(
+            "recall",
+            json!({"query": "coffee machine", "include_stale": true, "validate_ids": [id]}),
+        )
+        .await;
+    assert_eq!(validated["validated"], json!([id]));
+    let stats = client.ok("stats", json!({"detailed": true})).await;
+    assert!(stats["detailed"]["staleness"]["episodic"].is_object(), "{stats}");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn recall_filters_by_time_and_rejects_bad_ranges() {
+    let home = TestHome::new();
+    let client = home.client().await;
+    let id = client.store_text("The quarterly report was sent to the board.", "default").await;
+    let today = json!({"query": "quarterly report", "time_range": {"start": "2000-01-01", "end": "2999-01-01"}});
+    assert_eq!(ids(&client.ok("recall", today).await), vec![id]);
+    let past = json!({"query": "quarterly report", "time_range": {"end": "2000-01-01T00:00:00Z"}});
+    assert_eq!(client.ok("recall", past).await["count"], 0);
+    for bad in [
+        json!({"query": "x", "time_range": {"start": "yesterday"}}),
+        json!({"query": "x", "time_range": {"start": "2026-02-01", "end": "2026-01-01"}}),
+        json!({"query": "x", "time_range": {"from": "2026-01-01"}}),
+        json!({"query": "x", "time_range": "2026"}),
+        json!({"query": "x", "include_stale": "yes"}),
+        json!({"query": "x", "diversity": 2}),
+    ] {
+        let answer = client.call("recall", bad.clone()).await.unwrap();
+        assert!(answer.is_err(), "{bad} was accepted: {answer:?}");
+    }
+    let diverse = client.ok("recall", json!({"query": "quarterly report", "diversity": 0.5})).await;
+    assert_eq!(diverse["count"], 1);
+    client.close().await;
+}

@@ -1,0 +1,165 @@
+//! Beliefs across devices that wrote apart: a fact replaced differently on
+//! two devices, one entity created under two spellings, and one episode
+//! stored twice. Once they sync, every device answers recall, reflect and
+//! history alike: the same ids in the same order, the same current fact,
+//! the same contradiction, one entity, and the duplicate collapsed.
+
+#![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
+use std::time::Duration;
+
+use ferrex_tests::{Client, TestHome, eventually};
+use serde_json::{Value, json};
+
+const NAMESPACE: &str = "infra";
+
+async fn fact(client: &Client, object: &str) -> Value {
+    client
+        .ok("store", json!({"subject": "db", "predicate": "version", "object": object, "namespace": NAMESPACE}))
+        .await
+}
+
+async fn note(client: &Client, content: &str, entities: &[&str]) -> Value {
+    client
+        .ok("store", json!({"content": content, "entities": entities, "namespace": NAMESPACE}))
+        .await
+}
+
+/// What a device answers, with the scores left out (they carry the time).
+async fn answers(client: &Client) -> Value {
+    let mut recalled = Vec::new();
+    for query in ["which database version do we run", "staging cluster rebuilt", "async runtime"] {
+        let found = client
+            .ok(
+                "recall",
+                json!({"query": query, "namespace": NAMESPACE, "include_invalidated": true}),
+            )
+            .await;
+        let results: Vec<Value> = found["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|result| {
+                json!({"id": result["id"], "current": result["current"], "contradicts": result["contradicts"], "superseded_by": result["superseded_by"]})
+            })
+            .collect();
+        recalled.push(json!(results));
+    }
+    let mut reflection = client.ok("reflect", json!({"namespace": NAMESPACE})).await;
+    reflection["stale"] = json!(null);
+    let history = client
+        .ok("history", json!({"subject": "db", "predicate": "version", "namespace": NAMESPACE}))
+        .await;
+    let stats = client.ok("stats", json!({"detailed": true})).await;
+    json!({
+        "recall": recalled,
+        "contradictions": reflection["contradictions"],
+        "history": history["history"].as_array().unwrap().iter().map(|entry| json!({"id": entry["id"], "status": entry["status"]})).collect::<Vec<_>>(),
+        "entities": stats["detailed"]["entities"],
+        "duplicates": stats["detailed"]["duplicates_collapsed"],
+    })
+}
+
+#[tokio::test]
+async fn devices_that_wrote_apart_answer_alike_once_synced() {
+    let server = TestHome::named("server");
+    let laptop = TestHome::named("laptop");
+    let desktop = TestHome::named("desktop");
+    assert!(laptop.join(&server.invite()).0);
+    assert!(desktop.join(&server.invite()).0);
+
+    // Before the partition: postgres 14, known everywhere.
+    let on_laptop = laptop.client().await;
+    let pg14 = fact(&on_laptop, "postgres 14").await["id"].as_str().unwrap().to_owned();
+    let on_desktop = desktop.client().await;
+    let arrived = eventually(Duration::from_secs(30), || async {
+        on_desktop.recall_ids("database version", NAMESPACE, 5).await.contains(&pg14).then_some(())
+    })
+    .await;
+    assert!(arrived.is_some());
+    on_desktop.close().await;
+
+    // Partition: the laptop alone.
+    server.stop();
+    desktop.stop();
+    let pg15 = fact(&on_laptop, "postgres 15").await;
+    assert_eq!(pg15["supersedes"], json!([pg14]), "{pg15}");
+    let tokio_laptop =
+        note(&on_laptop, "The scheduler service runs on the Tokio runtime.", &["Tokio runtime"])
+            .await;
+    let episode_laptop =
+        note(&on_laptop, "The staging cluster was rebuilt from scratch on Friday.", &[]).await;
+    on_laptop.close().await;
+    laptop.stop();
+
+    // Then the desktop alone, a little later.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let on_desktop = desktop.client().await;
+    let pg16 = fact(&on_desktop, "postgres 16").await;
+    assert_eq!(pg16["supersedes"], json!([pg14]), "{pg16}");
+    let tokio_desktop =
+        note(&on_desktop, "Blocking inside async tasks stalls tokio.", &["tokio"]).await;
+    assert_eq!(
+        tokio_desktop["entities"][0]["match"], "new",
+        "the desktop has never seen the entity"
+    );
+    let episode_desktop =
+        note(&on_desktop, "The staging cluster was rebuilt from scratch on Friday.", &[]).await;
+    assert_eq!(episode_desktop["status"], "stored", "the desktop never saw the laptop's copy");
+
+    // Everyone back.
+    let on_server = server.client().await;
+    let on_laptop = laptop.client().await;
+    let clients = [&on_laptop, &on_desktop, &on_server];
+    let agreed = eventually(Duration::from_secs(60), || async {
+        let mut seen = Vec::new();
+        for client in clients {
+            seen.push(answers(client).await);
+        }
+        let distinct = seen.iter().all(|answer| answer["entities"]["distinct"] == 2);
+        (distinct && seen.iter().all(|answer| *answer == seen[0])).then(|| seen.remove(0))
+    })
+    .await;
+    let answer = agreed.unwrap_or_else(|| panic!("the devices never agreed"));
+
+    // The same current fact everywhere: postgres 16, stored last; postgres
+    // 15 contradicts it; postgres 14 was replaced by both.
+    let contradiction = &answer["contradictions"][0];
+    let facts = contradiction["facts"].as_array().unwrap();
+    assert_eq!(facts.len(), 2, "{answer}");
+    assert_eq!(facts[0]["id"], pg16["id"]);
+    assert_eq!(facts[0]["current"], true);
+    assert_eq!(facts[1]["id"], pg15["id"]);
+    assert_eq!(contradiction["across_devices"], true);
+    let history: Vec<&Value> =
+        answer["history"].as_array().unwrap().iter().map(|entry| &entry["id"]).collect();
+    assert_eq!(history, [&json!(pg14), &pg15["id"], &pg16["id"]], "{answer}");
+    // One entity for the two spellings (and the database's own).
+    assert_eq!(answer["entities"]["records"], 3, "{answer}");
+    assert_eq!(answer["entities"]["distinct"], 2, "{answer}");
+    // The episode stored on both devices is one memory: the older copy.
+    assert_eq!(answer["duplicates"], 1, "{answer}");
+    let episode = &answer["recall"][1];
+    let episode_ids: Vec<&Value> =
+        episode.as_array().unwrap().iter().map(|result| &result["id"]).collect();
+    assert!(episode_ids.contains(&&episode_laptop["id"]), "{answer}");
+    assert!(
+        !episode_ids.contains(&&episode_desktop["id"]),
+        "the younger copy is collapsed: {answer}"
+    );
+    // Both tokio memories are found through either spelling.
+    for client in clients {
+        let found = client
+            .ok("recall", json!({"query": "tokio", "namespace": NAMESPACE, "entities": ["tokio"], "limit": 10}))
+            .await;
+        let found_ids: Vec<&Value> =
+            found["results"].as_array().unwrap().iter().map(|result| &result["id"]).collect();
+        assert!(
+            found_ids.contains(&&tokio_laptop["id"]) && found_ids.contains(&&tokio_desktop["id"]),
+            "{found}"
+        );
+    }
+    on_laptop.close().await;
+    on_desktop.close().await;
+    on_server.close().await;
+}
