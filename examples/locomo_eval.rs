@@ -48,7 +48,9 @@ async fn main() -> anyhow::Result<()> {
     let client = home.client().await;
 
     let started = Instant::now();
-    let mut dia_of: HashMap<String, String> = HashMap::new();
+    // Memory id → the dialogue turns it holds (a turn refused as a duplicate
+    // is held by the memory it duplicates).
+    let mut dia_of: HashMap<String, Vec<String>> = HashMap::new();
     let mut stored = 0;
     let mut refused = 0;
     for conversation in &conversations {
@@ -77,24 +79,14 @@ async fn main() -> anyhow::Result<()> {
                 arguments["context"] = json!(context.join("\n"));
             }
             let answer = client.ok("store", arguments).await;
-            match answer["status"].as_str() {
-                Some("stored") => {
-                    stored += 1;
-                    dia_of.insert(
-                        answer["id"].as_str().unwrap_or_default().to_owned(),
-                        turn.dia_id.clone(),
-                    );
-                }
-                _ => {
-                    // A duplicate keeps the existing memory: credit its turn too.
-                    refused += 1;
-                    if let Some(existing) = answer["existing_id"].as_str() {
-                        dia_of
-                            .entry(format!("{existing}#{}", turn.dia_id))
-                            .or_insert_with(|| turn.dia_id.clone());
-                    }
-                }
+            if answer["status"] == "stored" {
+                stored += 1;
+            } else {
+                refused += 1;
             }
+            // A turn refused as a duplicate is held by the memory it duplicates.
+            let id = answer["id"].as_str().unwrap_or_default().to_owned();
+            dia_of.entry(id).or_default().push(turn.dia_id.clone());
         }
     }
     let store_seconds = started.elapsed().as_secs_f64();
@@ -109,11 +101,13 @@ async fn main() -> anyhow::Result<()> {
                 continue;
             }
             let ids = client.recall_ids(&question.question, &conversation.id, 10).await;
-            let turns: Vec<&str> =
-                ids.iter().filter_map(|id| dia_of.get(id).map(String::as_str)).collect();
-            let rank = turns
-                .iter()
-                .position(|turn| question.evidence.iter().any(|evidence| evidence == turn));
+            let rank = ids.iter().position(|id| {
+                dia_of.get(id).is_some_and(|turns| {
+                    turns
+                        .iter()
+                        .any(|turn| question.evidence.iter().any(|evidence| evidence == turn))
+                })
+            });
             *totals.entry(question.category).or_default() += 1;
             let entry = hits.entry(question.category).or_default();
             for (slot, k) in [1, 5, 10].into_iter().enumerate() {

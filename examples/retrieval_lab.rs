@@ -3,11 +3,14 @@
 //!
 //! Usage: `cargo run --release -p ferrex-examples --example retrieval_lab [-- --locomo PATH]`
 //!
-//! Embeds every turn in three text variants (cached under the system
+//! Embeds every turn in several text variants (cached under the system
 //! temporary directory), then reports R@5 over the non-adversarial
-//! questions for dense alone, BM25 alone, and fusion variants. It is how the
-//! recall pipeline's choices were made; the figures of record come from
-//! `locomo_eval`, which goes through a real node.
+//! questions for dense alone, BM25 alone, and fusion variants: list
+//! weights, pseudo-relevance feedback, dense floors and margins, a dense
+//! list over the previous turn, neighbour propagation; `LAB_STRIP=1` embeds
+//! questions without their question words, `LAB_BIGRAMS=1` adds word pairs
+//! to the full-text query. It is how the recall pipeline's choices were
+//! made; the figures of record come from `locomo_eval`, through a real node.
 
 use std::{collections::HashMap, path::PathBuf};
 
@@ -77,7 +80,14 @@ fn main() -> anyhow::Result<()> {
         .collect();
     let question_texts: Vec<&str> =
         questions.iter().map(|(_, question)| question.question.as_str()).collect();
-    let question_vectors = cached(&mut embedder, "questions", &question_texts)?;
+    let stripped: Vec<String> =
+        question_texts.iter().map(|question| strip_question(question)).collect();
+    let stripped_refs: Vec<&str> = stripped.iter().map(String::as_str).collect();
+    let question_vectors = if std::env::var_os("LAB_STRIP").is_some() {
+        cached(&mut embedder, "questions-stripped", &stripped_refs)?
+    } else {
+        cached(&mut embedder, "questions", &question_texts)?
+    };
 
     let variants = [
         Variant { name: "plain", text: plain, keywords: plain },
@@ -85,6 +95,11 @@ fn main() -> anyhow::Result<()> {
         Variant {
             name: "dated, keywords with previous",
             text: dated,
+            keywords: dated_with_previous,
+        },
+        Variant {
+            name: "dated with previous, both",
+            text: dated_with_previous,
             keywords: dated_with_previous,
         },
     ];
@@ -167,6 +182,14 @@ fn main() -> anyhow::Result<()> {
                 variant.name
             };
         let vectors = cached(&mut embedder, cache_name, &flat)?;
+        let previous_texts: Vec<String> = conversations
+            .iter()
+            .flat_map(|conversation| {
+                (0..conversation.turns.len()).map(move |index| previous_only(conversation, index))
+            })
+            .collect();
+        let previous_refs: Vec<&str> = previous_texts.iter().map(String::as_str).collect();
+        let previous_vectors = cached(&mut embedder, "previous", &previous_refs)?;
         let mut offsets = vec![0usize];
         for list in &texts {
             offsets.push(offsets.last().copied().unwrap_or(0) + list.len());
@@ -209,9 +232,149 @@ fn main() -> anyhow::Result<()> {
                     .take(5)
                     .any(|row| question.evidence.iter().any(|e| e == turn_of(*row)))
             };
+            // Pseudo-relevance feedback: the words most shared by the top
+            // full-text hits, added to the query.
+            let query_words: Vec<String> = words_of(&question.question);
+            let mut counts: HashMap<String, usize> = HashMap::new();
+            for (row, _) in bm25.iter().take(5) {
+                let text = &keyword_texts[*conversation][*row - range.start];
+                let mut seen: Vec<String> = words_of(text);
+                seen.sort();
+                seen.dedup();
+                for word in seen {
+                    if !query_words.contains(&word)
+                        && word.len() > 2
+                        && !word.chars().all(|c| c.is_ascii_digit())
+                    {
+                        *counts.entry(word).or_default() += 1;
+                    }
+                }
+            }
+            let mut expansion: Vec<(String, usize)> =
+                counts.into_iter().filter(|(_, count)| *count >= 2).collect();
+            expansion.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            let expanded = format!(
+                "{} {}",
+                question.question,
+                expansion
+                    .iter()
+                    .take(5)
+                    .map(|(word, _)| word.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+            let prf = search(&fts, &expanded, *conversation)?;
+            record("bm25+prf".into(), hit(&prf.iter().map(|(row, _)| *row).collect::<Vec<_>>()));
+            for (text_weight, prf_weight) in
+                [(1.0, 1.0), (2.0, 1.0), (2.0, 2.0), (3.0, 1.0), (3.0, 0.0), (0.0, 3.0)]
+            {
+                let mut scores: HashMap<usize, f64> = HashMap::new();
+                for (rank, (row, _)) in dense.iter().enumerate() {
+                    *scores.entry(*row).or_default() += 1.0 / (61.0 + rank as f64);
+                }
+                for (rank, (row, _)) in bm25.iter().enumerate() {
+                    *scores.entry(*row).or_default() += text_weight / (61.0 + rank as f64);
+                }
+                for (rank, (row, _)) in prf.iter().enumerate() {
+                    *scores.entry(*row).or_default() += prf_weight / (61.0 + rank as f64);
+                }
+                let mut fused: Vec<(usize, f64)> = scores.into_iter().collect();
+                fused.sort_by(|left, right| right.1.total_cmp(&left.1).then(left.0.cmp(&right.0)));
+                record(
+                    format!("rrf60 bm25x{text_weight} prfx{prf_weight}"),
+                    hit(&fused.iter().map(|(row, _)| *row).collect::<Vec<_>>()),
+                );
+            }
+            for (margin, text_weight) in
+                [(0.05, 1.0), (0.1, 1.0), (0.15, 1.0), (0.1, 2.0), (0.15, 2.0), (0.2, 2.0)]
+            {
+                let top = dense.first().map_or(0.0, |(_, score)| *score);
+                let mut scores: HashMap<usize, f64> = HashMap::new();
+                for (rank, (row, score)) in dense.iter().enumerate() {
+                    if *score >= top - margin {
+                        *scores.entry(*row).or_default() += 1.0 / (61.0 + rank as f64);
+                    }
+                }
+                for (rank, (row, _)) in bm25.iter().enumerate() {
+                    *scores.entry(*row).or_default() += text_weight / (61.0 + rank as f64);
+                }
+                let mut fused: Vec<(usize, f64)> = scores.into_iter().collect();
+                fused.sort_by(|left, right| right.1.total_cmp(&left.1).then(left.0.cmp(&right.0)));
+                record(
+                    format!("rrf60 dense within {margin} bm25x{text_weight}"),
+                    hit(&fused.iter().map(|(row, _)| *row).collect::<Vec<_>>()),
+                );
+            }
+            let mut dense_context: Vec<(usize, f32)> = range
+                .clone()
+                .filter(|row| !previous_texts[*row].is_empty())
+                .map(|row| (row, dot(query, &previous_vectors[row])))
+                .collect();
+            dense_context.sort_by(|left, right| right.1.total_cmp(&left.1));
+            dense_context.truncate(100);
+            for (context_weight, text_weight) in
+                [(0.5, 1.0), (1.0, 1.0), (0.5, 2.0), (1.0, 2.0), (0.5, 3.0)]
+            {
+                let mut scores: HashMap<usize, f64> = HashMap::new();
+                for (rank, (row, _)) in dense.iter().enumerate() {
+                    *scores.entry(*row).or_default() += 1.0 / (61.0 + rank as f64);
+                }
+                for (rank, (row, _)) in dense_context.iter().enumerate() {
+                    *scores.entry(*row).or_default() += context_weight / (61.0 + rank as f64);
+                }
+                for (rank, (row, _)) in bm25.iter().enumerate() {
+                    *scores.entry(*row).or_default() += text_weight / (61.0 + rank as f64);
+                }
+                let mut fused: Vec<(usize, f64)> = scores.into_iter().collect();
+                fused.sort_by(|left, right| right.1.total_cmp(&left.1).then(left.0.cmp(&right.0)));
+                record(
+                    format!("rrf60 +context-dense x{context_weight} bm25x{text_weight}"),
+                    hit(&fused.iter().map(|(row, _)| *row).collect::<Vec<_>>()),
+                );
+            }
+            for floor in [0.2f32, 0.3, 0.35, 0.4, 0.45, 0.5] {
+                let mut scores: HashMap<usize, f64> = HashMap::new();
+                for (rank, (row, score)) in dense.iter().enumerate() {
+                    if *score >= floor {
+                        *scores.entry(*row).or_default() += 1.0 / (61.0 + rank as f64);
+                    }
+                }
+                for (rank, (row, _)) in bm25.iter().enumerate() {
+                    *scores.entry(*row).or_default() += 1.0 / (61.0 + rank as f64);
+                }
+                let mut fused: Vec<(usize, f64)> = scores.into_iter().collect();
+                fused.sort_by(|left, right| right.1.total_cmp(&left.1).then(left.0.cmp(&right.0)));
+                record(
+                    format!("rrf60 dense floor {floor}"),
+                    hit(&fused.iter().map(|(row, _)| *row).collect::<Vec<_>>()),
+                );
+            }
+            for (beta, text_weight) in [(0.2, 2.0)] {
+                let mut scores: HashMap<usize, f64> = HashMap::new();
+                for (rank, (row, _)) in dense.iter().enumerate() {
+                    *scores.entry(*row).or_default() += 1.0 / (61.0 + rank as f64);
+                }
+                for (rank, (row, _)) in bm25.iter().enumerate() {
+                    *scores.entry(*row).or_default() += text_weight / (61.0 + rank as f64);
+                }
+                let base = scores.clone();
+                for (row, score) in &base {
+                    for neighbour in [row.wrapping_sub(1), row + 1] {
+                        if range.contains(&neighbour) {
+                            *scores.entry(neighbour).or_default() += beta * score;
+                        }
+                    }
+                }
+                let mut fused: Vec<(usize, f64)> = scores.into_iter().collect();
+                fused.sort_by(|left, right| right.1.total_cmp(&left.1).then(left.0.cmp(&right.0)));
+                record(
+                    format!("rrf60 bm25x{text_weight} neighbours {beta}"),
+                    hit(&fused.iter().map(|(row, _)| *row).collect::<Vec<_>>()),
+                );
+            }
             record("dense".into(), hit(&dense.iter().map(|(row, _)| *row).collect::<Vec<_>>()));
             record("bm25".into(), hit(&bm25.iter().map(|(row, _)| *row).collect::<Vec<_>>()));
-            for (k, weight) in [(60.0, 1.0), (60.0, 2.0), (60.0, 3.0), (10.0, 1.5)] {
+            for (k, weight) in [(60.0, 1.0), (60.0, 2.0), (60.0, 3.0), (60.0, 4.0), (10.0, 1.5)] {
                 let mut scores: HashMap<usize, f64> = HashMap::new();
                 for (rank, (row, _)) in dense.iter().enumerate() {
                     *scores.entry(*row).or_default() += 1.0 / (k + rank as f64 + 1.0);
@@ -257,6 +420,34 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A question without its question words ("What did Caroline research?"
+/// becomes "Caroline research").
+fn strip_question(question: &str) -> String {
+    const QUESTION: &[&str] = &[
+        "what", "when", "where", "who", "whom", "whose", "why", "how", "which", "did", "does",
+        "do", "is", "are", "was", "were", "has", "have", "had", "can", "could", "would", "will",
+        "kind", "of", "the", "a", "an",
+    ];
+    let words: Vec<&str> = question.split_whitespace().collect();
+    let start = words
+        .iter()
+        .position(|word| {
+            !QUESTION.contains(
+                &word.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase().as_str(),
+            )
+        })
+        .unwrap_or(0);
+    words[start..].join(" ").trim_end_matches('?').to_owned()
+}
+
+fn words_of(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+        .filter(|word| !STOP.contains(&word.as_str()))
+        .collect()
+}
+
 fn dot(left: &[f32], right: &[f32]) -> f32 {
     left.iter().zip(right).map(|(a, b)| a * b).sum()
 }
@@ -267,13 +458,18 @@ fn search(
     text: &str,
     conversation: usize,
 ) -> anyhow::Result<Vec<(usize, f64)>> {
-    let words: Vec<String> = text
+    let plain: Vec<String> = text
         .split(|c: char| !c.is_alphanumeric())
         .filter(|word| !word.is_empty())
         .map(str::to_lowercase)
         .filter(|word| !STOP.contains(&word.as_str()))
-        .map(|word| format!("\"{word}\""))
         .collect();
+    let mut words: Vec<String> = plain.iter().map(|word| format!("\"{word}\"")).collect();
+    if std::env::var_os("LAB_BIGRAMS").is_some() {
+        for pair in plain.windows(2) {
+            words.push(format!("\"{} {}\"", pair[0], pair[1]));
+        }
+    }
     if words.is_empty() {
         return Ok(Vec::new());
     }

@@ -126,7 +126,7 @@ pub fn correction(
     cosine: f64,
     settings: &ConflictSettings,
 ) -> Option<Correction> {
-    if cosine < settings.correction || cosine >= settings.duplicate {
+    if cosine < settings.correction {
         return None;
     }
     let (new, old) = (Slots::of(new), Slots::of(old));
@@ -138,9 +138,8 @@ pub fn correction(
         return None;
     }
     let names_differ = !new.names.is_empty() && !old.names.is_empty() && new.names != old.names;
-    let names_disjoint = names_differ && new.names.is_disjoint(&old.names);
     // Different people or things, with nothing saying one replaced the other.
-    if names_disjoint && !new.change_word {
+    if names_differ && !new.change_word {
         return None;
     }
     if new.negated != old.negated {
@@ -156,6 +155,18 @@ pub fn correction(
         return Some(Correction::Name);
     }
     None
+}
+
+/// Whether two texts close enough to be duplicates are really the same:
+/// not when a number, a day or month, or a negation differs (`Deploys are
+/// frozen on Fridays` and `Deploys are no longer frozen on Fridays` embed
+/// almost alike).
+pub fn is_duplicate(new: &str, old: &str, cosine: f64, settings: &ConflictSettings) -> bool {
+    if cosine < settings.duplicate {
+        return false;
+    }
+    let (new, old) = (Slots::of(new), Slots::of(old));
+    new.numbers == old.numbers && new.dates == old.dates && new.negated == old.negated
 }
 
 #[cfg(test)]
@@ -206,6 +217,36 @@ mod tests {
     }
 
     #[test]
+    fn a_duplicate_must_not_change_a_detail() {
+        let settings = ConflictSettings::default();
+        assert!(is_duplicate(
+            "The build failed on runner 3.",
+            "The build failed on runner 3!",
+            0.99,
+            &settings
+        ));
+        assert!(!is_duplicate(
+            "The build failed on runner 3.",
+            "The build failed on runner 4.",
+            0.99,
+            &settings
+        ));
+        assert!(!is_duplicate(
+            "Deploys are no longer frozen on Fridays.",
+            "Deploys are frozen on Fridays.",
+            0.97,
+            &settings
+        ));
+        assert!(!is_duplicate(
+            "The sync is on Monday.",
+            "The sync is on Tuesday.",
+            0.98,
+            &settings
+        ));
+        assert!(!is_duplicate("The build failed.", "The build failed!", 0.90, &settings));
+    }
+
+    #[test]
     fn corrections_of_free_text() {
         let settings = ConflictSettings::default();
         let check = |new: &str, old: &str, cosine: f64, expect: Option<Correction>| {
@@ -233,9 +274,17 @@ mod tests {
         // Different people, nothing says one replaced the other.
         check("Bob's birthday is on May 5.", "Alice's birthday is on March 3.", 0.75, None);
         check("Carol leads the data team.", "Alice leads the platform team.", 0.7, None);
+        check("Project Heron ships in September.", "Project Falcon ships in June.", 0.8, None);
         // Not similar enough, or a duplicate rather than a correction.
         check("The build takes 12 minutes.", "The sync is on Tuesday.", 0.2, None);
         check("Standup is at 9:30.", "Standup is at 9:30!", 0.99, None);
+        // Close enough to be a duplicate, but a detail changed.
+        check(
+            "Deploys are no longer frozen on Fridays.",
+            "Deploys are frozen on Fridays.",
+            0.97,
+            Some(Correction::Negation),
+        );
         // Same details: an elaboration, not a correction.
         check(
             "Deploys happen on Wednesday after lunch.",

@@ -12,10 +12,17 @@ pub const RRF_K: f64 = 60.0;
 /// that the order is the same on every node whatever order the lists' inputs
 /// had.
 pub fn reciprocal_rank_fusion(lists: &[&[String]], k: f64) -> Vec<(String, f64)> {
+    let weighted: Vec<(&[String], f64)> = lists.iter().map(|list| (*list, 1.0)).collect();
+    weighted_rank_fusion(&weighted, k)
+}
+
+/// Reciprocal rank fusion with a weight per list: each id scores
+/// `sum(weight / (k + rank))`. Sorted like [`reciprocal_rank_fusion`].
+pub fn weighted_rank_fusion(lists: &[(&[String], f64)], k: f64) -> Vec<(String, f64)> {
     let mut scores: HashMap<&str, f64> = HashMap::new();
-    for list in lists {
+    for (list, weight) in lists {
         for (index, id) in list.iter().enumerate() {
-            *scores.entry(id.as_str()).or_default() += 1.0 / (k + index as f64 + 1.0);
+            *scores.entry(id.as_str()).or_default() += weight / (k + index as f64 + 1.0);
         }
     }
     let mut fused: Vec<(String, f64)> =
@@ -81,6 +88,15 @@ mod tests {
         let expected = 1.0 / 63.0 + 1.0 / 61.0;
         assert!((fused[0].1 - expected).abs() < 1e-12);
         assert_eq!(fused.len(), 4);
+    }
+
+    #[test]
+    fn weights_scale_each_list() {
+        let dense = ids(&["a", "b"]);
+        let text = ids(&["b", "a"]);
+        let fused = weighted_rank_fusion(&[(&dense, 1.0), (&text, 2.0)], RRF_K);
+        assert_eq!(fused[0].0, "b");
+        assert!((fused[0].1 - (1.0 / 62.0 + 2.0 / 61.0)).abs() < 1e-12);
     }
 
     #[test]

@@ -116,6 +116,10 @@ pub struct RankingSettings {
     pub procedural_recency: f64,
     /// Factor on the score of free text that a newer memory corrected.
     pub corrected_penalty: f64,
+    /// Weight of the dense (meaning) list in rank fusion.
+    pub dense_weight: f64,
+    /// Weight of the full-text (keyword) list in rank fusion.
+    pub text_weight: f64,
 }
 
 impl Default for RankingSettings {
@@ -125,6 +129,8 @@ impl Default for RankingSettings {
             semantic_recency: 0.10,
             procedural_recency: 0.0,
             corrected_penalty: 0.5,
+            dense_weight: 1.0,
+            text_weight: 1.0,
         }
     }
 }

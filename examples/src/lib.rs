@@ -95,7 +95,8 @@ pub fn bench_texts(conversations: &[Conversation], count: usize) -> Vec<String> 
 
 /// Writes `texts` as episodic memories of `namespace` straight into the
 /// documents in `docs_dir` (the node must not be running), `per_change`
-/// memories per document change. Ids are `prefill-000000`, ...
+/// memories per document change, as if stored one a second up to now (so
+/// that none is stale). Ids are `prefill-000000`, ...
 pub fn prefill(
     docs_dir: &Path,
     namespace: &str,
@@ -104,13 +105,18 @@ pub fn prefill(
 ) -> anyhow::Result<()> {
     let replica = Replica::open(docs_dir, "bench-prefill", ReplicaOptions::default())?;
     let namespace = Namespace::parse(namespace)?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_millis() as i64)
+        .unwrap_or(0);
+    let first = now - texts.len() as i64 * 1000;
     for (chunk_index, chunk) in texts.chunks(per_change.max(1)).enumerate() {
         let memories = chunk
             .iter()
             .enumerate()
             .map(|(offset, text)| {
                 let index = chunk_index * per_change.max(1) + offset;
-                let at = Timestamp(1_700_000_000_000 + index as i64);
+                let at = Timestamp(first + index as i64 * 1000);
                 NewMemory {
                     id: format!("prefill-{index:06}"),
                     kind: MemoryKind::Episodic,
@@ -130,7 +136,7 @@ pub fn prefill(
             .collect();
         replica.write_new(
             &namespace,
-            Timestamp(1_700_000_000_000),
+            Timestamp(now),
             &NewRecords { memories, ..Default::default() },
         )?;
     }

@@ -98,6 +98,8 @@ pub const KEYS: &[&str] = &[
     "memory.semantic_recency",
     "memory.procedural_recency",
     "memory.corrected_penalty",
+    "memory.dense_weight",
+    "memory.text_weight",
 ];
 
 const SECTIONS: &[&str] = &["node", "network", "embed", "memory", "predicates", "namespaces"];
@@ -391,6 +393,8 @@ fn set_memory(settings: &mut MemorySettings, key: &str, value: &str) -> anyhow::
         "memory.semantic_recency" => settings.ranking.semantic_recency = number()?,
         "memory.procedural_recency" => settings.ranking.procedural_recency = number()?,
         "memory.corrected_penalty" => settings.ranking.corrected_penalty = unit()?,
+        "memory.dense_weight" => settings.ranking.dense_weight = number()?,
+        "memory.text_weight" => settings.ranking.text_weight = number()?,
         other => bail!("unknown key {other}; known keys: {}", KEYS.join(", ")),
     }
     Ok(())

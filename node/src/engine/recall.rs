@@ -122,7 +122,13 @@ impl Engine {
         } else {
             self.search(&index, &vector, request, wanted)?
         };
-        let fused = rank::reciprocal_rank_fusion(&[&dense_ids, &text_ids], rank::RRF_K);
+        let fused = rank::weighted_rank_fusion(
+            &[
+                (&dense_ids, settings.ranking.dense_weight),
+                (&text_ids, settings.ranking.text_weight),
+            ],
+            rank::RRF_K,
+        );
         let ids: Vec<String> = fused.iter().map(|(id, _)| id.clone()).collect();
         let mut rows = index.rows(&ids)?;
         let mut results: Vec<Recalled> = fused

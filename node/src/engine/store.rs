@@ -312,10 +312,10 @@ impl Engine {
         let mut corrects = Vec::new();
         for (id, distance) in neighbours {
             let similarity = cosine_of_distance(distance);
-            if similarity >= settings.duplicate {
+            let Some(row) = index.row(&id)? else { continue };
+            if conflict::is_duplicate(text, &row.text, similarity, &settings) {
                 return Ok(TextJudgement { duplicate: Some(id), corrects: vec![] });
             }
-            let Some(row) = index.row(&id)? else { continue };
             if row.derived.duplicate_of.is_some() {
                 continue;
             }
