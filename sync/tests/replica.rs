@@ -206,8 +206,10 @@ fn a_documents_directory_from_a_newer_ferrex_is_refused() {
     assert!(error.to_string().contains("newer ferrex"), "{error}");
 }
 
-/// Documents written by ferrex 0.1 (storage format 1, schema 1) must load in
-/// every later version. The fixture is regenerated only by hand:
+/// Documents written by ferrex 0.1 (storage format 1, schema 1: memories,
+/// tombstones, validation, entities, aliases, every edge kind, and the
+/// registry's pairings, devices and revocations) must load in every later
+/// version. The fixture is regenerated only by hand:
 /// `FERREX_WRITE_FIXTURES=1 cargo test -p ferrex-sync --test replica`.
 #[test]
 fn documents_written_by_format_1_still_load() {
@@ -221,6 +223,62 @@ fn documents_written_by_format_1_still_load() {
         }
         replica.forget(&["m0".into()], Timestamp(5_000)).unwrap();
         replica.add_evidence("m1", 4, Timestamp(6_000)).unwrap();
+        let entity = Entity {
+            id: "e1".into(),
+            name: "Tokio".into(),
+            kind: None,
+            created_at: Timestamp(7_000),
+            created_by: "device-a".into(),
+        };
+        let alias = ferrex_core::Alias {
+            entity_id: "e1".into(),
+            name: "tokio runtime".into(),
+            method: "fuzzy".into(),
+            created_at: Timestamp(7_000),
+            created_by: "device-a".into(),
+        };
+        let edges =
+            [EdgeKind::Supersedes, EdgeKind::Corrects, EdgeKind::SameAs, EdgeKind::AliasCandidate]
+                .into_iter()
+                .map(|kind| Edge {
+                    kind,
+                    from: "m2".into(),
+                    to: "m1".into(),
+                    created_at: Timestamp(7_000),
+                    created_by: "device-a".into(),
+                })
+                .collect();
+        let records = NewRecords {
+            entities: vec![entity],
+            aliases: vec![alias],
+            edges,
+            ..Default::default()
+        };
+        replica.write_new(&namespace, Timestamp(7_000), &records).unwrap();
+        replica.validate(&["m1".into()], Timestamp(8_000)).unwrap();
+        let pairing = ferrex_sync::Pairing {
+            inviter: "device-a".into(),
+            joiner: "device-b".into(),
+            inviter_name: "laptop".into(),
+            joiner_name: "server".into(),
+            inviter_addrs: vec!["127.0.0.1:7650".parse().unwrap()],
+            joiner_addrs: vec![],
+            at: Timestamp(9_000),
+        };
+        replica.add_pairing(&pairing, Timestamp(9_000)).unwrap();
+        let device = ferrex_sync::DeviceRecord {
+            id: "device-a".into(),
+            name: "laptop".into(),
+            addrs: vec!["127.0.0.1:7650".parse().unwrap()],
+            updated_at: Timestamp(9_000),
+        };
+        replica.put_own_device(&device, Timestamp(9_000)).unwrap();
+        let revocation = ferrex_sync::Revocation {
+            id: "device-c".into(),
+            at: Timestamp(9_500),
+            by: "device-a".into(),
+        };
+        replica.revoke(&revocation, Timestamp(9_500)).unwrap();
     }
     let copy = tempfile::tempdir().unwrap();
     copy_dir(&fixture, copy.path());
@@ -230,6 +288,45 @@ fn documents_written_by_format_1_still_load() {
     let stored = replica.read(&shard, |reader| reader.memory("m1")).unwrap().unwrap();
     assert_eq!(stored.memory.evidence, 5);
     assert_eq!(stored.memory.content, Content::Text("fixture memory".into()));
+    assert_eq!(stored.memory.last_validated(), Some(Timestamp(8_000)));
+    let (entities, aliases, edges) = replica
+        .shards(&namespace)
+        .iter()
+        .map(|shard| {
+            replica
+                .read(shard, |reader| {
+                    let entities: Vec<_> = reader
+                        .keys("entities")
+                        .iter()
+                        .filter_map(|key| reader.entity(key))
+                        .collect();
+                    let aliases: Vec<_> =
+                        reader.keys("aliases").iter().filter_map(|key| reader.alias(key)).collect();
+                    let edges: Vec<_> =
+                        reader.keys("edges").iter().filter_map(|key| reader.edge(key)).collect();
+                    (entities, aliases, edges)
+                })
+                .unwrap()
+        })
+        .fold((vec![], vec![], vec![]), |mut all, (e, a, d)| {
+            all.0.extend(e);
+            all.1.extend(a);
+            all.2.extend(d);
+            all
+        });
+    assert_eq!(entities.iter().map(|entity| entity.name.as_str()).collect::<Vec<_>>(), ["Tokio"]);
+    assert_eq!(aliases[0].name, "tokio runtime");
+    let mut kinds: Vec<EdgeKind> = edges.iter().map(|edge| edge.kind.clone()).collect();
+    kinds.sort();
+    assert_eq!(
+        kinds,
+        [EdgeKind::Supersedes, EdgeKind::SameAs, EdgeKind::Corrects, EdgeKind::AliasCandidate]
+    );
+    let registry = replica.registry();
+    assert!(registry.is_paired("device-b"));
+    assert!(registry.is_revoked("device-c"));
+    assert_eq!(registry.name_of("device-a").as_deref(), Some("laptop"));
+    assert_eq!(registry.addrs_of("device-a"), vec!["127.0.0.1:7650".parse().unwrap()]);
 }
 
 fn copy_dir(from: &Path, to: &Path) {
