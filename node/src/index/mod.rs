@@ -230,3 +230,43 @@ pub(crate) fn decode_heads(text: &str) -> anyhow::Result<Vec<ChangeHash>> {
 pub(crate) fn vector_bytes(vector: &[f32]) -> Vec<u8> {
     vector.iter().flat_map(|value| value.to_le_bytes()).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(path: &Path, model: &str) -> Opened {
+        let (index, opened) = Index::open(path, model, 4).unwrap();
+        index.set_complete(true).unwrap();
+        opened
+    }
+
+    #[test]
+    fn an_index_of_another_model_schema_or_an_unfinished_build_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.sqlite");
+        assert_eq!(open(&path, "model-a"), Opened::Created);
+        assert_eq!(open(&path, "model-a"), Opened::Kept);
+        assert!(
+            matches!(open(&path, "model-b"), Opened::Replaced { reason } if reason.contains("model-a"))
+        );
+
+        let conn = Connection::open(&path).unwrap();
+        conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'", []).unwrap();
+        drop(conn);
+        assert!(
+            matches!(open(&path, "model-b"), Opened::Replaced { reason } if reason.contains("schema version 1"))
+        );
+
+        let (index, _) = Index::open(&path, "model-b", 4).unwrap();
+        index.set_complete(false).unwrap();
+        drop(index);
+        assert!(
+            matches!(open(&path, "model-b"), Opened::Replaced { reason } if reason.contains("never completely built"))
+        );
+
+        std::fs::write(&path, b"not a database").unwrap();
+        assert!(matches!(open(&path, "model-b"), Opened::Replaced { .. }));
+        assert_eq!(open(&path, "model-b"), Opened::Kept);
+    }
+}
