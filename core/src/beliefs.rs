@@ -5,12 +5,17 @@
 //!
 //! - A fact is **superseded** when a live memory has a `supersedes` edge to
 //!   it; it became invalid when the first of those became valid.
-//! - Of the facts of one (subject, predicate) that nothing supersedes, the
-//!   one valid the latest (then the largest id) is **current**; the others
-//!   are **contested**: they contradict the current one, typically because
-//!   two devices replaced the same old fact differently while apart.
-//! - Memories of one namespace and kind with the same normalised content are
-//!   **duplicates**; the oldest (then the smallest id) stands for them all.
+//! - Of the facts of one (subject, predicate) that nothing supersedes, those
+//!   with the same normalised object are one fact: the earliest valid (then
+//!   the smallest id) stands for them, the others are its **duplicates**
+//!   (two devices that stored the same fact apart).
+//! - Of the standing facts left, the one valid the latest (then the largest
+//!   id) is **current**; the others are **contested**: they contradict the
+//!   current one, typically because two devices replaced the same old fact
+//!   differently while apart.
+//! - Free text of one namespace and kind with the same normalised content
+//!   is a **duplicate** of the oldest (then smallest id) such memory that
+//!   nothing superseded or corrected.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -26,6 +31,8 @@ pub struct FactNode {
     pub subject_key: String,
     /// Normalised predicate.
     pub predicate: String,
+    /// Its object, normalised: equal objects are one fact.
+    pub object_key: String,
     /// When it became valid.
     pub t_valid: Timestamp,
 }
@@ -42,6 +49,8 @@ pub struct FactState {
     /// Facts it contradicts: for a contested fact, the current one and the
     /// other contested ones; for a current fact, the contested ones.
     pub contradicts: Vec<String>,
+    /// The standing fact with the same object this one duplicates.
+    pub duplicate_of: Option<String>,
 }
 
 /// Derives the state of every fact in `facts` (the live facts of one or more
@@ -79,12 +88,28 @@ pub fn derive_facts(
         }
     }
     for standing in groups.values() {
-        let current = standing
+        // Equal objects are one fact: the earliest stands for the others.
+        let mut by_object: BTreeMap<&str, &FactNode> = BTreeMap::new();
+        for fact in standing {
+            let entry = by_object.entry(&fact.object_key).or_insert(fact);
+            if (fact.t_valid, &fact.id) < (entry.t_valid, &entry.id) {
+                *entry = fact;
+            }
+        }
+        for fact in standing {
+            let first = by_object[fact.object_key.as_str()];
+            if first.id != fact.id {
+                states.get_mut(&fact.id).expect("every fact has a state").duplicate_of =
+                    Some(first.id.clone());
+            }
+        }
+        let distinct: Vec<&FactNode> = by_object.values().copied().collect();
+        let current = distinct
             .iter()
             .max_by(|a, b| a.t_valid.cmp(&b.t_valid).then_with(|| a.id.cmp(&b.id)))
             .map(|fact| fact.id.clone());
-        let ids: BTreeSet<&String> = standing.iter().map(|fact| &fact.id).collect();
-        for fact in standing {
+        let ids: BTreeSet<&String> = distinct.iter().map(|fact| &fact.id).collect();
+        for fact in &distinct {
             let state = states.get_mut(&fact.id).expect("every fact has a state");
             state.current = Some(&fact.id) == current.as_ref();
             state.contradicts =
@@ -141,6 +166,7 @@ mod tests {
             id: id.into(),
             subject_key: subject.into(),
             predicate: "version".into(),
+            object_key: id.into(),
             t_valid: Timestamp(t_valid),
         }
     }
@@ -204,6 +230,25 @@ mod tests {
         assert!(!states["old"].current);
         // An edge to itself means nothing.
         assert!(derive_facts(&facts, &edges(&[("old", "old")]), &nobody)["old"].current);
+    }
+
+    #[test]
+    fn the_same_fact_stored_twice_is_one_fact_not_a_contradiction() {
+        let same = |id: &str, t_valid: i64| FactNode {
+            object_key: "postgres 16".into(),
+            ..fact(id, "db", t_valid)
+        };
+        let facts = [same("laptop-copy", 4), same("desktop-copy", 3), fact("old", "db", 1)];
+        let states = derive_facts(
+            &facts,
+            &edges(&[("laptop-copy", "old"), ("desktop-copy", "old")]),
+            &nobody,
+        );
+        assert_eq!(states["laptop-copy"].duplicate_of.as_deref(), Some("desktop-copy"));
+        assert!(states["desktop-copy"].current);
+        assert!(states["desktop-copy"].contradicts.is_empty());
+        assert!(!states["laptop-copy"].current);
+        assert!(states["laptop-copy"].contradicts.is_empty());
     }
 
     #[test]

@@ -50,6 +50,12 @@ pub fn object_similarity(left: &str, right: &str, cosine: f64) -> f64 {
     cosine.clamp(0.0, 1.0)
 }
 
+/// A fact's object as compared: its words, lowercased (equal keys mean
+/// equal objects, as [`object_similarity`] has it).
+pub fn object_key(object: &str) -> String {
+    Slots::of(object).words.join(" ")
+}
+
 /// What a new fact does to the current facts of its subject and predicate.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FactDecision {

@@ -90,6 +90,7 @@ impl PredicateGroups {
             }
             let score = strsim::jaro_winkler(&folded, &candidate);
             if score > fuzzy
+                && alike_word_by_word(&folded, &candidate, fuzzy)
                 && best
                     .as_ref()
                     .is_none_or(|(top, name)| score > *top || (score == *top && candidate < *name))
@@ -105,6 +106,21 @@ impl PredicateGroups {
             None => (folded, PredicateMatch::Folded),
         }
     }
+}
+
+/// Whether two folded predicates differ only in spelling, word by word:
+/// the same words run together (`dependson`, `depends_on`), or as many words
+/// with each pair close (`listens_on_port`, `listen_on_port`). `born_on` and
+/// `born_in`, or `created_at` and `created_by`, are close as strings but
+/// differ in a word: different relations.
+fn alike_word_by_word(left: &str, right: &str, fuzzy: f64) -> bool {
+    if left.replace('_', "") == right.replace('_', "") {
+        return true;
+    }
+    let (left, right): (Vec<&str>, Vec<&str>) =
+        (left.split('_').collect(), right.split('_').collect());
+    left.len() == right.len()
+        && left.iter().zip(&right).all(|(a, b)| a == b || strsim::jaro_winkler(a, b) > fuzzy)
 }
 
 /// Lowercases and folds runs of separators (spaces, `-`, `.`, `/`, `_`)
@@ -170,6 +186,10 @@ mod tests {
         check("dependson", &[], "depends_on", Fuzzy);
         check("colour", &["color"], "color", Fuzzy);
         check("lives in", &["works_at"], "lives_in", Folded);
+        // Close as strings, different in a word: different relations.
+        check("born in", &["born_on"], "born_in", Folded);
+        check("created_by", &["created_at"], "created_by", Folded);
+        check("start_time", &["start_date"], "start_time", Folded);
     }
 
     #[test]

@@ -115,6 +115,12 @@ pub fn validate_store(input: StoreInput) -> Result<StoreRequest, FieldError> {
         }
         (Some(text), None, None, None) => Content::Text(text),
         (None, Some(subject), Some(predicate), Some(object)) => {
+            if crate::entity::normalise_name(&subject).is_empty() {
+                return Err(FieldError::new(
+                    "subject",
+                    "has no letters or digits to name a thing by",
+                ));
+            }
             Content::Triple(Triple { subject, predicate, object })
         }
         (None, subject, predicate, object) if any_triple_part => {
@@ -169,6 +175,14 @@ pub fn validate_store(input: StoreInput) -> Result<StoreRequest, FieldError> {
         Some(value) => unit_interval("confidence", value)?,
     };
     let entities = name_list("entities", input.entities)?;
+    if let Some(index) =
+        entities.iter().position(|name| crate::entity::normalise_name(name).is_empty())
+    {
+        return Err(FieldError::new(
+            format!("entities[{index}]"),
+            "has no letters or digits to name a thing by",
+        ));
+    }
     let tags = name_list("tags", input.tags)?;
     let source = optional_text("source", input.source, MAX_CONTENT_BYTES)?;
     let context = optional_text("context", input.context, MAX_CONTENT_BYTES)?;
@@ -350,6 +364,11 @@ mod tests {
             "entities[0]",
         );
         refused(StoreInput { supersedes: Some(" ".into()), ..text("x") }, "supersedes");
+        refused(
+            StoreInput { entities: vec!["ok".into(), "!!!".into()], ..text("x") },
+            "entities[1]",
+        );
+        refused(fact("🚀", "p", "o"), "subject");
         refused(
             StoreInput { supersedes: Some("i".repeat(MAX_ID_BYTES + 1)), ..text("x") },
             "supersedes",

@@ -122,8 +122,10 @@ fn apply_keys(
                     {
                         tx.put_vector(rowid, &row.namespace, row.kind.as_str(), vector)?;
                     }
-                    // And the groups it is in now.
+                    // And the groups it is in now, and the edges already
+                    // pointing at it (they may have arrived first).
                     tx.touch_memory(key, &mut touched)?;
+                    tx.touch_target(key, &mut touched)?;
                 }
                 None => {
                     tx.delete_memory(key)?;

@@ -77,6 +77,21 @@ async fn a_new_port_supersedes_the_old_one_and_history_shows_how() {
     assert_eq!(history["history"][0]["device"]["name"], "laptop");
     let by_id = client.ok("history", json!({"id": old_id, "namespace": "ops"})).await;
     assert_eq!(by_id["history"], history["history"]);
+
+    // Regression (review): going back to the old value is a new fact that
+    // supersedes 8080, not a duplicate of the superseded 3211 to be hidden.
+    let back = fact(&client, "api-server", "port", "3211").await;
+    assert_eq!(back["status"], "stored", "{back}");
+    assert_eq!(back["supersedes"], json!([newer_id]));
+    let found = client.ok("recall", json!({"query": "api server port", "namespace": "ops"})).await;
+    let current: Vec<&Value> = found["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|result| result["current"] == true && result["predicate"] == "port")
+        .collect();
+    assert_eq!(current.len(), 1, "{found}");
+    assert_eq!(current[0]["id"], back["id"]);
     client.close().await;
 }
 
@@ -164,6 +179,12 @@ async fn a_correction_outranks_what_it_corrects() {
     assert_eq!(corrected.unwrap()["corrected_by"], json!([new]), "{found}");
     let history = client.ok("history", json!({"id": old})).await;
     assert_eq!(history["count"], 2, "{history}");
+    // Regression (review): restating the corrected text is news, not a
+    // duplicate of what was corrected.
+    let again = client
+        .ok("store", json!({"content": "The weekly team sync is on Tuesday at 10:00."}))
+        .await;
+    assert_eq!(again["status"], "stored", "{again}");
     client.close().await;
 }
 

@@ -89,6 +89,9 @@ async fn devices_that_wrote_apart_answer_alike_once_synced() {
             .await;
     let episode_laptop =
         note(&on_laptop, "The staging cluster was rebuilt from scratch on Friday.", &[]).await;
+    let port_laptop = on_laptop
+        .ok("store", json!({"subject": "api", "predicate": "port", "object": "8080", "namespace": NAMESPACE}))
+        .await;
     on_laptop.close().await;
     laptop.stop();
 
@@ -106,6 +109,10 @@ async fn devices_that_wrote_apart_answer_alike_once_synced() {
     let episode_desktop =
         note(&on_desktop, "The staging cluster was rebuilt from scratch on Friday.", &[]).await;
     assert_eq!(episode_desktop["status"], "stored", "the desktop never saw the laptop's copy");
+    let port_desktop = on_desktop
+        .ok("store", json!({"subject": "api", "predicate": "port", "object": "8080", "namespace": NAMESPACE}))
+        .await;
+    assert_eq!(port_desktop["status"], "stored");
 
     // Everyone back.
     let on_server = server.client().await;
@@ -116,7 +123,7 @@ async fn devices_that_wrote_apart_answer_alike_once_synced() {
         for client in clients {
             seen.push(answers(client).await);
         }
-        let distinct = seen.iter().all(|answer| answer["entities"]["distinct"] == 2);
+        let distinct = seen.iter().all(|answer| answer["entities"]["distinct"] == 3);
         (distinct && seen.iter().all(|answer| *answer == seen[0])).then(|| seen.remove(0))
     })
     .await;
@@ -124,6 +131,8 @@ async fn devices_that_wrote_apart_answer_alike_once_synced() {
 
     // The same current fact everywhere: postgres 16, stored last; postgres
     // 15 contradicts it; postgres 14 was replaced by both.
+    // The same fact stored on both is one fact, not a contradiction.
+    assert_eq!(answer["contradictions"].as_array().unwrap().len(), 1, "{answer}");
     let contradiction = &answer["contradictions"][0];
     let facts = contradiction["facts"].as_array().unwrap();
     assert_eq!(facts.len(), 2, "{answer}");
@@ -134,11 +143,25 @@ async fn devices_that_wrote_apart_answer_alike_once_synced() {
     let history: Vec<&Value> =
         answer["history"].as_array().unwrap().iter().map(|entry| &entry["id"]).collect();
     assert_eq!(history, [&json!(pg14), &pg15["id"], &pg16["id"]], "{answer}");
-    // One entity for the two spellings (and the database's own).
-    assert_eq!(answer["entities"]["records"], 3, "{answer}");
-    assert_eq!(answer["entities"]["distinct"], 2, "{answer}");
-    // The episode stored on both devices is one memory: the older copy.
-    assert_eq!(answer["duplicates"], 1, "{answer}");
+    // One entity for the two spellings of tokio, one for the api created
+    // on both devices, and the database's own.
+    assert_eq!(answer["entities"]["records"], 5, "{answer}");
+    assert_eq!(answer["entities"]["distinct"], 3, "{answer}");
+    // The episode and the fact stored on both devices are one memory each:
+    // the older copy.
+    assert_eq!(answer["duplicates"], 2, "{answer}");
+    for client in clients {
+        let found = client.ok("recall", json!({"query": "api port", "namespace": NAMESPACE})).await;
+        let ports: Vec<&Value> = found["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|result| result["subject"] == "api")
+            .collect();
+        assert_eq!(ports.len(), 1, "{found}");
+        assert_eq!(ports[0]["id"], port_laptop["id"], "the older copy stands");
+        assert_eq!(ports[0]["current"], true);
+    }
     let episode = &answer["recall"][1];
     let episode_ids: Vec<&Value> =
         episode.as_array().unwrap().iter().map(|result| &result["id"]).collect();

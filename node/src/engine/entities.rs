@@ -3,6 +3,8 @@
 //! alias candidates), and the entities a peer created are judged against
 //! this node's when they arrive.
 
+use std::collections::HashMap;
+
 use ferrex_core::{
     Alias, Edge, EdgeKind, Entity, Namespace, Timestamp, cosine,
     entity::{self, KnownEntity, MatchMethod, Resolution},
@@ -51,11 +53,74 @@ fn known(entities: &[EntityRow], vector: Option<&[f32]>) -> Vec<KnownEntity> {
         .collect()
 }
 
+/// Vectors of texts, computed before the write lock is taken where
+/// possible, so that a store holds the lock (and peers' merges wait) only
+/// for the cheap part. A text not computed in advance is embedded when asked.
+#[derive(Debug, Default)]
+pub(super) struct Vectors(HashMap<String, Vec<f32>>);
+
+impl Vectors {
+    /// Embeds, in one batch, those of `texts` not known yet.
+    pub(super) fn prefetch(&mut self, engine: &Engine, texts: &[&str]) -> anyhow::Result<()> {
+        let mut missing: Vec<&str> =
+            texts.iter().copied().filter(|text| !self.0.contains_key(*text)).collect();
+        missing.sort_unstable();
+        missing.dedup();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let vectors = engine.embedder.embed(&missing)?;
+        for (text, vector) in missing.into_iter().zip(vectors) {
+            self.0.insert(text.to_owned(), vector);
+        }
+        Ok(())
+    }
+
+    /// The vector of `text`.
+    pub(super) fn get(&mut self, engine: &Engine, text: &str) -> anyhow::Result<Vec<f32>> {
+        self.prefetch(engine, &[text])?;
+        Ok(self.0.get(text).cloned().unwrap_or_default())
+    }
+}
+
 impl Engine {
+    /// Before the write lock: embeds (and keeps in the index, as they are
+    /// local) the names of `namespace`'s entities that have no vector, and
+    /// embeds the given names that no entity matches by name or spelling.
+    pub(super) fn prepare_names(
+        &self,
+        namespace: &Namespace,
+        names: &[String],
+        vectors: &mut Vectors,
+    ) -> anyhow::Result<()> {
+        if names.is_empty() {
+            return Ok(());
+        }
+        let settings = self.settings(namespace.as_str()).entity;
+        let mut entities = lock(&self.index).entities(namespace.as_str())?;
+        let unmatched: Vec<&str> = names
+            .iter()
+            .filter(|name| {
+                matches!(
+                    entity::resolve(name, &known(&entities, None), &settings),
+                    Resolution::New { .. }
+                )
+            })
+            .map(String::as_str)
+            .collect();
+        if unmatched.is_empty() {
+            return Ok(());
+        }
+        let filled = self.fill_entity_vectors(&mut entities, vectors)?;
+        store_entity_vectors(&mut lock(&self.index), &filled)?;
+        vectors.prefetch(self, &unmatched)
+    }
+
     /// Embeds the names of entities of `namespace` that have no vector yet.
     fn fill_entity_vectors(
         &self,
         entities: &mut [EntityRow],
+        cache: &mut Vectors,
     ) -> anyhow::Result<Vec<(String, Vec<f32>)>> {
         let missing: Vec<usize> =
             (0..entities.len()).filter(|&index| entities[index].vector.is_none()).collect();
@@ -63,7 +128,9 @@ impl Engine {
             return Ok(vec![]);
         }
         let names: Vec<&str> = missing.iter().map(|&index| entities[index].name.as_str()).collect();
-        let vectors = self.embedder.embed(&names)?;
+        cache.prefetch(self, &names)?;
+        let vectors: Vec<Vec<f32>> =
+            names.iter().map(|name| cache.0.get(*name).cloned().unwrap_or_default()).collect();
         let mut filled = Vec::new();
         for (&index, vector) in missing.iter().zip(vectors) {
             filled.push((entities[index].id.clone(), vector.clone()));
@@ -79,6 +146,7 @@ impl Engine {
         namespace: &Namespace,
         names: &[String],
         now: Timestamp,
+        cache: &mut Vectors,
     ) -> anyhow::Result<Resolved> {
         let mut resolved = Resolved::default();
         if names.is_empty() {
@@ -97,10 +165,10 @@ impl Engine {
             if matches!(resolution, Resolution::New { .. }) {
                 // Only now is the embedding stage worth its cost.
                 if !embedded {
-                    resolved.vectors.extend(self.fill_entity_vectors(&mut entities)?);
+                    resolved.vectors.extend(self.fill_entity_vectors(&mut entities, cache)?);
                     embedded = true;
                 }
-                let vector = self.embedder.embed(&[name])?.pop().unwrap_or_default();
+                let vector = cache.get(self, name)?;
                 resolution = entity::resolve(name, &known(&entities, Some(&vector)), &settings);
                 name_vector = Some(vector);
             }
@@ -162,7 +230,9 @@ impl Engine {
     }
 
     /// Resolves `names` without creating anything: the canonical entities of
-    /// those that match (for recall's filter and history's subject).
+    /// those that match by name, alias or spelling (for recall's filter and
+    /// history's subject). Meaning is not used here: it would depend on this
+    /// node's vectors, and filters must answer alike on every node.
     pub(super) fn lookup_names(
         &self,
         namespace: &Namespace,
@@ -172,14 +242,8 @@ impl Engine {
         let entities = lock(&self.index).entities(namespace.as_str())?;
         let mut found = Vec::new();
         for name in names {
-            let mut resolution = entity::resolve(name, &known(&entities, None), &settings);
-            if matches!(resolution, Resolution::New { .. })
-                && entities.iter().any(|entity| entity.vector.is_some())
-            {
-                let vector = self.embedder.embed(&[name])?.pop().unwrap_or_default();
-                resolution = entity::resolve(name, &known(&entities, Some(&vector)), &settings);
-            }
-            if let Resolution::Matched { id, .. } = resolution
+            if let Resolution::Matched { id, .. } =
+                entity::resolve(name, &known(&entities, None), &settings)
                 && let Some(entity) = entities.iter().find(|entity| entity.id == id)
                 && !found.contains(&entity.canonical)
             {
@@ -202,7 +266,7 @@ impl Engine {
     ) -> anyhow::Result<()> {
         let settings = self.settings(namespace.as_str()).entity;
         let mut entities = lock(&self.index).entities(namespace.as_str())?;
-        let vectors = self.fill_entity_vectors(&mut entities)?;
+        let vectors = self.fill_entity_vectors(&mut entities, &mut Vectors::default())?;
         let now = clock::now();
         let device = self.replica.device().to_owned();
         let mut edges = Vec::new();

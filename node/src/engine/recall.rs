@@ -22,7 +22,9 @@ use crate::{clock, index::MemoryRow};
 const CANDIDATES: usize = 100;
 /// With an entity or time filter, the filtered memories are ranked exactly
 /// when there are at most this many; beyond, the candidates are filtered.
-const EXACT_FILTER_LIMIT: usize = 20_000;
+const EXACT_FILTER_LIMIT: usize = 2_000;
+/// The deepest either candidate list goes when filters drop too many.
+const MAX_CANDIDATES: usize = 1_600;
 
 /// A recall request after validation.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -88,45 +90,104 @@ impl Engine {
         let mut index = lock(&self.index);
         let namespace = request.namespace.as_str();
         let filtering = entity_filter.is_some() || request.start.is_some() || request.end.is_some();
-        let wanted = CANDIDATES.max(request.limit * 3);
-        let mut allowed: Option<BTreeSet<String>> = None;
-        let (dense_ids, text_ids) = if filtering {
-            let rows = index.filtered(
-                namespace,
-                entity_filter.as_deref(),
-                request.start.map(|time| time.0),
-                request.end.map(|time| time.0),
-            )?;
-            allowed = Some(rows.iter().map(|(id, _)| id.clone()).collect());
-            if rows.len() <= EXACT_FILTER_LIMIT {
-                // Few enough to rank every one of them by meaning.
-                let mut scored: Vec<(String, f32)> = rows
-                    .iter()
-                    .filter_map(|(id, vector_of)| {
-                        Some((id.clone(), cosine(&vector, vector_of.as_ref()?)))
-                    })
-                    .collect();
-                scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-                let dense: Vec<String> =
-                    scored.into_iter().take(wanted).map(|(id, _)| id).collect();
-                let text: Vec<String> = index
-                    .text(&request.query, namespace, &request.kinds, wanted * 4)?
+        let allowed: Option<BTreeSet<String>> = if filtering {
+            Some(
+                index
+                    .filtered(
+                        namespace,
+                        &request.kinds,
+                        entity_filter.as_deref(),
+                        request.start.map(|time| time.0),
+                        request.end.map(|time| time.0),
+                        request.include_invalidated,
+                    )?
                     .into_iter()
-                    .map(|(id, _)| id)
-                    .filter(|id| allowed.as_ref().is_some_and(|allowed| allowed.contains(id)))
-                    .collect();
-                (dense, text)
-            } else {
-                self.search(&index, &vector, request, wanted * 4)?
-            }
+                    .collect(),
+            )
         } else {
-            self.search(&index, &vector, request, wanted)?
+            None
         };
+        // Few enough memories pass the filters to rank each by meaning.
+        let exact_dense: Option<Vec<String>> = match &allowed {
+            Some(allowed) if allowed.len() <= EXACT_FILTER_LIMIT => {
+                let mut scored: Vec<(String, f32)> = Vec::with_capacity(allowed.len());
+                for id in allowed {
+                    if let Some(stored) = index.vector(id)? {
+                        scored.push((id.clone(), cosine(&vector, &stored)));
+                    }
+                }
+                scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+                Some(scored.into_iter().map(|(id, _)| id).collect())
+            }
+            _ => None,
+        };
+        // Filters and labels drop candidates; when too few are left, look
+        // deeper (bounded).
+        let mut wanted = CANDIDATES.max(request.limit * 3);
+        let mut results: Vec<Recalled>;
+        loop {
+            let (mut dense_ids, mut text_ids) = match &exact_dense {
+                Some(all) => {
+                    let text = index.text(&request.query, namespace, &request.kinds, wanted)?;
+                    (
+                        all.iter().take(wanted).cloned().collect(),
+                        text.into_iter().map(|(id, _)| id).collect(),
+                    )
+                }
+                None => self.search(&index, &vector, request, wanted)?,
+            };
+            let exhausted = dense_ids.len() < wanted && text_ids.len() < wanted;
+            if let Some(allowed) = &allowed {
+                dense_ids.retain(|id| allowed.contains(id));
+                text_ids.retain(|id| allowed.contains(id));
+            }
+            results = self.score(&index, request, &settings, &dense_ids, &text_ids, now)?;
+            if results.len() >= request.limit || exhausted || wanted >= MAX_CANDIDATES {
+                break;
+            }
+            wanted = (wanted * 4).min(MAX_CANDIDATES);
+        }
+        if request.diversity > 0.0 && results.len() > 1 {
+            results.truncate(request.limit * 3);
+            let candidates: Vec<(String, f64, Vec<f32>)> = results
+                .iter()
+                .map(|result| {
+                    let vector = index.vector(&result.row.id).ok().flatten().unwrap_or_default();
+                    (result.row.id.clone(), result.score, vector)
+                })
+                .collect();
+            let order = rank::maximal_marginal_relevance(
+                &candidates,
+                1.0 - request.diversity,
+                request.limit,
+            );
+            let mut by_id: HashMap<String, Recalled> =
+                results.into_iter().map(|result| (result.row.id.clone(), result)).collect();
+            results = order.into_iter().filter_map(|id| by_id.remove(&id)).collect();
+        }
+        results.truncate(request.limit);
+        index.transaction(|tx| {
+            for result in &results {
+                tx.record_access(&result.row.id, now.0)?;
+            }
+            Ok(())
+        })?;
+        Ok((results, validated))
+    }
+
+    /// Fuses the candidate lists and scores what passes the filters, best
+    /// first.
+    fn score(
+        &self,
+        index: &crate::index::Index,
+        request: &RecallRequest,
+        settings: &ferrex_core::MemorySettings,
+        dense_ids: &[String],
+        text_ids: &[String],
+        now: Timestamp,
+    ) -> anyhow::Result<Vec<Recalled>> {
         let fused = rank::weighted_rank_fusion(
-            &[
-                (&dense_ids, settings.ranking.dense_weight),
-                (&text_ids, settings.ranking.text_weight),
-            ],
+            &[(dense_ids, settings.ranking.dense_weight), (text_ids, settings.ranking.text_weight)],
             rank::RRF_K,
         );
         let ids: Vec<String> = fused.iter().map(|(id, _)| id.clone()).collect();
@@ -135,9 +196,6 @@ impl Engine {
             .into_iter()
             .filter_map(|(id, fused_score)| {
                 let row = rows.remove(&id)?;
-                if allowed.as_ref().is_some_and(|allowed| !allowed.contains(&id)) {
-                    return None;
-                }
                 if !request.kinds.is_empty() && !request.kinds.contains(&row.kind) {
                     return None;
                 }
@@ -178,32 +236,7 @@ impl Engine {
             })
             .collect();
         results.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.row.id.cmp(&b.row.id)));
-        if request.diversity > 0.0 && results.len() > 1 {
-            results.truncate(request.limit * 3);
-            let candidates: Vec<(String, f64, Vec<f32>)> = results
-                .iter()
-                .map(|result| {
-                    let vector = index.vector(&result.row.id).ok().flatten().unwrap_or_default();
-                    (result.row.id.clone(), result.score, vector)
-                })
-                .collect();
-            let order = rank::maximal_marginal_relevance(
-                &candidates,
-                1.0 - request.diversity,
-                request.limit,
-            );
-            let mut by_id: HashMap<String, Recalled> =
-                results.into_iter().map(|result| (result.row.id.clone(), result)).collect();
-            results = order.into_iter().filter_map(|id| by_id.remove(&id)).collect();
-        }
-        results.truncate(request.limit);
-        index.transaction(|tx| {
-            for result in &results {
-                tx.record_access(&result.row.id, now.0)?;
-            }
-            Ok(())
-        })?;
-        Ok((results, validated))
+        Ok(results)
     }
 
     /// The dense and full-text candidate ids, best first.

@@ -13,7 +13,11 @@ use ferrex_core::{
 };
 use ferrex_sync::{NewMemory, NewRecords};
 
-use super::{Engine, ToolError, entities::store_entity_vectors, lock, new_id};
+use super::{
+    Engine, ToolError,
+    entities::{Vectors, store_entity_vectors},
+    lock, new_id,
+};
 use crate::{
     clock,
     index::content_hash,
@@ -102,6 +106,18 @@ impl Engine {
         }
         let vectors = self.embedder.embed(&texts)?;
         let vector = vectors.first().cloned().context("the embedder returned no vector")?;
+        let mut names: Vec<String> = request.entities.clone();
+        if let Content::Triple(triple) = &request.content
+            && !names.contains(&triple.subject)
+        {
+            names.insert(0, triple.subject.clone());
+        }
+        // The embeddings the judgements may need, before the lock.
+        let mut cache = Vectors::default();
+        self.prepare_names(&namespace, &names, &mut cache)?;
+        if let Content::Triple(triple) = &request.content {
+            self.prepare_fact(&namespace, triple, &mut cache)?;
+        }
 
         let _writing = lock(&self.write_lock);
         let now = clock::now();
@@ -109,13 +125,7 @@ impl Engine {
         if let Some(old) = &request.supersedes {
             self.check_supersedes(old, &namespace)?;
         }
-        let mut names: Vec<String> = request.entities.clone();
-        if let Content::Triple(triple) = &request.content
-            && !names.contains(&triple.subject)
-        {
-            names.insert(0, triple.subject.clone());
-        }
-        let resolved = self.resolve_names(&namespace, &names, now)?;
+        let resolved = self.resolve_names(&namespace, &names, now, &mut cache)?;
         let subject_entity = match &request.content {
             Content::Triple(triple) => resolved.id_of(&triple.subject).map(str::to_owned),
             Content::Text(_) => None,
@@ -159,6 +169,7 @@ impl Engine {
                         subject_entity.as_deref(),
                         triple,
                         &object_vector,
+                        &mut cache,
                     )?;
                     outcome.supersedes.extend(decision.supersedes);
                     outcome.ambiguous_with = decision.ambiguous;
@@ -246,6 +257,30 @@ impl Engine {
         }
     }
 
+    /// Before the lock: embeds the objects of the current facts the new fact
+    /// will be judged against (its subject as far as names and spellings
+    /// tell; anything else is embedded under the lock).
+    fn prepare_fact(
+        &self,
+        namespace: &Namespace,
+        triple: &ferrex_core::Triple,
+        cache: &mut Vectors,
+    ) -> anyhow::Result<()> {
+        let subject_key =
+            match self.lookup_names(namespace, std::slice::from_ref(&triple.subject))?.pop() {
+                Some(canonical) => canonical,
+                None => format!("name:{}", ferrex_core::entity::normalise_name(&triple.subject)),
+            };
+        let current = lock(&self.index).facts(
+            namespace.as_str(),
+            &subject_key,
+            &triple.predicate,
+            &["current", "contested"],
+        )?;
+        let objects: Vec<&str> = current.iter().filter_map(|row| row.object.as_deref()).collect();
+        cache.prefetch(self, &objects)
+    }
+
     /// A new fact against the current facts of its subject and predicate.
     fn judge_fact(
         &self,
@@ -253,6 +288,7 @@ impl Engine {
         subject_entity: Option<&str>,
         triple: &ferrex_core::Triple,
         object_vector: &[f32],
+        cache: &mut Vectors,
     ) -> anyhow::Result<FactDecision> {
         let settings = self.settings(namespace.as_str()).conflict;
         let subject_key = {
@@ -279,7 +315,9 @@ impl Engine {
         }
         let objects: Vec<&str> =
             current.iter().map(|row| row.object.as_deref().unwrap_or_default()).collect();
-        let vectors = self.embedder.embed(&objects)?;
+        cache.prefetch(self, &objects)?;
+        let vectors: Vec<Vec<f32>> =
+            objects.iter().map(|object| cache.get(self, object)).collect::<anyhow::Result<_>>()?;
         let scored: Vec<(String, f64)> = current
             .iter()
             .zip(&vectors)
@@ -313,7 +351,10 @@ impl Engine {
         for (id, distance) in neighbours {
             let similarity = cosine_of_distance(distance);
             let Some(row) = index.row(&id)? else { continue };
-            if conflict::is_duplicate(text, &row.text, similarity, &settings) {
+            // What was superseded or corrected is not what stands: restating
+            // it is news, not a duplicate.
+            let stands = row.derived.status != "superseded" && row.derived.corrected_by.is_empty();
+            if stands && conflict::is_duplicate(text, &row.text, similarity, &settings) {
                 return Ok(TextJudgement { duplicate: Some(id), corrects: vec![] });
             }
             if row.derived.duplicate_of.is_some() {

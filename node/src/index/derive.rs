@@ -80,9 +80,22 @@ impl IndexTx<'_> {
         Ok(())
     }
 
-    /// Records that the incoming edges of memory `id` changed.
+    /// Records that the incoming edges of memory `id` changed (or may have:
+    /// an edge can arrive before the memory it points at).
     pub fn touch_target(&self, id: &str, touched: &mut Touched) -> anyhow::Result<()> {
         touched.targets.insert(id.to_owned());
+        let text: Option<(String, String, String)> = self
+            .tx
+            .query_row(
+                "SELECT namespace, kind, content_hash FROM memories WHERE id = ?1 AND kind != 'semantic'",
+                [id],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+            )
+            .optional()?;
+        if let Some(group) = text {
+            // Whether it may stand for its duplicates depends on its edges.
+            touched.duplicate_groups.insert(group);
+        }
         let group: Option<(String, Option<String>, Option<String>)> = self
             .tx
             .query_row(
@@ -100,14 +113,17 @@ impl IndexTx<'_> {
     /// Recomputes the derived view of everything `touched` names.
     pub fn rederive(&self, mut touched: Touched) -> anyhow::Result<()> {
         for namespace in std::mem::take(&mut touched.entity_namespaces) {
-            self.rederive_entity_classes(&namespace)?;
+            // Only facts about entities whose class changed move groups.
+            let moved = self.rederive_entity_classes(&namespace)?;
             let mut statement = self.tx.prepare_cached(
-                "SELECT id FROM memories WHERE namespace = ?1 AND kind = 'semantic'",
+                "SELECT id FROM memories WHERE subject_entity = ?1 AND kind = 'semantic'",
             )?;
-            let facts: Vec<String> =
-                statement.query_map([&namespace], |row| row.get(0))?.collect::<Result<_, _>>()?;
-            for fact in facts {
-                self.touch_memory(&fact, &mut touched)?;
+            for entity in moved {
+                let facts: Vec<String> =
+                    statement.query_map([&entity], |row| row.get(0))?.collect::<Result<_, _>>()?;
+                for fact in facts {
+                    self.touch_memory(&fact, &mut touched)?;
+                }
             }
         }
         for fact in std::mem::take(&mut touched.facts) {
@@ -131,6 +147,14 @@ impl IndexTx<'_> {
     pub fn rederive_namespace(&self, namespace: &str) -> anyhow::Result<()> {
         let mut touched = Touched::default();
         touched.entity_namespaces.insert(namespace.to_owned());
+        let mut statement = self
+            .tx
+            .prepare("SELECT id FROM memories WHERE namespace = ?1 AND kind = 'semantic'")?;
+        let facts: Vec<String> =
+            statement.query_map([namespace], |row| row.get(0))?.collect::<Result<_, _>>()?;
+        for fact in facts {
+            self.touch_memory(&fact, &mut touched)?;
+        }
         let mut statement = self.tx.prepare(
             "SELECT kind, content_hash FROM memories WHERE namespace = ?1
              GROUP BY kind, content_hash HAVING count(*) > 1",
@@ -150,7 +174,9 @@ impl IndexTx<'_> {
         self.rederive(touched)
     }
 
-    fn rederive_entity_classes(&self, namespace: &str) -> anyhow::Result<()> {
+    /// Recomputes the classes of `namespace`'s entities; returns the
+    /// entities whose canonical entity changed.
+    fn rederive_entity_classes(&self, namespace: &str) -> anyhow::Result<Vec<String>> {
         let mut statement = self.tx.prepare_cached(
             "SELECT id, norm_name, created_at, canonical FROM entities WHERE namespace = ?1",
         )?;
@@ -172,6 +198,7 @@ impl IndexTx<'_> {
             .query_map([namespace], |row| Ok((row.get(0)?, row.get(1)?)))?
             .collect::<Result<_, _>>()?;
         let classes = entity::entity_classes(&nodes, &same_as);
+        let mut moved = Vec::new();
         for (id, _, _, old) in &rows {
             if let Some(canonical) = classes.get(id)
                 && canonical != old
@@ -180,9 +207,10 @@ impl IndexTx<'_> {
                     "UPDATE entities SET canonical = ?2 WHERE id = ?1",
                     params![id, canonical],
                 )?;
+                moved.push(id.clone());
             }
         }
-        Ok(())
+        Ok(moved)
     }
 
     /// Sets a fact's subject key; returns its group.
@@ -236,15 +264,19 @@ impl IndexTx<'_> {
         predicate: &str,
     ) -> anyhow::Result<()> {
         let mut statement = self.tx.prepare_cached(
-            "SELECT id, t_valid FROM memories
+            "SELECT id, t_valid, object FROM memories
              WHERE namespace = ?1 AND subject_key = ?2 AND predicate = ?3 AND kind = 'semantic'",
         )?;
         let facts: Vec<FactNode> = statement
             .query_map(params![namespace, subject_key, predicate], |row| {
+                let object: Option<String> = row.get(2)?;
                 Ok(FactNode {
                     id: row.get(0)?,
                     subject_key: subject_key.to_owned(),
                     predicate: predicate.to_owned(),
+                    object_key: ferrex_core::conflict::object_key(
+                        object.as_deref().unwrap_or_default(),
+                    ),
                     t_valid: Timestamp(row.get(1)?),
                 })
             })?
@@ -255,20 +287,24 @@ impl IndexTx<'_> {
         for (id, state) in states {
             let status = if !state.superseded_by.is_empty() {
                 "superseded"
+            } else if state.duplicate_of.is_some() {
+                "duplicate"
             } else if state.current {
                 "current"
             } else {
                 "contested"
             };
             self.tx.execute(
-                "UPDATE memories SET status = ?2, superseded_by = ?3, contradicts = ?4, t_invalid = ?5
+                "UPDATE memories SET status = ?2, superseded_by = ?3, contradicts = ?4, t_invalid = ?5,
+                    duplicate_of = ?6
                  WHERE id = ?1",
                 params![
                     id,
                     status,
                     json_list(&state.superseded_by),
                     json_list(&state.contradicts),
-                    state.t_invalid.map(|time| time.0)
+                    state.t_invalid.map(|time| time.0),
+                    state.duplicate_of
                 ],
             )?;
         }
@@ -306,26 +342,33 @@ impl IndexTx<'_> {
         Ok(())
     }
 
+    /// Exact duplicates of free text: only memories that stand (nothing
+    /// superseded or corrected them) stand for their duplicates; facts are
+    /// collapsed within their group instead (see `rederive_fact_group`).
     fn rederive_duplicates(&self, namespace: &str, kind: &str, hash: &str) -> anyhow::Result<()> {
+        if kind == "semantic" {
+            return Ok(());
+        }
         let mut statement = self.tx.prepare_cached(
-            "SELECT id, created_at, duplicate_of FROM memories
-             WHERE namespace = ?1 AND kind = ?2 AND content_hash = ?3",
+            "SELECT id, created_at, duplicate_of, status = 'superseded' OR corrected_by != '[]'
+             FROM memories WHERE namespace = ?1 AND kind = ?2 AND content_hash = ?3",
         )?;
-        let rows: Vec<(String, i64, Option<String>)> = statement
+        let rows: Vec<(String, i64, Option<String>, bool)> = statement
             .query_map(params![namespace, kind, hash], |row| {
-                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
             })?
             .collect::<Result<_, _>>()?;
         let nodes: Vec<DuplicateNode> = rows
             .iter()
-            .map(|(id, at, _)| DuplicateNode {
+            .filter(|(_, _, _, invalidated)| !invalidated)
+            .map(|(id, at, _, _)| DuplicateNode {
                 id: id.clone(),
                 key: hash.to_owned(),
                 created_at: Timestamp(*at),
             })
             .collect();
         let found = beliefs::duplicates(&nodes);
-        for (id, _, old) in &rows {
+        for (id, _, old, _) in &rows {
             let new = found.get(id);
             if new != old.as_ref() {
                 self.tx.execute(

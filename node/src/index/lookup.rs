@@ -142,7 +142,8 @@ impl Index {
             .collect())
     }
 
-    /// A live memory of `namespace` and `kind` with content hash `hash`.
+    /// A memory of `namespace` and `kind` with content hash `hash` that stands
+    /// (not superseded, corrected or itself a duplicate).
     pub fn by_hash(
         &self,
         namespace: &str,
@@ -153,6 +154,7 @@ impl Index {
             .conn()
             .query_row(
                 "SELECT id FROM memories WHERE namespace = ?1 AND kind = ?2 AND content_hash = ?3
+                 AND status != 'superseded' AND corrected_by = '[]' AND duplicate_of IS NULL
                  ORDER BY created_at, id LIMIT 1",
                 params![namespace, kind, hash],
                 |row| row.get(0),
@@ -174,21 +176,26 @@ impl Index {
         Ok(bytes.map(|bytes| floats(&bytes)))
     }
 
-    /// Ids of the memories of `namespace` that pass the recall filters the
-    /// full-text and dense searches cannot apply themselves: mentioning one
-    /// of `entities` (as an entity or a fact's subject) and valid within
-    /// `[start, end)`. `None` for a filter means no condition.
+    /// Ids of the memories of `namespace` that pass recall's filters: of
+    /// one of `kinds` (any when empty), mentioning one of `entities` (as an
+    /// entity or a fact's subject), valid within `[start, end)`, not a
+    /// collapsed duplicate, and not superseded unless `invalidated`. `None`
+    /// for a filter means no condition.
     pub fn filtered(
         &self,
         namespace: &str,
+        kinds: &[ferrex_core::MemoryKind],
         entities: Option<&[String]>,
         start: Option<i64>,
         end: Option<i64>,
-    ) -> anyhow::Result<Vec<(String, Option<Vec<f32>>)>> {
+        invalidated: bool,
+    ) -> anyhow::Result<Vec<String>> {
         let mut sql = String::from(
-            "SELECT m.id, v.embedding FROM memories m
-             LEFT JOIN memory_vectors v ON v.rowid = m.rowid WHERE m.namespace = ?1",
+            "SELECT m.id FROM memories m WHERE m.namespace = ?1 AND m.duplicate_of IS NULL",
         );
+        if !invalidated {
+            sql.push_str(" AND m.status != 'superseded'");
+        }
         let mut values: Vec<Value> = vec![Value::Text(namespace.to_owned())];
         if let Some(start) = start {
             values.push(Value::Integer(start));
@@ -197,6 +204,13 @@ impl Index {
         if let Some(end) = end {
             values.push(Value::Integer(end));
             sql.push_str(&format!(" AND m.t_valid < ?{}", values.len()));
+        }
+        if !kinds.is_empty() {
+            let first = values.len() + 1;
+            let placeholders: Vec<String> =
+                (0..kinds.len()).map(|offset| format!("?{}", first + offset)).collect();
+            sql.push_str(&format!(" AND m.kind IN ({})", placeholders.join(", ")));
+            values.extend(kinds.iter().map(|kind| Value::Text(kind.as_str().to_owned())));
         }
         if let Some(entities) = entities {
             let first = values.len() + 1;
@@ -210,13 +224,10 @@ impl Index {
             values.extend(entities.iter().map(|id| Value::Text(id.clone())));
         }
         let mut statement = self.conn().prepare(&sql)?;
-        let rows = statement
-            .query_map(params_from_iter(values), |row| {
-                let bytes: Option<Vec<u8>> = row.get(1)?;
-                Ok((row.get(0)?, bytes.map(|bytes| floats(&bytes))))
-            })?
+        let ids = statement
+            .query_map(params_from_iter(values), |row| row.get(0))?
             .collect::<Result<_, _>>()?;
-        Ok(rows)
+        Ok(ids)
     }
 
     /// Facts of `namespace` that contradict the current fact of their

@@ -64,7 +64,8 @@ pub struct MemoryRow {
 pub struct Derived {
     /// A fact's subject: its canonical entity, or `name:` and its name.
     pub subject_key: Option<String>,
-    /// `active` (not a fact), `current`, `contested` or `superseded`.
+    /// `active` (not a fact), `current`, `contested`, `duplicate` (a fact
+    /// another standing fact already states) or `superseded`.
     pub status: String,
     /// Live memories that supersede it.
     pub superseded_by: Vec<String>,

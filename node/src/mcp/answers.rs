@@ -90,6 +90,14 @@ pub fn stored(stored: &Stored) -> Value {
         "entities": stored.entities.iter().map(|found| json!({"name": found.name, "id": found.id, "match": found.method})).collect::<Vec<_>>(),
     });
     if stored.duplicate {
+        // Nothing was stored: entities the request would have created do not exist.
+        let known: Vec<Value> = stored
+            .entities
+            .iter()
+            .filter(|found| found.method != "new")
+            .map(|found| json!({"name": found.name, "id": found.id, "match": found.method}))
+            .collect();
+        answer["entities"] = json!(known);
         answer["existing_id"] = json!(stored.id);
         answer["evidence"] = json!(stored.evidence);
         return answer;

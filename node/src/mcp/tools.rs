@@ -154,8 +154,19 @@ fn recall(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
         .enumerate()
         .map(|(index, text)| kind(&format!("types[{index}]"), text))
         .collect::<Result<Vec<_>, _>>()?;
-    let entities = args
-        .strings("entities")?
+    let entities = args.strings("entities")?;
+    if entities.len() > validate::MAX_LIST_ITEMS {
+        return Err(FieldError::new(
+            "entities",
+            format!(
+                "has {} items; at most {} are allowed",
+                entities.len(),
+                validate::MAX_LIST_ITEMS
+            ),
+        )
+        .into());
+    }
+    let entities = entities
         .iter()
         .enumerate()
         .map(|(index, name)| {
@@ -184,8 +195,19 @@ fn recall(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
             (start, end)
         }
     };
-    let validate_ids = args
-        .strings("validate_ids")?
+    let validate_ids = args.strings("validate_ids")?;
+    if validate_ids.len() > validate::MAX_FORGET_IDS {
+        return Err(FieldError::new(
+            "validate_ids",
+            format!(
+                "lists {} ids; at most {} at a time",
+                validate_ids.len(),
+                validate::MAX_FORGET_IDS
+            ),
+        )
+        .into());
+    }
+    let validate_ids = validate_ids
         .iter()
         .enumerate()
         .map(|(index, id)| validate::memory_id(&format!("validate_ids[{index}]"), id))
