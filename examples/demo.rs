@@ -41,7 +41,7 @@ async fn main() -> anyhow::Result<()> {
     println!("An agent on the laptop stores:");
     let memories = [
         json!({"content": "Deploys to production happen every Wednesday after the team sync.", "tags": ["process"]}),
-        json!({"subject": "api-server", "predicate": "port", "object": "8080"}),
+        json!({"subject": "api-server", "predicate": "port", "object": "3211"}),
         json!({"content": "To rotate the TLS certificate, run certbot renew and restart nginx.", "memory_type": "procedural"}),
         json!({"content": "Bob is allergic to peanuts, so team lunches avoid Thai food.", "entities": ["Bob"]}),
     ];
@@ -66,6 +66,35 @@ async fn main() -> anyhow::Result<()> {
         "who has a food allergy",
     ] {
         show_recall(&on_desktop, query).await;
+    }
+
+    println!(
+        "\nOn the desktop the api-server moves to port 8080; the laptop sees the new value and the history:"
+    );
+    let moved = on_desktop
+        .ok("store", json!({"subject": "API server", "predicate": "Port", "object": "8080"}))
+        .await;
+    println!(
+        "  store api-server / port / 8080 -> {} {}, supersedes {}",
+        moved["status"], moved["id"], moved["supersedes"]
+    );
+    let arrived = eventually(Duration::from_secs(30), || async {
+        let found =
+            on_laptop.recall_ids("which port does the api server listen on", "default", 1).await;
+        (found.first() == moved["id"].as_str().map(str::to_owned).as_ref()).then_some(())
+    })
+    .await;
+    anyhow::ensure!(arrived.is_some(), "the new port never reached the laptop");
+    show_recall(&on_laptop, "which port does the api server listen on").await;
+    let history =
+        on_laptop.ok("history", json!({"subject": "api-server", "predicate": "port"})).await;
+    for entry in history["history"].as_array().into_iter().flatten() {
+        println!(
+            "  history: port {} stored on {} ({})",
+            entry["object"].as_str().unwrap_or(""),
+            entry["device"]["name"].as_str().unwrap_or("?"),
+            entry["status"].as_str().unwrap_or("")
+        );
     }
 
     println!("\nThe desktop forgets Bob's allergy; the laptop no longer recalls it:");
