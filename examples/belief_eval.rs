@@ -149,6 +149,18 @@ const CASES: &[(&str, &str, &str, bool)] = &[
         "when does project Falcon ship",
         false,
     ),
+    (
+        "The deploy of build 41 finished after the review.",
+        "The deploy of build 42 finished after the review.",
+        "when did the deploy of build 41 finish",
+        false,
+    ),
+    (
+        "Invoice 1043 was paid on Monday.",
+        "Invoice 1044 was paid on Tuesday.",
+        "when was invoice 1043 paid",
+        false,
+    ),
 ];
 
 const FILLER: [&str; 2] = [

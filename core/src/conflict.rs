@@ -122,10 +122,13 @@ impl Correction {
 /// Whether free text `new` corrects free text `old`, stored earlier, given
 /// the cosine of their embeddings: the two must be about the same thing
 /// (close in meaning, sharing the names they mention apart from what
-/// changed) and differ in a detail — a number, a day or month, a name
-/// introduced by a word of change, or a negation. The checks are those a
-/// careful reader makes; they miss paraphrased corrections on purpose rather
-/// than mark unrelated memories as corrected.
+/// changed) and differ in a detail — a negation, or a number, a day or
+/// month or a name that `new` says has changed ("now", "moved to",
+/// "raised to", ...). Without that word a changed number is as likely
+/// another event as a correction (`build 41 finished`, `build 42
+/// finished`). The checks are those a careful reader makes; they miss
+/// unannounced corrections on purpose rather than mark unrelated memories
+/// as corrected.
 pub fn correction(
     new: &str,
     old: &str,
@@ -151,13 +154,16 @@ pub fn correction(
     if new.negated != old.negated {
         return Some(Correction::Negation);
     }
+    if !new.change_word {
+        return None;
+    }
     if !new.numbers.is_empty() && !old.numbers.is_empty() && new.numbers != old.numbers {
         return Some(Correction::Number);
     }
     if !new.dates.is_empty() && !old.dates.is_empty() && new.dates != old.dates {
         return Some(Correction::Date);
     }
-    if names_differ && new.change_word {
+    if names_differ {
         return Some(Correction::Name);
     }
     None
@@ -297,6 +303,28 @@ mod tests {
             "Deploys happen on Wednesday.",
             0.9,
             None,
+        );
+        // Another event of the same sort, not a correction of the first:
+        // nothing says the number changed.
+        check(
+            "The deploy of build 42 finished after the review.",
+            "The deploy of build 41 finished after the review.",
+            0.95,
+            None,
+        );
+        check("The sync was on Tuesday.", "The sync was on Monday.", 0.9, None);
+        // Said to have changed, it is a correction.
+        check(
+            "The api gateway timeout was raised to 60 seconds.",
+            "The api gateway times out after 30 seconds.",
+            0.8,
+            Some(Correction::Number),
+        );
+        check(
+            "Staging was upgraded to PostgreSQL 16.",
+            "Staging runs PostgreSQL 14.",
+            0.8,
+            Some(Correction::Number),
         );
     }
 }

@@ -37,6 +37,20 @@ const CHANGE_WORDS: &[&str] = &[
     "renamed",
     "actually",
     "correction",
+    "corrected",
+    "revised",
+    "upgraded",
+    "downgraded",
+    "raised",
+    "lowered",
+    "increased",
+    "decreased",
+    "reduced",
+    "bumped",
+    "extended",
+    "shortened",
+    "postponed",
+    "delayed",
 ];
 
 const WEEKDAYS: &[&str] =

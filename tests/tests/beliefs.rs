@@ -189,6 +189,30 @@ async fn a_correction_outranks_what_it_corrects() {
 }
 
 #[tokio::test]
+async fn events_alike_but_for_a_number_stand_side_by_side_and_corrections_chain() {
+    let home = TestHome::new();
+    let client = home.client().await;
+    // Regression: every event of a series was taken as a correction of all
+    // the earlier ones (an edge per ancestor, so each store grew the change
+    // that syncs it).
+    for build in 41..44 {
+        let text = format!("The deploy of build {build} finished after the review.");
+        let answer = client.ok("store", json!({"content": text})).await;
+        assert_eq!(answer["status"], "stored", "{answer}");
+        assert!(answer.get("corrects").is_none(), "{answer}");
+    }
+    let first = client.store_text("The design review is on Tuesday.", "default").await;
+    let second =
+        client.ok("store", json!({"content": "The design review moved to Wednesday."})).await;
+    assert_eq!(second["corrects"], json!([{"id": first, "why": "date changed"}]), "{second}");
+    // A further correction corrects what stands, not the whole chain.
+    let third =
+        client.ok("store", json!({"content": "The design review moved to Thursday."})).await;
+    assert_eq!(third["corrects"], json!([{"id": second["id"], "why": "date changed"}]), "{third}");
+    client.close().await;
+}
+
+#[tokio::test]
 async fn facts_too_close_to_replace_are_kept_and_listed_as_contradictions() {
     let home = TestHome::new();
     let client = home.client().await;

@@ -357,7 +357,11 @@ impl Engine {
             if stands && conflict::is_duplicate(text, &row.text, similarity, &settings) {
                 return Ok(TextJudgement { duplicate: Some(id), corrects: vec![] });
             }
-            if row.derived.duplicate_of.is_some() {
+            // Only what stands is corrected: a memory already corrected or
+            // superseded is behind the one that replaced it, which this
+            // corrects in turn (one edge per correction, not one per
+            // ancestor).
+            if !stands || row.derived.duplicate_of.is_some() {
                 continue;
             }
             if let Some(reason) = conflict::correction(text, &row.text, similarity, &settings) {
