@@ -1,6 +1,8 @@
 //! LoCoMo retrieval evaluation through a real ferrex node and MCP.
 //!
-//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example locomo_eval [-- --locomo PATH --date content|context|none]`
+//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example locomo_eval [-- --locomo PATH --date content|context|none --context previous|none --config TOML]`
+//! (`--config` adds lines to the node's `ferrex.toml`, for example
+//! `--config $'[memory]\ntext_weight = 2'`.)
 //!
 //! Stores every dialogue turn of the 10 LoCoMo conversations as an episodic
 //! memory (`Speaker: text`, one namespace per conversation, the session date
@@ -25,6 +27,7 @@ async fn main() -> anyhow::Result<()> {
     let mut locomo = PathBuf::from(DEFAULT_LOCOMO);
     let mut date_mode = "content".to_owned();
     let mut context_mode = "previous".to_owned();
+    let mut config = String::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().context("a flag needs a value");
@@ -32,6 +35,10 @@ async fn main() -> anyhow::Result<()> {
             "--locomo" => locomo = value()?.into(),
             "--date" => date_mode = value()?,
             "--context" => context_mode = value()?,
+            "--config" => {
+                config.push_str(&value()?);
+                config.push('\n');
+            }
             other => anyhow::bail!("unknown argument {other:?}; see the usage line"),
         }
     }
@@ -44,7 +51,7 @@ async fn main() -> anyhow::Result<()> {
         "--context takes previous or none"
     );
     let conversations = load_locomo(&locomo)?;
-    let home = TestHome::new();
+    let home = TestHome::with_config(&config);
     let client = home.client().await;
 
     let started = Instant::now();

@@ -7,7 +7,8 @@
 //! temporary directory), then reports R@5 over the non-adversarial
 //! questions for dense alone, BM25 alone, and fusion variants: list
 //! weights, pseudo-relevance feedback, dense floors and margins, a dense
-//! list over the previous turn, neighbour propagation; `LAB_STRIP=1` embeds
+//! list over the previous turn, neighbour propagation, dense by each text's
+//! nearest passage (`ferrex_core::passages`); `LAB_STRIP=1` embeds
 //! questions without their question words, `LAB_BIGRAMS=1` adds word pairs
 //! to the full-text query. It is how the recall pipeline's choices were
 //! made; the figures of record come from `locomo_eval`, through a real node.
@@ -15,7 +16,7 @@
 use std::{collections::HashMap, path::PathBuf};
 
 use anyhow::Context;
-use ferrex_core::Embedder;
+use ferrex_core::{Embedder, passages::passages};
 use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch};
 use ferrex_examples::{Conversation, DEFAULT_LOCOMO, load_locomo};
 
@@ -182,6 +183,19 @@ fn main() -> anyhow::Result<()> {
                 variant.name
             };
         let vectors = cached(&mut embedder, cache_name, &flat)?;
+        // The node's passages of each text (see ferrex_core::passages), with
+        // the row each belongs to.
+        let mut passage_texts: Vec<String> = Vec::new();
+        let mut passage_rows: Vec<usize> = Vec::new();
+        for (row, text) in flat.iter().enumerate() {
+            for passage in passages(text) {
+                passage_texts.push(passage);
+                passage_rows.push(row);
+            }
+        }
+        let passage_refs: Vec<&str> = passage_texts.iter().map(String::as_str).collect();
+        let passage_vectors =
+            cached(&mut embedder, &format!("{cache_name}-passages"), &passage_refs)?;
         let previous_texts: Vec<String> = conversations
             .iter()
             .flat_map(|conversation| {
@@ -224,6 +238,19 @@ fn main() -> anyhow::Result<()> {
             dense.sort_by(|left, right| right.1.total_cmp(&left.1));
             dense.truncate(100);
             let bm25 = search(&fts, &question.question, *conversation)?;
+            // Dense by each memory's nearest vector, whole text or passage.
+            let mut best: HashMap<usize, f32> =
+                range.clone().map(|row| (row, dot(query, &vectors[row]))).collect();
+            for (passage, row) in passage_rows.iter().enumerate() {
+                if range.contains(row) {
+                    let score = dot(query, &passage_vectors[passage]);
+                    best.entry(*row).and_modify(|best| *best = best.max(score));
+                }
+            }
+            let mut dense_passages: Vec<(usize, f32)> = best.into_iter().collect();
+            dense_passages
+                .sort_by(|left, right| right.1.total_cmp(&left.1).then(left.0.cmp(&right.0)));
+            dense_passages.truncate(100);
             let turn_of =
                 |row: usize| conversations[*conversation].turns[row - range.start].dia_id.as_str();
             let hit = |ranked: &[usize]| {
@@ -232,6 +259,25 @@ fn main() -> anyhow::Result<()> {
                     .take(5)
                     .any(|row| question.evidence.iter().any(|e| e == turn_of(*row)))
             };
+            record(
+                "passages dense".into(),
+                hit(&dense_passages.iter().map(|(row, _)| *row).collect::<Vec<_>>()),
+            );
+            for weight in [1.0, 2.0, 3.0] {
+                let mut scores: HashMap<usize, f64> = HashMap::new();
+                for (rank, (row, _)) in dense_passages.iter().enumerate() {
+                    *scores.entry(*row).or_default() += 1.0 / (61.0 + rank as f64);
+                }
+                for (rank, (row, _)) in bm25.iter().enumerate() {
+                    *scores.entry(*row).or_default() += weight / (61.0 + rank as f64);
+                }
+                let mut fused: Vec<(usize, f64)> = scores.into_iter().collect();
+                fused.sort_by(|left, right| right.1.total_cmp(&left.1).then(left.0.cmp(&right.0)));
+                record(
+                    format!("passages rrf60 bm25x{weight}"),
+                    hit(&fused.iter().map(|(row, _)| *row).collect::<Vec<_>>()),
+                );
+            }
             // Pseudo-relevance feedback: the words most shared by the top
             // full-text hits, added to the query.
             let query_words: Vec<String> = words_of(&question.question);

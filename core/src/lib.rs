@@ -12,6 +12,7 @@ pub mod entity;
 pub mod graph;
 pub mod memory;
 pub mod namespace;
+pub mod passages;
 pub mod predicate;
 pub mod rank;
 pub mod scoring;

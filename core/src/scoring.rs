@@ -118,7 +118,10 @@ pub struct RankingSettings {
     pub corrected_penalty: f64,
     /// Weight of the dense (meaning) list in rank fusion.
     pub dense_weight: f64,
-    /// Weight of the full-text (keyword) list in rank fusion.
+    /// Weight of the full-text (keyword) list in rank fusion. Keywords
+    /// weigh more than meaning by default: on LoCoMo, with k = 60 and dense
+    /// ranks by nearest passage, recall@5 through a node went 0.669 (1) →
+    /// 0.691 (2) → 0.706 (3) (`examples/locomo_eval.rs --config`).
     pub text_weight: f64,
 }
 
@@ -130,7 +133,7 @@ impl Default for RankingSettings {
             procedural_recency: 0.0,
             corrected_penalty: 0.5,
             dense_weight: 1.0,
-            text_weight: 1.0,
+            text_weight: 3.0,
         }
     }
 }

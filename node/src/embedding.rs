@@ -10,10 +10,10 @@ use std::{
     time::Duration,
 };
 
-use ferrex_core::{EmbedError, Embedder};
+use ferrex_core::{EmbedError, Embedder, passages::texts_to_embed};
 use ferrex_embed::QueryCache;
 
-use crate::index::Index;
+use crate::index::{Index, Vectors};
 
 /// The foreground embedder and its query cache.
 pub struct Foreground {
@@ -101,13 +101,21 @@ pub fn embed_queued(
         if pending.is_empty() {
             return Ok(done);
         }
-        let texts: Vec<&str> = pending.iter().map(|(_, text, _)| text.as_str()).collect();
-        let vectors = embedder.embed_batch(&texts)?;
+        // Each memory's whole text and its passages, in one batch.
+        let per_memory: Vec<Vec<String>> =
+            pending.iter().map(|(_, text, _)| texts_to_embed(text)).collect();
+        let texts: Vec<&str> = per_memory.iter().flatten().map(String::as_str).collect();
+        let mut vectors = embedder.embed_batch(&texts)?.into_iter();
         {
             let mut index = index.lock().unwrap_or_else(PoisonError::into_inner);
             index.transaction(|tx| {
-                for ((rowid, _, hash), vector) in pending.iter().zip(&vectors) {
-                    tx.put_vector_if_current(*rowid, hash, vector)?;
+                for ((rowid, _, hash), texts) in pending.iter().zip(&per_memory) {
+                    let own: Vectors = vectors.by_ref().take(texts.len()).collect();
+                    anyhow::ensure!(
+                        own.len() == texts.len(),
+                        "the embedder returned too few vectors"
+                    );
+                    tx.put_vector_if_current(*rowid, hash, &own)?;
                 }
                 Ok(())
             })?;

@@ -14,10 +14,11 @@ use anyhow::Context;
 use ferrex_core::EdgeKind;
 use ferrex_sync::{ChangedKeys, DocChange, DocId, Replica, alias_key};
 
-use crate::index::{Index, IndexTx, MemoryRow, Touched, write::Upserted};
+use crate::index::{Index, IndexTx, MemoryRow, Touched, Vectors, write::Upserted};
 
-/// Vectors a caller computed already, by memory id.
-pub type KnownVectors = HashMap<String, Vec<f32>>;
+/// Vectors a caller computed already (whole text, then passages), by memory
+/// id.
+pub type KnownVectors = HashMap<String, Vectors>;
 
 /// Applies one document change to the index.
 pub fn apply_change(
@@ -118,9 +119,9 @@ fn apply_keys(
                     let row = MemoryRow::from_stored(&stored, &doc);
                     let (rowid, upserted) = tx.upsert_memory(&row)?;
                     if upserted != Upserted::Unchanged
-                        && let Some(vector) = vectors.get(key)
+                        && let Some(known) = vectors.get(key)
                     {
-                        tx.put_vector(rowid, &row.namespace, row.kind.as_str(), vector)?;
+                        tx.put_vector(rowid, &row.namespace, row.kind.as_str(), known)?;
                     }
                     // And the groups it is in now, and the edges already
                     // pointing at it (they may have arrived first).

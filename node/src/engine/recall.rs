@@ -112,8 +112,13 @@ impl Engine {
             Some(allowed) if allowed.len() <= EXACT_FILTER_LIMIT => {
                 let mut scored: Vec<(String, f32)> = Vec::with_capacity(allowed.len());
                 for id in allowed {
-                    if let Some(stored) = index.vector(id)? {
-                        scored.push((id.clone(), cosine(&vector, &stored)));
+                    let best = index
+                        .vectors(id)?
+                        .iter()
+                        .map(|stored| cosine(&vector, stored))
+                        .max_by(f32::total_cmp);
+                    if let Some(best) = best {
+                        scored.push((id.clone(), best));
                     }
                 }
                 scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
@@ -248,7 +253,7 @@ impl Engine {
         wanted: usize,
     ) -> anyhow::Result<(Vec<String>, Vec<String>)> {
         let namespace = request.namespace.as_str();
-        let dense = index.dense(vector, namespace, &request.kinds, wanted)?;
+        let dense = index.dense_best(vector, namespace, &request.kinds, wanted)?;
         let text = index.text(&request.query, namespace, &request.kinds, wanted)?;
         Ok((
             dense.into_iter().map(|(id, _)| id).collect(),

@@ -100,12 +100,21 @@ impl Engine {
             }
         }
         let text = request.content.text();
+        let passages = ferrex_core::passages::passages(&text);
         let mut texts: Vec<&str> = vec![&text];
         if let Content::Triple(triple) = &request.content {
             texts.push(&triple.object);
         }
-        let vectors = self.embedder.embed(&texts)?;
+        texts.extend(passages.iter().map(String::as_str));
+        let mut vectors = self.embedder.embed(&texts)?;
+        if vectors.len() != texts.len() {
+            return Err(anyhow::anyhow!("the embedder returned too few vectors").into());
+        }
+        // The memory's own vectors: the whole text's, then its passages'.
+        let passage_vectors = vectors.split_off(texts.len() - passages.len());
         let vector = vectors.first().cloned().context("the embedder returned no vector")?;
+        let mut memory_vectors = vec![vector.clone()];
+        memory_vectors.extend(passage_vectors);
         let mut names: Vec<String> = request.entities.clone();
         if let Content::Triple(triple) = &request.content
             && !names.contains(&triple.subject)
@@ -235,7 +244,7 @@ impl Engine {
         let change = self.replica.write_new(&namespace, now, &records)?;
         let mut index = lock(&self.index);
         store_entity_vectors(&mut index, &resolved.vectors)?;
-        let known = KnownVectors::from([(id.clone(), vector)]);
+        let known = KnownVectors::from([(id.clone(), memory_vectors)]);
         indexer::apply_change(&mut index, &self.replica, &change, &known)
             .with_context(|| format!("memory {id} is stored but could not be indexed"))?;
         Ok(outcome)

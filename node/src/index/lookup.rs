@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use rusqlite::{OptionalExtension, params, params_from_iter, types::Value};
 
-use super::{Index, MemoryRow};
+use super::{Index, MemoryRow, PASSAGE_STRIDE};
 
 /// An entity with everything resolution needs.
 #[derive(Debug, Clone, PartialEq)]
@@ -174,6 +174,28 @@ impl Index {
             )
             .optional()?;
         Ok(bytes.map(|bytes| floats(&bytes)))
+    }
+
+    /// This node's vectors of memory `id`: its whole text's, then its
+    /// passages' (empty when it has none yet).
+    pub fn vectors(&self, id: &str) -> anyhow::Result<Vec<Vec<f32>>> {
+        let Some(whole) = self.vector(id)? else { return Ok(Vec::new()) };
+        let (rowid, passages): (i64, i64) = self.conn().query_row(
+            "SELECT rowid, passages FROM memories WHERE id = ?1",
+            [id],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )?;
+        let mut statement =
+            self.conn().prepare_cached("SELECT embedding FROM passage_vectors WHERE rowid = ?1")?;
+        let mut vectors = vec![whole];
+        // One lookup per passage: vec0 answers rowid equality directly.
+        for index in 0..passages {
+            let bytes: Option<Vec<u8>> = statement
+                .query_row([rowid * PASSAGE_STRIDE + index], |row| row.get(0))
+                .optional()?;
+            vectors.extend(bytes.map(|bytes| floats(&bytes)));
+        }
+        Ok(vectors)
     }
 
     /// Ids of the memories of `namespace` that pass recall's filters: of

@@ -26,7 +26,11 @@ use rusqlite::{Connection, OptionalExtension};
 pub use derive::Touched;
 pub use fts_query::fts_query;
 pub use rows::{MemoryRow, content_hash};
-pub use schema::SCHEMA_VERSION;
+pub use schema::{PASSAGE_STRIDE, SCHEMA_VERSION};
+
+/// A memory's vectors: its whole text's first, then its passages' (see
+/// `ferrex_core::passages`).
+pub type Vectors = Vec<Vec<f32>>;
 pub use write::IndexTx;
 
 /// Why an existing index file was replaced when it was opened.
@@ -153,6 +157,7 @@ impl Index {
     pub fn reset(&mut self) -> anyhow::Result<()> {
         self.conn.execute_batch(
             "DROP TABLE IF EXISTS memory_vectors;
+             DROP TABLE IF EXISTS passage_vectors;
              DROP TABLE IF EXISTS memory_text;
              DROP TABLE IF EXISTS memories;
              DROP TABLE IF EXISTS tombstones;
@@ -268,5 +273,83 @@ mod tests {
         std::fs::write(&path, b"not a database").unwrap();
         assert!(matches!(open(&path, "model-b"), Opened::Replaced { .. }));
         assert_eq!(open(&path, "model-b"), Opened::Kept);
+    }
+
+    fn memory_row(id: &str, text: &str) -> MemoryRow {
+        let memory = ferrex_core::Memory {
+            id: id.to_owned(),
+            kind: ferrex_core::MemoryKind::Episodic,
+            content: ferrex_core::Content::Text(text.to_owned()),
+            namespace: ferrex_core::Namespace::parse("default").unwrap(),
+            confidence: 1.0,
+            source: None,
+            context: None,
+            tags: Vec::new(),
+            entity_ids: Vec::new(),
+            created_at: ferrex_core::Timestamp(1),
+            created_by: "device".to_owned(),
+            t_valid: ferrex_core::Timestamp(1),
+            evidence: 1,
+            validated: Default::default(),
+            access: Default::default(),
+        };
+        let stored =
+            ferrex_sync::StoredMemory { memory, subject_entity: None, predicate_written: None };
+        MemoryRow::from_stored(&stored, "doc")
+    }
+
+    fn passage_rows(index: &Index) -> i64 {
+        index
+            .conn()
+            .query_row("SELECT count(*) FROM passage_vectors", [], |row| row.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn a_memory_is_found_by_its_nearest_passage_and_its_passages_go_with_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut index, _) = Index::open(&dir.path().join("index.sqlite"), "model", 4).unwrap();
+        let put = |index: &mut Index, id: &str, text: &str, vectors: Vectors| {
+            index
+                .transaction(|tx| {
+                    let (rowid, _) = tx.upsert_memory(&memory_row(id, text))?;
+                    tx.put_vector(rowid, "default", "episodic", &vectors)
+                })
+                .unwrap();
+        };
+        // "a" is far from the query as a whole but has a passage on it; "b"
+        // is nearer as a whole and has no passages.
+        put(
+            &mut index,
+            "a",
+            "two. sentences here",
+            vec![vec![0.0, 1.0, 0.0, 0.0], vec![0.0, 0.0, 1.0, 0.0], vec![1.0, 0.0, 0.0, 0.0]],
+        );
+        put(&mut index, "b", "one", vec![vec![0.6, 0.8, 0.0, 0.0]]);
+        assert_eq!(passage_rows(&index), 2);
+        let query = [1.0, 0.0, 0.0, 0.0];
+        let whole: Vec<String> =
+            index.dense(&query, "default", &[], 2).unwrap().into_iter().map(|(id, _)| id).collect();
+        assert_eq!(whole, ["b", "a"]);
+        let best = index.dense_best(&query, "default", &[], 2).unwrap();
+        assert_eq!(best[0].0, "a");
+        assert!(best[0].1 < 1e-6, "{best:?}");
+        assert_eq!(best.len(), 2);
+        assert_eq!(index.vectors("a").unwrap().len(), 3);
+        assert_eq!(index.vectors("b").unwrap().len(), 1);
+
+        // New vectors replace the old ones, passages included.
+        put(
+            &mut index,
+            "a",
+            "two. sentences here",
+            vec![vec![0.0, 1.0, 0.0, 0.0], vec![0.0, 0.0, 0.0, 1.0]],
+        );
+        assert_eq!(passage_rows(&index), 1);
+        assert_eq!(index.vectors("a").unwrap().len(), 2);
+        // Forgetting a memory removes its passages.
+        index.transaction(|tx| tx.delete_memory("a")).unwrap();
+        assert_eq!(passage_rows(&index), 0);
+        assert!(index.vectors("a").unwrap().is_empty());
     }
 }

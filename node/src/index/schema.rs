@@ -3,7 +3,12 @@
 use rusqlite::Connection;
 
 /// Version of the index layout; an index of another version is rebuilt.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
+
+/// Passage vectors of memory `rowid` have row ids `rowid · PASSAGE_STRIDE + i`
+/// (see `ferrex_core::passages`; fewer passages than the stride).
+pub const PASSAGE_STRIDE: i64 = 32;
+const _: () = assert!(ferrex_core::passages::MAX_PASSAGES < PASSAGE_STRIDE as usize);
 
 pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> anyhow::Result<()> {
     conn.execute_batch(&format!(
@@ -37,6 +42,8 @@ pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> any
             last_access INTEGER,
             content_hash TEXT NOT NULL,
             embedded INTEGER NOT NULL DEFAULT 0,
+            -- How many passage vectors it has (see PASSAGE_STRIDE).
+            passages INTEGER NOT NULL DEFAULT 0,
             -- The derived view (see ferrex_core::beliefs), kept up to date
             -- by the indexer: what the fact is about, whether it is current,
             -- contested or superseded, and whether it duplicates another.
@@ -56,6 +63,12 @@ pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> any
             text, context, tokenize = 'porter unicode61 remove_diacritics 2'
         );
         CREATE VIRTUAL TABLE memory_vectors USING vec0(
+            namespace TEXT PARTITION KEY,
+            embedding FLOAT[{dimension}],
+            kind TEXT
+        );
+        -- The sentences of longer memories, each its own vector.
+        CREATE VIRTUAL TABLE passage_vectors USING vec0(
             namespace TEXT PARTITION KEY,
             embedding FLOAT[{dimension}],
             kind TEXT

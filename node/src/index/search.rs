@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use ferrex_core::MemoryKind;
 use rusqlite::{OptionalExtension, params_from_iter, types::Value};
 
-use super::{Index, MemoryRow, fts_query, vector_bytes};
+use super::{Index, MemoryRow, PASSAGE_STRIDE, fts_query, vector_bytes};
 
 /// BM25 weight of a memory's context and tags against its text. Measured on
 /// LoCoMo with `examples/retrieval_lab.rs`: 1.0 gave R@5 0.658 by BM25 alone,
@@ -26,10 +26,10 @@ pub struct IndexCounts {
 }
 
 impl Index {
-    /// The `k` memories of `namespace` nearest to `vector`, nearest first,
-    /// with their L2 distance (on unit vectors this ranks like cosine).
-    /// Ties are broken by id, so the order does not depend on row ids, which
-    /// differ between nodes.
+    /// The `k` memories of `namespace` nearest to `vector` by their whole
+    /// text, nearest first, with their L2 distance (on unit vectors this
+    /// ranks like cosine). Ties are broken by id, so the order does not
+    /// depend on row ids, which differ between nodes.
     pub fn dense(
         &self,
         vector: &[f32],
@@ -37,9 +37,48 @@ impl Index {
         kinds: &[MemoryKind],
         k: usize,
     ) -> anyhow::Result<Vec<(String, f64)>> {
-        let mut sql = String::from(
-            "SELECT m.id, v.distance FROM memory_vectors v JOIN memories m ON m.rowid = v.rowid
-             WHERE v.embedding MATCH ?1 AND v.k = ?2 AND v.namespace = ?3",
+        let mut found = self.nearest("memory_vectors", "v.rowid", vector, namespace, kinds, k)?;
+        sort_by_distance(&mut found);
+        Ok(found)
+    }
+
+    /// The `k` memories of `namespace` nearest to `vector` by their nearest
+    /// vector, whole text or passage (see `ferrex_core::passages`), nearest
+    /// first, ties broken by id. What recall ranks by meaning.
+    pub fn dense_best(
+        &self,
+        vector: &[f32],
+        namespace: &str,
+        kinds: &[MemoryKind],
+        k: usize,
+    ) -> anyhow::Result<Vec<(String, f64)>> {
+        let owner = format!("v.rowid / {PASSAGE_STRIDE}");
+        let passages = self.nearest("passage_vectors", &owner, vector, namespace, kinds, k)?;
+        let mut nearest: HashMap<String, f64> = HashMap::new();
+        for (id, distance) in self.dense(vector, namespace, kinds, k)?.into_iter().chain(passages) {
+            let best = nearest.entry(id).or_insert(distance);
+            *best = best.min(distance);
+        }
+        let mut found: Vec<(String, f64)> = nearest.into_iter().collect();
+        sort_by_distance(&mut found);
+        found.truncate(k);
+        Ok(found)
+    }
+
+    /// The `k` rows of vector table `table` nearest to `vector`, as (memory
+    /// id, distance); `owner` is the memory rowid of a vector row `v`.
+    fn nearest(
+        &self,
+        table: &str,
+        owner: &str,
+        vector: &[f32],
+        namespace: &str,
+        kinds: &[MemoryKind],
+        k: usize,
+    ) -> anyhow::Result<Vec<(String, f64)>> {
+        let mut sql = format!(
+            "SELECT m.id, v.distance FROM {table} v JOIN memories m ON m.rowid = {owner}
+             WHERE v.embedding MATCH ?1 AND v.k = ?2 AND v.namespace = ?3"
         );
         let mut values: Vec<Value> = vec![
             Value::Blob(vector_bytes(vector)),
@@ -48,10 +87,9 @@ impl Index {
         ];
         push_kind_filter(&mut sql, &mut values, "v.kind", kinds);
         let mut statement = self.conn().prepare_cached(&sql)?;
-        let mut found: Vec<(String, f64)> = statement
+        let found = statement
             .query_map(params_from_iter(values), |row| Ok((row.get(0)?, row.get(1)?)))?
             .collect::<Result<_, _>>()?;
-        found.sort_by(|left, right| left.1.total_cmp(&right.1).then_with(|| left.0.cmp(&right.0)));
         Ok(found)
     }
 
@@ -195,4 +233,9 @@ fn push_kind_filter(sql: &mut String, values: &mut Vec<Value>, column: &str, kin
         (0..kinds.len()).map(|offset| format!("?{}", first + offset)).collect();
     sql.push_str(&format!(" AND {column} IN ({})", placeholders.join(", ")));
     values.extend(kinds.iter().map(|kind| Value::from(kind.as_str().to_owned())));
+}
+
+/// Nearest first, ties broken by id.
+fn sort_by_distance(found: &mut [(String, f64)]) {
+    found.sort_by(|left, right| left.1.total_cmp(&right.1).then_with(|| left.0.cmp(&right.0)));
 }

@@ -4,7 +4,7 @@ use automerge::ChangeHash;
 use ferrex_core::{Alias, Edge, Entity, Tombstone};
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::{MemoryRow, encode_heads, vector_bytes};
+use super::{MemoryRow, PASSAGE_STRIDE, Vectors, encode_heads, vector_bytes};
 
 /// The index inside one transaction (see [`super::Index::transaction`]).
 pub struct IndexTx<'a> {
@@ -112,20 +112,61 @@ impl<'a> IndexTx<'a> {
         }
     }
 
-    /// Stores the vector of the memory at `rowid` and marks it embedded.
+    /// Stores the vectors of the memory at `rowid` (its whole text's, then
+    /// its passages', as [`Vectors`]) and marks it embedded.
     pub fn put_vector(
         &self,
         rowid: i64,
         namespace: &str,
         kind: &str,
-        vector: &[f32],
+        vectors: &Vectors,
     ) -> anyhow::Result<()> {
-        self.tx.execute("DELETE FROM memory_vectors WHERE rowid = ?1", [rowid])?;
+        let [whole, passages @ ..] = vectors.as_slice() else {
+            anyhow::bail!("no vector for the memory at row {rowid}");
+        };
+        anyhow::ensure!(
+            passages.len() < PASSAGE_STRIDE as usize,
+            "{} passages for the memory at row {rowid}",
+            passages.len()
+        );
+        self.delete_vectors(rowid)?;
         self.tx.execute(
             "INSERT INTO memory_vectors(rowid, namespace, embedding, kind) VALUES (?1, ?2, ?3, ?4)",
-            params![rowid, namespace, vector_bytes(vector), kind],
+            params![rowid, namespace, vector_bytes(whole), kind],
         )?;
-        self.tx.execute("UPDATE memories SET embedded = 1 WHERE rowid = ?1", [rowid])?;
+        for (index, passage) in passages.iter().enumerate() {
+            self.tx.execute(
+                "INSERT INTO passage_vectors(rowid, namespace, embedding, kind)
+                 VALUES (?1, ?2, ?3, ?4)",
+                params![
+                    rowid * PASSAGE_STRIDE + index as i64,
+                    namespace,
+                    vector_bytes(passage),
+                    kind
+                ],
+            )?;
+        }
+        self.tx.execute(
+            "UPDATE memories SET embedded = 1, passages = ?2 WHERE rowid = ?1",
+            params![rowid, passages.len() as i64],
+        )?;
+        Ok(())
+    }
+
+    /// Removes the vectors of the memory at `rowid`.
+    fn delete_vectors(&self, rowid: i64) -> anyhow::Result<()> {
+        let passages: i64 = self
+            .tx
+            .query_row("SELECT passages FROM memories WHERE rowid = ?1", [rowid], |row| row.get(0))
+            .optional()?
+            .unwrap_or(0);
+        self.tx.execute("DELETE FROM memory_vectors WHERE rowid = ?1", [rowid])?;
+        for index in 0..passages {
+            self.tx.execute(
+                "DELETE FROM passage_vectors WHERE rowid = ?1",
+                [rowid * PASSAGE_STRIDE + index],
+            )?;
+        }
         Ok(())
     }
 
@@ -136,7 +177,7 @@ impl<'a> IndexTx<'a> {
         &self,
         rowid: i64,
         content_hash: &str,
-        vector: &[f32],
+        vectors: &Vectors,
     ) -> anyhow::Result<bool> {
         let current: Option<(String, String, String)> = self
             .tx
@@ -148,7 +189,7 @@ impl<'a> IndexTx<'a> {
             .optional()?;
         match current {
             Some((namespace, kind, hash)) if hash == content_hash => {
-                self.put_vector(rowid, &namespace, &kind, vector)?;
+                self.put_vector(rowid, &namespace, &kind, vectors)?;
                 Ok(true)
             }
             _ => Ok(false),
@@ -173,7 +214,7 @@ impl<'a> IndexTx<'a> {
 
     fn delete_rowid(&self, rowid: i64) -> anyhow::Result<()> {
         self.tx.execute("DELETE FROM memory_text WHERE rowid = ?1", [rowid])?;
-        self.tx.execute("DELETE FROM memory_vectors WHERE rowid = ?1", [rowid])?;
+        self.delete_vectors(rowid)?;
         self.tx.execute("DELETE FROM memories WHERE rowid = ?1", [rowid])?;
         Ok(())
     }
