@@ -260,11 +260,13 @@ async fn main() -> anyhow::Result<()> {
     let conversations = load_locomo(Path::new(DEFAULT_LOCOMO))?;
     let texts = bench_texts(&conversations, memories);
     let (bare_rate, ferrex_rate) = {
-        // The work the node does for 2,000 memories: each one's text and
-        // its passages. Rates are in memories per second.
-        let memories_sampled = texts.len().min(2000);
-        let work: Vec<String> =
-            texts.iter().take(memories_sampled).flat_map(|text| texts_to_embed(text)).collect();
+        // The work the node does for 2,000 memories spread evenly over the
+        // corpus: each one's text and its passages. Rates are in memories
+        // per second.
+        let step = (texts.len() / 2000).max(1);
+        let sampled: Vec<&String> = texts.iter().step_by(step).take(2000).collect();
+        let memories_sampled = sampled.len();
+        let work: Vec<String> = sampled.iter().flat_map(|text| texts_to_embed(text)).collect();
         let sample: Vec<&str> = work.iter().map(String::as_str).collect();
         let files = ModelSearch::from_env().locate(ModelTier::Small)?;
         let mut bare = bare_fastembed(&files, &EmbedderOptions::default())?;

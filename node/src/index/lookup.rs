@@ -186,7 +186,7 @@ impl Index {
             |row| Ok((row.get(0)?, row.get(1)?)),
         )?;
         let mut statement =
-            self.conn().prepare_cached("SELECT embedding FROM passage_vectors WHERE rowid = ?1")?;
+            self.conn().prepare_cached("SELECT embedding FROM passage_floats WHERE rowid = ?1")?;
         let mut vectors = vec![whole];
         // One lookup per passage: vec0 answers rowid equality directly.
         for index in 0..passages {

@@ -91,6 +91,11 @@ impl Index {
     /// version, or built with another model is replaced by an empty one; the
     /// caller then rebuilds it from the documents.
     pub fn open(path: &Path, model_id: &str, dimension: usize) -> anyhow::Result<(Index, Opened)> {
+        // Passages are searched by sign bits, stored a byte per 8 dimensions.
+        anyhow::ensure!(
+            dimension.is_multiple_of(8) && dimension > 0,
+            "the model makes {dimension}-d vectors; ferrex needs a positive multiple of 8"
+        );
         register_sqlite_vec();
         let existed = path.exists();
         let opened = if existed {
@@ -158,6 +163,7 @@ impl Index {
         self.conn.execute_batch(
             "DROP TABLE IF EXISTS memory_vectors;
              DROP TABLE IF EXISTS passage_vectors;
+             DROP TABLE IF EXISTS passage_floats;
              DROP TABLE IF EXISTS memory_text;
              DROP TABLE IF EXISTS memories;
              DROP TABLE IF EXISTS tombstones;
@@ -241,7 +247,7 @@ mod tests {
     use super::*;
 
     fn open(path: &Path, model: &str) -> Opened {
-        let (index, opened) = Index::open(path, model, 4).unwrap();
+        let (index, opened) = Index::open(path, model, 8).unwrap();
         index.set_complete(true).unwrap();
         opened
     }
@@ -263,7 +269,7 @@ mod tests {
             matches!(open(&path, "model-b"), Opened::Replaced { reason } if reason.contains("schema version 1"))
         );
 
-        let (index, _) = Index::open(&path, "model-b", 4).unwrap();
+        let (index, _) = Index::open(&path, "model-b", 8).unwrap();
         index.set_complete(false).unwrap();
         drop(index);
         assert!(
@@ -298,17 +304,22 @@ mod tests {
         MemoryRow::from_stored(&stored, "doc")
     }
 
+    /// Passages indexed, asserting both of their tables agree.
     fn passage_rows(index: &Index) -> i64 {
-        index
-            .conn()
-            .query_row("SELECT count(*) FROM passage_vectors", [], |row| row.get(0))
-            .unwrap()
+        let count = |table: &str| -> i64 {
+            index
+                .conn()
+                .query_row(&format!("SELECT count(*) FROM {table}"), [], |row| row.get(0))
+                .unwrap()
+        };
+        assert_eq!(count("passage_vectors"), count("passage_floats"));
+        count("passage_floats")
     }
 
     #[test]
     fn a_memory_is_found_by_its_nearest_passage_and_its_passages_go_with_it() {
         let dir = tempfile::tempdir().unwrap();
-        let (mut index, _) = Index::open(&dir.path().join("index.sqlite"), "model", 4).unwrap();
+        let (mut index, _) = Index::open(&dir.path().join("index.sqlite"), "model", 8).unwrap();
         let put = |index: &mut Index, id: &str, text: &str, vectors: Vectors| {
             index
                 .transaction(|tx| {
@@ -323,11 +334,15 @@ mod tests {
             &mut index,
             "a",
             "two. sentences here",
-            vec![vec![0.0, 1.0, 0.0, 0.0], vec![0.0, 0.0, 1.0, 0.0], vec![1.0, 0.0, 0.0, 0.0]],
+            vec![
+                vec![0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+                vec![0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+                vec![1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            ],
         );
-        put(&mut index, "b", "one", vec![vec![0.6, 0.8, 0.0, 0.0]]);
+        put(&mut index, "b", "one", vec![vec![0.6, 0.8, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]);
         assert_eq!(passage_rows(&index), 2);
-        let query = [1.0, 0.0, 0.0, 0.0];
+        let query = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
         let whole: Vec<String> =
             index.dense(&query, "default", &[], 2).unwrap().into_iter().map(|(id, _)| id).collect();
         assert_eq!(whole, ["b", "a"]);
@@ -343,7 +358,10 @@ mod tests {
             &mut index,
             "a",
             "two. sentences here",
-            vec![vec![0.0, 1.0, 0.0, 0.0], vec![0.0, 0.0, 0.0, 1.0]],
+            vec![
+                vec![0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+                vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
+            ],
         );
         assert_eq!(passage_rows(&index), 1);
         assert_eq!(index.vectors("a").unwrap().len(), 2);

@@ -67,12 +67,14 @@ pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> any
             embedding FLOAT[{dimension}],
             kind TEXT
         );
-        -- The sentences of longer memories, each its own vector.
+        -- The sentences of longer memories, each its own vector: searched
+        -- by sign bits (fast), then rescored exactly from passage_floats.
         CREATE VIRTUAL TABLE passage_vectors USING vec0(
             namespace TEXT PARTITION KEY,
-            embedding FLOAT[{dimension}],
+            embedding BIT[{dimension}],
             kind TEXT
         );
+        CREATE TABLE passage_floats (rowid INTEGER PRIMARY KEY, embedding BLOB NOT NULL);
         CREATE TABLE tombstones (
             id TEXT PRIMARY KEY, namespace TEXT NOT NULL, at INTEGER NOT NULL, by TEXT NOT NULL
         );

@@ -12,6 +12,12 @@ use super::{Index, MemoryRow, PASSAGE_STRIDE, fts_query, vector_bytes};
 /// 0.5 gave 0.690, 0.25 gave 0.686.
 const CONTEXT_WEIGHT: f64 = 0.5;
 
+/// Passage candidates taken by sign bits per result wanted, before exact
+/// rescoring.
+const PASSAGE_OVERSAMPLING: usize = 4;
+/// The most rows one sqlite-vec KNN query may ask for.
+const MAX_KNN: usize = 4096;
+
 /// Counts for `stats`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct IndexCounts {
@@ -37,7 +43,18 @@ impl Index {
         kinds: &[MemoryKind],
         k: usize,
     ) -> anyhow::Result<Vec<(String, f64)>> {
-        let mut found = self.nearest("memory_vectors", "v.rowid", vector, namespace, kinds, k)?;
+        let (sql, values) = knn_query(
+            "SELECT m.id, v.distance FROM memory_vectors v JOIN memories m ON m.rowid = v.rowid",
+            "?1",
+            vector,
+            namespace,
+            kinds,
+            k,
+        );
+        let mut statement = self.conn().prepare_cached(&sql)?;
+        let mut found: Vec<(String, f64)> = statement
+            .query_map(params_from_iter(values), |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<Result<_, _>>()?;
         sort_by_distance(&mut found);
         Ok(found)
     }
@@ -45,6 +62,10 @@ impl Index {
     /// The `k` memories of `namespace` nearest to `vector` by their nearest
     /// vector, whole text or passage (see `ferrex_core::passages`), nearest
     /// first, ties broken by id. What recall ranks by meaning.
+    ///
+    /// Passages are many, so they are searched by sign bits (Hamming
+    /// distance, [`PASSAGE_OVERSAMPLING`] candidates per result wanted) and
+    /// the candidates rescored exactly.
     pub fn dense_best(
         &self,
         vector: &[f32],
@@ -52,44 +73,38 @@ impl Index {
         kinds: &[MemoryKind],
         k: usize,
     ) -> anyhow::Result<Vec<(String, f64)>> {
-        let owner = format!("v.rowid / {PASSAGE_STRIDE}");
-        let passages = self.nearest("passage_vectors", &owner, vector, namespace, kinds, k)?;
+        let (sql, values) = knn_query(
+            "SELECT v.rowid FROM passage_vectors v",
+            "vec_quantize_binary(?1)",
+            vector,
+            namespace,
+            kinds,
+            (k * PASSAGE_OVERSAMPLING).min(MAX_KNN),
+        );
+        let mut statement = self.conn().prepare_cached(&sql)?;
+        let candidates: Vec<i64> = statement
+            .query_map(params_from_iter(values), |row| row.get(0))?
+            .collect::<Result<_, _>>()?;
+        let mut rescore = self.conn().prepare_cached(&format!(
+            "SELECT m.id, f.embedding FROM passage_floats f
+             JOIN memories m ON m.rowid = f.rowid / {PASSAGE_STRIDE} WHERE f.rowid = ?1"
+        ))?;
         let mut nearest: HashMap<String, f64> = HashMap::new();
-        for (id, distance) in self.dense(vector, namespace, kinds, k)?.into_iter().chain(passages) {
-            let best = nearest.entry(id).or_insert(distance);
-            *best = best.min(distance);
+        for (id, distance) in self.dense(vector, namespace, kinds, k)? {
+            nearest.insert(id, distance);
+        }
+        for candidate in candidates {
+            let found: Option<(String, Vec<u8>)> =
+                rescore.query_row([candidate], |row| Ok((row.get(0)?, row.get(1)?))).optional()?;
+            if let Some((id, bytes)) = found {
+                let distance = l2_distance(vector, &bytes);
+                let best = nearest.entry(id).or_insert(distance);
+                *best = best.min(distance);
+            }
         }
         let mut found: Vec<(String, f64)> = nearest.into_iter().collect();
         sort_by_distance(&mut found);
         found.truncate(k);
-        Ok(found)
-    }
-
-    /// The `k` rows of vector table `table` nearest to `vector`, as (memory
-    /// id, distance); `owner` is the memory rowid of a vector row `v`.
-    fn nearest(
-        &self,
-        table: &str,
-        owner: &str,
-        vector: &[f32],
-        namespace: &str,
-        kinds: &[MemoryKind],
-        k: usize,
-    ) -> anyhow::Result<Vec<(String, f64)>> {
-        let mut sql = format!(
-            "SELECT m.id, v.distance FROM {table} v JOIN memories m ON m.rowid = {owner}
-             WHERE v.embedding MATCH ?1 AND v.k = ?2 AND v.namespace = ?3"
-        );
-        let mut values: Vec<Value> = vec![
-            Value::Blob(vector_bytes(vector)),
-            Value::Integer(k as i64),
-            Value::Text(namespace.to_owned()),
-        ];
-        push_kind_filter(&mut sql, &mut values, "v.kind", kinds);
-        let mut statement = self.conn().prepare_cached(&sql)?;
-        let found = statement
-            .query_map(params_from_iter(values), |row| Ok((row.get(0)?, row.get(1)?)))?
-            .collect::<Result<_, _>>()?;
         Ok(found)
     }
 
@@ -233,6 +248,41 @@ fn push_kind_filter(sql: &mut String, values: &mut Vec<Value>, column: &str, kin
         (0..kinds.len()).map(|offset| format!("?{}", first + offset)).collect();
     sql.push_str(&format!(" AND {column} IN ({})", placeholders.join(", ")));
     values.extend(kinds.iter().map(|kind| Value::from(kind.as_str().to_owned())));
+}
+
+/// A KNN query over vector table `v` (in `select`), matching `target`
+/// (`?1` is `vector`), in `namespace`, of `kinds` (any when empty).
+fn knn_query(
+    select: &str,
+    target: &str,
+    vector: &[f32],
+    namespace: &str,
+    kinds: &[MemoryKind],
+    k: usize,
+) -> (String, Vec<Value>) {
+    let mut sql =
+        format!("{select} WHERE v.embedding MATCH {target} AND v.k = ?2 AND v.namespace = ?3");
+    let mut values: Vec<Value> = vec![
+        Value::Blob(vector_bytes(vector)),
+        Value::Integer(k as i64),
+        Value::Text(namespace.to_owned()),
+    ];
+    push_kind_filter(&mut sql, &mut values, "v.kind", kinds);
+    (sql, values)
+}
+
+/// The L2 distance between `vector` and the little-endian floats in
+/// `bytes`, as sqlite-vec measures it.
+fn l2_distance(vector: &[f32], bytes: &[u8]) -> f64 {
+    let squared: f32 = bytes
+        .chunks_exact(4)
+        .zip(vector)
+        .map(|(chunk, value)| {
+            let stored = f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+            (stored - value) * (stored - value)
+        })
+        .sum();
+    f64::from(squared.sqrt())
 }
 
 /// Nearest first, ties broken by id.

@@ -135,15 +135,16 @@ impl<'a> IndexTx<'a> {
             params![rowid, namespace, vector_bytes(whole), kind],
         )?;
         for (index, passage) in passages.iter().enumerate() {
+            let passage_rowid = rowid * PASSAGE_STRIDE + index as i64;
+            let bytes = vector_bytes(passage);
             self.tx.execute(
                 "INSERT INTO passage_vectors(rowid, namespace, embedding, kind)
-                 VALUES (?1, ?2, ?3, ?4)",
-                params![
-                    rowid * PASSAGE_STRIDE + index as i64,
-                    namespace,
-                    vector_bytes(passage),
-                    kind
-                ],
+                 VALUES (?1, ?2, vec_quantize_binary(?3), ?4)",
+                params![passage_rowid, namespace, bytes, kind],
+            )?;
+            self.tx.execute(
+                "INSERT INTO passage_floats(rowid, embedding) VALUES (?1, ?2)",
+                params![passage_rowid, bytes],
             )?;
         }
         self.tx.execute(
@@ -162,10 +163,9 @@ impl<'a> IndexTx<'a> {
             .unwrap_or(0);
         self.tx.execute("DELETE FROM memory_vectors WHERE rowid = ?1", [rowid])?;
         for index in 0..passages {
-            self.tx.execute(
-                "DELETE FROM passage_vectors WHERE rowid = ?1",
-                [rowid * PASSAGE_STRIDE + index],
-            )?;
+            let passage_rowid = rowid * PASSAGE_STRIDE + index;
+            self.tx.execute("DELETE FROM passage_vectors WHERE rowid = ?1", [passage_rowid])?;
+            self.tx.execute("DELETE FROM passage_floats WHERE rowid = ?1", [passage_rowid])?;
         }
         Ok(())
     }
