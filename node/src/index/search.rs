@@ -73,7 +73,7 @@ impl Index {
         kinds: &[MemoryKind],
         k: usize,
     ) -> anyhow::Result<Vec<(String, f64)>> {
-        let (sql, values) = knn_query(
+        let (candidates, values) = knn_query(
             "SELECT v.rowid FROM passage_vectors v",
             "vec_quantize_binary(?1)",
             vector,
@@ -81,26 +81,18 @@ impl Index {
             kinds,
             (k * PASSAGE_OVERSAMPLING).min(MAX_KNN),
         );
-        let mut statement = self.conn().prepare_cached(&sql)?;
-        let candidates: Vec<i64> = statement
-            .query_map(params_from_iter(values), |row| row.get(0))?
-            .collect::<Result<_, _>>()?;
-        let mut rescore = self.conn().prepare_cached(&format!(
-            "SELECT m.id, f.embedding FROM passage_floats f
-             JOIN memories m ON m.rowid = f.rowid / {PASSAGE_STRIDE} WHERE f.rowid = ?1"
+        let mut statement = self.conn().prepare_cached(&format!(
+            "SELECT m.id, vec_distance_l2(f.embedding, ?1) FROM passage_floats f
+             JOIN memories m ON m.rowid = f.rowid / {PASSAGE_STRIDE}
+             WHERE f.rowid IN ({candidates})"
         ))?;
+        let passages: Vec<(String, f64)> = statement
+            .query_map(params_from_iter(values), |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<Result<_, _>>()?;
         let mut nearest: HashMap<String, f64> = HashMap::new();
-        for (id, distance) in self.dense(vector, namespace, kinds, k)? {
-            nearest.insert(id, distance);
-        }
-        for candidate in candidates {
-            let found: Option<(String, Vec<u8>)> =
-                rescore.query_row([candidate], |row| Ok((row.get(0)?, row.get(1)?))).optional()?;
-            if let Some((id, bytes)) = found {
-                let distance = l2_distance(vector, &bytes);
-                let best = nearest.entry(id).or_insert(distance);
-                *best = best.min(distance);
-            }
+        for (id, distance) in self.dense(vector, namespace, kinds, k)?.into_iter().chain(passages) {
+            let best = nearest.entry(id).or_insert(distance);
+            *best = best.min(distance);
         }
         let mut found: Vec<(String, f64)> = nearest.into_iter().collect();
         sort_by_distance(&mut found);
@@ -269,20 +261,6 @@ fn knn_query(
     ];
     push_kind_filter(&mut sql, &mut values, "v.kind", kinds);
     (sql, values)
-}
-
-/// The L2 distance between `vector` and the little-endian floats in
-/// `bytes`, as sqlite-vec measures it.
-fn l2_distance(vector: &[f32], bytes: &[u8]) -> f64 {
-    let squared: f32 = bytes
-        .chunks_exact(4)
-        .zip(vector)
-        .map(|(chunk, value)| {
-            let stored = f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-            (stored - value) * (stored - value)
-        })
-        .sum();
-    f64::from(squared.sqrt())
 }
 
 /// Nearest first, ties broken by id.
