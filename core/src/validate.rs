@@ -217,6 +217,17 @@ pub fn unit_interval(field: &str, value: f64) -> Result<f64, FieldError> {
     Ok(value)
 }
 
+/// A list of memory ids: at most [`MAX_FORGET_IDS`], each a valid id.
+pub fn memory_ids(field: &str, ids: &[String]) -> Result<Vec<String>, FieldError> {
+    if ids.len() > MAX_FORGET_IDS {
+        return Err(FieldError::new(
+            field,
+            format!("lists {} ids; at most {MAX_FORGET_IDS} at a time", ids.len()),
+        ));
+    }
+    ids.iter().enumerate().map(|(index, id)| memory_id(&format!("{field}[{index}]"), id)).collect()
+}
+
 /// Checks a memory id given in a request.
 pub fn memory_id(field: &str, id: &str) -> Result<String, FieldError> {
     let id = id.trim();
@@ -278,7 +289,9 @@ fn optional_text(
     text.map(|text| required_text(field, &text, max_bytes)).transpose()
 }
 
-fn name_list(field: &str, names: Vec<String>) -> Result<Vec<String>, FieldError> {
+/// A list of entity names (or tags): at most [`MAX_LIST_ITEMS`], each a
+/// name of at most [`MAX_NAME_BYTES`]; repeats dropped.
+pub fn name_list(field: &str, names: Vec<String>) -> Result<Vec<String>, FieldError> {
     if names.len() > MAX_LIST_ITEMS {
         return Err(FieldError::new(
             field,

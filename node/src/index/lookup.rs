@@ -180,20 +180,15 @@ impl Index {
     /// passages' (empty when it has none yet).
     pub fn vectors(&self, id: &str) -> anyhow::Result<Vec<Vec<f32>>> {
         let Some(whole) = self.vector(id)? else { return Ok(Vec::new()) };
-        let (rowid, passages): (i64, i64) = self.conn().query_row(
-            "SELECT rowid, passages FROM memories WHERE id = ?1",
-            [id],
-            |row| Ok((row.get(0)?, row.get(1)?)),
-        )?;
-        let mut statement =
-            self.conn().prepare_cached("SELECT embedding FROM passage_floats WHERE rowid = ?1")?;
+        // Passage rows of a memory are a contiguous range (PASSAGE_STRIDE).
+        let mut statement = self.conn().prepare_cached(&format!(
+            "SELECT f.embedding FROM memories m JOIN passage_floats f
+                ON f.rowid >= m.rowid * {PASSAGE_STRIDE} AND f.rowid < (m.rowid + 1) * {PASSAGE_STRIDE}
+             WHERE m.id = ?1 ORDER BY f.rowid"
+        ))?;
         let mut vectors = vec![whole];
-        // One lookup per passage: vec0 answers rowid equality directly.
-        for index in 0..passages {
-            let bytes: Option<Vec<u8>> = statement
-                .query_row([rowid * PASSAGE_STRIDE + index], |row| row.get(0))
-                .optional()?;
-            vectors.extend(bytes.map(|bytes| floats(&bytes)));
+        for bytes in statement.query_map([id], |row| row.get::<_, Vec<u8>>(0))? {
+            vectors.push(floats(&bytes?));
         }
         Ok(vectors)
     }

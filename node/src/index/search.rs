@@ -53,10 +53,7 @@ impl Index {
             kinds,
             k,
         );
-        let mut statement = self.conn().prepare_cached(&sql)?;
-        let mut found: Vec<(String, f64)> = statement
-            .query_map(params_from_iter(values), |row| Ok((row.get(0)?, row.get(1)?)))?
-            .collect::<Result<_, _>>()?;
+        let mut found = self.id_distances(&sql, values)?;
         sort_by_distance(&mut found);
         Ok(found)
     }
@@ -83,14 +80,14 @@ impl Index {
             kinds,
             (k * PASSAGE_OVERSAMPLING).min(MAX_KNN),
         );
-        let mut statement = self.conn().prepare_cached(&format!(
-            "SELECT m.id, vec_distance_l2(f.embedding, ?1) FROM passage_floats f
-             JOIN memories m ON m.rowid = f.rowid / {PASSAGE_STRIDE}
-             WHERE f.rowid IN ({candidates})"
-        ))?;
-        let passages: Vec<(String, f64)> = statement
-            .query_map(params_from_iter(values), |row| Ok((row.get(0)?, row.get(1)?)))?
-            .collect::<Result<_, _>>()?;
+        let passages = self.id_distances(
+            &format!(
+                "SELECT m.id, vec_distance_l2(f.embedding, ?1) FROM passage_floats f
+                 JOIN memories m ON m.rowid = f.rowid / {PASSAGE_STRIDE}
+                 WHERE f.rowid IN ({candidates})"
+            ),
+            values,
+        )?;
         let mut nearest: HashMap<String, f64> = HashMap::new();
         for (id, distance) in self.dense(vector, namespace, kinds, k)?.into_iter().chain(passages) {
             let best = nearest.entry(id).or_insert(distance);
@@ -99,6 +96,15 @@ impl Index {
         let mut found: Vec<(String, f64)> = nearest.into_iter().collect();
         sort_by_distance(&mut found);
         found.truncate(k);
+        Ok(found)
+    }
+
+    /// Runs a query answering (memory id, distance) rows.
+    fn id_distances(&self, sql: &str, values: Vec<Value>) -> anyhow::Result<Vec<(String, f64)>> {
+        let mut statement = self.conn().prepare_cached(sql)?;
+        let found = statement
+            .query_map(params_from_iter(values), |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<Result<_, _>>()?;
         Ok(found)
     }
 

@@ -154,25 +154,7 @@ fn recall(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
         .enumerate()
         .map(|(index, text)| kind(&format!("types[{index}]"), text))
         .collect::<Result<Vec<_>, _>>()?;
-    let entities = args.strings("entities")?;
-    if entities.len() > validate::MAX_LIST_ITEMS {
-        return Err(FieldError::new(
-            "entities",
-            format!(
-                "has {} items; at most {} are allowed",
-                entities.len(),
-                validate::MAX_LIST_ITEMS
-            ),
-        )
-        .into());
-    }
-    let entities = entities
-        .iter()
-        .enumerate()
-        .map(|(index, name)| {
-            validate::required_text(&format!("entities[{index}]"), name, validate::MAX_NAME_BYTES)
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let entities = validate::name_list("entities", args.strings("entities")?)?;
     let (start, end) = match args.object("time_range")? {
         None => (None, None),
         Some(range) => {
@@ -195,23 +177,7 @@ fn recall(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
             (start, end)
         }
     };
-    let validate_ids = args.strings("validate_ids")?;
-    if validate_ids.len() > validate::MAX_FORGET_IDS {
-        return Err(FieldError::new(
-            "validate_ids",
-            format!(
-                "lists {} ids; at most {} at a time",
-                validate_ids.len(),
-                validate::MAX_FORGET_IDS
-            ),
-        )
-        .into());
-    }
-    let validate_ids = validate_ids
-        .iter()
-        .enumerate()
-        .map(|(index, id)| validate::memory_id(&format!("validate_ids[{index}]"), id))
-        .collect::<Result<Vec<_>, _>>()?;
+    let validate_ids = validate::memory_ids("validate_ids", &args.strings("validate_ids")?)?;
     let diversity = match args.number("diversity")? {
         None => 0.0,
         Some(value) => validate::unit_interval("diversity", value)?,
@@ -247,18 +213,7 @@ fn forget(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
     if ids.is_empty() {
         return Err(FieldError::new("ids", "must list at least one memory id").into());
     }
-    if ids.len() > validate::MAX_FORGET_IDS {
-        return Err(FieldError::new(
-            "ids",
-            format!("lists {} ids; at most {} at a time", ids.len(), validate::MAX_FORGET_IDS),
-        )
-        .into());
-    }
-    let ids = ids
-        .iter()
-        .enumerate()
-        .map(|(index, id)| validate::memory_id(&format!("ids[{index}]"), id))
-        .collect::<Result<Vec<_>, _>>()?;
+    let ids = validate::memory_ids("ids", &ids)?;
     let outcome = engine.forget(&ids)?;
     Ok(json!({"forgotten": outcome.forgotten, "unknown": outcome.unknown}))
 }
