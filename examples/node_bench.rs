@@ -1,6 +1,6 @@
 //! One-node benchmark at 10k memories, through real processes and MCP.
 //!
-//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example node_bench [-- --memories N --locomo PATH]`
+//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example node_bench [-- --memories N --locomo PATH --no-baseline]`
 //!
 //! 1. Writes N memories (LoCoMo's dialogue turns, then synthetic ones) into a
 //!    fresh home's documents, and times a bare fastembed call embedding the
@@ -13,6 +13,10 @@
 //!    an MCP client (distinct LoCoMo questions: every query is embedded, none
 //!    is a cache hit).
 //! 4. SIGKILLs the node and times a restart until a `recall` is answered.
+//! 5. Reports the home's size on disk (documents and keys, index).
+//!
+//! `--no-baseline` skips the bare-embedding comparison of step 1, which at
+//! large N costs more than the rest of the run.
 
 use std::{
     path::PathBuf,
@@ -36,12 +40,14 @@ const NAMESPACE: &str = "bench";
 async fn main() -> anyhow::Result<()> {
     let mut count = 10_000usize;
     let mut locomo = PathBuf::from(DEFAULT_LOCOMO);
+    let mut baseline = true;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().context("a flag needs a value");
         match arg.as_str() {
             "--memories" => count = value()?.parse()?,
             "--locomo" => locomo = value()?.into(),
+            "--no-baseline" => baseline = false,
             other => anyhow::bail!("unknown argument {other:?}; see the usage line"),
         }
     }
@@ -63,7 +69,9 @@ async fn main() -> anyhow::Result<()> {
     // 1. Documents, and the bare embedding baseline on the same texts.
     let home = TestHome::new();
     prefill(&home.path().join("docs"), NAMESPACE, &texts, 100)?;
-    let (bare_rate, ferrex_rate) = {
+    let (bare_rate, ferrex_rate) = if !baseline {
+        (f64::NAN, f64::NAN)
+    } else {
         let files = ModelSearch::from_env().locate(ModelTier::Small)?;
         let mut bare = bare_fastembed(&files, &EmbedderOptions::default())?;
         // The same work the node does: each memory's whole text and its
@@ -161,6 +169,11 @@ async fn main() -> anyhow::Result<()> {
     client.close().await;
     home.stop();
     let _ = node.wait();
+    let docs_bytes = dir_bytes(&home.path().join("docs"));
+    let index_bytes = ["index.sqlite", "index.sqlite-wal", "index.sqlite-shm"]
+        .iter()
+        .map(|name| std::fs::metadata(home.path().join(name)).map(|meta| meta.len()).unwrap_or(0))
+        .sum::<u64>();
 
     println!(
         "store  p50 {:>7.2} ms   p95 {:>7.2} ms   (200 calls through MCP)",
@@ -178,6 +191,12 @@ async fn main() -> anyhow::Result<()> {
         millis(serving)
     );
     println!(
+        "on disk: documents and keys {:.1} MB, index {:.1} MB ({} memories)",
+        docs_bytes as f64 / 1e6,
+        index_bytes as f64 / 1e6,
+        count + 200
+    );
+    println!(
         "rebuild {rebuild_rate:.0} memories/s (ferrex reindex of {count}, wall time incl. model load)"
     );
     println!(
@@ -189,4 +208,20 @@ async fn main() -> anyhow::Result<()> {
         rebuild_rate / ferrex_rate
     );
     Ok(())
+}
+
+/// Bytes of every file under `dir`.
+fn dir_bytes(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|entry| match entry.metadata() {
+                    Ok(meta) if meta.is_dir() => dir_bytes(&entry.path()),
+                    Ok(meta) => meta.len(),
+                    Err(_) => 0,
+                })
+                .sum()
+        })
+        .unwrap_or(0)
 }

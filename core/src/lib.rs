@@ -16,6 +16,7 @@ pub mod passages;
 pub mod predicate;
 pub mod rank;
 pub mod scoring;
+pub mod secrets;
 pub mod settings;
 mod slots;
 pub mod time;

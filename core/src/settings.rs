@@ -21,6 +21,8 @@ pub struct MemorySettings {
     pub predicate_fuzzy: f64,
     /// Predicate synonym groups.
     pub predicates: PredicateGroups,
+    /// What a store does with text that holds a credential.
+    pub secrets: crate::secrets::SecretPolicy,
 }
 
 impl Default for MemorySettings {
@@ -32,6 +34,7 @@ impl Default for MemorySettings {
             entity: EntitySettings::default(),
             predicate_fuzzy: 0.85,
             predicates: PredicateGroups::default(),
+            secrets: crate::secrets::SecretPolicy::default(),
         }
     }
 }

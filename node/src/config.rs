@@ -100,6 +100,7 @@ pub const KEYS: &[&str] = &[
     "memory.corrected_penalty",
     "memory.dense_weight",
     "memory.text_weight",
+    "memory.secrets",
 ];
 
 const SECTIONS: &[&str] = &["node", "network", "embed", "memory", "predicates", "namespaces"];
@@ -395,6 +396,9 @@ fn set_memory(settings: &mut MemorySettings, key: &str, value: &str) -> anyhow::
         "memory.corrected_penalty" => settings.ranking.corrected_penalty = unit()?,
         "memory.dense_weight" => settings.ranking.dense_weight = number()?,
         "memory.text_weight" => settings.ranking.text_weight = number()?,
+        "memory.secrets" => {
+            settings.secrets = value.parse().map_err(|reason: String| invalid(&reason))?
+        }
         other => bail!("unknown key {other}; known keys: {}", KEYS.join(", ")),
     }
     Ok(())

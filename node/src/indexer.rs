@@ -12,7 +12,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use anyhow::Context;
 use ferrex_core::EdgeKind;
-use ferrex_sync::{ChangedKeys, DocChange, DocId, Replica, alias_key};
+use ferrex_sync::{ChangedKeys, DocChange, DocId, Lookup, Replica};
 
 use crate::index::{Index, IndexTx, MemoryRow, Touched, Vectors, write::Upserted};
 
@@ -31,6 +31,11 @@ pub fn apply_change(
         return Ok(());
     }
     let doc = change.doc.to_string();
+    if change.is_keys_only() {
+        // The document is as it was; what this node can read of it changed
+        // (keys arrived, or were deleted with a forget): re-read those keys.
+        return index.transaction(|tx| apply_keys(tx, replica, &change.doc, &change.keys, vectors));
+    }
     if index.doc_heads(&doc)?.as_deref() == Some(change.before.as_slice()) {
         index.transaction(|tx| {
             apply_keys(tx, replica, &change.doc, &change.keys, vectors)?;
@@ -71,12 +76,29 @@ pub fn catch_up_doc(
     })
 }
 
-/// Brings the index up to date with every document.
+/// Brings the index up to date with every document, and indexes records
+/// whose key arrived while the index was not looking (a crash after a key
+/// was filed and before its record was indexed).
 pub fn catch_up_all(index: &mut Index, replica: &Replica) -> anyhow::Result<()> {
     for id in replica.doc_ids() {
         let current = index.doc_heads(&id.to_string())?;
         if current.as_ref() != Some(&replica.heads(&id)?) {
             catch_up_doc(index, replica, &id, &KnownVectors::new())?;
+        }
+    }
+    let mut pending: HashMap<String, ChangedKeys> = HashMap::new();
+    for (doc, root, id) in index.pending_keys()? {
+        let keys = pending.entry(doc).or_default();
+        match root.as_str() {
+            "memories" => keys.memories.insert(id),
+            "entities" => keys.entities.insert(id),
+            _ => keys.aliases.insert(id),
+        };
+    }
+    for (doc, keys) in pending {
+        let Ok(id) = doc.parse::<DocId>() else { continue };
+        if replica.doc_ids().contains(&id) {
+            index.transaction(|tx| apply_keys(tx, replica, &id, &keys, &KnownVectors::new()))?;
         }
     }
     Ok(())
@@ -96,14 +118,30 @@ fn apply_keys(
     let mut touched = Touched::default();
     replica.read(id, |reader| -> anyhow::Result<()> {
         for key in &keys.entities {
-            if let Some(entity) = reader.entity(key) {
-                tx.put_entity(&namespace, &doc, &entity)?;
-                touched.entity_namespaces.insert(namespace.clone());
+            match reader.entity(key) {
+                Lookup::Found(entity) => {
+                    tx.put_entity(&namespace, &doc, &entity)?;
+                    tx.clear_pending("entities", key)?;
+                }
+                Lookup::Locked(_) => {
+                    tx.delete_entity(key)?;
+                    tx.put_pending("entities", key, &doc)?;
+                }
+                Lookup::Absent => continue,
             }
+            touched.entity_namespaces.insert(namespace.clone());
         }
         for key in &keys.aliases {
-            if let Some(alias) = reader.alias(key) {
-                tx.put_alias(&namespace, &alias_key(&alias.entity_id, &alias.name), &alias)?;
+            match reader.alias(key) {
+                Lookup::Found(alias) => {
+                    tx.put_alias(&namespace, key, &alias)?;
+                    tx.clear_pending("aliases", key)?;
+                }
+                Lookup::Locked(_) => {
+                    tx.delete_alias(key)?;
+                    tx.put_pending("aliases", key, &doc)?;
+                }
+                Lookup::Absent => {}
             }
         }
         for key in memory_keys {
@@ -112,10 +150,12 @@ fn apply_keys(
             if let Some(tombstone) = reader.tombstone(key) {
                 tx.put_tombstone(&namespace, &tombstone)?;
                 tx.delete_memory(key)?;
+                tx.clear_pending("memories", key)?;
                 continue;
             }
-            match reader.memory(key) {
-                Some(stored) => {
+            match reader.memory_lookup(key) {
+                Lookup::Found(stored) => {
+                    tx.clear_pending("memories", key)?;
                     let row = MemoryRow::from_stored(&stored, &doc);
                     let (rowid, upserted) = tx.upsert_memory(&row)?;
                     if upserted != Upserted::Unchanged
@@ -128,8 +168,13 @@ fn apply_keys(
                     tx.touch_memory(key, &mut touched)?;
                     tx.touch_target(key, &mut touched)?;
                 }
-                None => {
+                Lookup::Locked(_) => {
                     tx.delete_memory(key)?;
+                    tx.put_pending("memories", key, &doc)?;
+                }
+                Lookup::Absent => {
+                    tx.delete_memory(key)?;
+                    tx.clear_pending("memories", key)?;
                 }
             }
         }

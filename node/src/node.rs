@@ -106,6 +106,9 @@ impl Node {
         index.set_complete(false)?;
         indexer::catch_up_all(&mut index, &replica).context("bringing the index up to date")?;
         index.set_complete(true)?;
+        // A crash during a forget may have left older copies of the rows it
+        // deleted in the WAL: empty it before serving.
+        index.checkpoint_truncate()?;
         tracing::info!(elapsed_ms = started.elapsed().as_millis() as u64, "node open");
 
         let replica = Arc::new(replica);

@@ -37,26 +37,35 @@ impl Replica {
     /// Applies an encoded sync message from a peer to document `id`
     /// (created from its genesis if this replica does not have it), makes
     /// what it merged durable, and says what changed; `None` when the message
-    /// brought no new change.
+    /// brought no new change. When it brought tombstones, the keys of the
+    /// forgotten memories (and of entities and aliases only they used) are
+    /// deleted before this returns, and the changes that follow the first
+    /// are keys-only changes naming what became unreadable.
     pub fn receive_sync_message(
         &self,
         id: &DocId,
         state: &mut sync::State,
         message: &[u8],
-    ) -> Result<Option<DocChange>, ReplicaError> {
+    ) -> Result<Vec<DocChange>, ReplicaError> {
         let message = sync::Message::decode(message).map_err(|error| {
             ReplicaError::BadSyncMessage { doc: id.clone(), reason: error.to_string() }
         })?;
         self.ensure_document(id)?;
         let document = self.document(id)?;
         let mut document = lock(&document);
-        let change = document.receive(state, message)?;
-        if let Some(change) = &change {
-            self.relocate(&document, &change.keys);
-            drop(document);
-            self.announce(id);
+        let Some(change) = document.receive(state, message)? else { return Ok(Vec::new()) };
+        let orphaned = self.relocate(&document, &change.keys);
+        drop(document);
+        let mut changes = Vec::new();
+        if let Some(namespace) = id.namespace()
+            && (!change.keys.forgotten.is_empty() || !orphaned.is_empty())
+        {
+            let forgotten: Vec<String> = change.keys.forgotten.iter().cloned().collect();
+            changes = self.purge(namespace, &forgotten, &orphaned)?;
         }
-        Ok(change)
+        self.announce(id);
+        changes.insert(0, change);
+        Ok(changes)
     }
 
     /// Whether document `id` has every change in `heads` (false when this

@@ -90,6 +90,14 @@ pub struct DocChange {
     pub keys: ChangedKeys,
 }
 
+impl DocChange {
+    /// Whether the change moved no heads: the document is as it was, but
+    /// what this node can read of it changed (keys arrived or were deleted).
+    pub fn is_keys_only(&self) -> bool {
+        self.before == self.after
+    }
+}
+
 /// A loaded document with its files.
 #[derive(Debug)]
 pub(crate) struct Document {
@@ -103,6 +111,15 @@ pub(crate) struct Document {
 impl Document {
     /// Opens the document in `dir`, creating it from its genesis if new.
     pub(crate) fn open(dir: &Path, id: DocId) -> Result<Document, ReplicaError> {
+        Self::open_with(dir, id, schema::genesis)
+    }
+
+    /// Opens the document in `dir`, whose history starts from `genesis`.
+    pub(crate) fn open_with(
+        dir: &Path,
+        id: DocId,
+        genesis: fn(&DocId) -> AutoCommit,
+    ) -> Result<Document, ReplicaError> {
         let (files, loaded) = DocFiles::open(dir)?;
         let load_error = |source: AutomergeError| ReplicaError::Load {
             doc: id.clone(),
@@ -110,7 +127,7 @@ impl Document {
         };
         let mut doc = match &loaded.snapshot {
             Some(snapshot) => AutoCommit::load(snapshot).map_err(load_error)?,
-            None => schema::genesis(&id),
+            None => genesis(&id),
         };
         if !loaded.records.is_empty() {
             let log: Vec<u8> = loaded.records.concat();

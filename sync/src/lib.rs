@@ -19,6 +19,9 @@ mod doc_sync;
 mod document;
 mod error;
 mod identity;
+mod key_sync;
+pub mod keys;
+mod migrate;
 mod network;
 mod pairing;
 mod peers;
@@ -26,7 +29,9 @@ mod records;
 mod registry;
 mod replica;
 pub mod schema;
+mod seal;
 mod session;
+mod state_file;
 pub mod storage;
 mod ticket;
 pub mod wire;
@@ -40,7 +45,11 @@ pub use network::{
 };
 pub use pairing::{Invites, Refusal, Throttle};
 pub use peers::{DocStatus, PeerRecord, PeerStatus};
-pub use records::{NewMemory, StoredMemory, alias_key};
+pub use records::{Lookup, NewMemory, StoredMemory, new_alias_key};
 pub use registry::{DeviceRecord, Pairing, Registry, Revocation};
-pub use replica::{DocStat, Forgotten, NewRecords, Replica, ReplicaOptions, ShardReader};
+pub use replica::{
+    DocStat, Forgotten, NewRecords, RecordRef, Replica, ReplicaOptions, SEALED_ROOTS, ShardReader,
+    Upgrade,
+};
+pub use state_file::StateFileError;
 pub use ticket::{BadTicket, PairingTicket};

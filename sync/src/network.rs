@@ -42,7 +42,10 @@ use crate::{
     peers::{PeerRecord, PeerStatus, doc_statuses},
     registry::{DeviceRecord, Pairing, Revocation},
     session::{self, SessionHandle, short},
-    wire::{JoinReply, JoinRequest, MAX_PAIR_BYTES, PAIR_ALPN, SYNC_ALPN, read_frame, write_frame},
+    wire::{
+        JoinReply, JoinRequest, MAX_PAIR_BYTES, OLD_PEER_REASON, PAIR_ALPN, SYNC_ALPN,
+        SYNC_ALPN_V1, read_frame, write_frame,
+    },
 };
 
 /// How long a dial may take before it counts as failed (a dead address
@@ -109,6 +112,9 @@ pub enum NetworkError {
     /// The documents could not be written.
     #[error(transparent)]
     Replica(#[from] crate::ReplicaError),
+    /// A state file (revocations, invitations) is damaged or unreadable.
+    #[error(transparent)]
+    State(#[from] crate::StateFileError),
 }
 
 /// Why joining with a ticket failed.
@@ -243,15 +249,17 @@ impl Network {
         let endpoint = bind(&identity, &config, allowed.clone()).await?;
         let (stop, _) = watch::channel(false);
         let me = identity.id().to_string();
-        let revoked: HashSet<String> = std::fs::read(config.state_dir.join("revoked.json"))
-            .ok()
-            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-            .unwrap_or_default();
+        // Revocations are security state: a damaged file stops the node
+        // rather than letting a revoked device back in.
+        let revoked: HashSet<String> =
+            crate::state_file::load_json(&config.state_dir.join("revoked.json"))?
+                .unwrap_or_default();
+        let invites = Invites::load(&config.state_dir.join("invites.json"))?;
         let inner = Arc::new(Inner {
             replica,
             observer,
             clock: config.clock,
-            invites: Mutex::new(Invites::load(&config.state_dir.join("invites.json"))),
+            invites: Mutex::new(invites),
             state_dir: config.state_dir,
             stop,
             identity,
@@ -271,6 +279,7 @@ impl Network {
         inner.publish_own_record()?;
         let router = Router::builder(endpoint)
             .accept(SYNC_ALPN, SyncProtocol(inner.clone()))
+            .accept(SYNC_ALPN_V1, OldSyncProtocol)
             .accept(PAIR_ALPN, PairProtocol(inner.clone()))
             .spawn();
         tokio::spawn(supervise(inner.clone()));
@@ -528,15 +537,21 @@ async fn bind(
         };
         let builder = builder
             .secret_key(identity.secret().clone())
-            .alpns(vec![SYNC_ALPN.to_vec(), PAIR_ALPN.to_vec()])
+            .alpns(vec![SYNC_ALPN.to_vec(), PAIR_ALPN.to_vec(), SYNC_ALPN_V1.to_vec()])
             .hooks(Gate { allowed: allowed.clone() })
             .clear_ip_transports()
             .bind_addr(*addr)
             .map_err(|error| NetworkError::Bind { addr: *addr, reason: error.to_string() })?;
         match builder.bind().await {
             Ok(endpoint) => {
-                if let Some(port) = endpoint.bound_sockets().first().map(SocketAddr::port) {
-                    let _ = std::fs::write(&port_file, port.to_string());
+                if let Some(port) = endpoint.bound_sockets().first().map(SocketAddr::port)
+                    && let Err(error) = crate::state_file::save_bytes(
+                        &port_file,
+                        port.to_string().as_bytes(),
+                        false,
+                    )
+                {
+                    tracing::debug!("could not remember the port: {error}");
                 }
                 return Ok(endpoint);
             }
@@ -617,11 +632,11 @@ impl Inner {
         let before = known.len();
         known.extend(registry.revoked.keys().cloned());
         if known.len() != before {
-            let list: Vec<&String> = known.iter().collect();
+            let mut list: Vec<&String> = known.iter().collect();
+            list.sort();
             let path = self.state_dir.join("revoked.json");
-            if let Err(error) = std::fs::write(&path, serde_json::to_vec(&list).unwrap_or_default())
-            {
-                tracing::warn!(path = %path.display(), "could not save revocations: {error}");
+            if let Err(error) = crate::state_file::save_json(&path, &list, false) {
+                tracing::warn!("could not save revocations: {error}");
             }
         }
         let missing: Vec<String> =
@@ -786,7 +801,15 @@ impl Inner {
                 let jitter = rand::rng().random_range(0..=slot.backoff.as_millis() as u64 / 4);
                 slot.next_dial =
                     Some(Instant::now() + slot.backoff + Duration::from_millis(jitter));
-                tracing::debug!(peer = %short(&peer), backoff = ?slot.backoff, "dial failed: {reason}");
+                if reason.contains("application protocol") || reason.contains("ALPN") {
+                    tracing::warn!(
+                        peer = %short(&peer),
+                        "the device does not speak ferrex/sync/2: it runs an older ferrex \
+                         (document format 1); upgrade ferrex there and it will sync ({reason})"
+                    );
+                } else {
+                    tracing::debug!(peer = %short(&peer), backoff = ?slot.backoff, "dial failed: {reason}");
+                }
             }
         }
         let Ok((connection, send, recv)) = outcome else { return };
@@ -910,6 +933,27 @@ impl ProtocolHandler for SyncProtocol {
             return Ok(());
         }
         inner.serve(peer, connection, send, recv).await;
+        Ok(())
+    }
+}
+
+/// Answers devices that speak version 1 of the sync protocol (an older
+/// ferrex, documents of format 1) by closing with a reason that names the
+/// upgrade; nothing is exchanged, so neither side loses anything.
+#[derive(Debug, Clone)]
+struct OldSyncProtocol;
+
+/// The error code of a connection closed because the peer is too old.
+pub const OLD_PEER: u32 = 426;
+
+impl ProtocolHandler for OldSyncProtocol {
+    async fn accept(&self, connection: Connection) -> Result<(), AcceptError> {
+        tracing::warn!(
+            peer = %connection.remote_id().fmt_short(),
+            "a device running an older ferrex (document format 1) tried to sync; \
+             it must be upgraded first"
+        );
+        connection.close(OLD_PEER.into(), OLD_PEER_REASON.as_bytes());
         Ok(())
     }
 }

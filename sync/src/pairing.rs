@@ -79,14 +79,11 @@ impl Invites {
         Invites { path: None, invites: Vec::new() }
     }
 
-    /// Loads the invitations in `path` (none if the file does not exist or
-    /// cannot be read: a lost invitation only means asking for a new ticket).
-    pub fn load(path: &Path) -> Invites {
-        let invites = std::fs::read_to_string(path)
-            .ok()
-            .and_then(|text| serde_json::from_str(&text).ok())
-            .unwrap_or_default();
-        Invites { path: Some(path.to_owned()), invites }
+    /// Loads the invitations in `path` (none if the file does not exist);
+    /// an error when it is damaged.
+    pub fn load(path: &Path) -> Result<Invites, crate::StateFileError> {
+        let invites = crate::state_file::load_json(path)?.unwrap_or_default();
+        Ok(Invites { path: Some(path.to_owned()), invites })
     }
 
     /// Records a new invitation.
@@ -132,15 +129,8 @@ impl Invites {
 
     fn save(&self) {
         let Some(path) = &self.path else { return };
-        let text = serde_json::to_string_pretty(&self.invites).unwrap_or_default();
-        let temporary = path.with_extension("tmp");
-        let written = std::fs::write(&temporary, text).and_then(|()| {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&temporary, std::fs::Permissions::from_mode(0o600))?;
-            std::fs::rename(&temporary, path)
-        });
-        if let Err(error) = written {
-            tracing::warn!(path = %path.display(), "could not save invitations: {error}");
+        if let Err(error) = crate::state_file::save_json(path, &self.invites, true) {
+            tracing::warn!("could not save invitations: {error}");
         }
     }
 }
@@ -246,10 +236,10 @@ mod tests {
     fn invitations_survive_a_restart_of_the_node() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("invites.json");
-        Invites::load(&path).create(&SECRET, Timestamp(10_000), Timestamp(0));
-        assert_eq!(Invites::load(&path).redeem(&SECRET, "a", Timestamp(1)), Ok(()));
+        Invites::load(&path).unwrap().create(&SECRET, Timestamp(10_000), Timestamp(0));
+        assert_eq!(Invites::load(&path).unwrap().redeem(&SECRET, "a", Timestamp(1)), Ok(()));
         assert_eq!(
-            Invites::load(&path).redeem(&SECRET, "a", Timestamp(2)),
+            Invites::load(&path).unwrap().redeem(&SECRET, "a", Timestamp(2)),
             Err(Refusal::AlreadyUsed)
         );
         assert!(!std::fs::read_to_string(&path).unwrap().contains("0101"), "no secret on disk");

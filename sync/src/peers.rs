@@ -77,25 +77,26 @@ pub(crate) fn peers_dir(state_dir: &Path) -> PathBuf {
 }
 
 impl PeerRecord {
-    /// Loads the record of peer `id` (empty when there is none).
+    /// Loads the record of peer `id` (empty when there is none). The record
+    /// is a cache: a damaged one is reported in the log and started afresh,
+    /// which costs one slower sync.
     pub fn load(state_dir: &Path, id: &str) -> PeerRecord {
-        std::fs::read_to_string(peers_dir(state_dir).join(format!("{id}.json")))
-            .ok()
-            .and_then(|text| serde_json::from_str(&text).ok())
-            .unwrap_or_default()
+        let path = peers_dir(state_dir).join(format!("{id}.json"));
+        match crate::state_file::load_json(&path) {
+            Ok(record) => record.unwrap_or_default(),
+            Err(error) => {
+                tracing::error!("{error}; starting this peer's sync state afresh");
+                PeerRecord::default()
+            }
+        }
     }
 
-    /// Saves the record of peer `id` (atomically; errors are logged, since
-    /// the record is only a cache).
+    /// Saves the record of peer `id`, durably and atomically (errors are
+    /// logged, since the record is only a cache).
     pub fn save(&self, state_dir: &Path, id: &str) {
-        let dir = peers_dir(state_dir);
-        let path = dir.join(format!("{id}.json"));
-        let temporary = dir.join(format!("{id}.json.tmp"));
-        let written = std::fs::create_dir_all(&dir)
-            .and_then(|()| std::fs::write(&temporary, serde_json::to_vec(self).unwrap_or_default()))
-            .and_then(|()| std::fs::rename(&temporary, &path));
-        if let Err(error) = written {
-            tracing::warn!(path = %path.display(), "could not save the peer's sync state: {error}");
+        let path = peers_dir(state_dir).join(format!("{id}.json"));
+        if let Err(error) = crate::state_file::save_json(&path, self, false) {
+            tracing::warn!("could not save the peer's sync state: {error}");
         }
     }
 }

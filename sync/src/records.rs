@@ -9,7 +9,13 @@ use ferrex_core::{
     Tombstone, Triple,
 };
 
-use crate::schema::{MapView, Roots};
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    keys::{Key, KeyId, KeyStore},
+    schema::{MapView, Roots},
+    seal,
+};
 
 /// A memory as it is first written: everything but the counters and maps
 /// that later writes grow.
@@ -55,47 +61,175 @@ pub struct StoredMemory {
     pub predicate_written: Option<String>,
 }
 
+/// What a sealed memory hides: every field that says what it is about.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct MemoryPayload {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    subject: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    predicate: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    object: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    predicate_written: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    source: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    context: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    tags: Vec<String>,
+}
+
+/// What a sealed entity or alias hides: its name.
+#[derive(Debug, Serialize, Deserialize)]
+struct NamePayload {
+    name: String,
+}
+
+/// A record read back: readable, present but without its key here, or not
+/// in the document.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lookup<T> {
+    /// Present and readable.
+    Found(T),
+    /// Present, but this node lacks the key to read it (not arrived yet, or
+    /// deleted because the record was forgotten).
+    Locked(KeyId),
+    /// Not in the document (or forgotten).
+    Absent,
+}
+
+impl<T> Lookup<T> {
+    /// The record, when readable.
+    pub fn found(self) -> Option<T> {
+        match self {
+            Lookup::Found(value) => Some(value),
+            Lookup::Locked(_) | Lookup::Absent => None,
+        }
+    }
+}
+
+/// Where a sealed value of a record lives, bound into its seal.
+fn place(root: &str, id: &str) -> String {
+    format!("{root}/{id}")
+}
+
+fn put_sealed(
+    doc: &mut AutoCommit,
+    object: &automerge::ObjId,
+    key: &Key,
+    place: &str,
+    payload: &impl Serialize,
+) -> Result<(), AutomergeError> {
+    let plaintext = serde_json::to_vec(payload).unwrap_or_default();
+    doc.put(object, "key", ScalarValue::Bytes(key.id().0.to_vec()))?;
+    doc.put(object, "sealed", ScalarValue::Bytes(seal::seal(key, place, &plaintext)))?;
+    Ok(())
+}
+
+/// The id of the key a sealed record names.
+pub(crate) fn key_id_of(view: &MapView<'_>) -> Option<KeyId> {
+    let bytes = view.bytes("key")?;
+    Some(KeyId(bytes.as_slice().try_into().ok()?))
+}
+
+fn open_sealed<T: serde::de::DeserializeOwned>(
+    view: &MapView<'_>,
+    place: &str,
+    keys: &KeyStore,
+) -> Lookup<T> {
+    let Some(key_id) = key_id_of(view) else { return Lookup::Absent };
+    let Some(key) = keys.get(&key_id) else { return Lookup::Locked(key_id) };
+    let Some(sealed) = view.bytes("sealed") else { return Lookup::Absent };
+    match seal::open(key, place, &sealed).and_then(|plain| serde_json::from_slice(&plain).ok()) {
+        Some(value) => Lookup::Found(value),
+        None => {
+            tracing::warn!(place, "a sealed record does not open with its key; it is skipped");
+            Lookup::Absent
+        }
+    }
+}
+
+/// What later writes grow on a memory; a new memory starts with one piece of
+/// evidence and empty maps, an upgraded one carries what it had.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Counters {
+    pub(crate) evidence: i64,
+    pub(crate) validated: BTreeMap<String, Timestamp>,
+    pub(crate) access: BTreeMap<String, AccessStat>,
+}
+
+impl Default for Counters {
+    fn default() -> Self {
+        Counters { evidence: 1, validated: BTreeMap::new(), access: BTreeMap::new() }
+    }
+}
+
 pub(crate) fn put_memory(
     doc: &mut AutoCommit,
     roots: &Roots,
     memory: &NewMemory,
+    key: &Key,
+    counters: &Counters,
 ) -> Result<(), AutomergeError> {
     let object = doc.put_object(roots.get("memories"), &memory.id, ObjType::Map)?;
     doc.put(&object, "kind", memory.kind.as_str())?;
+    let mut payload = MemoryPayload {
+        predicate_written: memory.predicate_written.clone(),
+        source: memory.source.clone(),
+        context: memory.context.clone(),
+        tags: memory.tags.clone(),
+        ..MemoryPayload::default()
+    };
     match &memory.content {
-        Content::Text(text) => doc.put(&object, "text", text.as_str())?,
+        Content::Text(text) => payload.text = Some(text.clone()),
         Content::Triple(triple) => {
-            doc.put(&object, "subject", triple.subject.as_str())?;
-            doc.put(&object, "predicate", triple.predicate.as_str())?;
-            doc.put(&object, "object", triple.object.as_str())?;
+            payload.subject = Some(triple.subject.clone());
+            payload.predicate = Some(triple.predicate.clone());
+            payload.object = Some(triple.object.clone());
         }
     }
+    put_sealed(doc, &object, key, &place("memories", &memory.id), &payload)?;
     if let Some(entity) = &memory.subject_entity {
         doc.put(&object, "subject_entity", entity.as_str())?;
     }
-    if let Some(written) = &memory.predicate_written {
-        doc.put(&object, "predicate_written", written.as_str())?;
-    }
     doc.put(&object, "confidence", memory.confidence)?;
-    if let Some(source) = &memory.source {
-        doc.put(&object, "source", source.as_str())?;
-    }
-    if let Some(context) = &memory.context {
-        doc.put(&object, "context", context.as_str())?;
-    }
-    if !memory.tags.is_empty() {
-        doc.put(&object, "tags", encode_list(&memory.tags))?;
-    }
     if !memory.entity_ids.is_empty() {
         doc.put(&object, "entities", encode_list(&memory.entity_ids))?;
     }
     doc.put(&object, "created_at", ScalarValue::Timestamp(memory.created_at.0))?;
     doc.put(&object, "created_by", memory.created_by.as_str())?;
     doc.put(&object, "t_valid", ScalarValue::Timestamp(memory.t_valid.0))?;
-    doc.put(&object, "evidence", ScalarValue::counter(1))?;
-    doc.put_object(&object, "validated", ObjType::Map)?;
-    doc.put_object(&object, "access", ObjType::Map)?;
+    doc.put(&object, "evidence", ScalarValue::counter(counters.evidence))?;
+    let validated = doc.put_object(&object, "validated", ObjType::Map)?;
+    for (device, at) in &counters.validated {
+        doc.put(&validated, device, ScalarValue::Timestamp(at.0))?;
+    }
+    let access = doc.put_object(&object, "access", ObjType::Map)?;
+    for (device, stat) in &counters.access {
+        let own = doc.put_object(&access, device, ObjType::Map)?;
+        doc.put(&own, "count", ScalarValue::Uint(stat.count))?;
+        if let Some(last) = stat.last {
+            doc.put(&own, "last", ScalarValue::Timestamp(last.0))?;
+        }
+    }
     Ok(())
+}
+
+/// The entities a live memory refers to (its subject's and those it
+/// mentions), read without its key; `None` when it is not a live memory.
+pub(crate) fn memory_refs(doc: &AutoCommit, roots: &Roots, id: &str) -> Option<Vec<String>> {
+    let view = MapView::new(doc, roots.get("memories").clone()).map(id)?;
+    let mut refs: Vec<String> =
+        view.string("entities").map(|text| decode_list(&text)).unwrap_or_default();
+    if let Some(subject) = view.string("subject_entity") {
+        refs.push(subject);
+    }
+    refs.sort();
+    refs.dedup();
+    Some(refs)
 }
 
 pub(crate) fn read_memory(
@@ -103,16 +237,80 @@ pub(crate) fn read_memory(
     roots: &Roots,
     namespace: &Namespace,
     id: &str,
+    keys: &KeyStore,
+) -> Lookup<StoredMemory> {
+    let Some(view) = MapView::new(doc, roots.get("memories").clone()).map(id) else {
+        return Lookup::Absent;
+    };
+    let payload: MemoryPayload = match open_sealed(&view, &place("memories", id), keys) {
+        Lookup::Found(payload) => payload,
+        Lookup::Locked(key) => return Lookup::Locked(key),
+        Lookup::Absent => return Lookup::Absent,
+    };
+    let plain = Plain {
+        text: payload.text,
+        subject: payload.subject,
+        predicate: payload.predicate,
+        object: payload.object,
+        predicate_written: payload.predicate_written,
+        source: payload.source,
+        context: payload.context,
+        tags: payload.tags,
+    };
+    match memory_from(&view, namespace, id, plain) {
+        Some(memory) => Lookup::Found(memory),
+        None => Lookup::Absent,
+    }
+}
+
+/// The fields of a memory that format 1 kept in the clear and format 2 seals.
+struct Plain {
+    text: Option<String>,
+    subject: Option<String>,
+    predicate: Option<String>,
+    object: Option<String>,
+    predicate_written: Option<String>,
+    source: Option<String>,
+    context: Option<String>,
+    tags: Vec<String>,
+}
+
+/// Reads a memory of a format-1 document, where every field is in the clear
+/// (for the upgrade only).
+pub(crate) fn read_memory_v1(
+    doc: &AutoCommit,
+    roots: &Roots,
+    namespace: &Namespace,
+    id: &str,
 ) -> Option<StoredMemory> {
     let view = MapView::new(doc, roots.get("memories").clone()).map(id)?;
+    let plain = Plain {
+        text: view.string("text"),
+        subject: view.string("subject"),
+        predicate: view.string("predicate"),
+        object: view.string("object"),
+        predicate_written: view.string("predicate_written"),
+        source: view.string("source"),
+        context: view.string("context"),
+        tags: view.string("tags").map(|text| decode_list(&text)).unwrap_or_default(),
+    };
+    memory_from(&view, namespace, id, plain)
+}
+
+fn memory_from(
+    view: &MapView<'_>,
+    namespace: &Namespace,
+    id: &str,
+    plain: Plain,
+) -> Option<StoredMemory> {
     let kind: MemoryKind = view.string("kind")?.parse().ok()?;
     let content = match kind {
         MemoryKind::Semantic => Content::Triple(Triple {
-            subject: view.string("subject")?,
-            predicate: view.string("predicate")?,
-            object: view.string("object")?,
+            subject: plain.subject?,
+            predicate: plain.predicate?,
+            object: plain.object?,
         }),
-        MemoryKind::Episodic | MemoryKind::Procedural => Content::Text(view.string("text")?),
+        MemoryKind::Episodic | MemoryKind::Procedural => Content::Text(plain.text?),
     };
     let created_at = Timestamp(view.int("created_at")?);
     let validated = view
@@ -145,9 +343,9 @@ pub(crate) fn read_memory(
             content,
             namespace: namespace.clone(),
             confidence: view.float("confidence").unwrap_or(1.0),
-            source: view.string("source"),
-            context: view.string("context"),
-            tags: view.string("tags").map(|text| decode_list(&text)).unwrap_or_default(),
+            source: plain.source,
+            context: plain.context,
+            tags: plain.tags,
             entity_ids: view.string("entities").map(|text| decode_list(&text)).unwrap_or_default(),
             created_at,
             created_by: view.string("created_by").unwrap_or_default(),
@@ -157,7 +355,7 @@ pub(crate) fn read_memory(
             access,
         },
         subject_entity: view.string("subject_entity"),
-        predicate_written: view.string("predicate_written"),
+        predicate_written: plain.predicate_written,
     })
 }
 
@@ -258,9 +456,11 @@ pub(crate) fn put_entity(
     doc: &mut AutoCommit,
     roots: &Roots,
     entity: &Entity,
+    key: &Key,
 ) -> Result<(), AutomergeError> {
     let object = doc.put_object(roots.get("entities"), &entity.id, ObjType::Map)?;
-    doc.put(&object, "name", entity.name.as_str())?;
+    let payload = NamePayload { name: entity.name.clone() };
+    put_sealed(doc, &object, key, &place("entities", &entity.id), &payload)?;
     if let Some(kind) = &entity.kind {
         doc.put(&object, "kind", kind.as_str())?;
     }
@@ -269,49 +469,117 @@ pub(crate) fn put_entity(
     Ok(())
 }
 
-pub(crate) fn read_entity(doc: &AutoCommit, roots: &Roots, id: &str) -> Option<Entity> {
+pub(crate) fn read_entity(
+    doc: &AutoCommit,
+    roots: &Roots,
+    id: &str,
+    keys: &KeyStore,
+) -> Lookup<Entity> {
+    let Some(view) = MapView::new(doc, roots.get("entities").clone()).map(id) else {
+        return Lookup::Absent;
+    };
+    match open_sealed::<NamePayload>(&view, &place("entities", id), keys) {
+        Lookup::Found(payload) => Lookup::Found(entity_from(&view, id, payload.name)),
+        Lookup::Locked(key) => Lookup::Locked(key),
+        Lookup::Absent => Lookup::Absent,
+    }
+}
+
+/// Reads an entity of a format-1 document (for the upgrade only).
+pub(crate) fn read_entity_v1(doc: &AutoCommit, roots: &Roots, id: &str) -> Option<Entity> {
     let view = MapView::new(doc, roots.get("entities").clone()).map(id)?;
-    Some(Entity {
+    let name = view.string("name")?;
+    Some(entity_from(&view, id, name))
+}
+
+fn entity_from(view: &MapView<'_>, id: &str, name: String) -> Entity {
+    Entity {
         id: id.to_owned(),
-        name: view.string("name")?,
+        name,
         kind: view.string("kind"),
         created_at: Timestamp(view.int("created_at").unwrap_or(0)),
         created_by: view.string("created_by").unwrap_or_default(),
-    })
+    }
 }
 
-/// The document key of an alias: one per (entity, alias) pair.
-pub fn alias_key(entity_id: &str, name: &str) -> String {
-    format!("{entity_id}|{name}")
+/// A new document key for an alias of `entity_id`: random, so that the key
+/// names no spelling.
+pub fn new_alias_key(entity_id: &str) -> String {
+    use rand::RngExt;
+    let suffix: u64 = rand::rng().random();
+    format!("{entity_id}|{suffix:016x}")
 }
 
 pub(crate) fn put_alias(
     doc: &mut AutoCommit,
     roots: &Roots,
+    key_name: &str,
     alias: &Alias,
+    memory: Option<&str>,
+    key: &Key,
 ) -> Result<(), AutomergeError> {
-    let key = alias_key(&alias.entity_id, &alias.name);
-    if child_map(doc, roots.get("aliases"), &key).is_some() {
-        return Ok(());
-    }
-    let object = doc.put_object(roots.get("aliases"), &key, ObjType::Map)?;
+    let object = doc.put_object(roots.get("aliases"), key_name, ObjType::Map)?;
     doc.put(&object, "entity", alias.entity_id.as_str())?;
-    doc.put(&object, "name", alias.name.as_str())?;
+    let payload = NamePayload { name: alias.name.clone() };
+    put_sealed(doc, &object, key, &place("aliases", key_name), &payload)?;
     doc.put(&object, "method", alias.method.as_str())?;
+    if let Some(memory) = memory {
+        doc.put(&object, "memory", memory)?;
+    }
     doc.put(&object, "created_at", ScalarValue::Timestamp(alias.created_at.0))?;
     doc.put(&object, "created_by", alias.created_by.as_str())?;
     Ok(())
 }
 
-pub(crate) fn read_alias(doc: &AutoCommit, roots: &Roots, key: &str) -> Option<Alias> {
-    let view = MapView::new(doc, roots.get("aliases").clone()).map(key)?;
+pub(crate) fn read_alias(
+    doc: &AutoCommit,
+    roots: &Roots,
+    key_name: &str,
+    keys: &KeyStore,
+) -> Lookup<Alias> {
+    let Some(view) = MapView::new(doc, roots.get("aliases").clone()).map(key_name) else {
+        return Lookup::Absent;
+    };
+    match open_sealed::<NamePayload>(&view, &place("aliases", key_name), keys) {
+        Lookup::Found(payload) => match alias_from(&view, payload.name) {
+            Some(alias) => Lookup::Found(alias),
+            None => Lookup::Absent,
+        },
+        Lookup::Locked(key) => Lookup::Locked(key),
+        Lookup::Absent => Lookup::Absent,
+    }
+}
+
+/// An alias's entity and the memory that introduced it, read without its key.
+pub(crate) fn alias_links(
+    doc: &AutoCommit,
+    roots: &Roots,
+    key_name: &str,
+) -> Option<(String, Option<String>)> {
+    let view = MapView::new(doc, roots.get("aliases").clone()).map(key_name)?;
+    Some((view.string("entity")?, view.string("memory")))
+}
+
+/// Reads an alias of a format-1 document (for the upgrade only).
+pub(crate) fn read_alias_v1(doc: &AutoCommit, roots: &Roots, key_name: &str) -> Option<Alias> {
+    let view = MapView::new(doc, roots.get("aliases").clone()).map(key_name)?;
+    let name = view.string("name")?;
+    alias_from(&view, name)
+}
+
+fn alias_from(view: &MapView<'_>, name: String) -> Option<Alias> {
     Some(Alias {
         entity_id: view.string("entity")?,
-        name: view.string("name")?,
+        name,
         method: view.string("method").unwrap_or_default(),
         created_at: Timestamp(view.int("created_at").unwrap_or(0)),
         created_by: view.string("created_by").unwrap_or_default(),
     })
+}
+
+/// The id of the key a record of `root` names, read without its key.
+pub(crate) fn record_key(doc: &AutoCommit, roots: &Roots, root: &str, id: &str) -> Option<KeyId> {
+    key_id_of(&MapView::new(doc, roots.get(root).clone()).map(id)?)
 }
 
 pub(crate) fn put_edge(

@@ -2,7 +2,7 @@
 //! writes ferrex makes to them.
 
 use std::{
-    collections::{BTreeMap, HashMap},
+    collections::{BTreeMap, HashMap, HashSet},
     fs,
     path::{Path, PathBuf},
     sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock},
@@ -14,7 +14,9 @@ use ferrex_core::{AccessStat, Alias, Edge, Entity, Namespace, Timestamp, Tombsto
 use crate::{
     ChangedKeys, DocChange, DocId, ReplicaError, StoredMemory,
     document::Document,
-    records::{self, NewMemory, alias_key},
+    keys::{Key, KeyId, KeyStore, RecordTag},
+    migrate,
+    records::{self, Counters, Lookup, NewMemory, new_alias_key},
     storage,
 };
 
@@ -23,7 +25,11 @@ use crate::{
 const ANNOUNCE_CAPACITY: usize = 1024;
 
 /// Contents of the `FORMAT` file at the root of a documents directory.
-const FORMAT: &str = "ferrex documents 1\n";
+pub(crate) const FORMAT: &str = "ferrex documents 2\n";
+/// What a format-1 directory's `FORMAT` file says.
+pub(crate) const FORMAT_1: &str = "ferrex documents 1\n";
+/// The key file, beside the documents.
+pub(crate) const KEYS_FILE: &str = "keys";
 
 /// How a replica lays its documents out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +42,65 @@ impl Default for ReplicaOptions {
     fn default() -> Self {
         ReplicaOptions { shard_capacity: 10_000 }
     }
+}
+
+/// The root maps whose records are sealed, by their number on the wire.
+pub const SEALED_ROOTS: [&str; 3] = ["memories", "entities", "aliases"];
+
+/// A sealed record, as a key request names it: its root map's number in
+/// [`SEALED_ROOTS`] and its key in that map.
+pub type RecordRef = (u8, String);
+
+/// Live memories per entity, kept from the documents' plain fields so that
+/// an entity no live memory uses is known at once.
+#[derive(Debug, Default)]
+struct Refs {
+    of_memory: HashMap<String, Vec<String>>,
+    count: HashMap<String, usize>,
+}
+
+impl Refs {
+    /// Records what memory `id` refers to now (`None`: it is gone); returns
+    /// the entities that no live memory refers to any more.
+    fn set(&mut self, id: &str, refs: Option<Vec<String>>) -> Vec<String> {
+        let mut orphaned = Vec::new();
+        if let Some(old) = self.of_memory.remove(id) {
+            for entity in old {
+                if let Some(count) = self.count.get_mut(&entity) {
+                    *count -= 1;
+                    if *count == 0 {
+                        self.count.remove(&entity);
+                        orphaned.push(entity);
+                    }
+                }
+            }
+        }
+        if let Some(refs) = refs {
+            for entity in &refs {
+                *self.count.entry(entity.clone()).or_default() += 1;
+            }
+            orphaned.retain(|entity| !self.count.contains_key(entity));
+            self.of_memory.insert(id.to_owned(), refs);
+        }
+        orphaned
+    }
+
+    pub(crate) fn used(&self, entity: &str) -> bool {
+        self.count.contains_key(entity)
+    }
+}
+
+/// What the upgrade from format 1 did when this replica was opened.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Upgrade {
+    /// Live memories carried over.
+    pub memories: usize,
+    /// Forgotten memories whose text the old history still held, now gone.
+    pub purged: usize,
+    /// Entities carried over.
+    pub entities: usize,
+    /// Entities dropped because only forgotten memories used them.
+    pub entities_dropped: usize,
 }
 
 /// Records written together, as one change, to a namespace's open shard.
@@ -85,6 +150,11 @@ pub struct Replica {
     locations: RwLock<HashMap<String, DocId>>,
     creating: Mutex<()>,
     announce: tokio::sync::broadcast::Sender<DocId>,
+    pub(crate) keys: Mutex<KeyStore>,
+    refs: Mutex<Refs>,
+    /// Records this node asked a peer for the keys of, by key id.
+    pub(crate) asked: Mutex<HashMap<KeyId, (DocId, u8, String)>>,
+    upgrade: Option<Upgrade>,
 }
 
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -92,6 +162,11 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Replica {
+    /// Whether a live memory uses entity `id`.
+    pub(crate) fn entity_used(&self, id: &str) -> bool {
+        lock(&self.refs).used(id)
+    }
+
     /// Opens every document under `dir` (creating the directory and the
     /// registry if new). `device` is recorded as the author of writes.
     pub fn open(
@@ -99,6 +174,7 @@ impl Replica {
         device: &str,
         options: ReplicaOptions,
     ) -> Result<Replica, ReplicaError> {
+        let upgrade = migrate::upgrade_if_needed(dir, device)?;
         fs::create_dir_all(dir)
             .map_err(|source| ReplicaError::Io { path: dir.to_owned(), source })?;
         let format_path = dir.join("FORMAT");
@@ -116,8 +192,10 @@ impl Replica {
             Err(source) => return Err(ReplicaError::Io { path: format_path, source }),
         }
 
+        let keys = KeyStore::open(&dir.join(KEYS_FILE))?;
         let mut docs = BTreeMap::new();
         let mut locations = HashMap::new();
+        let mut refs = Refs::default();
         let entries = fs::read_dir(dir)
             .map_err(|source| ReplicaError::Io { path: dir.to_owned(), source })?;
         for entry in entries {
@@ -134,6 +212,10 @@ impl Replica {
             let document = Document::open(&entry.path(), id.clone())?;
             if id.namespace().is_some() {
                 for memory in document.keys("memories") {
+                    refs.set(
+                        &memory,
+                        records::memory_refs(&document.doc, &document.roots, &memory),
+                    );
                     locations.insert(memory, id.clone());
                 }
             }
@@ -143,7 +225,7 @@ impl Replica {
             let registry = Document::open(&dir.join(DocId::Registry.to_string()), DocId::Registry)?;
             entry.insert(Arc::new(Mutex::new(registry)));
         }
-        Ok(Replica {
+        let replica = Replica {
             dir: dir.to_owned(),
             device: device.to_owned(),
             options,
@@ -151,7 +233,66 @@ impl Replica {
             locations: RwLock::new(locations),
             creating: Mutex::new(()),
             announce: tokio::sync::broadcast::channel(ANNOUNCE_CAPACITY).0,
-        })
+            keys: Mutex::new(keys),
+            refs: Mutex::new(refs),
+            asked: Mutex::new(HashMap::new()),
+            upgrade,
+        };
+        replica.delete_unused_keys()?;
+        Ok(replica)
+    }
+
+    /// What the upgrade from format 1 did, when this open upgraded.
+    pub fn upgrade(&self) -> Option<&Upgrade> {
+        self.upgrade.as_ref()
+    }
+
+    /// Deletes every key no live record uses: those of forgotten memories
+    /// (a crash may have come between a tombstone and its key's deletion),
+    /// of entities and aliases only forgotten memories used, and keys of
+    /// writes that never reached their document.
+    fn delete_unused_keys(&self) -> Result<(), ReplicaError> {
+        let mut used: HashSet<RecordTag> = HashSet::new();
+        let mut dead_records: Vec<String> = Vec::new();
+        for id in self.doc_ids() {
+            if id == DocId::Registry {
+                continue;
+            }
+            let document = self.document(&id)?;
+            let document = lock(&document);
+            let refs = lock(&self.refs);
+            let forgotten: HashSet<String> = document.keys("forgotten").into_iter().collect();
+            for memory in document.keys("memories") {
+                used.insert(RecordTag::of(&memory));
+            }
+            for entity in document.keys("entities") {
+                if refs.used(&entity) {
+                    used.insert(RecordTag::of(&entity));
+                } else {
+                    dead_records.push(entity);
+                }
+            }
+            for alias in document.keys("aliases") {
+                let live = records::alias_links(&document.doc, &document.roots, &alias)
+                    .is_some_and(|(entity, memory)| {
+                        refs.used(&entity)
+                            && !memory.as_ref().is_some_and(|memory| forgotten.contains(memory))
+                    });
+                if live {
+                    used.insert(RecordTag::of(&alias));
+                } else {
+                    dead_records.push(alias);
+                }
+            }
+        }
+        let mut keys = lock(&self.keys);
+        let unused: Vec<RecordTag> =
+            keys.tags().into_iter().filter(|tag| !used.contains(tag)).collect();
+        let deleted = keys.remove_tags(&unused)?;
+        if deleted > 0 {
+            tracing::info!(deleted, "deleted keys no live record uses");
+        }
+        Ok(())
     }
 
     /// The device recorded as the author of this replica's writes.
@@ -235,17 +376,32 @@ impl Replica {
     ) -> Result<DocChange, ReplicaError> {
         let id = self.open_shard(namespace)?;
         let document = self.document(&id)?;
+        // Every sealed record's key is on disk before the change that uses
+        // it (see `keys`).
+        let memory_keys: Vec<Key> = records.memories.iter().map(|_| Key::random()).collect();
+        let entity_keys: Vec<Key> = records.entities.iter().map(|_| Key::random()).collect();
+        let aliases: Vec<(String, Key)> = records
+            .aliases
+            .iter()
+            .map(|alias| (new_alias_key(&alias.entity_id), Key::random()))
+            .collect();
+        let mut filed: Vec<(&str, Key)> = Vec::new();
+        filed.extend(records.memories.iter().map(|m| m.id.as_str()).zip(memory_keys.clone()));
+        filed.extend(records.entities.iter().map(|e| e.id.as_str()).zip(entity_keys.clone()));
+        filed.extend(aliases.iter().map(|(name, key)| (name.as_str(), key.clone())));
+        lock(&self.keys).insert(&filed)?;
+        let introducer = records.memories.first().map(|memory| memory.id.as_str());
         let ((), change) = lock(&document).write(now, |doc, roots, keys| {
-            for entity in &records.entities {
-                records::put_entity(doc, roots, entity)?;
+            for (entity, key) in records.entities.iter().zip(&entity_keys) {
+                records::put_entity(doc, roots, entity, key)?;
                 keys.entities.insert(entity.id.clone());
             }
-            for alias in &records.aliases {
-                records::put_alias(doc, roots, alias)?;
-                keys.aliases.insert(alias_key(&alias.entity_id, &alias.name));
+            for (alias, (name, key)) in records.aliases.iter().zip(&aliases) {
+                records::put_alias(doc, roots, name, alias, introducer, key)?;
+                keys.aliases.insert(name.clone());
             }
-            for memory in &records.memories {
-                records::put_memory(doc, roots, memory)?;
+            for (memory, key) in records.memories.iter().zip(&memory_keys) {
+                records::put_memory(doc, roots, memory, key, &Counters::default())?;
                 keys.memories.insert(memory.id.clone());
             }
             for edge in &records.edges {
@@ -255,10 +411,16 @@ impl Replica {
             Ok(())
         })?;
         let mut locations = self.locations.write().unwrap_or_else(PoisonError::into_inner);
+        let mut refs = lock(&self.refs);
         for memory in &records.memories {
             locations.insert(memory.id.clone(), id.clone());
+            let mut used = memory.entity_ids.clone();
+            used.extend(memory.subject_entity.clone());
+            used.sort();
+            used.dedup();
+            refs.set(&memory.id, Some(used));
         }
-        drop(locations);
+        drop((locations, refs));
         self.announce(&id);
         Ok(change)
     }
@@ -281,10 +443,15 @@ impl Replica {
     }
 
     /// Forgets the memories `ids`: deletes them and writes their tombstones,
-    /// one change per shard, durably.
+    /// one change per shard, durably; then deletes their keys, and those of
+    /// the entities and aliases only they used. `changes` holds the
+    /// tombstones' changes and then changes whose heads did not move (what
+    /// became unreadable: see [`DocChange::is_keys_only`]).
     pub fn forget(&self, ids: &[String], now: Timestamp) -> Result<Forgotten, ReplicaError> {
         let mut by_doc: BTreeMap<DocId, Vec<String>> = BTreeMap::new();
         let mut outcome = Forgotten::default();
+        let mut orphaned = Vec::new();
+        let mut by_namespace: BTreeMap<Namespace, Vec<String>> = BTreeMap::new();
         let mut seen = std::collections::HashSet::new();
         for id in ids.iter().filter(|id| seen.insert(id.as_str())) {
             match self.locate(id) {
@@ -310,12 +477,18 @@ impl Replica {
                 Ok(forgotten)
             })?;
             let mut locations = self.locations.write().unwrap_or_else(PoisonError::into_inner);
+            let mut refs = lock(&self.refs);
             for id in &ids {
                 if forgotten.contains(id) {
                     locations.remove(id);
+                    orphaned.extend(refs.set(id, None));
                 } else {
                     outcome.unknown.push(id.clone());
                 }
+            }
+            drop((locations, refs));
+            if let Some(namespace) = doc_id.namespace() {
+                by_namespace.entry(namespace.clone()).or_default().extend(forgotten.clone());
             }
             outcome.forgotten.extend(forgotten);
             if !change.keys.is_empty() {
@@ -323,7 +496,60 @@ impl Replica {
                 outcome.changes.push(change);
             }
         }
+        for (namespace, forgotten) in by_namespace {
+            outcome.changes.extend(self.purge(&namespace, &forgotten, &orphaned)?);
+        }
         Ok(outcome)
+    }
+
+    /// Deletes the keys of the memories `forgotten` of `namespace`, of the
+    /// entities in `orphaned` (no live memory uses them any more) and of the
+    /// aliases that only forgotten memories or orphaned entities used. Returns
+    /// one keys-only change per document whose entities or aliases became
+    /// unreadable, for the index to drop them.
+    pub(crate) fn purge(
+        &self,
+        namespace: &Namespace,
+        forgotten: &[String],
+        orphaned: &[String],
+    ) -> Result<Vec<DocChange>, ReplicaError> {
+        let forgotten_set: HashSet<&str> = forgotten.iter().map(String::as_str).collect();
+        let refs_used = |entity: &str| lock(&self.refs).used(entity);
+        let orphaned: HashSet<&str> =
+            orphaned.iter().map(String::as_str).filter(|entity| !refs_used(entity)).collect();
+        let mut doomed: Vec<String> = forgotten.to_vec();
+        let mut changes = Vec::new();
+        for id in self.shards(namespace) {
+            let document = self.document(&id)?;
+            let mut document = lock(&document);
+            let mut keys = ChangedKeys::default();
+            for entity in document.keys("entities") {
+                if orphaned.contains(entity.as_str()) {
+                    keys.entities.insert(entity);
+                }
+            }
+            for alias in document.keys("aliases") {
+                let dead = records::alias_links(&document.doc, &document.roots, &alias)
+                    .is_some_and(|(entity, memory)| {
+                        orphaned.contains(entity.as_str())
+                            || memory
+                                .as_ref()
+                                .is_some_and(|memory| forgotten_set.contains(memory.as_str()))
+                    });
+                if dead {
+                    keys.aliases.insert(alias);
+                }
+            }
+            if keys.is_empty() {
+                continue;
+            }
+            doomed.extend(keys.entities.iter().cloned());
+            doomed.extend(keys.aliases.iter().cloned());
+            let heads = document.heads();
+            changes.push(DocChange { doc: id.clone(), before: heads.clone(), after: heads, keys });
+        }
+        lock(&self.keys).remove_records(doomed.iter().map(String::as_str))?;
+        Ok(changes)
     }
 
     /// Adds `amount` to the evidence counter of memory `id`; `None` if `id`
@@ -452,20 +678,26 @@ impl Replica {
         Ok((changed, heads))
     }
 
-    /// Updates where the memories in `changed` live after a change to
-    /// `document` that this replica did not make itself.
-    pub(crate) fn relocate(&self, document: &Document, changed: &ChangedKeys) {
+    /// Updates where the memories in `changed` live, and which entities
+    /// they use, after a change to `document` that this replica did not make
+    /// itself; returns the entities no live memory uses any more.
+    pub(crate) fn relocate(&self, document: &Document, changed: &ChangedKeys) -> Vec<String> {
         if document.id == DocId::Registry {
-            return;
+            return Vec::new();
         }
         let mut locations = self.locations.write().unwrap_or_else(PoisonError::into_inner);
+        let mut refs = lock(&self.refs);
+        let mut orphaned = Vec::new();
         for memory in &changed.memories {
-            if records::has_memory(&document.doc, &document.roots, memory) {
+            let used = records::memory_refs(&document.doc, &document.roots, memory);
+            if used.is_some() {
                 locations.insert(memory.clone(), document.id.clone());
             } else {
                 locations.remove(memory);
             }
+            orphaned.extend(refs.set(memory, used));
         }
+        orphaned
     }
 
     /// Reads document `id` through `read`, holding it still meanwhile.
@@ -476,8 +708,9 @@ impl Replica {
     ) -> Result<T, ReplicaError> {
         let document = self.document(id)?;
         let document = lock(&document);
+        let keys = lock(&self.keys);
         let namespace = id.namespace().cloned().unwrap_or_default();
-        Ok(read(&ShardReader { document: &document, namespace }))
+        Ok(read(&ShardReader { document: &document, namespace, keys: &keys }))
     }
 
     /// Size figures of every document.
@@ -501,12 +734,24 @@ impl Replica {
 pub struct ShardReader<'a> {
     document: &'a Document,
     namespace: Namespace,
+    keys: &'a KeyStore,
 }
 
 impl ShardReader<'_> {
-    /// The live memory `id`.
+    /// The live memory `id`, if this node can read it.
     pub fn memory(&self, id: &str) -> Option<StoredMemory> {
-        records::read_memory(&self.document.doc, &self.document.roots, &self.namespace, id)
+        self.memory_lookup(id).found()
+    }
+
+    /// The memory `id`: readable, locked (its key is not here), or absent.
+    pub fn memory_lookup(&self, id: &str) -> Lookup<StoredMemory> {
+        records::read_memory(
+            &self.document.doc,
+            &self.document.roots,
+            &self.namespace,
+            id,
+            self.keys,
+        )
     }
 
     /// The tombstone of `id`, if it was forgotten.
@@ -514,14 +759,14 @@ impl ShardReader<'_> {
         records::read_tombstone(&self.document.doc, &self.document.roots, id)
     }
 
-    /// The entity `id`.
-    pub fn entity(&self, id: &str) -> Option<Entity> {
-        records::read_entity(&self.document.doc, &self.document.roots, id)
+    /// The entity `id`: readable, locked, or absent.
+    pub fn entity(&self, id: &str) -> Lookup<Entity> {
+        records::read_entity(&self.document.doc, &self.document.roots, id, self.keys)
     }
 
-    /// The alias stored under `key`.
-    pub fn alias(&self, key: &str) -> Option<Alias> {
-        records::read_alias(&self.document.doc, &self.document.roots, key)
+    /// The alias stored under `key`: readable, locked, or absent.
+    pub fn alias(&self, key: &str) -> Lookup<Alias> {
+        records::read_alias(&self.document.doc, &self.document.roots, key, self.keys)
     }
 
     /// The edge stored under `key`.

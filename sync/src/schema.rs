@@ -3,14 +3,21 @@
 //! A shard document's root holds five maps, all created by the genesis change:
 //!
 //! ```text
-//! memories:  { <memory id>: { kind, text | subject, predicate, object, ...,
+//! memories:  { <memory id>: { kind, key, sealed, subject_entity?, entities?, confidence,
+//!                             created_at, created_by, t_valid,
 //!                             evidence: Counter, validated: {<device>: Timestamp},
 //!                             access: {<device>: {count: Uint, last: Timestamp}} } }
 //! forgotten: { <memory id>: { at: Timestamp, by: <device> } }      tombstones, never removed
-//! entities:  { <entity id>: { name, kind?, created_at, created_by } }
-//! aliases:   { <entity id>|<alias>: { entity, name, method, created_at, created_by } }
+//! entities:  { <entity id>: { key, sealed, kind?, created_at, created_by } }
+//! aliases:   { <entity id>|<random>: { entity, key, sealed, method, memory?, created_at,
+//!                                     created_by } }
 //! edges:     { <kind>|<from>|<to>: { kind, from, to, created_at, created_by } }
 //! ```
+//!
+//! `sealed` is the record's content (a memory's text or triple, source,
+//! context and tags; an entity's or alias's name) sealed under the record's
+//! own key, which `key` names by id and [`crate::keys::KeyStore`] holds
+//! outside the history (format 1, schema 1, kept them in the clear).
 //!
 //! The registry's root holds `devices`, `pairings` and `revoked` maps (see
 //! [`crate::Registry`]).
@@ -28,8 +35,14 @@ use automerge::{
 
 use crate::DocId;
 
-/// Version of the document layout, recorded in every genesis change.
-pub const SCHEMA_VERSION: i64 = 1;
+/// Version of the shard layout, recorded in every shard's genesis change.
+/// Version 2 seals every record's content (see [`crate::keys`]); its
+/// genesis differs from version 1's, so the two never share a history.
+pub const SCHEMA_VERSION: i64 = 2;
+
+/// Version of the registry layout (unchanged since version 1: the registry
+/// holds no memory content, and keeps its history across the upgrade).
+pub const REGISTRY_SCHEMA_VERSION: i64 = 1;
 
 /// The actor of every genesis change. Never used for anything else: a second
 /// change by this actor would collide with the genesis of other replicas.
@@ -46,15 +59,28 @@ pub(crate) const REGISTRY_MAPS: [&str; 3] = ["devices", "pairings", "revoked"];
 /// that creates the document creates the byte-identical change, so replicas
 /// that start apart share their root maps instead of shadowing each other's.
 pub fn genesis(id: &DocId) -> AutoCommit {
-    let mut doc = AutoCommit::new().with_actor(ActorId::from(GENESIS_ACTOR));
     let maps: &[&str] = match id {
         DocId::Registry => &REGISTRY_MAPS,
         DocId::Shard { .. } => &SHARD_MAPS,
     };
     // Putting into a fresh document's root cannot fail; the results are
     // checked in tests and by `Roots::find` when the document is used.
+    let schema = match id {
+        DocId::Registry => REGISTRY_SCHEMA_VERSION,
+        DocId::Shard { .. } => SCHEMA_VERSION,
+    };
+    genesis_of(id, maps, schema)
+}
+
+/// A format-1 shard's genesis (for the upgrade and its tests).
+pub(crate) fn genesis_v1(id: &DocId) -> AutoCommit {
+    genesis_of(id, &SHARD_MAPS, 1)
+}
+
+fn genesis_of(id: &DocId, maps: &[&str], schema: i64) -> AutoCommit {
+    let mut doc = AutoCommit::new().with_actor(ActorId::from(GENESIS_ACTOR));
     let _ = doc.put(ROOT, "doc", id.to_string());
-    let _ = doc.put(ROOT, "schema", SCHEMA_VERSION);
+    let _ = doc.put(ROOT, "schema", schema);
     for map in maps {
         let _ = doc.put_object(ROOT, *map, ObjType::Map);
     }
@@ -113,6 +139,16 @@ impl<'a> MapView<'a> {
 
     pub(crate) fn string(&self, key: &str) -> Option<String> {
         self.value(key).and_then(|value| value.as_str().map(str::to_owned))
+    }
+
+    pub(crate) fn bytes(&self, key: &str) -> Option<Vec<u8>> {
+        match self.value(key)? {
+            Value::Scalar(scalar) => match scalar.as_ref() {
+                automerge::ScalarValue::Bytes(bytes) => Some(bytes.clone()),
+                _ => None,
+            },
+            Value::Object(_) => None,
+        }
     }
 
     pub(crate) fn int(&self, key: &str) -> Option<i64> {

@@ -75,6 +75,9 @@ pub(crate) struct SessionShared {
     pending: Mutex<HashMap<u64, oneshot::Sender<()>>>,
     next_request: AtomicU64,
     dirty: AtomicBool,
+    /// Keys the peer asked for that this node could not send yet, per
+    /// document: asked again of the replica when the document changes here.
+    unanswered: Mutex<HashMap<DocId, Vec<crate::RecordRef>>>,
 }
 
 impl SessionShared {
@@ -149,6 +152,19 @@ pub(crate) async fn run(
     });
     let mut changes = inner.replica.subscribe();
     shared.owe(inner.replica.doc_ids());
+    // Records a previous session left without their keys.
+    {
+        let (replica, shared) = (inner.replica.clone(), shared.clone());
+        tokio::task::spawn_blocking(move || {
+            for doc in replica.doc_ids() {
+                if let Ok(records) = replica.wanted_keys(&doc, None)
+                    && !records.is_empty()
+                {
+                    shared.send_control(Frame::KeyRequest { doc: doc.to_string(), records });
+                }
+            }
+        });
+    }
     let writer = tokio::spawn(write_loop(
         inner.clone(),
         send,
@@ -180,7 +196,10 @@ pub(crate) async fn run(
                 None => break,
             },
             changed = changes.recv() => match changed {
-                Ok(doc) => shared.owe([doc]),
+                Ok(doc) => {
+                    session.retry_unanswered(&doc).await;
+                    shared.owe([doc])
+                }
                 Err(RecvError::Lagged(_)) => shared.owe(inner.replica.doc_ids()),
                 Err(RecvError::Closed) => break,
             },
@@ -219,10 +238,11 @@ impl Session {
                 let doc: DocId = doc.parse().map_err(|error| format!("{error}"))?;
                 let (inner, shared) = (self.inner.clone(), self.shared.clone());
                 let doc_for_merge = doc.clone();
-                let (change, reply) = tokio::task::spawn_blocking(move || {
-                    let change = {
+                let (changes, reply, wanted) = tokio::task::spawn_blocking(move || {
+                    let changes = {
                         let mut states = lock(&shared.states);
-                        let state = state_for(&mut states, &shared.record, &doc_for_merge);
+                        let state =
+                            state_for(&mut states, &shared.record, &doc_for_merge, &inner.replica);
                         inner
                             .replica
                             .receive_sync_message(&doc_for_merge, state, &message)
@@ -232,22 +252,46 @@ impl Session {
                     // heads this message led to (the acknowledgement; the
                     // merged changes are on disk by now).
                     let reply = next_message(&inner.replica, &shared, &doc_for_merge, inner.clock)?;
-                    Ok::<_, String>((change, reply))
+                    // What arrived sealed: ask the peer for its keys.
+                    let wanted = match changes.first() {
+                        Some(change) => inner
+                            .replica
+                            .wanted_keys(&doc_for_merge, Some(&change.keys))
+                            .map_err(|error| error.to_string())?,
+                        None => Vec::new(),
+                    };
+                    Ok::<_, String>((changes, reply, wanted))
                 })
                 .await
                 .map_err(|error| error.to_string())??;
                 if let Some(message) = reply {
                     self.shared.send_control(Frame::Sync { doc: doc.to_string(), message });
                 }
-                if let Some(change) = &change {
+                if !wanted.is_empty() {
+                    self.shared
+                        .send_control(Frame::KeyRequest { doc: doc.to_string(), records: wanted });
+                }
+                if !changes.is_empty() {
                     if doc == DocId::Registry {
                         // Revocations take effect before anything else is sent.
                         self.inner.registry_changed();
                     }
-                    let (inner, change) = (self.inner.clone(), change.clone());
-                    tokio::task::spawn_blocking(move || inner.observer.merged(&change))
-                        .await
-                        .map_err(|error| error.to_string())?;
+                    self.tell_observer(changes).await?;
+                }
+            }
+            Frame::KeyRequest { doc, records } => {
+                let doc: DocId = doc.parse().map_err(|error| format!("{error}"))?;
+                self.answer_keys(doc, records).await?;
+            }
+            Frame::Keys { doc, keys } => {
+                let doc: DocId = doc.parse().map_err(|error| format!("{error}"))?;
+                let replica = self.inner.replica.clone();
+                let change = tokio::task::spawn_blocking(move || replica.accept_keys(&doc, &keys))
+                    .await
+                    .map_err(|error| error.to_string())?
+                    .map_err(|error| error.to_string())?;
+                if let Some(change) = change {
+                    self.tell_observer(vec![change]).await?;
                 }
             }
             Frame::StatusRequest { id, heads } => {
@@ -286,6 +330,50 @@ impl Session {
             }
         }
         Ok(())
+    }
+
+    /// Hands merged (and keys-only) changes to the observer, in order.
+    async fn tell_observer(&self, changes: Vec<crate::DocChange>) -> Result<(), String> {
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || {
+            for change in &changes {
+                inner.observer.merged(change);
+            }
+        })
+        .await
+        .map_err(|error| error.to_string())
+    }
+
+    /// Sends the keys of `records` this node can send, and remembers the
+    /// rest to try again when the document changes here.
+    async fn answer_keys(&self, doc: DocId, records: Vec<crate::RecordRef>) -> Result<(), String> {
+        let replica = self.inner.replica.clone();
+        let doc_for_answer = doc.clone();
+        let (keys, unanswered) =
+            tokio::task::spawn_blocking(move || replica.answer_keys(&doc_for_answer, &records))
+                .await
+                .map_err(|error| error.to_string())?
+                .map_err(|error| error.to_string())?;
+        if !keys.is_empty() {
+            self.shared.send_control(Frame::Keys { doc: doc.to_string(), keys });
+        }
+        let mut waiting = lock(&self.shared.unanswered);
+        if unanswered.is_empty() {
+            waiting.remove(&doc);
+        } else {
+            waiting.insert(doc, unanswered);
+        }
+        Ok(())
+    }
+
+    /// Asks the replica again for keys the peer wanted of `doc`.
+    async fn retry_unanswered(&self, doc: &DocId) {
+        let records = lock(&self.shared.unanswered).remove(doc);
+        if let Some(records) = records
+            && let Err(error) = self.answer_keys(doc.clone(), records).await
+        {
+            tracing::debug!(%doc, "answering a key request: {error}");
+        }
     }
 
     fn save_if_dirty(&self, peer: &str) {
@@ -328,17 +416,20 @@ fn status_reply(
         .collect()
 }
 
-/// The sync state of `doc`, resumed from the record on first use.
+/// The sync state of `doc`, resumed from the record on first use when this
+/// replica knows the heads it remembers (after an upgrade it does not).
 fn state_for<'a>(
     states: &'a mut HashMap<DocId, sync::State>,
     record: &Mutex<PeerRecord>,
     doc: &DocId,
+    replica: &Replica,
 ) -> &'a mut sync::State {
     states.entry(doc.clone()).or_insert_with(|| {
         lock(record)
             .docs
             .get(&doc.to_string())
             .map(|remembered| remembered.sync_state())
+            .filter(|state| replica.knows_heads(doc, &state.shared_heads))
             .unwrap_or_default()
     })
 }
@@ -352,7 +443,7 @@ fn next_message(
     clock: fn() -> ferrex_core::Timestamp,
 ) -> Result<Option<Vec<u8>>, String> {
     let mut states = lock(&shared.states);
-    let state = state_for(&mut states, &shared.record, doc);
+    let state = state_for(&mut states, &shared.record, doc, replica);
     let message = replica.generate_sync_message(doc, state).map_err(|error| error.to_string())?;
     let shared_heads = encode_heads(&state.shared_heads);
     let their_heads = state.their_heads.clone();

@@ -17,8 +17,15 @@ use crate::pairing::Refusal;
 
 /// ALPN of the pairing protocol.
 pub const PAIR_ALPN: &[u8] = b"ferrex/pair/1";
-/// ALPN of the sync protocol.
-pub const SYNC_ALPN: &[u8] = b"ferrex/sync/1";
+/// ALPN of the sync protocol: version 2, of sealed documents (format 2).
+pub const SYNC_ALPN: &[u8] = b"ferrex/sync/2";
+/// ALPN of version 1 of the sync protocol (documents of format 1). A node
+/// answers it only to close the connection with [`OLD_PEER_REASON`].
+pub const SYNC_ALPN_V1: &[u8] = b"ferrex/sync/1";
+/// Why a node closes a connection of an older protocol version.
+pub const OLD_PEER_REASON: &str = "this device runs ferrex with document format 2 \
+    (forgotten memories are purged from every disk); upgrade ferrex on the other device: \
+    it upgrades its documents on its next start and then syncs, nothing is lost";
 
 /// Largest frame accepted. A whole-document sync message of a full shard
 /// (10,000 memories) is about 1 MB; this leaves room for large memories.
@@ -69,6 +76,22 @@ pub enum Frame {
         id: u64,
         /// The asker's heads per document: `(document, heads in hex)`.
         heads: Vec<(String, Vec<String>)>,
+    },
+    /// A request for the keys of sealed records of document `doc` that the
+    /// asker holds but cannot read.
+    KeyRequest {
+        /// The document id.
+        doc: String,
+        /// The records: their root map's number (see
+        /// [`crate::SEALED_ROOTS`]) and key.
+        records: Vec<(u8, String)>,
+    },
+    /// Keys of records of document `doc`, for live records only.
+    Keys {
+        /// The document id.
+        doc: String,
+        /// The keys (the receiver finds which record each one opens).
+        keys: Vec<[u8; 32]>,
     },
     /// Where the replier stands, per document it has.
     StatusReply {

@@ -215,71 +215,12 @@ fn a_documents_directory_from_a_newer_ferrex_is_refused() {
 fn documents_written_by_format_1_still_load() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/docs-v1");
     let namespace = Namespace::parse("fixture").unwrap();
-    if std::env::var_os("FERREX_WRITE_FIXTURES").is_some() {
-        let _ = fs::remove_dir_all(&fixture);
-        let replica = open(&fixture, 2);
-        for index in 0..3 {
-            store(&replica, &namespace, vec![memory(&format!("m{index}"), "fixture memory")]);
-        }
-        replica.forget(&["m0".into()], Timestamp(5_000)).unwrap();
-        replica.add_evidence("m1", 4, Timestamp(6_000)).unwrap();
-        let entity = Entity {
-            id: "e1".into(),
-            name: "Tokio".into(),
-            kind: None,
-            created_at: Timestamp(7_000),
-            created_by: "device-a".into(),
-        };
-        let alias = ferrex_core::Alias {
-            entity_id: "e1".into(),
-            name: "tokio runtime".into(),
-            method: "fuzzy".into(),
-            created_at: Timestamp(7_000),
-            created_by: "device-a".into(),
-        };
-        let edges =
-            [EdgeKind::Supersedes, EdgeKind::Corrects, EdgeKind::SameAs, EdgeKind::AliasCandidate]
-                .into_iter()
-                .map(|kind| Edge {
-                    kind,
-                    from: "m2".into(),
-                    to: "m1".into(),
-                    created_at: Timestamp(7_000),
-                    created_by: "device-a".into(),
-                })
-                .collect();
-        let records = NewRecords {
-            entities: vec![entity],
-            aliases: vec![alias],
-            edges,
-            ..Default::default()
-        };
-        replica.write_new(&namespace, Timestamp(7_000), &records).unwrap();
-        replica.validate(&["m1".into()], Timestamp(8_000)).unwrap();
-        let pairing = ferrex_sync::Pairing {
-            inviter: "device-a".into(),
-            joiner: "device-b".into(),
-            inviter_name: "laptop".into(),
-            joiner_name: "server".into(),
-            inviter_addrs: vec!["127.0.0.1:7650".parse().unwrap()],
-            joiner_addrs: vec![],
-            at: Timestamp(9_000),
-        };
-        replica.add_pairing(&pairing, Timestamp(9_000)).unwrap();
-        let device = ferrex_sync::DeviceRecord {
-            id: "device-a".into(),
-            name: "laptop".into(),
-            addrs: vec!["127.0.0.1:7650".parse().unwrap()],
-            updated_at: Timestamp(9_000),
-        };
-        replica.put_own_device(&device, Timestamp(9_000)).unwrap();
-        let revocation = ferrex_sync::Revocation {
-            id: "device-c".into(),
-            at: Timestamp(9_500),
-            by: "device-a".into(),
-        };
-        replica.revoke(&revocation, Timestamp(9_500)).unwrap();
-    }
+    // The fixture was written by format 1 (commit 84c052f, with
+    // FERREX_WRITE_FIXTURES set): three memories m0..m2 of "fixture memory",
+    // m0 forgotten, m1 with four more pieces of evidence and validated, an
+    // entity Tokio with the alias "tokio runtime" that no memory uses, edges
+    // of every kind, a pairing, a device record and a revocation. It is
+    // frozen: this code writes format 2.
     let copy = tempfile::tempdir().unwrap();
     copy_dir(&fixture, copy.path());
     let replica = open(copy.path(), 2);
@@ -298,10 +239,13 @@ fn documents_written_by_format_1_still_load() {
                     let entities: Vec<_> = reader
                         .keys("entities")
                         .iter()
-                        .filter_map(|key| reader.entity(key))
+                        .filter_map(|key| reader.entity(key).found())
                         .collect();
-                    let aliases: Vec<_> =
-                        reader.keys("aliases").iter().filter_map(|key| reader.alias(key)).collect();
+                    let aliases: Vec<_> = reader
+                        .keys("aliases")
+                        .iter()
+                        .filter_map(|key| reader.alias(key).found())
+                        .collect();
                     let edges: Vec<_> =
                         reader.keys("edges").iter().filter_map(|key| reader.edge(key)).collect();
                     (entities, aliases, edges)
@@ -314,8 +258,15 @@ fn documents_written_by_format_1_still_load() {
             all.2.extend(d);
             all
         });
-    assert_eq!(entities.iter().map(|entity| entity.name.as_str()).collect::<Vec<_>>(), ["Tokio"]);
-    assert_eq!(aliases[0].name, "tokio runtime");
+    // The upgrade to format 2 keeps only what live memories use: no memory
+    // of the fixture mentions Tokio, so its name and alias are gone, from
+    // the records and from every file.
+    assert!(entities.is_empty(), "{entities:?}");
+    assert!(aliases.is_empty(), "{aliases:?}");
+    for needle in ["Tokio", "tokio runtime"] {
+        assert_eq!(files_containing(copy.path(), needle.as_bytes()), Vec::<String>::new());
+    }
+    assert!(replica.upgrade().is_some_and(|upgrade| upgrade.purged == 1 && upgrade.memories == 2));
     let mut kinds: Vec<EdgeKind> = edges.iter().map(|edge| edge.kind.clone()).collect();
     kinds.sort();
     assert_eq!(
@@ -327,6 +278,20 @@ fn documents_written_by_format_1_still_load() {
     assert!(registry.is_revoked("device-c"));
     assert_eq!(registry.name_of("device-a").as_deref(), Some("laptop"));
     assert_eq!(registry.addrs_of("device-a"), vec!["127.0.0.1:7650".parse().unwrap()]);
+}
+
+/// The files under `dir` whose bytes contain `needle`.
+fn files_containing(dir: &Path, needle: &[u8]) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            found.extend(files_containing(&path, needle));
+        } else if fs::read(&path).unwrap().windows(needle.len()).any(|window| window == needle) {
+            found.push(path.display().to_string());
+        }
+    }
+    found
 }
 
 fn copy_dir(from: &Path, to: &Path) {

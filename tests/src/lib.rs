@@ -176,6 +176,12 @@ impl TestHome {
         self.peers_json()["device"]["id"].as_str().expect("a device id").to_owned()
     }
 
+    /// The files of this home (every one: documents, keys, index, WAL,
+    /// logs, state) whose bytes contain `needle`, case-insensitively.
+    pub fn files_containing(&self, needle: &str) -> Vec<PathBuf> {
+        files_containing(self.path(), needle)
+    }
+
     /// Connects an MCP client through a new `ferrex` bridge process.
     pub async fn client(&self) -> Client {
         Client::connect(self).await.expect("an MCP client connects")
@@ -336,6 +342,27 @@ impl Client {
     pub async fn close(self) {
         let _ = self.service.cancel().await;
     }
+}
+
+/// The files under `dir` whose bytes contain `needle` (ASCII letters
+/// compared case-insensitively, as full-text indexes fold case).
+pub fn files_containing(dir: &Path, needle: &str) -> Vec<PathBuf> {
+    let needle = needle.to_ascii_lowercase().into_bytes();
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else { return found };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(files_containing(&path, &String::from_utf8_lossy(&needle)));
+        } else if let Ok(bytes) = std::fs::read(&path)
+            && bytes
+                .windows(needle.len())
+                .any(|window| window.iter().map(u8::to_ascii_lowercase).eq(needle.iter().copied()))
+        {
+            found.push(path);
+        }
+    }
+    found
 }
 
 /// Arguments as a JSON object, for building malformed calls.

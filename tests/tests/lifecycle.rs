@@ -129,6 +129,88 @@ async fn a_killed_node_loses_no_acknowledged_store() {
     }
 }
 
+/// The word that marks note `index` of `round` (one token to the full-text
+/// index, found in no other memory).
+fn marker(round: usize, index: usize) -> String {
+    format!("qz{round}mark{index}vx")
+}
+
+#[tokio::test]
+async fn a_node_killed_while_storing_and_forgetting_loses_nothing_acknowledged_and_keeps_nothing_forgotten()
+ {
+    let home = TestHome::new();
+    for round in 0..8 {
+        let namespace = format!("churn-{round}");
+        let client = Arc::new(home.client().await);
+        // (id, marker) of acknowledged stores, and ids whose forget was
+        // acknowledged.
+        let stored = Arc::new(Mutex::new(Vec::<(String, String)>::new()));
+        let forgotten = Arc::new(Mutex::new(BTreeSet::<String>::new()));
+        let writer = {
+            let (client, stored, forgotten, namespace) =
+                (client.clone(), stored.clone(), forgotten.clone(), namespace.clone());
+            tokio::spawn(async move {
+                for index in 0..300 {
+                    let word = marker(round, index);
+                    let content =
+                        format!("Entry {index} of the lighthouse log reads {word} today.");
+                    let Ok(Ok(answer)) = client
+                        .call("store", json!({"content": content, "namespace": namespace}))
+                        .await
+                    else {
+                        break;
+                    };
+                    let id = answer["id"].as_str().unwrap().to_owned();
+                    stored.lock().unwrap().push((id.clone(), word));
+                    // Every other memory is forgotten right after it is stored.
+                    if index % 2 == 1 {
+                        match client.call("forget", json!({"ids": [id]})).await {
+                            Ok(Ok(_)) => {
+                                forgotten.lock().unwrap().insert(id);
+                            }
+                            _ => break,
+                        }
+                    }
+                }
+            })
+        };
+        let landed = eventually(Duration::from_secs(30), || {
+            let count = stored.lock().unwrap().len();
+            async move { (count >= 4 + round % 5).then_some(()) }
+        })
+        .await;
+        assert!(landed.is_some(), "round {round}: no store was acknowledged");
+        home.kill_node();
+        tokio::time::timeout(Duration::from_secs(30), writer).await.unwrap().unwrap();
+        drop(client);
+        let stored = stored.lock().unwrap().clone();
+        let forgotten = forgotten.lock().unwrap().clone();
+
+        let client = home.client().await;
+        let present: BTreeSet<String> =
+            client.recall_ids("lighthouse log entry", &namespace, 200).await.into_iter().collect();
+        // The last store may have been followed by a forget the kill cut
+        // short: it may be there or not.
+        let in_flight = stored
+            .len()
+            .checked_sub(1)
+            .filter(|last| last % 2 == 1)
+            .map(|last| stored[last].0.clone())
+            .filter(|id| !forgotten.contains(id));
+        for (id, word) in &stored {
+            if forgotten.contains(id) {
+                assert!(!present.contains(id), "round {round}: forgotten {id} is recalled");
+                let files = home.files_containing(word);
+                assert!(files.is_empty(), "round {round}: forgotten {word} is in {files:?}");
+            } else if in_flight.as_ref() != Some(id) {
+                assert!(present.contains(id), "round {round}: acknowledged {id} was lost");
+            }
+        }
+        assert!(!forgotten.is_empty() || stored.len() < 2, "round {round}: nothing was forgotten");
+        client.close().await;
+    }
+}
+
 #[tokio::test]
 async fn a_deleted_index_is_rebuilt_to_the_same_answers() {
     let home = TestHome::new();

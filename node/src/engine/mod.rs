@@ -65,6 +65,8 @@ pub struct Stats {
     pub index_lag_changes: usize,
     /// Memories waiting for their vector.
     pub embeddings_queued: i64,
+    /// Memories synced from a peer whose key has not arrived yet.
+    pub waiting_for_keys: i64,
     /// The embedding model.
     pub model_id: String,
 }
@@ -147,6 +149,10 @@ impl Engine {
                 .cloned()
                 .collect();
             indexer::apply_change(&mut index, &self.replica, change, &KnownVectors::new())?;
+            if !change.keys.forgotten.is_empty() || change.is_keys_only() {
+                // Forgotten text must leave the WAL too (see `forget`).
+                index.checkpoint_truncate()?;
+            }
             known
         };
         if let (false, Some(namespace)) = (new_entities.is_empty(), change.doc.namespace()) {
@@ -155,14 +161,19 @@ impl Engine {
         Ok(())
     }
 
-    /// Forgets memories everywhere: tombstones in the documents, rows gone
-    /// from the index.
+    /// Forgets memories everywhere: tombstones in the documents, their keys
+    /// (and those of entities and aliases only they used) deleted, their rows
+    /// and vectors overwritten in the index, and the index's WAL emptied, so
+    /// that no file of the home holds their text when this returns.
     pub fn forget(&self, ids: &[String]) -> Result<ferrex_sync::Forgotten, ToolError> {
         let _writing = lock(&self.write_lock);
         let outcome = self.replica.forget(ids, clock::now())?;
         let mut index = lock(&self.index);
         for change in &outcome.changes {
             indexer::apply_change(&mut index, &self.replica, change, &KnownVectors::new())?;
+        }
+        if !outcome.forgotten.is_empty() {
+            index.checkpoint_truncate()?;
         }
         Ok(outcome)
     }
@@ -186,6 +197,7 @@ impl Engine {
             docs: self.replica.stats(),
             index_lag_changes: lag,
             embeddings_queued: counts.embeddings_queued,
+            waiting_for_keys: counts.waiting_for_keys,
             model_id: self.embedder.model_id().to_owned(),
         })
     }

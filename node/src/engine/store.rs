@@ -9,6 +9,7 @@ use ferrex_core::{
     conflict::{self, FactDecision},
     cosine,
     entity::MatchMethod,
+    secrets::{Redaction, SecretPolicy},
     validate,
 };
 use ferrex_sync::{NewMemory, NewRecords};
@@ -62,6 +63,8 @@ pub struct Stored {
     pub ambiguous_with: Vec<String>,
     /// Free text this one corrects, and why.
     pub corrects: Vec<(String, &'static str)>,
+    /// Credentials replaced by `[REDACTED]` before it was stored.
+    pub redacted: Vec<Redaction>,
 }
 
 /// New free text against what is stored.
@@ -80,10 +83,13 @@ fn cosine_of_distance(distance: f64) -> f64 {
 impl Engine {
     /// Stores a memory. The answer comes only after the memory and every
     /// judgement made about it are durable and indexed.
-    pub fn store(&self, input: StoreInput) -> Result<Stored, ToolError> {
+    pub fn store(&self, input: StoreInput, allow_secrets: bool) -> Result<Stored, ToolError> {
         let mut request = validate::validate_store(input)?;
         let namespace = request.namespace.clone();
         let settings = self.settings(namespace.as_str()).clone();
+        // Credentials are caught before anything is embedded or written.
+        let policy = if allow_secrets { SecretPolicy::Allow } else { settings.secrets };
+        let redacted = ferrex_core::secrets::screen(&mut request, policy)?;
         let mut predicate_written = None;
         if let Content::Triple(triple) = &mut request.content {
             let known = lock(&self.index).predicates(namespace.as_str())?;
@@ -165,6 +171,7 @@ impl Engine {
             supersedes: request.supersedes.iter().cloned().collect(),
             ambiguous_with: vec![],
             corrects: vec![],
+            redacted,
         };
 
         // Judgements against what is stored already (an explicit

@@ -172,6 +172,7 @@ impl Index {
              DROP TABLE IF EXISTS aliases;
              DROP TABLE IF EXISTS edges;
              DROP TABLE IF EXISTS access_local;
+             DROP TABLE IF EXISTS pending_keys;
              DROP TABLE IF EXISTS doc_heads;
              DROP TABLE IF EXISTS meta;",
         )?;
@@ -186,6 +187,32 @@ impl Index {
             [if complete { "1" } else { "0" }],
         )?;
         Ok(())
+    }
+
+    /// Moves everything in the WAL into the database and empties the WAL
+    /// file, so that deleted rows (overwritten in the database by
+    /// `secure_delete`) leave no older copy in the WAL either. Retried while
+    /// a reader holds the WAL; an error if it stays busy.
+    pub fn checkpoint_truncate(&self) -> anyhow::Result<()> {
+        for attempt in 0..50 {
+            let busy: i64 =
+                self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get(0))?;
+            if busy == 0 {
+                return Ok(());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2 * (attempt + 1)));
+        }
+        anyhow::bail!("the index stayed busy: its WAL could not be emptied after a forget")
+    }
+
+    /// Records waiting for their key, per document: `(root, id)`.
+    pub fn pending_keys(&self) -> anyhow::Result<Vec<(String, String, String)>> {
+        let mut statement =
+            self.conn.prepare("SELECT doc, root, id FROM pending_keys ORDER BY doc")?;
+        let rows = statement
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
     }
 
     /// The heads of document `doc` this index reflects.
@@ -208,6 +235,8 @@ fn connect(path: &Path) -> anyhow::Result<Connection> {
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
+    // Deleted content is overwritten with zeros, not left in free pages.
+    conn.pragma_update(None, "secure_delete", "ON")?;
     Ok(conn)
 }
 

@@ -3,7 +3,7 @@
 use rusqlite::Connection;
 
 /// Version of the index layout; an index of another version is rebuilt.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// Passage vectors of memory `rowid` have row ids `rowid · PASSAGE_STRIDE + i`
 /// (see `ferrex_core::passages`; fewer passages than the stride).
@@ -62,6 +62,11 @@ pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> any
         CREATE VIRTUAL TABLE memory_text USING fts5(
             text, context, tokenize = 'porter unicode61 remove_diacritics 2'
         );
+        -- A deleted row's terms leave the full-text index at once (with
+        -- PRAGMA secure_delete, set on every connection, and a truncating
+        -- checkpoint after a forget, no byte of a forgotten memory stays in
+        -- the database or its WAL).
+        INSERT INTO memory_text(memory_text, rank) VALUES ('secure-delete', 1);
         CREATE VIRTUAL TABLE memory_vectors USING vec0(
             namespace TEXT PARTITION KEY,
             embedding FLOAT[{dimension}],
@@ -117,6 +122,11 @@ pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> any
         CREATE INDEX edges_from ON edges(from_id, kind);
         CREATE INDEX edges_to ON edges(to_id, kind);
         CREATE INDEX edges_by_kind ON edges(namespace, kind);
+        -- Records of the documents this node cannot read yet: their key has
+        -- not arrived from a peer. Indexed when it does.
+        CREATE TABLE pending_keys (
+            root TEXT NOT NULL, id TEXT NOT NULL, doc TEXT NOT NULL, PRIMARY KEY (root, id)
+        );
         CREATE TABLE access_local (
             id TEXT PRIMARY KEY,
             count INTEGER NOT NULL,

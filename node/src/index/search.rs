@@ -31,6 +31,9 @@ pub struct IndexCounts {
     pub embeddings_queued: i64,
     /// Tombstones.
     pub forgotten: i64,
+    /// Memories of the documents this node cannot read yet (their key has
+    /// not arrived from a peer).
+    pub waiting_for_keys: i64,
 }
 
 impl Index {
@@ -187,6 +190,7 @@ impl Index {
             entities: count("SELECT count(*) FROM entities")?,
             embeddings_queued: count("SELECT count(*) FROM memories WHERE embedded = 0")?,
             forgotten: count("SELECT count(*) FROM tombstones")?,
+            waiting_for_keys: count("SELECT count(*) FROM pending_keys WHERE root = 'memories'")?,
         })
     }
 

@@ -249,6 +249,35 @@ impl<'a> IndexTx<'a> {
         Ok(())
     }
 
+    /// Removes an entity and this node's vector of its name (its key went:
+    /// only forgotten memories used it). True if it was there.
+    pub fn delete_entity(&self, id: &str) -> anyhow::Result<bool> {
+        self.tx.execute("DELETE FROM entity_vectors WHERE id = ?1", [id])?;
+        Ok(self.tx.execute("DELETE FROM entities WHERE id = ?1", [id])? > 0)
+    }
+
+    /// Removes the alias stored under `key`.
+    pub fn delete_alias(&self, key: &str) -> anyhow::Result<()> {
+        self.tx.execute("DELETE FROM aliases WHERE key = ?1", [key])?;
+        Ok(())
+    }
+
+    /// Records that a record of `root` in `doc` waits for its key.
+    pub fn put_pending(&self, root: &str, id: &str, doc: &str) -> anyhow::Result<()> {
+        self.tx.execute(
+            "INSERT OR REPLACE INTO pending_keys(root, id, doc) VALUES (?1, ?2, ?3)",
+            params![root, id, doc],
+        )?;
+        Ok(())
+    }
+
+    /// Records that a record of `root` no longer waits for its key.
+    pub fn clear_pending(&self, root: &str, id: &str) -> anyhow::Result<()> {
+        self.tx
+            .execute("DELETE FROM pending_keys WHERE root = ?1 AND id = ?2", params![root, id])?;
+        Ok(())
+    }
+
     /// Stores this node's embedding of an entity's name.
     pub fn put_entity_vector(&self, id: &str, vector: &[f32]) -> anyhow::Result<()> {
         self.tx.execute(
@@ -318,6 +347,7 @@ impl<'a> IndexTx<'a> {
             [doc],
         )?;
         self.tx.execute("DELETE FROM entities WHERE doc = ?1", [doc])?;
+        self.tx.execute("DELETE FROM pending_keys WHERE doc = ?1", [doc])?;
         self.tx.execute("DELETE FROM doc_heads WHERE doc = ?1", [doc])?;
         Ok(())
     }

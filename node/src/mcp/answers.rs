@@ -105,6 +105,15 @@ pub fn stored(stored: &Stored) -> Value {
     if let Some(predicate) = &stored.predicate {
         answer["predicate"] = json!(predicate);
     }
+    if !stored.redacted.is_empty() {
+        answer["redacted"] = json!(
+            stored
+                .redacted
+                .iter()
+                .map(|redaction| json!({"field": redaction.field, "found": redaction.rule}))
+                .collect::<Vec<_>>()
+        );
+    }
     if !stored.supersedes.is_empty() {
         answer["supersedes"] = json!(stored.supersedes);
     }
@@ -215,6 +224,7 @@ pub fn stats(stats: &Stats, detailed: Option<&DetailedStats>) -> Value {
         "index_lag": {
             "changes": stats.index_lag_changes,
             "embeddings_queued": stats.embeddings_queued,
+            "waiting_for_keys": stats.waiting_for_keys,
         },
         "model": stats.model_id,
     });

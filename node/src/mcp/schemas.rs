@@ -34,7 +34,8 @@ pub fn store() -> Value {
             "tags": {"type": "array", "items": {"type": "string"}},
             "source": {"type": "string", "description": "Where this came from."},
             "context": {"type": "string", "description": "Context to keep with it."},
-            "supersedes": {"type": "string", "description": "Id of a memory this one replaces (skips the duplicate and conflict checks)."}
+            "supersedes": {"type": "string", "description": "Id of a memory this one replaces (skips the duplicate and conflict checks)."},
+            "allow_secrets": {"type": "boolean", "description": "Store text that looks like a credential (API key, token, private key, password in a URL) as it is; refused by default."}
         },
         "additionalProperties": false
     })

@@ -28,7 +28,8 @@ pub const TOOLS: &[ToolSpec] = &[
             `subject`+`predicate`+`object` (a fact). A near-duplicate is not stored (the answer \
             names the existing memory, whose evidence grows); a fact with a new value for its \
             subject and predicate supersedes the old one; text that changes a detail of earlier \
-            text is recorded as its correction.",
+            text is recorded as its correction. Text that looks like a credential (API key, \
+            token, private key, password in a URL) is refused unless `allow_secrets` is true.",
         schema: schemas::store,
     },
     ToolSpec {
@@ -40,8 +41,11 @@ pub const TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: "forget",
-        description: "Forget memories by id, on this device and every paired device. Answers \
-            which ids were forgotten and which were unknown.",
+        description: "Forget memories by id, on this device and every paired device: their \
+            text leaves every file of every device (at once here, on a device offline now when \
+            it next syncs). Answers which ids were forgotten and which were unknown. It cannot \
+            reach copies outside ferrex: this conversation's transcript, backups or filesystem \
+            snapshots, or a device that never comes back.",
         schema: schemas::forget,
     },
     ToolSpec {
@@ -133,7 +137,8 @@ fn store(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
         context: args.string("context")?,
         supersedes: args.string("supersedes")?,
     };
-    Ok(answers::stored(&engine.store(input)?))
+    let allow_secrets = args.boolean("allow_secrets")?.unwrap_or(false);
+    Ok(answers::stored(&engine.store(input, allow_secrets)?))
 }
 
 fn time(field: &str, text: Option<&Value>) -> Result<Option<ferrex_core::Timestamp>, FieldError> {

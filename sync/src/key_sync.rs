@@ -1,0 +1,166 @@
+//! Exchanging records' keys with a peer, over the sync session.
+//!
+//! A record merged from a peer arrives sealed; its key comes separately,
+//! asked for by record ([`Replica::wanted_keys`]) and answered only for
+//! records the answering node holds live ([`Replica::answer_keys`]). A key
+//! is accepted only for a record this node asked about and still holds live
+//! ([`Replica::accept_keys`]); a forgotten memory's key is never sent, and a
+//! device paired after the forget never receives it.
+
+use std::collections::HashSet;
+
+use crate::{
+    ChangedKeys, DocChange, DocId, ReplicaError,
+    keys::Key,
+    records,
+    replica::{RecordRef, Replica, SEALED_ROOTS, lock},
+};
+
+impl Replica {
+    /// The records of `keys` in document `id` that are live here but whose
+    /// key this node lacks: what to ask the peer for. With `keys` `None`,
+    /// every record of the document is considered.
+    pub fn wanted_keys(
+        &self,
+        id: &DocId,
+        keys: Option<&ChangedKeys>,
+    ) -> Result<Vec<RecordRef>, ReplicaError> {
+        if *id == DocId::Registry {
+            return Ok(Vec::new());
+        }
+        let document = self.document(id)?;
+        let document = lock(&document);
+        let store = lock(&self.keys);
+        let mut asked = lock(&self.asked);
+        let mut wanted = Vec::new();
+        for (number, root) in SEALED_ROOTS.iter().enumerate() {
+            let candidates: Vec<String> = match (keys, *root) {
+                (Some(keys), "memories") => keys.memories.iter().cloned().collect(),
+                (Some(keys), "entities") => keys.entities.iter().cloned().collect(),
+                (Some(keys), _) => keys.aliases.iter().cloned().collect(),
+                (None, root) => document.keys(root),
+            };
+            for record in candidates {
+                let Some(key_id) =
+                    records::record_key(&document.doc, &document.roots, root, &record)
+                else {
+                    continue;
+                };
+                if store.contains(&key_id) || !self.is_live(&document, root, &record) {
+                    continue;
+                }
+                asked.insert(key_id, (id.clone(), number as u8, record.clone()));
+                wanted.push((number as u8, record));
+            }
+        }
+        Ok(wanted)
+    }
+
+    /// Whether a record is live here: a memory not forgotten, an entity a
+    /// live memory uses, an alias whose entity is used and whose memory is
+    /// not forgotten.
+    fn is_live(&self, document: &crate::document::Document, root: &str, record: &str) -> bool {
+        match root {
+            "memories" => records::memory_refs(&document.doc, &document.roots, record).is_some(),
+            "entities" => self.entity_used(record),
+            _ => match records::alias_links(&document.doc, &document.roots, record) {
+                Some((entity, memory)) => {
+                    self.entity_used(&entity)
+                        && !memory.is_some_and(|memory| {
+                            records::read_tombstone(&document.doc, &document.roots, &memory)
+                                .is_some()
+                        })
+                }
+                None => false,
+            },
+        }
+    }
+
+    /// The keys of `records` of document `id` that this node holds for live
+    /// records, and the records it could not answer for (not live here, or
+    /// not their key either: worth asking again when keys arrive).
+    pub fn answer_keys(
+        &self,
+        id: &DocId,
+        records: &[RecordRef],
+    ) -> Result<(Vec<[u8; 32]>, Vec<RecordRef>), ReplicaError> {
+        let mut answer = Vec::new();
+        let mut unanswered = Vec::new();
+        if *id == DocId::Registry {
+            return Ok((answer, unanswered));
+        }
+        let document = self.document(id)?;
+        let document = lock(&document);
+        let store = lock(&self.keys);
+        for (number, record) in records {
+            let Some(root) = SEALED_ROOTS.get(*number as usize) else { continue };
+            let key = records::record_key(&document.doc, &document.roots, root, record)
+                .filter(|_| self.is_live(&document, root, record))
+                .and_then(|key_id| store.get(&key_id));
+            match key {
+                Some(key) => answer.push(key.bytes()),
+                None => unanswered.push((*number, record.clone())),
+            }
+        }
+        Ok((answer, unanswered))
+    }
+
+    /// Files the keys a peer sent for records of document `id` that this node
+    /// asked about and still holds live (any other key is dropped), durably;
+    /// returns a keys-only change naming the records that became readable.
+    pub fn accept_keys(
+        &self,
+        id: &DocId,
+        keys: &[[u8; 32]],
+    ) -> Result<Option<DocChange>, ReplicaError> {
+        let mut accepted: Vec<(u8, String, Key)> = Vec::new();
+        {
+            let mut asked = lock(&self.asked);
+            for bytes in keys {
+                let key = Key(*bytes);
+                let key_id = key.id();
+                match asked.get(&key_id) {
+                    Some((doc, number, record)) if doc == id => {
+                        accepted.push((*number, record.clone(), key));
+                        asked.remove(&key_id);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if accepted.is_empty() {
+            return Ok(None);
+        }
+        let document = self.document(id)?;
+        let mut document = lock(&document);
+        // Still live, and still naming this key (a record forgotten while its
+        // key travelled must not become readable again).
+        accepted.retain(|(number, record, key)| {
+            let root = SEALED_ROOTS[*number as usize];
+            records::record_key(&document.doc, &document.roots, root, record) == Some(key.id())
+                && self.is_live(&document, root, record)
+        });
+        let filed: Vec<(&str, Key)> =
+            accepted.iter().map(|(_, record, key)| (record.as_str(), key.clone())).collect();
+        lock(&self.keys).insert(&filed)?;
+        let mut changed = ChangedKeys::default();
+        let mut seen = HashSet::new();
+        for (number, record, _) in &accepted {
+            if !seen.insert((*number, record.clone())) {
+                continue;
+            }
+            match SEALED_ROOTS[*number as usize] {
+                "memories" => changed.memories.insert(record.clone()),
+                "entities" => changed.entities.insert(record.clone()),
+                _ => changed.aliases.insert(record.clone()),
+            };
+        }
+        if changed.is_empty() {
+            return Ok(None);
+        }
+        let heads = document.heads();
+        drop(document);
+        self.announce(id);
+        Ok(Some(DocChange { doc: id.clone(), before: heads.clone(), after: heads, keys: changed }))
+    }
+}

@@ -1,0 +1,102 @@
+//! A device still on document format 1 (protocol `ferrex/sync/1`) that dials
+//! an upgraded node is told, in the close reason, to upgrade; the upgraded
+//! node's documents are untouched.
+
+#![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
+use std::{sync::Arc, time::Duration};
+
+use ferrex_core::{Content, MemoryKind, Namespace, Timestamp};
+use ferrex_sync::{
+    DocChange, Identity, Network, NetworkConfig, NetworkMode, NewMemory, NewRecords, Replica,
+    ReplicaOptions, SyncObserver,
+    wire::{OLD_PEER_REASON, SYNC_ALPN_V1},
+};
+use iroh::{
+    EndpointAddr, RelayMode, TransportAddr,
+    endpoint::{ConnectionError, PortmapperConfig, presets},
+};
+
+struct Quiet;
+
+impl SyncObserver for Quiet {
+    fn merged(&self, _change: &DocChange) {}
+}
+
+fn now() -> Timestamp {
+    Timestamp(1_700_000_000_000)
+}
+
+#[tokio::test]
+async fn a_format_1_device_is_told_to_upgrade_and_nothing_is_exchanged() {
+    let home = tempfile::tempdir().unwrap();
+    let identity = Identity::load_or_create(&home.path().join("device.key")).unwrap();
+    let replica = Arc::new(
+        Replica::open(
+            &home.path().join("docs"),
+            &identity.id().to_string(),
+            ReplicaOptions::default(),
+        )
+        .unwrap(),
+    );
+    let memory = NewMemory {
+        id: "m1".into(),
+        kind: MemoryKind::Episodic,
+        content: Content::Text("kept through it all".into()),
+        confidence: 1.0,
+        source: None,
+        context: None,
+        tags: vec![],
+        entity_ids: vec![],
+        subject_entity: None,
+        predicate_written: None,
+        created_at: now(),
+        created_by: identity.id().to_string(),
+        t_valid: now(),
+    };
+    let records = NewRecords { memories: vec![memory], ..Default::default() };
+    replica.write_new(&Namespace::default(), now(), &records).unwrap();
+    let shard = replica.locate("m1").unwrap();
+    let heads = replica.heads(&shard).unwrap();
+    let config = NetworkConfig {
+        mode: NetworkMode::Local,
+        bind: "127.0.0.1:0".parse().unwrap(),
+        state_dir: home.path().join("sync"),
+        name: "upgraded".into(),
+        clock: now,
+    };
+    let network = Network::start(identity, replica.clone(), config, Arc::new(Quiet)).await.unwrap();
+
+    // An old device: a plain endpoint that speaks only ferrex/sync/1.
+    let old = iroh::Endpoint::builder(presets::Minimal)
+        .relay_mode(RelayMode::Disabled)
+        .clear_address_lookup()
+        .portmapper_config(PortmapperConfig::Disabled)
+        .alpns(vec![SYNC_ALPN_V1.to_vec()])
+        .clear_ip_transports()
+        .bind_addr("127.0.0.1:0".parse::<std::net::SocketAddr>().unwrap())
+        .unwrap()
+        .bind()
+        .await
+        .unwrap();
+    let addr = EndpointAddr::from_parts(
+        network.id().parse().unwrap(),
+        network.addrs().into_iter().map(TransportAddr::Ip),
+    );
+    let connection = tokio::time::timeout(Duration::from_secs(10), old.connect(addr, SYNC_ALPN_V1))
+        .await
+        .unwrap()
+        .unwrap();
+    let closed = tokio::time::timeout(Duration::from_secs(10), connection.closed()).await.unwrap();
+    match closed {
+        ConnectionError::ApplicationClosed(close) => {
+            let reason = String::from_utf8_lossy(&close.reason);
+            assert_eq!(reason, OLD_PEER_REASON);
+            assert!(reason.contains("upgrade ferrex on the other device"), "{reason}");
+        }
+        other => panic!("closed without the upgrade reason: {other:?}"),
+    }
+    assert_eq!(replica.heads(&shard).unwrap(), heads, "nothing was merged");
+    old.close().await;
+    network.shutdown().await;
+}
