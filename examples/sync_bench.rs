@@ -14,7 +14,13 @@
 //!    until it is returned.
 //! 2. **Bytes per memory**: the UDP bytes (QUIC included) and the sync frame
 //!    bytes between laptop and server, both ways, over those trials.
-//! 3. **Catch-up.** A node holds N memories (one document change each, as
+//! 3. **Forget propagation**: each trial's memory is forgotten on the laptop
+//!    and the desktop is polled until its recall no longer returns it (its
+//!    key is deleted before its index rows). Then **purge on return**: the
+//!    laptop stores 1,000 memories, the desktop gets them and stops, the
+//!    laptop forgets all 1,000, and the desktop is timed from its restart
+//!    until none of them is left in its index.
+//! 4. **Catch-up.** A node holds N memories (one document change each, as
 //!    N stores would make, its index complete); a fresh node joins it. Times
 //!    from `ferrex join` until the fresh node's full-text search finds them
 //!    all, and until all are embedded; the embedding rate is compared with
@@ -214,6 +220,7 @@ async fn main() -> anyhow::Result<()> {
 
     let mut propagation = Vec::new();
     let mut stores = Vec::new();
+    let mut trial_ids = Vec::new();
     for trial in 0..trials {
         let word = format!("zebrafinch{trial}x");
         let content = format!(
@@ -222,6 +229,7 @@ async fn main() -> anyhow::Result<()> {
         let started = Instant::now();
         let id = on_laptop.store_text(&content, "bench").await;
         stores.push(started.elapsed());
+        trial_ids.push(id.clone());
         loop {
             if on_desktop.recall_ids(&word, "bench", 3).await.contains(&id) {
                 propagation.push(started.elapsed());
@@ -233,6 +241,56 @@ async fn main() -> anyhow::Result<()> {
     }
     wait_in_sync(&laptop, &["server"], Duration::from_secs(30))?;
     let (udp_after, frames_after) = link_bytes(&laptop, "server");
+
+    // 2b: forget propagation, then the purge of 1,000 forgets on return.
+    let mut forgets = Vec::new();
+    for (trial, id) in trial_ids.iter().enumerate() {
+        let word = format!("zebrafinch{trial}x");
+        let started = Instant::now();
+        on_laptop.ok("forget", json!({"ids": [id]})).await;
+        loop {
+            if !on_desktop.recall_ids(&word, "bench", 3).await.contains(id) {
+                forgets.push(started.elapsed());
+                break;
+            }
+            ensure!(started.elapsed() < Duration::from_secs(20), "forget {trial} never arrived");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+    const RETURNING: usize = 1000;
+    let mut purge_ids = Vec::new();
+    for index in 0..RETURNING {
+        let content = format!(
+            "Purge note {index}: the courier {index}q left parcel {} at dock {}.",
+            index * 7,
+            index % 13
+        );
+        purge_ids.push(on_laptop.store_text(&content, "purge").await);
+    }
+    let held = |stats: &Value| stats["by_namespace"]["purge"].as_u64().unwrap_or(0);
+    let arrived = ferrex_tests::eventually(Duration::from_secs(300), || async {
+        let stats = on_desktop.ok("stats", json!({})).await;
+        (held(&stats) == RETURNING as u64 && stats["index_lag"]["waiting_for_keys"] == 0)
+            .then_some(())
+    })
+    .await;
+    ensure!(arrived.is_some(), "the desktop never got the {RETURNING} memories");
+    on_desktop.close().await;
+    desktop.stop();
+    let _ = nodes[2].wait();
+    for chunk in purge_ids.chunks(100) {
+        on_laptop.ok("forget", json!({"ids": chunk})).await;
+    }
+    wait_in_sync(&laptop, &["server"], Duration::from_secs(60))?;
+    let restarted = Instant::now();
+    nodes[2] = start_node(&desktop, netns(2).as_deref())?;
+    let on_desktop = Client::connect(&desktop).await?;
+    let purged = ferrex_tests::eventually(Duration::from_secs(300), || async {
+        let stats = on_desktop.ok("stats", json!({})).await;
+        (held(&stats) == 0).then_some(restarted.elapsed())
+    })
+    .await
+    .context("the returning desktop never purged the forgotten memories")?;
     on_laptop.close().await;
     on_desktop.close().await;
     for home in [&server, &laptop, &desktop] {
@@ -242,6 +300,16 @@ async fn main() -> anyhow::Result<()> {
         let _ = node.wait();
     }
     drop(namespaces);
+    println!(
+        "forget propagation laptop -> desktop, {trials} trials: p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+        millis(percentile(&mut forgets.clone(), 50)),
+        millis(percentile(&mut forgets.clone(), 95)),
+        millis(percentile(&mut forgets, 100)),
+    );
+    println!(
+        "purge on return: a desktop that was off while {RETURNING} memories were forgotten had none left {:.2} s after its start (including the node's start)",
+        purged.as_secs_f64()
+    );
 
     println!(
         "propagation laptop -> desktop, {trials} trials: p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms (store itself p50 {:.1} ms)",

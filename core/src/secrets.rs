@@ -166,7 +166,7 @@ fn rules() -> Vec<(&'static str, String, Check)> {
         ),
         rule(
             "slack-token",
-            r"\bxox[abposre]-[0-9]{6,}-[A-Za-z0-9-]{8,}|\bxapp-[0-9]-[A-Z0-9]+-[0-9]+-[a-z0-9]{32,}",
+            r"\bxox[abposre]-[0-9]{6,}-[A-Za-z0-9-]{8,}|\bxapp-[0-9]-[A-Z0-9]+-[0-9]+-[a-z0-9]{32,}|\bxoxe(?:\.xox[bp])?-[0-9]-[A-Za-z0-9]{100,}",
             Check::None,
         ),
         rule(
@@ -213,12 +213,12 @@ fn rules() -> Vec<(&'static str, String, Check)> {
         ),
         rule(
             "password-in-url",
-            r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/?#@\[\]]{1,64}:([^\s/?#@]{1,128})@[A-Za-z0-9._-]+",
+            r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/?#@\[\]]{0,64}:([^\s/?#@]{1,128})@[A-Za-z0-9._-]+",
             Check::NotPlaceholder,
         ),
         rule(
             "labelled-secret",
-            r#"(?i)(?:api[_.-]?key|apikey|secret|token|passw(?:or)?d|passwd|pwd|access[_.-]?key|private[_.-]?key|credentials?|auth)[A-Za-z0-9_.-]{0,20}["']?\s*(?::=|=>|->|[:=]|\s+is\s+)\s*["'`]?([A-Za-z0-9+/_.~!@#$%^&*=-]{16,})"#,
+            r#"(?i)\b(?:[a-z0-9]+[_.-])*(?:api[_.-]?key|apikey|secret|token|passw(?:or)?d|passwd|access[_.-]?key|private[_.-]?key|auth[_.-]?(?:token|key))(?:[_.-][a-z0-9]+)*["']?\s*(?::=|=>|->|[:=]|\s+is\s+)\s*["'`]?([A-Za-z0-9+/_.~!@#$%^&*=-]{16,})"#,
             Check::Random,
         ),
     ]
@@ -293,7 +293,12 @@ fn entropy(value: &str) -> f64 {
 /// placeholder or a reference to an environment variable.
 fn looks_random(value: &str) -> bool {
     let value = value.trim_end_matches('=');
+    // Paths, addresses and URLs are not secrets, however mixed.
+    let path_or_address = value.starts_with(['/', '~', '.'])
+        || value.contains("://")
+        || (value.contains('@') && value.rsplit('@').next().is_some_and(|host| host.contains('.')));
     value.len() >= 16
+        && !path_or_address
         && !is_placeholder(value)
         && value.chars().any(|character| character.is_ascii_digit())
         && value.chars().any(|character| character.is_ascii_alphabetic())
@@ -444,11 +449,13 @@ mod tests {
             ("age-secret-key", format!("AGE-SECRET-KEY-1{}", fake.of(58, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"))),
             ("password-in-url", format!("postgres://app:{}@db.internal:5432/prod", fake.alnum(16))),
             ("password-in-url", "https://bob:hunter2@example.com/x".into()),
+            ("password-in-url", format!("redis://:{}@cache:6379", fake.alnum(12))),
+            ("slack-token", format!("xoxe.xoxp-1-{}", fake.alnum(146))),
             ("labelled-secret", format!("api_key = \"{}\"", fake.alnum(32))),
             ("labelled-secret", format!("DB_PASSWORD={}", fake.alnum(20))),
             ("labelled-secret", format!("{{\"client_secret\": \"{}\"}}", fake.of(40, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_~."))),
             ("labelled-secret", format!("auth_token: {}", fake.of(40, HEX))),
-            ("labelled-secret", format!("the deploy token is {}", fake.alnum(24))),
+            ("labelled-secret", format!("the deploy token is {}7{}", fake.alnum(12), fake.alnum(11))),
         ];
         for (rule, text) in &cases {
             assert_eq!(caught(text), [*rule], "{text}");
@@ -487,6 +494,13 @@ mod tests {
             "The secret: always rotate credentials quarterly".into(),
             "token = os.environ['GITHUB_TOKEN']".into(),
             "Tokens are rotated by the auth service every 90 days.".into(),
+            "Author: alice.smith1985@example.com".into(),
+            "tokenizer: bert-base-uncased-v2".into(),
+            "pwd: /home/alice/projects/app2".into(),
+            "oauth_redirect=/api/v2/callback/google".into(),
+            "credentials_file: ~/.aws/credentials2".into(),
+            "secret_santa: draw names on 2026-12-01 at noon".into(),
+            "token_budget = 128000 per request".into(),
         ];
         for text in &cases {
             assert_eq!(caught(text), Vec::<&str>::new(), "{text}");

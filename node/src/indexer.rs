@@ -86,6 +86,13 @@ pub fn catch_up_all(index: &mut Index, replica: &Replica) -> anyhow::Result<()> 
             catch_up_doc(index, replica, &id, &KnownVectors::new())?;
         }
     }
+    // Entities and aliases found dead when the documents were opened (a
+    // crash may have come between deleting their keys and dropping them).
+    for change in replica.take_dead_at_open() {
+        index.transaction(|tx| {
+            apply_keys(tx, replica, &change.doc, &change.keys, &KnownVectors::new())
+        })?;
+    }
     let mut pending: HashMap<String, ChangedKeys> = HashMap::new();
     for (doc, root, id) in index.pending_keys()? {
         let keys = pending.entry(doc).or_default();
@@ -127,7 +134,11 @@ fn apply_keys(
                     tx.delete_entity(key)?;
                     tx.put_pending("entities", key, &doc)?;
                 }
-                Lookup::Absent => continue,
+                Lookup::Absent => {
+                    // Only forgotten memories used it: its name goes.
+                    tx.delete_entity(key)?;
+                    tx.clear_pending("entities", key)?;
+                }
             }
             touched.entity_namespaces.insert(namespace.clone());
         }
@@ -141,7 +152,10 @@ fn apply_keys(
                     tx.delete_alias(key)?;
                     tx.put_pending("aliases", key, &doc)?;
                 }
-                Lookup::Absent => {}
+                Lookup::Absent => {
+                    tx.delete_alias(key)?;
+                    tx.clear_pending("aliases", key)?;
+                }
             }
         }
         for key in memory_keys {

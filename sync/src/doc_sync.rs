@@ -54,14 +54,19 @@ impl Replica {
         let document = self.document(id)?;
         let mut document = lock(&document);
         let Some(change) = document.receive(state, message)? else { return Ok(Vec::new()) };
-        let orphaned = self.relocate(&document, &change.keys);
+        let (orphaned, revived) = self.relocate(&document, &change.keys);
         drop(document);
         let mut changes = Vec::new();
-        if let Some(namespace) = id.namespace()
-            && (!change.keys.forgotten.is_empty() || !orphaned.is_empty())
-        {
-            let forgotten: Vec<String> = change.keys.forgotten.iter().cloned().collect();
-            changes = self.purge(namespace, &forgotten, &orphaned)?;
+        if let Some(namespace) = id.namespace() {
+            if !change.keys.forgotten.is_empty() || !orphaned.is_empty() {
+                let forgotten: Vec<String> = change.keys.forgotten.iter().cloned().collect();
+                changes = self.purge(namespace, &forgotten, &orphaned)?;
+            }
+            // Entities of other shards that a merged memory uses now: read
+            // them (and ask for their keys) again.
+            if !revived.is_empty() {
+                changes.extend(self.entity_changes(namespace, &revived)?);
+            }
         }
         self.announce(id);
         changes.insert(0, change);
@@ -112,7 +117,7 @@ impl Document {
         }
         self.persist()?;
         let keys = keys_of_patches(self.doc.make_patches(&mut log));
-        Ok(Some(DocChange { doc: self.id.clone(), before, after, keys }))
+        Ok(Some(DocChange { doc: self.id.clone(), before, after, keys, purged: false }))
     }
 
     /// Changes that are ancestors of none of the known hashes of `heads`

@@ -88,6 +88,9 @@ pub struct DocChange {
     pub after: Vec<ChangeHash>,
     /// What the change touched.
     pub keys: ChangedKeys,
+    /// A keys-only change made by a forget: keys were deleted, and what
+    /// they opened must leave the index (and its WAL).
+    pub purged: bool,
 }
 
 impl DocChange {
@@ -162,7 +165,7 @@ impl Document {
         self.doc.commit_with(CommitOptions::default().with_time(now.0.div_euclid(1000)));
         self.persist()?;
         let after = self.doc.get_heads();
-        Ok((outcome, DocChange { doc: self.id.clone(), before, after, keys }))
+        Ok((outcome, DocChange { doc: self.id.clone(), before, after, keys, purged: false }))
     }
 
     /// Writes every change not yet on disk to the log and syncs it; compacts

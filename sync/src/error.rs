@@ -20,7 +20,7 @@ pub enum ReplicaError {
     },
     /// The documents directory was written by an incompatible ferrex.
     #[error(
-        "{} says {found:?}; this ferrex reads \"ferrex documents 1\". Was it written by a newer ferrex?",
+        "{} says {found:?}; this ferrex reads \"ferrex documents 2\" (and upgrades 1). Was it written by a newer ferrex?",
         path.display()
     )]
     UnknownFormat {
@@ -56,6 +56,10 @@ pub enum ReplicaError {
         /// What was wrong.
         reason: String,
     },
+    /// A write uses an entity whose key is gone: the last memory that used
+    /// it was forgotten (here or on a peer) since the entity was resolved.
+    #[error("entity {0} was forgotten while this memory was being stored; store it again")]
+    EntityForgotten(String),
     /// No such document on this node.
     #[error("no document {0} on this node")]
     UnknownDocument(DocId),

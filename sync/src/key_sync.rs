@@ -63,16 +63,7 @@ impl Replica {
         match root {
             "memories" => records::memory_refs(&document.doc, &document.roots, record).is_some(),
             "entities" => self.entity_used(record),
-            _ => match records::alias_links(&document.doc, &document.roots, record) {
-                Some((entity, memory)) => {
-                    self.entity_used(&entity)
-                        && !memory.is_some_and(|memory| {
-                            records::read_tombstone(&document.doc, &document.roots, &memory)
-                                .is_some()
-                        })
-                }
-                None => false,
-            },
+            _ => self.alias_live(document, record),
         }
     }
 
@@ -161,6 +152,12 @@ impl Replica {
         let heads = document.heads();
         drop(document);
         self.announce(id);
-        Ok(Some(DocChange { doc: id.clone(), before: heads.clone(), after: heads, keys: changed }))
+        Ok(Some(DocChange {
+            doc: id.clone(),
+            before: heads.clone(),
+            after: heads,
+            keys: changed,
+            purged: false,
+        }))
     }
 }

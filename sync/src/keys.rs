@@ -105,7 +105,6 @@ impl RecordTag {
 struct Entry {
     slot: u64,
     key: Key,
-    tag: RecordTag,
 }
 
 /// The open key file and every key in it.
@@ -213,7 +212,7 @@ impl KeyStore {
     fn remember(&mut self, slot: u64, tag: RecordTag, key: Key) {
         let id = key.id();
         self.by_tag.entry(tag).or_default().push(id);
-        self.by_id.insert(id, Entry { slot, key, tag });
+        self.by_id.insert(id, Entry { slot, key });
     }
 
     /// The key with id `id`.

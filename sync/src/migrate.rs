@@ -367,4 +367,61 @@ mod tests {
         assert!(!sibling(&dir, ".format-1").exists() && !sibling(&dir, ".upgrading").exists());
         assert_eq!(files_with(home.path(), b"tangerine"), 0);
     }
+
+    /// Runs the sync protocol for document `id` between two replicas until
+    /// neither has anything to say.
+    fn sync_pair(a: &Replica, b: &Replica, id: &DocId) {
+        let (mut a_state, mut b_state) =
+            (automerge::sync::State::new(), automerge::sync::State::new());
+        for _ in 0..20 {
+            let mut quiet = true;
+            if let Some(message) = a.generate_sync_message(id, &mut a_state).unwrap() {
+                b.receive_sync_message(id, &mut b_state, &message).unwrap();
+                quiet = false;
+            }
+            if let Some(message) = b.generate_sync_message(id, &mut b_state).unwrap() {
+                a.receive_sync_message(id, &mut a_state, &message).unwrap();
+                quiet = false;
+            }
+            if quiet {
+                return;
+            }
+        }
+        panic!("the replicas never went quiet");
+    }
+
+    #[test]
+    fn a_memory_forgotten_after_two_devices_upgraded_apart_stays_forgotten_on_both() {
+        // Two devices upgrade the same format-1 home apart: each rewrites
+        // the memory as its own object. One forgets it; once they sync, the
+        // other's object must not bring it back, nor its key travel.
+        let (home_a, home_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        write_format_1(&home_a.path().join("docs"));
+        write_format_1(&home_b.path().join("docs"));
+        let a = Replica::open(&home_a.path().join("docs"), "device-a", ReplicaOptions::default())
+            .unwrap();
+        let b = Replica::open(&home_b.path().join("docs"), "device-b", ReplicaOptions::default())
+            .unwrap();
+        let shard = DocId::shard(&Namespace::default(), 0);
+        a.forget(&["kept".into()], ferrex_core::Timestamp(3_000)).unwrap();
+        sync_pair(&a, &b, &shard);
+        for replica in [&a, &b] {
+            let lookup = replica.read(&shard, |reader| reader.memory_lookup("kept")).unwrap();
+            assert_eq!(lookup, crate::Lookup::Absent);
+            assert!(replica.locate("kept").is_none());
+            let (keys, _) = replica.answer_keys(&shard, &[(0, "kept".into())]).unwrap();
+            assert!(keys.is_empty(), "a key of a forgotten memory would be sent");
+        }
+        drop((a, b));
+        for home in [&home_a, &home_b] {
+            assert_eq!(files_with(home.path(), b"release train leaves"), 0);
+        }
+        // And a reopen finds no key of it to keep.
+        let b = Replica::open(&home_b.path().join("docs"), "device-b", ReplicaOptions::default())
+            .unwrap();
+        assert_eq!(
+            b.read(&shard, |reader| reader.memory_lookup("kept")).unwrap(),
+            crate::Lookup::Absent
+        );
+    }
 }

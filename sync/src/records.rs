@@ -221,7 +221,7 @@ pub(crate) fn put_memory(
 /// The entities a live memory refers to (its subject's and those it
 /// mentions), read without its key; `None` when it is not a live memory.
 pub(crate) fn memory_refs(doc: &AutoCommit, roots: &Roots, id: &str) -> Option<Vec<String>> {
-    let view = MapView::new(doc, roots.get("memories").clone()).map(id)?;
+    let view = live_memory(doc, roots, id)?;
     let mut refs: Vec<String> =
         view.string("entities").map(|text| decode_list(&text)).unwrap_or_default();
     if let Some(subject) = view.string("subject_entity") {
@@ -239,7 +239,7 @@ pub(crate) fn read_memory(
     id: &str,
     keys: &KeyStore,
 ) -> Lookup<StoredMemory> {
-    let Some(view) = MapView::new(doc, roots.get("memories").clone()).map(id) else {
+    let Some(view) = live_memory(doc, roots, id) else {
         return Lookup::Absent;
     };
     let payload: MemoryPayload = match open_sealed(&view, &place("memories", id), keys) {
@@ -361,7 +361,22 @@ fn memory_from(
 
 /// Whether `id` is a live memory in this document.
 pub(crate) fn has_memory(doc: &AutoCommit, roots: &Roots, id: &str) -> bool {
-    MapView::new(doc, roots.get("memories").clone()).map(id).is_some()
+    live_memory(doc, roots, id).is_some()
+}
+
+/// Whether memory `id` has a tombstone.
+pub(crate) fn is_forgotten(doc: &AutoCommit, roots: &Roots, id: &str) -> bool {
+    MapView::new(doc, roots.get("forgotten").clone()).map(id).is_some()
+}
+
+/// The map of memory `id`, unless it is absent or forgotten. A tombstone
+/// wins over an object that survived it: one written concurrently with the
+/// forget, or by another device's upgrade of the same memory.
+fn live_memory<'a>(doc: &'a AutoCommit, roots: &Roots, id: &str) -> Option<MapView<'a>> {
+    if is_forgotten(doc, roots, id) {
+        return None;
+    }
+    MapView::new(doc, roots.get("memories").clone()).map(id)
 }
 
 /// Deletes the memory and records its tombstone.

@@ -63,6 +63,13 @@ impl Refs {
     /// Records what memory `id` refers to now (`None`: it is gone); returns
     /// the entities that no live memory refers to any more.
     fn set(&mut self, id: &str, refs: Option<Vec<String>>) -> Vec<String> {
+        self.set_both(id, refs).0
+    }
+
+    /// As [`Refs::set`], and also returns the entities that no live memory
+    /// used before and one does now.
+    fn set_both(&mut self, id: &str, refs: Option<Vec<String>>) -> (Vec<String>, Vec<String>) {
+        let mut revived = Vec::new();
         let mut orphaned = Vec::new();
         if let Some(old) = self.of_memory.remove(id) {
             for entity in old {
@@ -77,12 +84,16 @@ impl Refs {
         }
         if let Some(refs) = refs {
             for entity in &refs {
-                *self.count.entry(entity.clone()).or_default() += 1;
+                let count = self.count.entry(entity.clone()).or_default();
+                *count += 1;
+                if *count == 1 && !orphaned.contains(entity) {
+                    revived.push(entity.clone());
+                }
             }
             orphaned.retain(|entity| !self.count.contains_key(entity));
             self.of_memory.insert(id.to_owned(), refs);
         }
-        orphaned
+        (orphaned, revived)
     }
 
     pub(crate) fn used(&self, entity: &str) -> bool {
@@ -155,6 +166,12 @@ pub struct Replica {
     /// Records this node asked a peer for the keys of, by key id.
     pub(crate) asked: Mutex<HashMap<KeyId, (DocId, u8, String)>>,
     upgrade: Option<Upgrade>,
+    dead_at_open: Mutex<Vec<DocChange>>,
+    /// Held while a purge decides which entities are dead and deletes their
+    /// keys, and while a write checks the keys of the entities it uses and
+    /// records that it uses them: a store never uses an entity whose key a
+    /// purge is deleting.
+    purging: Mutex<()>,
 }
 
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -162,9 +179,33 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Replica {
+    /// Whether entity `id` of `namespace` is in a document without its key
+    /// here (deleted by a purge, or not arrived yet).
+    fn entity_locked(&self, namespace: &Namespace, id: &str) -> Result<bool, ReplicaError> {
+        for shard in self.shards(namespace) {
+            let document = self.document(&shard)?;
+            let document = lock(&document);
+            if let Some(key) = records::record_key(&document.doc, &document.roots, "entities", id) {
+                return Ok(!lock(&self.keys).contains(&key));
+            }
+        }
+        Ok(false)
+    }
+
     /// Whether a live memory uses entity `id`.
     pub(crate) fn entity_used(&self, id: &str) -> bool {
         lock(&self.refs).used(id)
+    }
+
+    /// Whether the alias `key` of `document` is live: its entity is used and
+    /// the memory that introduced it (if it names one) is not forgotten.
+    pub(crate) fn alias_live(&self, document: &Document, key: &str) -> bool {
+        records::alias_links(&document.doc, &document.roots, key).is_some_and(|(entity, memory)| {
+            self.entity_used(&entity)
+                && !memory.is_some_and(|memory| {
+                    records::is_forgotten(&document.doc, &document.roots, &memory)
+                })
+        })
     }
 
     /// Opens every document under `dir` (creating the directory and the
@@ -237,6 +278,8 @@ impl Replica {
             refs: Mutex::new(refs),
             asked: Mutex::new(HashMap::new()),
             upgrade,
+            dead_at_open: Mutex::new(Vec::new()),
+            purging: Mutex::new(()),
         };
         replica.delete_unused_keys()?;
         Ok(replica)
@@ -250,49 +293,67 @@ impl Replica {
     /// Deletes every key no live record uses: those of forgotten memories
     /// (a crash may have come between a tombstone and its key's deletion),
     /// of entities and aliases only forgotten memories used, and keys of
-    /// writes that never reached their document.
+    /// writes that never reached their document. The entities and aliases
+    /// found dead are kept as keys-only changes for the index
+    /// ([`Replica::take_dead_at_open`]): a crash may also have come before
+    /// the index dropped their names.
     fn delete_unused_keys(&self) -> Result<(), ReplicaError> {
         let mut used: HashSet<RecordTag> = HashSet::new();
-        let mut dead_records: Vec<String> = Vec::new();
+        let mut dead = Vec::new();
         for id in self.doc_ids() {
             if id == DocId::Registry {
                 continue;
             }
             let document = self.document(&id)?;
-            let document = lock(&document);
-            let refs = lock(&self.refs);
-            let forgotten: HashSet<String> = document.keys("forgotten").into_iter().collect();
+            let mut document = lock(&document);
+            let mut keys = ChangedKeys::default();
             for memory in document.keys("memories") {
-                used.insert(RecordTag::of(&memory));
+                if records::has_memory(&document.doc, &document.roots, &memory) {
+                    used.insert(RecordTag::of(&memory));
+                }
             }
             for entity in document.keys("entities") {
-                if refs.used(&entity) {
+                if self.entity_used(&entity) {
                     used.insert(RecordTag::of(&entity));
                 } else {
-                    dead_records.push(entity);
+                    keys.entities.insert(entity);
                 }
             }
             for alias in document.keys("aliases") {
-                let live = records::alias_links(&document.doc, &document.roots, &alias)
-                    .is_some_and(|(entity, memory)| {
-                        refs.used(&entity)
-                            && !memory.as_ref().is_some_and(|memory| forgotten.contains(memory))
-                    });
-                if live {
+                if self.alias_live(&document, &alias) {
                     used.insert(RecordTag::of(&alias));
                 } else {
-                    dead_records.push(alias);
+                    keys.aliases.insert(alias);
                 }
+            }
+            if !keys.is_empty() {
+                let heads = document.heads();
+                dead.push(DocChange {
+                    doc: id.clone(),
+                    before: heads.clone(),
+                    after: heads,
+                    keys,
+                    purged: true,
+                });
             }
         }
         let mut keys = lock(&self.keys);
         let unused: Vec<RecordTag> =
             keys.tags().into_iter().filter(|tag| !used.contains(tag)).collect();
         let deleted = keys.remove_tags(&unused)?;
+        drop(keys);
         if deleted > 0 {
             tracing::info!(deleted, "deleted keys no live record uses");
         }
+        *lock(&self.dead_at_open) = dead;
         Ok(())
+    }
+
+    /// Keys-only changes naming the entities and aliases found dead when
+    /// the replica was opened (once; empty afterwards), for the index to
+    /// drop what it still holds of them.
+    pub fn take_dead_at_open(&self) -> Vec<DocChange> {
+        std::mem::take(&mut *lock(&self.dead_at_open))
     }
 
     /// The device recorded as the author of this replica's writes.
@@ -390,6 +451,20 @@ impl Replica {
         filed.extend(records.entities.iter().map(|e| e.id.as_str()).zip(entity_keys.clone()));
         filed.extend(aliases.iter().map(|(name, key)| (name.as_str(), key.clone())));
         lock(&self.keys).insert(&filed)?;
+        let _purging = lock(&self.purging);
+        // Entities the memories use that exist already must still have their
+        // key: a purge may have deleted it since the caller resolved them.
+        // (An id no document holds yet cannot have been purged.)
+        let new_entities: HashSet<&str> = records.entities.iter().map(|e| e.id.as_str()).collect();
+        for memory in &records.memories {
+            for entity in memory.entity_ids.iter().chain(&memory.subject_entity) {
+                if !new_entities.contains(entity.as_str())
+                    && self.entity_locked(namespace, entity)?
+                {
+                    return Err(ReplicaError::EntityForgotten(entity.clone()));
+                }
+            }
+        }
         let introducer = records.memories.first().map(|memory| memory.id.as_str());
         let ((), change) = lock(&document).write(now, |doc, roots, keys| {
             for (entity, key) in records.entities.iter().zip(&entity_keys) {
@@ -513,6 +588,7 @@ impl Replica {
         forgotten: &[String],
         orphaned: &[String],
     ) -> Result<Vec<DocChange>, ReplicaError> {
+        let _purging = lock(&self.purging);
         let forgotten_set: HashSet<&str> = forgotten.iter().map(String::as_str).collect();
         let refs_used = |entity: &str| lock(&self.refs).used(entity);
         let orphaned: HashSet<&str> =
@@ -546,7 +622,13 @@ impl Replica {
             doomed.extend(keys.entities.iter().cloned());
             doomed.extend(keys.aliases.iter().cloned());
             let heads = document.heads();
-            changes.push(DocChange { doc: id.clone(), before: heads.clone(), after: heads, keys });
+            changes.push(DocChange {
+                doc: id.clone(),
+                before: heads.clone(),
+                after: heads,
+                keys,
+                purged: true,
+            });
         }
         lock(&self.keys).remove_records(doomed.iter().map(String::as_str))?;
         Ok(changes)
@@ -680,24 +762,64 @@ impl Replica {
 
     /// Updates where the memories in `changed` live, and which entities
     /// they use, after a change to `document` that this replica did not make
-    /// itself; returns the entities no live memory uses any more.
-    pub(crate) fn relocate(&self, document: &Document, changed: &ChangedKeys) -> Vec<String> {
+    /// itself; returns the entities no live memory uses any more, and those
+    /// a live memory uses now and none did before (they may live in another
+    /// shard, whose records the index must now read).
+    pub(crate) fn relocate(
+        &self,
+        document: &Document,
+        changed: &ChangedKeys,
+    ) -> (Vec<String>, Vec<String>) {
         if document.id == DocId::Registry {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         }
         let mut locations = self.locations.write().unwrap_or_else(PoisonError::into_inner);
         let mut refs = lock(&self.refs);
-        let mut orphaned = Vec::new();
-        for memory in &changed.memories {
+        let (mut orphaned, mut revived) = (Vec::new(), Vec::new());
+        for memory in changed.memories.iter().chain(&changed.forgotten) {
             let used = records::memory_refs(&document.doc, &document.roots, memory);
             if used.is_some() {
                 locations.insert(memory.clone(), document.id.clone());
             } else {
                 locations.remove(memory);
             }
-            orphaned.extend(refs.set(memory, used));
+            let (gone, back) = refs.set_both(memory, used);
+            orphaned.extend(gone);
+            revived.extend(back);
         }
-        orphaned
+        (orphaned, revived)
+    }
+
+    /// Keys-only changes naming the entities of `namespace` in `entities`,
+    /// per document that holds them (for the index to read them again).
+    pub(crate) fn entity_changes(
+        &self,
+        namespace: &Namespace,
+        entities: &[String],
+    ) -> Result<Vec<DocChange>, ReplicaError> {
+        let wanted: HashSet<&str> = entities.iter().map(String::as_str).collect();
+        let mut changes = Vec::new();
+        for id in self.shards(namespace) {
+            let document = self.document(&id)?;
+            let mut document = lock(&document);
+            let mut keys = ChangedKeys::default();
+            keys.entities = document
+                .keys("entities")
+                .into_iter()
+                .filter(|e| wanted.contains(e.as_str()))
+                .collect();
+            if !keys.entities.is_empty() {
+                let heads = document.heads();
+                changes.push(DocChange {
+                    doc: id,
+                    before: heads.clone(),
+                    after: heads,
+                    keys,
+                    purged: false,
+                });
+            }
+        }
+        Ok(changes)
     }
 
     /// Reads document `id` through `read`, holding it still meanwhile.
@@ -710,7 +832,7 @@ impl Replica {
         let document = lock(&document);
         let keys = lock(&self.keys);
         let namespace = id.namespace().cloned().unwrap_or_default();
-        Ok(read(&ShardReader { document: &document, namespace, keys: &keys }))
+        Ok(read(&ShardReader { document: &document, namespace, keys: &keys, replica: self }))
     }
 
     /// Size figures of every document.
@@ -735,6 +857,7 @@ pub struct ShardReader<'a> {
     document: &'a Document,
     namespace: Namespace,
     keys: &'a KeyStore,
+    replica: &'a Replica,
 }
 
 impl ShardReader<'_> {
@@ -759,13 +882,21 @@ impl ShardReader<'_> {
         records::read_tombstone(&self.document.doc, &self.document.roots, id)
     }
 
-    /// The entity `id`: readable, locked, or absent.
+    /// The entity `id`: readable, locked, or absent (also when no live
+    /// memory uses it: only forgotten memories did, and its name is gone).
     pub fn entity(&self, id: &str) -> Lookup<Entity> {
+        if !self.replica.entity_used(id) {
+            return Lookup::Absent;
+        }
         records::read_entity(&self.document.doc, &self.document.roots, id, self.keys)
     }
 
-    /// The alias stored under `key`: readable, locked, or absent.
+    /// The alias stored under `key`: readable, locked, or absent (also when
+    /// its entity is unused or the memory that introduced it is forgotten).
     pub fn alias(&self, key: &str) -> Lookup<Alias> {
+        if !self.replica.alias_live(self.document, key) {
+            return Lookup::Absent;
+        }
         records::read_alias(&self.document.doc, &self.document.roots, key, self.keys)
     }
 

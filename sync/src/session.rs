@@ -252,14 +252,18 @@ impl Session {
                     // heads this message led to (the acknowledgement; the
                     // merged changes are on disk by now).
                     let reply = next_message(&inner.replica, &shared, &doc_for_merge, inner.clock)?;
-                    // What arrived sealed: ask the peer for its keys.
-                    let wanted = match changes.first() {
-                        Some(change) => inner
+                    // What arrived sealed (or became used again): ask the
+                    // peer for its keys.
+                    let mut wanted = Vec::new();
+                    for change in &changes {
+                        let records = inner
                             .replica
-                            .wanted_keys(&doc_for_merge, Some(&change.keys))
-                            .map_err(|error| error.to_string())?,
-                        None => Vec::new(),
-                    };
+                            .wanted_keys(&change.doc, Some(&change.keys))
+                            .map_err(|error| error.to_string())?;
+                        if !records.is_empty() {
+                            wanted.push((change.doc.to_string(), records));
+                        }
+                    }
                     Ok::<_, String>((changes, reply, wanted))
                 })
                 .await
@@ -267,9 +271,8 @@ impl Session {
                 if let Some(message) = reply {
                     self.shared.send_control(Frame::Sync { doc: doc.to_string(), message });
                 }
-                if !wanted.is_empty() {
-                    self.shared
-                        .send_control(Frame::KeyRequest { doc: doc.to_string(), records: wanted });
+                for (doc, records) in wanted {
+                    self.shared.send_control(Frame::KeyRequest { doc, records });
                 }
                 if !changes.is_empty() {
                     if doc == DocId::Registry {

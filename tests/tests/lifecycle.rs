@@ -301,3 +301,46 @@ async fn a_second_node_for_the_same_home_is_refused() {
     assert!(stderr.contains("already running"), "{stderr}");
     client.close().await;
 }
+
+#[tokio::test]
+async fn a_home_of_format_1_is_upgraded_on_its_first_start_and_serves_what_it_held() {
+    // The frozen format-1 fixture: m1 and m2 live ("fixture memory"), m0
+    // forgotten, and the entity Tokio that no memory uses.
+    let home = TestHome::new();
+    let fixture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../sync/tests/fixtures/docs-v1");
+    copy_dir(&fixture, &home.path().join("docs"));
+    let client = home.client().await;
+    let stats = client.ok("stats", json!({})).await;
+    assert_eq!(stats["by_namespace"]["fixture"], 2, "{stats}");
+    assert_eq!(stats["entities"], 0, "{stats}");
+    // Written in 1970, they are stale: asked for as such.
+    let answer = client
+        .ok(
+            "recall",
+            json!({"query": "fixture memory", "namespace": "fixture", "include_stale": true}),
+        )
+        .await;
+    let found: Vec<&str> =
+        answer["results"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(found, ["m2"], "{answer}");
+    assert!(home.files_containing("Tokio").is_empty());
+    assert_eq!(
+        std::fs::read_to_string(home.path().join("docs/FORMAT")).unwrap(),
+        "ferrex documents 2\n"
+    );
+    client.close().await;
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}

@@ -36,6 +36,10 @@ pub enum ToolError {
     /// The node failed; the message says where.
     #[error("internal error: {0:#}")]
     Internal(#[from] anyhow::Error),
+    /// The request met a concurrent change (an entity it uses was just
+    /// forgotten); nothing was written, and the same request may succeed.
+    #[error("{0}")]
+    Conflict(String),
 }
 
 impl From<ferrex_core::EmbedError> for ToolError {
@@ -46,6 +50,9 @@ impl From<ferrex_core::EmbedError> for ToolError {
 
 impl From<ferrex_sync::ReplicaError> for ToolError {
     fn from(error: ferrex_sync::ReplicaError) -> Self {
+        if let ferrex_sync::ReplicaError::EntityForgotten(_) = error {
+            return ToolError::Conflict(error.to_string());
+        }
         ToolError::Internal(error.into())
     }
 }
@@ -149,9 +156,9 @@ impl Engine {
                 .cloned()
                 .collect();
             indexer::apply_change(&mut index, &self.replica, change, &KnownVectors::new())?;
-            if !change.keys.forgotten.is_empty() || change.is_keys_only() {
+            if !change.keys.forgotten.is_empty() || change.purged {
                 // Forgotten text must leave the WAL too (see `forget`).
-                index.checkpoint_truncate()?;
+                checkpoint(&index);
             }
             known
         };
@@ -173,7 +180,7 @@ impl Engine {
             indexer::apply_change(&mut index, &self.replica, change, &KnownVectors::new())?;
         }
         if !outcome.forgotten.is_empty() {
-            index.checkpoint_truncate()?;
+            checkpoint(&index);
         }
         Ok(outcome)
     }
@@ -238,6 +245,14 @@ impl Engine {
             indexer::apply_change(&mut index, &self.replica, change, &KnownVectors::new())?;
         }
         Ok(done)
+    }
+}
+
+/// Empties the index's WAL after a forget. The forget is durable already, so
+/// a failure is logged (the next forget or start tries again), not returned.
+fn checkpoint(index: &Index) {
+    if let Err(error) = index.checkpoint_truncate() {
+        tracing::error!("after a forget: {error:#}; the next forget or start retries");
     }
 }
 

@@ -84,6 +84,21 @@ impl Engine {
     /// Stores a memory. The answer comes only after the memory and every
     /// judgement made about it are durable and indexed.
     pub fn store(&self, input: StoreInput, allow_secrets: bool) -> Result<Stored, ToolError> {
+        // An entity the memory uses may be forgotten between its resolution
+        // and the write (by a merged forget); the write refuses it, and the
+        // store resolves its names again.
+        for _ in 0..2 {
+            match self.store_once(input.clone(), allow_secrets) {
+                Err(ToolError::Conflict(reason)) => {
+                    tracing::debug!("storing again: {reason}");
+                }
+                outcome => return outcome,
+            }
+        }
+        self.store_once(input, allow_secrets)
+    }
+
+    fn store_once(&self, input: StoreInput, allow_secrets: bool) -> Result<Stored, ToolError> {
         let mut request = validate::validate_store(input)?;
         let namespace = request.namespace.clone();
         let settings = self.settings(namespace.as_str()).clone();

@@ -400,3 +400,85 @@ mod tests {
         assert!(index.vectors("a").unwrap().is_empty());
     }
 }
+
+#[cfg(test)]
+mod purge_tests {
+    //! What a forget leaves in the index files: nothing.
+
+    use super::*;
+    use crate::index::rows::MemoryRow;
+
+    fn files_holding(dir: &Path, needle: &[u8]) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .filter(|entry| {
+                std::fs::read(entry.path())
+                    .is_ok_and(|bytes| bytes.windows(needle.len()).any(|window| window == needle))
+            })
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn a_deleted_memory_leaves_no_text_term_or_vector_in_the_database_its_wal_or_shm() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.sqlite");
+        let (mut index, _) = Index::open(&path, "model", 8).unwrap();
+        // Distinctive vectors: their bytes are looked for too (a vector can
+        // reveal its text).
+        let whole = vec![0.123_456_7, -0.765_432_1, 0.5, 0.25, -0.125, 0.333, 0.444, 0.555];
+        let passage = vec![0.918_273_6, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7];
+        let text = "The vault opens with tangerine octopus. Nobody else knows the word marmalade.";
+        let keep = "The release train leaves on Thursdays.";
+        index
+            .transaction(|tx| {
+                for (id, text, vectors, secret) in [
+                    ("secret", text, vec![whole.clone(), passage.clone()], true),
+                    ("kept", keep, vec![vec![0.9, 0.1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.1]], false),
+                ] {
+                    let stored = ferrex_sync::StoredMemory {
+                        memory: ferrex_core::Memory {
+                            id: id.to_owned(),
+                            kind: ferrex_core::MemoryKind::Episodic,
+                            content: ferrex_core::Content::Text(text.to_owned()),
+                            namespace: ferrex_core::Namespace::parse("default").unwrap(),
+                            confidence: 1.0,
+                            source: None,
+                            context: secret.then(|| "said over coffee, tangerine".into()),
+                            tags: if secret { vec!["marmalade".into()] } else { Vec::new() },
+                            entity_ids: Vec::new(),
+                            created_at: ferrex_core::Timestamp(1),
+                            created_by: "device".to_owned(),
+                            t_valid: ferrex_core::Timestamp(1),
+                            evidence: 1,
+                            validated: Default::default(),
+                            access: Default::default(),
+                        },
+                        subject_entity: None,
+                        predicate_written: None,
+                    };
+                    let (rowid, _) = tx.upsert_memory(&MemoryRow::from_stored(&stored, "doc"))?;
+                    tx.put_vector(rowid, "default", "episodic", &vectors)?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        let needles: Vec<Vec<u8>> = vec![
+            // Stems, as the full-text index keeps them.
+            b"tangerin".to_vec(),
+            b"marmalad".to_vec(),
+            vector_bytes(&whole)[..16].to_vec(),
+            vector_bytes(&passage)[..16].to_vec(),
+        ];
+        assert!(needles.iter().all(|needle| !files_holding(dir.path(), needle).is_empty()));
+        index.transaction(|tx| tx.delete_memory("secret").map(|_| ())).unwrap();
+        index.checkpoint_truncate().unwrap();
+        for needle in &needles {
+            assert_eq!(files_holding(dir.path(), needle), Vec::<String>::new(), "{needle:?}");
+        }
+        // The other memory is untouched.
+        assert!(!files_holding(dir.path(), b"Thursdays").is_empty());
+        assert!(index.row("kept").unwrap().is_some());
+    }
+}

@@ -84,6 +84,9 @@ impl ServerHandler for FerrexServer {
                 "error": format!("invalid {error}"),
                 "field": error.field,
             })),
+            Ok(Err(ToolError::Conflict(reason))) => {
+                CallToolResult::structured_error(json!({"error": reason}))
+            }
             Ok(Err(ToolError::Internal(error))) => {
                 tracing::error!(tool, "tool failed: {error:#}");
                 CallToolResult::structured_error(
