@@ -28,7 +28,7 @@ impl Replica {
         if *id == DocId::Registry {
             return Ok(Vec::new());
         }
-        let document = self.document(id)?;
+        let Ok(document) = self.document(id) else { return Ok(Vec::new()) };
         let document = lock(&document);
         let store = lock(&self.keys);
         let mut asked = lock(&self.asked);
@@ -76,11 +76,12 @@ impl Replica {
         records: &[RecordRef],
     ) -> Result<(Vec<[u8; 32]>, Vec<RecordRef>), ReplicaError> {
         let mut answer = Vec::new();
-        let mut unanswered = Vec::new();
         if *id == DocId::Registry {
-            return Ok((answer, unanswered));
+            return Ok((answer, Vec::new()));
         }
-        let document = self.document(id)?;
+        // A document this node does not have yet: nothing to answer now.
+        let Ok(document) = self.document(id) else { return Ok((answer, records.to_vec())) };
+        let mut unanswered = Vec::new();
         let document = lock(&document);
         let store = lock(&self.keys);
         for (number, record) in records {
@@ -122,7 +123,7 @@ impl Replica {
         if accepted.is_empty() {
             return Ok(None);
         }
-        let document = self.document(id)?;
+        let Ok(document) = self.document(id) else { return Ok(None) };
         let mut document = lock(&document);
         // Still live, and still naming this key (a record forgotten while its
         // key travelled must not become readable again).

@@ -282,19 +282,27 @@ impl Session {
                     self.tell_observer(changes).await?;
                 }
             }
+            // Keys are answered and filed on their own: a failure there is
+            // logged and the session goes on (the records stay locked, and
+            // are asked for again at the next session).
             Frame::KeyRequest { doc, records } => {
                 let doc: DocId = doc.parse().map_err(|error| format!("{error}"))?;
-                self.answer_keys(doc, records).await?;
+                if let Err(error) = self.answer_keys(doc.clone(), records).await {
+                    tracing::warn!(%doc, "could not answer a key request: {error}");
+                }
             }
             Frame::Keys { doc, keys } => {
                 let doc: DocId = doc.parse().map_err(|error| format!("{error}"))?;
                 let replica = self.inner.replica.clone();
-                let change = tokio::task::spawn_blocking(move || replica.accept_keys(&doc, &keys))
-                    .await
-                    .map_err(|error| error.to_string())?
-                    .map_err(|error| error.to_string())?;
-                if let Some(change) = change {
-                    self.tell_observer(vec![change]).await?;
+                let doc_for_keys = doc.clone();
+                let accepted =
+                    tokio::task::spawn_blocking(move || replica.accept_keys(&doc_for_keys, &keys))
+                        .await
+                        .map_err(|error| error.to_string())?;
+                match accepted {
+                    Ok(Some(change)) => self.tell_observer(vec![change]).await?,
+                    Ok(None) => {}
+                    Err(error) => tracing::warn!(%doc, "could not file keys a peer sent: {error}"),
                 }
             }
             Frame::StatusRequest { id, heads } => {
