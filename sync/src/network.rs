@@ -8,7 +8,7 @@
 //! - **Pairing** (`ferrex/pair/1`): the joiner proves a ticket's one-time
 //!   secret; both sides record the pairing in their registry, which then
 //!   replicates to every device.
-//! - **Authorisation.** A hook on the endpoint closes every `ferrex/sync/1`
+//! - **Authorisation.** A hook on the endpoint closes every `ferrex/sync/2`
 //!   connection whose remote id is not a paired, unrevoked device right after
 //!   the TLS handshake, before any stream is opened.
 //! - **Connections.** A supervisor dials every paired device that has no

@@ -3,8 +3,11 @@
 //!
 //! - `ferrex/pair/1`: the joiner sends one [`JoinRequest`], the inviter
 //!   answers one [`JoinReply`].
-//! - `ferrex/sync/1`: both sides send [`Frame`]s on one bidirectional stream
-//!   for as long as the connection lives.
+//! - `ferrex/sync/2`: both sides send [`Frame`]s on one bidirectional stream
+//!   for as long as the connection lives: Automerge sync messages, the keys
+//!   of sealed records, status requests.
+//! - `ferrex/sync/1` (documents of format 1) is only answered by closing the
+//!   connection with [`OLD_PEER_REASON`].
 //!
 //! A frame is `len: u32 big-endian | postcard(value)`. The version is in the
 //! ALPN: a change to these types gets a new ALPN, so devices never misread
