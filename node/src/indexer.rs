@@ -125,37 +125,24 @@ fn apply_keys(
     let mut touched = Touched::default();
     replica.read(id, |reader| -> anyhow::Result<()> {
         for key in &keys.entities {
-            match reader.entity(key) {
-                Lookup::Found(entity) => {
-                    tx.put_entity(&namespace, &doc, &entity)?;
-                    tx.clear_pending("entities", key)?;
-                }
-                Lookup::Locked(_) => {
+            let entity = reader.entity(key);
+            tx.mark_pending("entities", key, &doc, matches!(entity, Lookup::Locked(_)))?;
+            match entity {
+                Lookup::Found(entity) => tx.put_entity(&namespace, &doc, &entity)?,
+                // Locked: waits for its key. Absent: only forgotten memories
+                // used it, and its name goes.
+                Lookup::Locked(_) | Lookup::Absent => {
                     tx.delete_entity(key)?;
-                    tx.put_pending("entities", key, &doc)?;
-                }
-                Lookup::Absent => {
-                    // Only forgotten memories used it: its name goes.
-                    tx.delete_entity(key)?;
-                    tx.clear_pending("entities", key)?;
                 }
             }
             touched.entity_namespaces.insert(namespace.clone());
         }
         for key in &keys.aliases {
-            match reader.alias(key) {
-                Lookup::Found(alias) => {
-                    tx.put_alias(&namespace, key, &alias)?;
-                    tx.clear_pending("aliases", key)?;
-                }
-                Lookup::Locked(_) => {
-                    tx.delete_alias(key)?;
-                    tx.put_pending("aliases", key, &doc)?;
-                }
-                Lookup::Absent => {
-                    tx.delete_alias(key)?;
-                    tx.clear_pending("aliases", key)?;
-                }
+            let alias = reader.alias(key);
+            tx.mark_pending("aliases", key, &doc, matches!(alias, Lookup::Locked(_)))?;
+            match alias {
+                Lookup::Found(alias) => tx.put_alias(&namespace, key, &alias)?,
+                Lookup::Locked(_) | Lookup::Absent => tx.delete_alias(key)?,
             }
         }
         for key in memory_keys {
@@ -164,12 +151,13 @@ fn apply_keys(
             if let Some(tombstone) = reader.tombstone(key) {
                 tx.put_tombstone(&namespace, &tombstone)?;
                 tx.delete_memory(key)?;
-                tx.clear_pending("memories", key)?;
+                tx.mark_pending("memories", key, &doc, false)?;
                 continue;
             }
-            match reader.memory_lookup(key) {
+            let memory = reader.memory_lookup(key);
+            tx.mark_pending("memories", key, &doc, matches!(memory, Lookup::Locked(_)))?;
+            match memory {
                 Lookup::Found(stored) => {
-                    tx.clear_pending("memories", key)?;
                     let row = MemoryRow::from_stored(&stored, &doc);
                     let (rowid, upserted) = tx.upsert_memory(&row)?;
                     if upserted != Upserted::Unchanged
@@ -182,13 +170,8 @@ fn apply_keys(
                     tx.touch_memory(key, &mut touched)?;
                     tx.touch_target(key, &mut touched)?;
                 }
-                Lookup::Locked(_) => {
+                Lookup::Locked(_) | Lookup::Absent => {
                     tx.delete_memory(key)?;
-                    tx.put_pending("memories", key, &doc)?;
-                }
-                Lookup::Absent => {
-                    tx.delete_memory(key)?;
-                    tx.clear_pending("memories", key)?;
                 }
             }
         }

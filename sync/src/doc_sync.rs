@@ -62,8 +62,13 @@ impl Replica {
                 let forgotten: Vec<String> = change.keys.forgotten.iter().cloned().collect();
                 changes = self.purge(namespace, &forgotten, &orphaned)?;
             }
-            // Entities of other shards that a merged memory uses now: read
-            // them (and ask for their keys) again.
+            // Entities of other shards (or older changes) that a merged
+            // memory uses now: read them (and ask for their keys) again.
+            // Those this change brought are read with it already.
+            let revived: Vec<String> = revived
+                .into_iter()
+                .filter(|entity| !change.keys.entities.contains(entity))
+                .collect();
             if !revived.is_empty() {
                 changes.extend(self.entity_changes(namespace, &revived)?);
             }

@@ -50,6 +50,17 @@ pub struct NewMemory {
     pub t_valid: Timestamp,
 }
 
+impl NewMemory {
+    /// The entities it uses: its subject's and those it mentions, once each.
+    pub fn used_entities(&self) -> Vec<String> {
+        let mut used = self.entity_ids.clone();
+        used.extend(self.subject_entity.clone());
+        used.sort();
+        used.dedup();
+        used
+    }
+}
+
 /// A memory read back from a document, with its namespace and location.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredMemory {
@@ -107,6 +118,15 @@ impl<T> Lookup<T> {
         match self {
             Lookup::Found(value) => Some(value),
             Lookup::Locked(_) | Lookup::Absent => None,
+        }
+    }
+
+    /// Maps a readable record (a `None` from `read` reads as absent).
+    pub fn and_then<U>(self, read: impl FnOnce(T) -> Option<U>) -> Lookup<U> {
+        match self {
+            Lookup::Found(value) => read(value).map_or(Lookup::Absent, Lookup::Found),
+            Lookup::Locked(key) => Lookup::Locked(key),
+            Lookup::Absent => Lookup::Absent,
         }
     }
 }
@@ -242,37 +262,8 @@ pub(crate) fn read_memory(
     let Some(view) = live_memory(doc, roots, id) else {
         return Lookup::Absent;
     };
-    let payload: MemoryPayload = match open_sealed(&view, &place("memories", id), keys) {
-        Lookup::Found(payload) => payload,
-        Lookup::Locked(key) => return Lookup::Locked(key),
-        Lookup::Absent => return Lookup::Absent,
-    };
-    let plain = Plain {
-        text: payload.text,
-        subject: payload.subject,
-        predicate: payload.predicate,
-        object: payload.object,
-        predicate_written: payload.predicate_written,
-        source: payload.source,
-        context: payload.context,
-        tags: payload.tags,
-    };
-    match memory_from(&view, namespace, id, plain) {
-        Some(memory) => Lookup::Found(memory),
-        None => Lookup::Absent,
-    }
-}
-
-/// The fields of a memory that format 1 kept in the clear and format 2 seals.
-struct Plain {
-    text: Option<String>,
-    subject: Option<String>,
-    predicate: Option<String>,
-    object: Option<String>,
-    predicate_written: Option<String>,
-    source: Option<String>,
-    context: Option<String>,
-    tags: Vec<String>,
+    open_sealed(&view, &place("memories", id), keys)
+        .and_then(|payload| memory_from(&view, namespace, id, payload))
 }
 
 /// Reads a memory of a format-1 document, where every field is in the clear
@@ -284,7 +275,7 @@ pub(crate) fn read_memory_v1(
     id: &str,
 ) -> Option<StoredMemory> {
     let view = MapView::new(doc, roots.get("memories").clone()).map(id)?;
-    let plain = Plain {
+    let plain = MemoryPayload {
         text: view.string("text"),
         subject: view.string("subject"),
         predicate: view.string("predicate"),
@@ -301,7 +292,7 @@ fn memory_from(
     view: &MapView<'_>,
     namespace: &Namespace,
     id: &str,
-    plain: Plain,
+    plain: MemoryPayload,
 ) -> Option<StoredMemory> {
     let kind: MemoryKind = view.string("kind")?.parse().ok()?;
     let content = match kind {
@@ -493,11 +484,8 @@ pub(crate) fn read_entity(
     let Some(view) = MapView::new(doc, roots.get("entities").clone()).map(id) else {
         return Lookup::Absent;
     };
-    match open_sealed::<NamePayload>(&view, &place("entities", id), keys) {
-        Lookup::Found(payload) => Lookup::Found(entity_from(&view, id, payload.name)),
-        Lookup::Locked(key) => Lookup::Locked(key),
-        Lookup::Absent => Lookup::Absent,
-    }
+    open_sealed::<NamePayload>(&view, &place("entities", id), keys)
+        .and_then(|payload| Some(entity_from(&view, id, payload.name)))
 }
 
 /// Reads an entity of a format-1 document (for the upgrade only).
@@ -555,14 +543,8 @@ pub(crate) fn read_alias(
     let Some(view) = MapView::new(doc, roots.get("aliases").clone()).map(key_name) else {
         return Lookup::Absent;
     };
-    match open_sealed::<NamePayload>(&view, &place("aliases", key_name), keys) {
-        Lookup::Found(payload) => match alias_from(&view, payload.name) {
-            Some(alias) => Lookup::Found(alias),
-            None => Lookup::Absent,
-        },
-        Lookup::Locked(key) => Lookup::Locked(key),
-        Lookup::Absent => Lookup::Absent,
-    }
+    open_sealed::<NamePayload>(&view, &place("aliases", key_name), keys)
+        .and_then(|payload| alias_from(&view, payload.name))
 }
 
 /// An alias's entity and the memory that introduced it, read without its key.

@@ -456,13 +456,11 @@ impl Replica {
         // key: a purge may have deleted it since the caller resolved them.
         // (An id no document holds yet cannot have been purged.)
         let new_entities: HashSet<&str> = records.entities.iter().map(|e| e.id.as_str()).collect();
-        for memory in &records.memories {
-            for entity in memory.entity_ids.iter().chain(&memory.subject_entity) {
-                if !new_entities.contains(entity.as_str())
-                    && self.entity_locked(namespace, entity)?
-                {
-                    return Err(ReplicaError::EntityForgotten(entity.clone()));
-                }
+        let used: Vec<Vec<String>> =
+            records.memories.iter().map(NewMemory::used_entities).collect();
+        for entity in used.iter().flatten() {
+            if !new_entities.contains(entity.as_str()) && self.entity_locked(namespace, entity)? {
+                return Err(ReplicaError::EntityForgotten(entity.clone()));
             }
         }
         let introducer = records.memories.first().map(|memory| memory.id.as_str());
@@ -487,12 +485,8 @@ impl Replica {
         })?;
         let mut locations = self.locations.write().unwrap_or_else(PoisonError::into_inner);
         let mut refs = lock(&self.refs);
-        for memory in &records.memories {
+        for (memory, used) in records.memories.iter().zip(used) {
             locations.insert(memory.id.clone(), id.clone());
-            let mut used = memory.entity_ids.clone();
-            used.extend(memory.subject_entity.clone());
-            used.sort();
-            used.dedup();
             refs.set(&memory.id, Some(used));
         }
         drop((locations, refs));
@@ -797,17 +791,19 @@ impl Replica {
         namespace: &Namespace,
         entities: &[String],
     ) -> Result<Vec<DocChange>, ReplicaError> {
-        let wanted: HashSet<&str> = entities.iter().map(String::as_str).collect();
         let mut changes = Vec::new();
         for id in self.shards(namespace) {
             let document = self.document(&id)?;
             let mut document = lock(&document);
-            let mut keys = ChangedKeys::default();
-            keys.entities = document
-                .keys("entities")
-                .into_iter()
-                .filter(|e| wanted.contains(e.as_str()))
+            let held = entities
+                .iter()
+                .filter(|entity| {
+                    records::record_key(&document.doc, &document.roots, "entities", entity)
+                        .is_some()
+                })
+                .cloned()
                 .collect();
+            let keys = ChangedKeys { entities: held, ..ChangedKeys::default() };
             if !keys.entities.is_empty() {
                 let heads = document.heads();
                 changes.push(DocChange {

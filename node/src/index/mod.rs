@@ -311,6 +311,15 @@ mod tests {
     }
 
     fn memory_row(id: &str, text: &str) -> MemoryRow {
+        memory_row_with(id, text, None, Vec::new())
+    }
+
+    fn memory_row_with(
+        id: &str,
+        text: &str,
+        context: Option<String>,
+        tags: Vec<String>,
+    ) -> MemoryRow {
         let memory = ferrex_core::Memory {
             id: id.to_owned(),
             kind: ferrex_core::MemoryKind::Episodic,
@@ -318,8 +327,8 @@ mod tests {
             namespace: ferrex_core::Namespace::parse("default").unwrap(),
             confidence: 1.0,
             source: None,
-            context: None,
-            tags: Vec::new(),
+            context,
+            tags,
             entity_ids: Vec::new(),
             created_at: ferrex_core::Timestamp(1),
             created_by: "device".to_owned(),
@@ -399,14 +408,8 @@ mod tests {
         assert_eq!(passage_rows(&index), 0);
         assert!(index.vectors("a").unwrap().is_empty());
     }
-}
 
-#[cfg(test)]
-mod purge_tests {
-    //! What a forget leaves in the index files: nothing.
-
-    use super::*;
-    use crate::index::rows::MemoryRow;
+    // What a forget leaves in the index files: nothing.
 
     fn files_holding(dir: &Path, needle: &[u8]) -> Vec<String> {
         std::fs::read_dir(dir)
@@ -437,28 +440,13 @@ mod purge_tests {
                     ("secret", text, vec![whole.clone(), passage.clone()], true),
                     ("kept", keep, vec![vec![0.9, 0.1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.1]], false),
                 ] {
-                    let stored = ferrex_sync::StoredMemory {
-                        memory: ferrex_core::Memory {
-                            id: id.to_owned(),
-                            kind: ferrex_core::MemoryKind::Episodic,
-                            content: ferrex_core::Content::Text(text.to_owned()),
-                            namespace: ferrex_core::Namespace::parse("default").unwrap(),
-                            confidence: 1.0,
-                            source: None,
-                            context: secret.then(|| "said over coffee, tangerine".into()),
-                            tags: if secret { vec!["marmalade".into()] } else { Vec::new() },
-                            entity_ids: Vec::new(),
-                            created_at: ferrex_core::Timestamp(1),
-                            created_by: "device".to_owned(),
-                            t_valid: ferrex_core::Timestamp(1),
-                            evidence: 1,
-                            validated: Default::default(),
-                            access: Default::default(),
-                        },
-                        subject_entity: None,
-                        predicate_written: None,
+                    let row = if secret {
+                        let context = Some("said over coffee, tangerine".to_owned());
+                        memory_row_with(id, text, context, vec!["marmalade".into()])
+                    } else {
+                        memory_row(id, text)
                     };
-                    let (rowid, _) = tx.upsert_memory(&MemoryRow::from_stored(&stored, "doc"))?;
+                    let (rowid, _) = tx.upsert_memory(&row)?;
                     tx.put_vector(rowid, "default", "episodic", &vectors)?;
                 }
                 Ok(())

@@ -262,19 +262,25 @@ impl<'a> IndexTx<'a> {
         Ok(())
     }
 
-    /// Records that a record of `root` in `doc` waits for its key.
-    pub fn put_pending(&self, root: &str, id: &str, doc: &str) -> anyhow::Result<()> {
-        self.tx.execute(
-            "INSERT OR REPLACE INTO pending_keys(root, id, doc) VALUES (?1, ?2, ?3)",
-            params![root, id, doc],
-        )?;
-        Ok(())
-    }
-
-    /// Records that a record of `root` no longer waits for its key.
-    pub fn clear_pending(&self, root: &str, id: &str) -> anyhow::Result<()> {
-        self.tx
-            .execute("DELETE FROM pending_keys WHERE root = ?1 AND id = ?2", params![root, id])?;
+    /// Records whether a record of `root` in `doc` waits for its key.
+    pub fn mark_pending(
+        &self,
+        root: &str,
+        id: &str,
+        doc: &str,
+        waiting: bool,
+    ) -> anyhow::Result<()> {
+        if waiting {
+            self.tx.execute(
+                "INSERT OR REPLACE INTO pending_keys(root, id, doc) VALUES (?1, ?2, ?3)",
+                params![root, id, doc],
+            )?;
+        } else {
+            self.tx.execute(
+                "DELETE FROM pending_keys WHERE root = ?1 AND id = ?2",
+                params![root, id],
+            )?;
+        }
         Ok(())
     }
 
