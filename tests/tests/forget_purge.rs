@@ -84,7 +84,8 @@ async fn a_forgotten_secret_leaves_every_file_of_every_device_and_nothing_else_g
         .ok(
             "store",
             json!({"content": "The garage vault opens with tangerine octopus, says the Quixotic Vault manual.",
-                   "namespace": "work", "entities": ["Quixotic Vault"]}),
+                   "namespace": "work", "entities": ["Quixotic Vault"], "tags": ["octopus"],
+                   "source": "a tangerine notebook", "context": "Quixotic errands"}),
         )
         .await;
     let fact = on_laptop
