@@ -1,6 +1,9 @@
 //! Shared helpers for the examples and benchmarks: corpora, a bare
 //! fastembed baseline, the LoCoMo data, and percentiles.
 
+pub mod belief_cases;
+pub mod wording_cases;
+
 use std::{path::Path, time::Duration};
 
 use anyhow::Context;
