@@ -158,24 +158,23 @@ impl Index {
         Ok(outcome)
     }
 
-    /// Empties the index (every table dropped and created again).
+    /// Empties the index (every table dropped and created again): the
+    /// virtual tables first (which drops their shadow tables), then every
+    /// other table there is, so a table added to the schema cannot be missed.
     pub fn reset(&mut self) -> anyhow::Result<()> {
-        self.conn.execute_batch(
-            "DROP TABLE IF EXISTS memory_vectors;
-             DROP TABLE IF EXISTS passage_vectors;
-             DROP TABLE IF EXISTS passage_floats;
-             DROP TABLE IF EXISTS memory_text;
-             DROP TABLE IF EXISTS memories;
-             DROP TABLE IF EXISTS tombstones;
-             DROP TABLE IF EXISTS entities;
-             DROP TABLE IF EXISTS entity_vectors;
-             DROP TABLE IF EXISTS aliases;
-             DROP TABLE IF EXISTS edges;
-             DROP TABLE IF EXISTS access_local;
-             DROP TABLE IF EXISTS pending_keys;
-             DROP TABLE IF EXISTS doc_heads;
-             DROP TABLE IF EXISTS meta;",
-        )?;
+        for virtual_only in [true, false] {
+            let names: Vec<String> = {
+                let mut statement = self.conn.prepare(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'
+                     AND name NOT LIKE 'sqlite_%' AND (sql LIKE 'CREATE VIRTUAL%') = ?1",
+                )?;
+                statement.query_map([virtual_only], |row| row.get(0))?.collect::<Result<_, _>>()?
+            };
+            for name in names {
+                let quoted = name.replace('"', "\"\"");
+                self.conn.execute_batch(&format!("DROP TABLE IF EXISTS \"{quoted}\";"))?;
+            }
+        }
         schema::create(&self.conn, &self.model_id, self.dimension)
     }
 
@@ -337,8 +336,12 @@ mod tests {
             validated: Default::default(),
             access: Default::default(),
         };
-        let stored =
-            ferrex_sync::StoredMemory { memory, subject_entity: None, predicate_written: None };
+        let stored = ferrex_sync::StoredMemory {
+            memory,
+            subject_entity: None,
+            predicate_written: None,
+            cardinality: None,
+        };
         MemoryRow::from_stored(&stored, "doc")
     }
 
