@@ -887,7 +887,7 @@ mod tests {
     #[test]
     fn categories_have_their_minimums_and_cases_their_shape() {
         assert!(CASES.len() >= 66, "only {} cases", CASES.len());
-        for &(category, expect, minimum) in MINIMUMS {
+        for &(category, _, minimum) in MINIMUMS {
             let count = CASES.iter().filter(|c| c.category == category).count();
             assert!(count >= minimum, "{category}: {count} cases, want at least {minimum}");
         }
@@ -904,10 +904,10 @@ mod tests {
                     assert!(matches!(first, Some(Step::Fact(..))), "{case:?}");
                     assert!(matches!(last, Some(Step::Text(..))), "{case:?}");
                     // A correction names the subject it corrects.
-                    if let (Some(Step::Fact(s, ..)), Some(Step::Text(t))) = (first, last) {
-                        if case.expect == Expect::TextCorrects {
-                            assert!(t.contains(s), "{case:?}");
-                        }
+                    if let (Some(Step::Fact(s, ..)), Some(Step::Text(t))) = (first, last)
+                        && case.expect == Expect::TextCorrects
+                    {
+                        assert!(t.contains(s), "{case:?}");
                     }
                 }
                 _ => {

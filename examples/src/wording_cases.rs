@@ -276,11 +276,7 @@ mod tests {
 
         let mut seen = HashSet::new();
         for w in WORDINGS {
-            assert!(
-                seen.insert(w.subject.to_lowercase()),
-                "subject repeated: {}",
-                w.subject
-            );
+            assert!(seen.insert(w.subject.to_lowercase()), "subject repeated: {}", w.subject);
         }
     }
 
