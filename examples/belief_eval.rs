@@ -1,9 +1,22 @@
-//! Does a correction outrank what it corrects? Free-text corrections and
-//! look-alikes that are not corrections, through a real node and MCP.
+//! Do ferrex's judgements about facts match what a person means? Through a
+//! real node and MCP, three sets:
 //!
-//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example belief_eval`
+//! 1. **Facts** (`ferrex_examples::belief_cases`, 89 cases in seven
+//!    categories: values that accumulate, values that replace, the same
+//!    value written differently, predicates in other words, predicates that
+//!    only look alike, text that updates a fact, text that only looks like
+//!    it). Written before any threshold was tuned and frozen; a third of
+//!    each category is held out, reported apart. `--held-in` prints only the
+//!    held-in part (what tuning may look at).
+//! 2. **Wordings** (`ferrex_examples::wording_cases`, 40 pairs written
+//!    blind after the first set, never tuned on): is a second predicate
+//!    filed under the first when, and only when, it names the same attribute?
+//! 3. **Corrections of free text** (24 cases, below, from before this set):
+//!    does a correction outrank what it corrects?
 //!
-//! Each case gets its own namespace: the older memory, two unrelated ones,
+//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example belief_eval [-- --held-in]`
+//!
+//! In the third set each case gets its own namespace: the older memory, two unrelated ones,
 //! then the newer memory; then a question. For corrections, it counts how
 //! often the store recorded the correction and how often the newer memory
 //! ranks above the older one; for look-alikes (a different person or thing,
@@ -12,8 +25,14 @@
 //! correction check turned off (`memory.correction_threshold = 1`), so the
 //! effect of recency alone is measured in the same run.
 
+#![allow(clippy::print_stdout, reason = "an evaluation prints its figures")]
+
+use ferrex_examples::{
+    belief_cases::{self, Expect, Step},
+    wording_cases::WORDINGS,
+};
 use ferrex_tests::{Client, TestHome};
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// (older, newer, question, is it a correction).
 const CASES: &[(&str, &str, &str, bool)] = &[
@@ -222,9 +241,171 @@ async fn run(client: &Client, prefix: &str) -> anyhow::Result<Tally> {
     Ok(tally)
 }
 
-#[allow(clippy::print_stdout, reason = "an evaluation prints its figures")]
+async fn store_step(client: &Client, step: &Step, namespace: &str) -> anyhow::Result<Value> {
+    let arguments = match step {
+        Step::Fact(subject, predicate, object) => json!({
+            "subject": subject, "predicate": predicate, "object": object, "namespace": namespace
+        }),
+        Step::Text(text) => json!({"content": text, "namespace": namespace}),
+    };
+    let answer = client.ok("store", arguments).await;
+    anyhow::ensure!(answer["status"] == "stored" || answer["status"] == "duplicate", "{answer}");
+    Ok(answer)
+}
+
+fn lists(answer: &Value, field: &str, id: &str) -> bool {
+    answer[field]
+        .as_array()
+        .is_some_and(|list| list.iter().any(|item| item == id || item["id"] == id))
+}
+
+/// Runs one case; whether it was judged right, and what happened when not.
+async fn judge_case(
+    client: &Client,
+    case: &belief_cases::Case,
+    namespace: &str,
+) -> anyhow::Result<(bool, String)> {
+    let mut answers = Vec::new();
+    for step in case.steps {
+        answers.push(store_step(client, step, namespace).await?);
+    }
+    let (first, last) = (&answers[0], &answers[answers.len() - 1]);
+    let first_id = first["id"].as_str().unwrap_or_default();
+    let stored = last["status"] == "stored";
+    let right = match case.expect {
+        Expect::Replaces => stored && lists(last, "supersedes", first_id),
+        Expect::Accumulates => stored && !lists(last, "supersedes", first_id),
+        Expect::Duplicate => last["status"] == "duplicate",
+        Expect::SameAttribute => last["predicate"] == first["predicate"],
+        Expect::OtherAttribute => {
+            stored
+                && last["predicate"] != first["predicate"]
+                && !lists(last, "supersedes", first_id)
+        }
+        Expect::TextCorrects => {
+            let last_id = last["id"].as_str().unwrap_or_default();
+            let found = client.recall_ids(case.question, namespace, 5).await;
+            let rank = |id: &str| found.iter().position(|found| found == id);
+            lists(last, "corrects", first_id)
+                && rank(last_id).is_some_and(|text| rank(first_id).is_none_or(|fact| text < fact))
+        }
+        Expect::TextUnrelated => !lists(last, "corrects", first_id),
+    };
+    let summary = format!(
+        "{:?}: {} -> status {}, predicate {} (first {}), supersedes {}, corrects {}",
+        case.expect,
+        case.steps.iter().map(|step| format!("{step:?}")).collect::<Vec<_>>().join(" | "),
+        last["status"],
+        last["predicate"],
+        first["predicate"],
+        last["supersedes"],
+        last["corrects"],
+    );
+    Ok((right, summary))
+}
+
+/// The fact cases: right per category, held-in and held-out apart.
+async fn fact_cases(client: &Client, held_in_only: bool) -> anyhow::Result<()> {
+    let mut categories: Vec<&str> = Vec::new();
+    for case in belief_cases::CASES {
+        if !categories.contains(&case.category) {
+            categories.push(case.category);
+        }
+    }
+    println!("facts: {} cases (held out: every third of a category)", belief_cases::CASES.len());
+    let (mut all_in, mut all_out) = ((0, 0), (0, 0));
+    for category in categories {
+        let cases: Vec<&belief_cases::Case> =
+            belief_cases::CASES.iter().filter(|case| case.category == category).collect();
+        let (mut held_in, mut held_out) = ((0, 0), (0, 0));
+        let mut wrong = Vec::new();
+        for (index, case) in cases.iter().enumerate() {
+            let out = index % 3 == 2;
+            if out && held_in_only {
+                continue;
+            }
+            let namespace = format!("{}-{index}", category.replace(' ', "-"));
+            let (right, summary) = judge_case(client, case, &namespace).await?;
+            let tally = if out { &mut held_out } else { &mut held_in };
+            tally.0 += usize::from(right);
+            tally.1 += 1;
+            if !right {
+                wrong.push(format!("{}{summary}", if out { "[held out] " } else { "" }));
+            }
+        }
+        all_in = (all_in.0 + held_in.0, all_in.1 + held_in.1);
+        all_out = (all_out.0 + held_out.0, all_out.1 + held_out.1);
+        if held_in_only {
+            println!("  {category:<18} held-in {:>2}/{:<2}", held_in.0, held_in.1);
+        } else {
+            println!(
+                "  {category:<18} held-in {:>2}/{:<2} held-out {:>2}/{:<2}",
+                held_in.0, held_in.1, held_out.0, held_out.1
+            );
+        }
+        for line in wrong {
+            println!("      wrong: {line}");
+        }
+    }
+    println!(
+        "  all                held-in {}/{}  held-out {}/{}",
+        all_in.0, all_in.1, all_out.0, all_out.1
+    );
+    Ok(())
+}
+
+/// The blind wordings: filed under one predicate exactly when they mean one attribute.
+async fn wordings(client: &Client) -> anyhow::Result<()> {
+    let (mut same, mut apart) = ((0, 0), (0, 0));
+    let mut wrong = Vec::new();
+    for (index, wording) in WORDINGS.iter().enumerate() {
+        let namespace = format!("wording-{index}");
+        let first = store_step(
+            client,
+            &Step::Fact(wording.subject, wording.first.0, wording.first.1),
+            &namespace,
+        )
+        .await?;
+        let second = store_step(
+            client,
+            &Step::Fact(wording.subject, wording.second.0, wording.second.1),
+            &namespace,
+        )
+        .await?;
+        let together = first["predicate"] == second["predicate"];
+        let tally = if wording.same { &mut same } else { &mut apart };
+        tally.0 += usize::from(together == wording.same);
+        tally.1 += 1;
+        if together != wording.same {
+            wrong.push(format!(
+                "{:?} / {:?} -> {} / {} (same attribute: {})",
+                wording.first.0,
+                wording.second.0,
+                first["predicate"],
+                second["predicate"],
+                wording.same
+            ));
+        }
+    }
+    println!("wordings (blind, never tuned on): {} pairs", WORDINGS.len());
+    println!("  same attribute, filed together:   {}/{}", same.0, same.1);
+    println!("  other attribute, kept apart:      {}/{}", apart.0, apart.1);
+    for line in wrong {
+        println!("      wrong: {line}");
+    }
+    Ok(())
+}
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> anyhow::Result<()> {
+    let held_in_only = std::env::args().any(|arg| arg == "--held-in");
+    let home = TestHome::new();
+    let client = home.client().await;
+    fact_cases(&client, held_in_only).await?;
+    if !held_in_only {
+        wordings(&client).await?;
+    }
+    client.close().await;
     println!("corrections of free text: {} cases", CASES.len());
     for (label, config) in [
         ("with correction detection", ""),

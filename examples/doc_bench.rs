@@ -104,6 +104,7 @@ fn memory(index: usize) -> NewMemory {
         entity_ids: Vec::new(),
         subject_entity: None,
         predicate_written: None,
+        cardinality: None,
         created_at: Timestamp(index as i64),
         created_by: "bench-device".into(),
         t_valid: Timestamp(index as i64),

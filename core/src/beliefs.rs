@@ -12,14 +12,18 @@
 //! - Of the standing facts left, the one valid the latest (then the largest
 //!   id) is **current**; the others are **contested**: they contradict the
 //!   current one, typically because two devices replaced the same old fact
-//!   differently while apart.
+//!   differently while apart. That is for a single-valued predicate; for a
+//!   multi-valued one every standing value is current. Which one a group's
+//!   predicate is, is what its latest standing fact recorded when it was
+//!   stored (so a change of setting takes effect with the next fact, and
+//!   every node reads the same answer from the document).
 //! - Free text of one namespace and kind with the same normalised content
 //!   is a **duplicate** of the oldest (then smallest id) such memory that
 //!   nothing superseded or corrected.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::Timestamp;
+use crate::{Timestamp, predicate::Cardinality};
 
 /// A fact as the derived view sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +39,8 @@ pub struct FactNode {
     pub object_key: String,
     /// When it became valid.
     pub t_valid: Timestamp,
+    /// Its predicate's cardinality, as recorded with it.
+    pub cardinality: Cardinality,
 }
 
 /// What the derived view says of one fact.
@@ -104,13 +110,17 @@ pub fn derive_facts(
             }
         }
         let distinct: Vec<&FactNode> = by_object.values().copied().collect();
-        let current = distinct
-            .iter()
-            .max_by(|a, b| a.t_valid.cmp(&b.t_valid).then_with(|| a.id.cmp(&b.id)))
-            .map(|fact| fact.id.clone());
+        let latest =
+            distinct.iter().max_by(|a, b| a.t_valid.cmp(&b.t_valid).then_with(|| a.id.cmp(&b.id)));
+        let many = latest.is_some_and(|fact| fact.cardinality == Cardinality::Many);
+        let current = latest.map(|fact| fact.id.clone());
         let ids: BTreeSet<&String> = distinct.iter().map(|fact| &fact.id).collect();
         for fact in &distinct {
             let state = states.get_mut(&fact.id).expect("every fact has a state");
+            if many {
+                state.current = true;
+                continue;
+            }
             state.current = Some(&fact.id) == current.as_ref();
             state.contradicts =
                 ids.iter().filter(|id| ***id != fact.id).map(|id| (*id).clone()).collect();
@@ -168,6 +178,7 @@ mod tests {
             predicate: "version".into(),
             object_key: id.into(),
             t_valid: Timestamp(t_valid),
+            cardinality: Cardinality::One,
         }
     }
 
@@ -265,5 +276,31 @@ mod tests {
             node("m3", "k", 9),
         ]);
         assert_eq!(found, BTreeMap::from([("m2".into(), "m1".into()), ("m3".into(), "m1".into())]));
+    }
+
+    #[test]
+    fn a_multi_valued_group_keeps_every_value_current() {
+        let many = |id: &str, t_valid: i64| FactNode {
+            cardinality: Cardinality::Many,
+            ..fact(id, "api", t_valid)
+        };
+        let facts = [many("tokio", 1), many("serde", 2), many("axum", 3)];
+        let states = derive_facts(&facts, &[], &nobody);
+        for id in ["tokio", "serde", "axum"] {
+            assert!(states[id].current && states[id].contradicts.is_empty(), "{id}");
+        }
+        // An explicit replacement still replaces; the same value still collapses.
+        let twice = FactNode { object_key: "serde".into(), ..many("serde-again", 4) };
+        let facts = [many("tokio", 1), many("serde", 2), many("axum", 3), twice];
+        let states = derive_facts(&facts, &edges(&[("axum", "tokio")]), &nobody);
+        assert_eq!(states["tokio"].superseded_by, vec!["axum"]);
+        assert_eq!(states["serde-again"].duplicate_of.as_deref(), Some("serde"));
+        assert!(states["serde"].current && states["axum"].current);
+        // The latest standing fact says which the group is: a value stored
+        // as single-valued after the setting changed makes the others contested.
+        let facts = [many("tokio", 1), many("serde", 2), fact("axum", "api", 3)];
+        let states = derive_facts(&facts, &[], &nobody);
+        assert!(states["axum"].current && !states["serde"].current);
+        assert_eq!(states["axum"].contradicts, vec!["serde", "tokio"]);
     }
 }

@@ -48,6 +48,12 @@ pub enum EdgeKind {
     /// `from` (an entity) may be the same as `to`: a near miss of entity
     /// resolution, for a person to confirm.
     AliasCandidate,
+    /// The predicates of facts `from` and `to` name one attribute: a
+    /// judgement on facts a peer stored under another wording.
+    SamePredicate,
+    /// The predicate of fact `from` may name the attribute of fact `to`'s:
+    /// a near miss of predicate resolution, for a person to confirm.
+    PredicateCandidate,
     /// A relation type an agent named.
     Other(String),
 }
@@ -61,6 +67,8 @@ impl EdgeKind {
             EdgeKind::RelatesTo => "relates_to",
             EdgeKind::Corrects => "corrects",
             EdgeKind::AliasCandidate => "alias_candidate",
+            EdgeKind::SamePredicate => "same_predicate",
+            EdgeKind::PredicateCandidate => "predicate_candidate",
             EdgeKind::Other(name) => name,
         }
     }
@@ -82,6 +90,8 @@ impl FromStr for EdgeKind {
             "relates_to" => EdgeKind::RelatesTo,
             "corrects" => EdgeKind::Corrects,
             "alias_candidate" => EdgeKind::AliasCandidate,
+            "same_predicate" => EdgeKind::SamePredicate,
+            "predicate_candidate" => EdgeKind::PredicateCandidate,
             other => EdgeKind::Other(other.to_owned()),
         })
     }

@@ -2,12 +2,14 @@
 //! a namespace can have its own.
 
 use crate::{
-    RankingSettings, StalenessSettings, conflict::ConflictSettings, entity::EntitySettings,
-    predicate::PredicateGroups,
+    RankingSettings, StalenessSettings,
+    conflict::ConflictSettings,
+    entity::EntitySettings,
+    predicate::{PredicateGroups, PredicateSettings},
 };
 
 /// The settings of one namespace's memory.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct MemorySettings {
     /// Half-lives and staleness labels.
     pub staleness: StalenessSettings,
@@ -17,24 +19,10 @@ pub struct MemorySettings {
     pub conflict: ConflictSettings,
     /// Entity resolution thresholds.
     pub entity: EntitySettings,
-    /// Jaro–Winkler above which a predicate is taken as one in use.
-    pub predicate_fuzzy: f64,
-    /// Predicate synonym groups.
+    /// Predicate resolution thresholds.
+    pub predicate: PredicateSettings,
+    /// Predicate synonym groups and cardinalities.
     pub predicates: PredicateGroups,
     /// What a store does with text that holds a credential.
     pub secrets: crate::secrets::SecretPolicy,
-}
-
-impl Default for MemorySettings {
-    fn default() -> Self {
-        MemorySettings {
-            staleness: StalenessSettings::default(),
-            ranking: RankingSettings::default(),
-            conflict: ConflictSettings::default(),
-            entity: EntitySettings::default(),
-            predicate_fuzzy: 0.85,
-            predicates: PredicateGroups::default(),
-            secrets: crate::secrets::SecretPolicy::default(),
-        }
-    }
 }

@@ -131,6 +131,7 @@ pub fn prefill(
                     entity_ids: vec![],
                     subject_entity: None,
                     predicate_written: None,
+                    cardinality: None,
                     created_at: at,
                     created_by: "bench-prefill".into(),
                     t_valid: at,

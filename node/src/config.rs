@@ -87,13 +87,16 @@ pub const KEYS: &[&str] = &[
     "memory.stale_threshold",
     "memory.duplicate_threshold",
     "memory.fact_duplicate_threshold",
-    "memory.fact_supersede_threshold",
+    "memory.fact_ambiguous_threshold",
+    "memory.fact_update_threshold",
     "memory.correction_threshold",
     "memory.entity_fuzzy_threshold",
     "memory.entity_embedding_threshold",
     "memory.alias_candidate_fuzzy_threshold",
     "memory.alias_candidate_embedding_threshold",
     "memory.predicate_fuzzy_threshold",
+    "memory.predicate_embedding_threshold",
+    "memory.predicate_candidate_threshold",
     "memory.episodic_recency",
     "memory.semantic_recency",
     "memory.procedural_recency",
@@ -103,7 +106,8 @@ pub const KEYS: &[&str] = &[
     "memory.secrets",
 ];
 
-const SECTIONS: &[&str] = &["node", "network", "embed", "memory", "predicates", "namespaces"];
+const SECTIONS: &[&str] =
+    &["node", "network", "embed", "memory", "predicates", "cardinality", "namespaces"];
 
 impl Config {
     /// Loads the file (if any), then the environment, then `flags`
@@ -141,7 +145,10 @@ impl Config {
 
     fn apply_toml(&mut self, text: &str) -> anyhow::Result<()> {
         let table: toml::Table = text.parse().context("not valid TOML")?;
-        for (section, values) in &table {
+        // Synonym groups first: a cardinality names a predicate as they resolve it.
+        let mut sections: Vec<(&String, &toml::Value)> = table.iter().collect();
+        sections.sort_by_key(|(section, _)| section.as_str() == "cardinality");
+        for (section, values) in sections {
             if !SECTIONS.contains(&section.as_str()) {
                 bail!("unknown section [{section}]; known sections: {}", SECTIONS.join(", "));
             }
@@ -152,6 +159,13 @@ impl Config {
                 for (canonical, spellings) in values {
                     let list = string_list(&format!("predicates.{canonical}"), spellings)?;
                     self.set(&format!("predicates.{canonical}"), &list)?;
+                }
+                continue;
+            }
+            if section == "cardinality" {
+                for (predicate, cardinality) in values {
+                    let key = format!("cardinality.{predicate}");
+                    self.set(&key, &scalar_text(&key, cardinality)?)?;
                 }
                 continue;
             }
@@ -187,7 +201,18 @@ impl Config {
             bail!("namespaces.{namespace} must be a section ([namespaces.{namespace}])");
         };
         let mut overrides = Vec::new();
+        let mut cardinalities = Vec::new();
         for (key, value) in values {
+            if key == "cardinality" {
+                let Some(predicates) = value.as_table() else {
+                    bail!("namespaces.{namespace}.cardinality must be a section");
+                };
+                for (predicate, cardinality) in predicates {
+                    let key = format!("cardinality.{predicate}");
+                    cardinalities.push((key.clone(), scalar_text(&key, cardinality)?));
+                }
+                continue;
+            }
             if key == "predicates" {
                 let Some(groups) = value.as_table() else {
                     bail!("namespaces.{namespace}.predicates must be a section");
@@ -201,11 +226,12 @@ impl Config {
             let full = format!("memory.{key}");
             if full == "memory.shard_capacity" || !KEYS.contains(&full.as_str()) {
                 bail!(
-                    "unknown key {key} in [namespaces.{namespace}]; a namespace may set the memory.* thresholds (except shard_capacity) and predicates"
+                    "unknown key {key} in [namespaces.{namespace}]; a namespace may set the memory.* thresholds (except shard_capacity), predicates and cardinality"
                 );
             }
             overrides.push((full, scalar_text(&format!("namespaces.{namespace}.{key}"), value)?));
         }
+        overrides.extend(cardinalities);
         // Check every value now, so that a bad one is reported at start.
         let mut check = self.memory.clone();
         for (key, value) in &overrides {
@@ -263,7 +289,10 @@ impl Config {
                     .filter(|capacity| *capacity >= 1)
                     .ok_or_else(|| invalid("must be a whole number of at least 1".into()))?
             }
-            key if key.starts_with("memory.") || key.starts_with("predicates.") => {
+            key if key.starts_with("memory.")
+                || key.starts_with("predicates.")
+                || key.starts_with("cardinality.") =>
+            {
                 set_memory(&mut self.memory, key, value)?
             }
             other => bail!("unknown key {other}; known keys: {}", KEYS.join(", ")),
@@ -300,6 +329,9 @@ fn env_key(variable: &str) -> anyhow::Result<Option<String>> {
     let Some(rest) = variable.strip_prefix("FERREX_") else { return Ok(None) };
     if let Some(canonical) = rest.strip_prefix("PREDICATES_") {
         return Ok(Some(format!("predicates.{}", canonical.to_ascii_lowercase())));
+    }
+    if let Some(predicate) = rest.strip_prefix("CARDINALITY_") {
+        return Ok(Some(format!("cardinality.{}", predicate.to_ascii_lowercase())));
     }
     for section in SECTIONS {
         let prefix = format!("{}_", section.to_ascii_uppercase());
@@ -362,6 +394,14 @@ fn set_memory(settings: &mut MemorySettings, key: &str, value: &str) -> anyhow::
         }
         Ok(parsed)
     };
+    if let Some(predicate) = key.strip_prefix("cardinality.") {
+        if ferrex_core::predicate::fold(predicate).is_empty() {
+            return Err(invalid("the predicate needs letters or digits"));
+        }
+        let cardinality = value.parse().map_err(|reason: String| invalid(&reason))?;
+        settings.predicates.set_cardinality(predicate, cardinality);
+        return Ok(());
+    }
     if let Some(canonical) = key.strip_prefix("predicates.") {
         if ferrex_core::predicate::fold(canonical).is_empty() {
             return Err(invalid("the group needs a name with letters or digits"));
@@ -381,7 +421,13 @@ fn set_memory(settings: &mut MemorySettings, key: &str, value: &str) -> anyhow::
         "memory.stale_threshold" => settings.staleness.stale_threshold = number()?,
         "memory.duplicate_threshold" => settings.conflict.duplicate = unit()?,
         "memory.fact_duplicate_threshold" => settings.conflict.fact_duplicate = unit()?,
-        "memory.fact_supersede_threshold" => settings.conflict.fact_supersede = unit()?,
+        "memory.fact_ambiguous_threshold" => settings.conflict.fact_ambiguous = unit()?,
+        "memory.fact_update_threshold" => settings.conflict.fact_update = unit()?,
+        "memory.fact_supersede_threshold" => {
+            return Err(invalid(
+                "was removed: a single-valued predicate's new value always replaces the old one, and a multi-valued one's joins it (see [cardinality]); memory.fact_ambiguous_threshold sets when a close value of a multi-valued predicate is reported",
+            ));
+        }
         "memory.correction_threshold" => settings.conflict.correction = unit()?,
         "memory.entity_fuzzy_threshold" => settings.entity.fuzzy = unit()?,
         "memory.entity_embedding_threshold" => settings.entity.embedding = unit()?,
@@ -389,7 +435,9 @@ fn set_memory(settings: &mut MemorySettings, key: &str, value: &str) -> anyhow::
         "memory.alias_candidate_embedding_threshold" => {
             settings.entity.embedding_candidate = unit()?
         }
-        "memory.predicate_fuzzy_threshold" => settings.predicate_fuzzy = unit()?,
+        "memory.predicate_fuzzy_threshold" => settings.predicate.fuzzy = unit()?,
+        "memory.predicate_embedding_threshold" => settings.predicate.embedding = unit()?,
+        "memory.predicate_candidate_threshold" => settings.predicate.candidate = unit()?,
         "memory.episodic_recency" => settings.ranking.episodic_recency = number()?,
         "memory.semantic_recency" => settings.ranking.semantic_recency = number()?,
         "memory.procedural_recency" => settings.ranking.procedural_recency = number()?,
@@ -443,6 +491,33 @@ mod tests {
     }
 
     #[test]
+    fn cardinality_per_predicate_and_namespace() {
+        use ferrex_core::predicate::Cardinality::*;
+        let file = "[cardinality]\nuses = \"one\"\nfavourite_food = \"many\"\n\
+            [predicates]\nstack = [\"tech stack\"]\n\
+            [namespaces.work.cardinality]\n\"tech stack\" = \"many\"\nlives_in = \"many\"\n";
+        let config = load(file, &[("FERREX_CARDINALITY_SPEAKS", "one")], &[]).unwrap();
+        let global = config.memory_for("default");
+        assert_eq!(global.predicates.cardinality("depends_on"), One);
+        assert_eq!(global.predicates.cardinality("favourite_food"), Many);
+        assert_eq!(global.predicates.cardinality("speaks"), One);
+        assert_eq!(global.predicates.cardinality("stack"), One);
+        assert_eq!(global.predicates.cardinality("lives_in"), One);
+        let work = config.memory_for("work");
+        assert_eq!(work.predicates.cardinality("stack"), Many);
+        assert_eq!(work.predicates.cardinality("lives_in"), Many);
+        assert_eq!(work.predicates.cardinality("depends_on"), One);
+        for (file, expect) in [
+            ("[cardinality]\nport = \"several\"\n", "expected \"one\" or \"many\""),
+            ("[cardinality]\n\"--\" = \"one\"\n", "letters or digits"),
+            ("[memory]\nfact_supersede_threshold = 0.5\n", "was removed"),
+        ] {
+            let error = format!("{:#}", load(file, &[], &[]).unwrap_err());
+            assert!(error.contains(expect), "{file:?}: {error}");
+        }
+    }
+
+    #[test]
     fn predicate_groups_and_namespace_overrides() {
         let file = "[predicates]\nlives_in = [\"resides in\", \"home city\"]\n\
             [memory]\nduplicate_threshold = 0.9\n\
@@ -453,7 +528,7 @@ mod tests {
         assert_eq!(global.conflict.duplicate, 0.9);
         assert_eq!(global.predicates.normalise("resides-in", [], 0.85).0, "lives_in");
         assert_eq!(global.predicates.normalise("belongs to", [], 0.85).0, "owned_by");
-        assert_eq!(global.predicates.normalise("hosted on", [], 0.85).0, "hosted_on");
+        assert_eq!(global.predicates.normalise("hosted on", [], 0.85).0, "host");
         let work = config.memory_for("work");
         assert_eq!((work.conflict.duplicate, work.conflict.correction), (0.97, 0.7));
         assert_eq!(work.predicates.normalise("hosted on", [], 0.85).0, "runs_on");

@@ -185,7 +185,13 @@ fn apply_keys(
                     EdgeKind::SameAs => {
                         touched.entity_namespaces.insert(namespace.clone());
                     }
-                    EdgeKind::RelatesTo | EdgeKind::AliasCandidate | EdgeKind::Other(_) => {}
+                    EdgeKind::SamePredicate => {
+                        touched.predicate_namespaces.insert(namespace.clone());
+                    }
+                    EdgeKind::RelatesTo
+                    | EdgeKind::AliasCandidate
+                    | EdgeKind::PredicateCandidate
+                    | EdgeKind::Other(_) => {}
                 }
             }
         }

@@ -183,6 +183,7 @@ fn rewrite_shard(
             entity_ids: stored.memory.entity_ids.clone(),
             subject_entity: stored.subject_entity.clone(),
             predicate_written: stored.predicate_written.clone(),
+            cardinality: stored.cardinality,
             created_at: stored.memory.created_at,
             created_by: stored.memory.created_by.clone(),
             t_valid: stored.memory.t_valid,

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use automerge::{AutoCommit, AutomergeError, ObjType, ScalarValue, transaction::Transactable};
 use ferrex_core::{
     AccessStat, Alias, Content, Edge, EdgeKind, Entity, Memory, MemoryKind, Namespace, Timestamp,
-    Tombstone, Triple,
+    Tombstone, Triple, predicate::Cardinality,
 };
 
 use serde::{Deserialize, Serialize};
@@ -42,6 +42,10 @@ pub struct NewMemory {
     pub subject_entity: Option<String>,
     /// The predicate as the agent wrote it, when normalisation changed it.
     pub predicate_written: Option<String>,
+    /// A fact's predicate's cardinality, as the storing node's settings had
+    /// it (the derived view reads it from here, so that nodes with other
+    /// settings agree).
+    pub cardinality: Option<Cardinality>,
     /// When it was stored.
     pub created_at: Timestamp,
     /// The storing device.
@@ -70,6 +74,9 @@ pub struct StoredMemory {
     pub subject_entity: Option<String>,
     /// The predicate as written, when it differs from the stored one.
     pub predicate_written: Option<String>,
+    /// A fact's predicate's cardinality, as recorded when it was stored
+    /// (none for facts stored before cardinality was recorded).
+    pub cardinality: Option<Cardinality>,
 }
 
 /// What a sealed memory hides: every field that says what it is about.
@@ -85,6 +92,8 @@ struct MemoryPayload {
     object: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     predicate_written: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cardinality: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     source: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -198,6 +207,7 @@ pub(crate) fn put_memory(
     doc.put(&object, "kind", memory.kind.as_str())?;
     let mut payload = MemoryPayload {
         predicate_written: memory.predicate_written.clone(),
+        cardinality: memory.cardinality.map(|cardinality| cardinality.as_str().to_owned()),
         source: memory.source.clone(),
         context: memory.context.clone(),
         tags: memory.tags.clone(),
@@ -281,6 +291,7 @@ pub(crate) fn read_memory_v1(
         predicate: view.string("predicate"),
         object: view.string("object"),
         predicate_written: view.string("predicate_written"),
+        cardinality: None,
         source: view.string("source"),
         context: view.string("context"),
         tags: view.string("tags").map(|text| decode_list(&text)).unwrap_or_default(),
@@ -347,6 +358,7 @@ fn memory_from(
         },
         subject_entity: view.string("subject_entity"),
         predicate_written: plain.predicate_written,
+        cardinality: plain.cardinality.and_then(|text| text.parse().ok()),
     })
 }
 

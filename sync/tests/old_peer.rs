@@ -50,6 +50,7 @@ async fn a_format_1_device_is_told_to_upgrade_and_nothing_is_exchanged() {
         entity_ids: vec![],
         subject_entity: None,
         predicate_written: None,
+        cardinality: None,
         created_at: now(),
         created_by: identity.id().to_string(),
         t_valid: now(),

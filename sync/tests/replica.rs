@@ -20,6 +20,7 @@ fn memory(id: &str, text: &str) -> NewMemory {
         entity_ids: vec![],
         subject_entity: None,
         predicate_written: None,
+        cardinality: None,
         created_at: Timestamp(1_000),
         created_by: "device-a".into(),
         t_valid: Timestamp(1_000),

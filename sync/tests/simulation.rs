@@ -76,6 +76,7 @@ fn memory(id: String, device: &str, at: i64) -> NewMemory {
         entity_ids: vec![],
         subject_entity: None,
         predicate_written: None,
+        cardinality: None,
         created_at: Timestamp(at),
         created_by: device.to_owned(),
         t_valid: Timestamp(at),

@@ -29,18 +29,26 @@ async fn a_new_port_supersedes_the_old_one_and_history_shows_how() {
     let client = home.client().await;
     let old = fact(&client, "api-server", "port", "3211").await;
     assert_eq!(old["status"], "stored", "{old}");
+    assert_eq!((&old["predicate_match"], &old["cardinality"]), (&json!("new"), &json!("one")));
+    // "listens on port" names the same attribute: filed under `port`, it replaces 3211.
     let new = fact(&client, "api-server", "listens on port", "8080").await;
-    // "listens on port" is not "port": a different predicate, no conflict.
-    assert!(new.get("supersedes").is_none(), "{new}");
-    let newer = fact(&client, "API server", "Port", "8080").await;
+    assert_eq!(new["predicate"], "port", "{new}");
+    assert_eq!(new["predicate_written"], "listens on port", "{new}");
+    assert_eq!(new["predicate_match"], "structure", "{new}");
+    assert_eq!(new["supersedes"], json!([old["id"]]), "{new}");
+    // The same value under another wording and spelling is the same fact.
+    let again = fact(&client, "API server", "port number", "port 8080").await;
+    assert_eq!(again["status"], "duplicate", "{again}");
+    assert_eq!(again["existing_id"], new["id"], "{again}");
+    let newer = fact(&client, "API server", "Port", "9090").await;
     assert_eq!(newer["predicate"], "port");
-    assert_eq!(newer["supersedes"], json!([old["id"]]), "{newer}");
+    assert_eq!(newer["supersedes"], json!([new["id"]]), "{newer}");
     let (old_id, newer_id) = (old["id"].as_str().unwrap(), newer["id"].as_str().unwrap());
 
     let found = client.ok("recall", json!({"query": "api server port", "namespace": "ops"})).await;
     let results = found["results"].as_array().unwrap();
     let current = results.iter().find(|result| result["id"] == newer_id).expect("8080 is recalled");
-    assert_eq!(current["object"], "8080");
+    assert_eq!(current["object"], "9090");
     assert_eq!(current["current"], true);
     assert!(!ids(&found).contains(&old_id.to_owned()), "the superseded port is left out: {found}");
 
@@ -58,7 +66,7 @@ async fn a_new_port_supersedes_the_old_one_and_history_shows_how() {
         .expect("3211 too");
     assert_eq!(old_result["current"], false);
     assert_eq!(old_result["status"], "superseded");
-    assert_eq!(old_result["superseded_by"], json!([newer_id]));
+    assert_eq!(old_result["superseded_by"], json!([new["id"]]));
     assert!(old_result["t_invalid"].is_string());
     let rank = |id: &str| ids(&everything).iter().position(|found| found == id).unwrap();
     assert!(rank(newer_id) < rank(old_id), "the current fact ranks first: {everything}");
@@ -72,8 +80,9 @@ async fn a_new_port_supersedes_the_old_one_and_history_shows_how() {
         .iter()
         .map(|entry| entry["object"].as_str().unwrap())
         .collect();
-    assert_eq!(chain, ["3211", "8080"], "{history}");
+    assert_eq!(chain, ["3211", "8080", "9090"], "{history}");
     assert_eq!(history["history"][1]["replaces"], json!([old_id]));
+    assert_eq!(history["history"][2]["replaces"], json!([new["id"]]));
     assert_eq!(history["history"][0]["device"]["name"], "laptop");
     let by_id = client.ok("history", json!({"id": old_id, "namespace": "ops"})).await;
     assert_eq!(by_id["history"], history["history"]);
@@ -213,32 +222,33 @@ async fn events_alike_but_for_a_number_stand_side_by_side_and_corrections_chain(
 }
 
 #[tokio::test]
-async fn facts_too_close_to_replace_are_kept_and_listed_as_contradictions() {
+async fn a_close_value_of_a_multi_valued_fact_is_kept_and_reported() {
     let home = TestHome::new();
     let client = home.client().await;
-    let first = fact(&client, "Alice", "favourite colour", "blue").await;
-    let second = fact(&client, "alice", "favorite color", "light blue").await;
+    let first = fact(&client, "Alice", "likes", "blue").await;
+    let second = fact(&client, "alice", "likes", "light blue").await;
     assert_eq!(second["status"], "stored", "{second}");
+    assert_eq!(second["cardinality"], "many", "{second}");
     assert_eq!(second["ambiguous_with"], json!([first["id"]]), "{second}");
+    assert!(second.get("supersedes").is_none(), "{second}");
     let reflection = client.ok("reflect", json!({"namespace": "ops"})).await;
-    let contradiction = &reflection["contradictions"][0];
-    assert_eq!(contradiction["facts"].as_array().unwrap().len(), 2, "{reflection}");
-    assert_eq!(contradiction["facts"][0]["current"], true);
-    assert_eq!(contradiction["facts"][0]["id"], second["id"], "the later fact is current");
-    assert_eq!(contradiction["across_devices"], false);
-    let quiet =
-        client.ok("reflect", json!({"namespace": "ops", "include_contradictions": false})).await;
-    assert_eq!(quiet["contradictions"], json!([]));
+    assert_eq!(reflection["contradictions"], json!([]), "values of `likes` accumulate");
     // Giving `supersedes` settles it.
     let settled = client
         .ok(
             "store",
-            json!({"subject": "Alice", "predicate": "favourite colour", "object": "navy", "namespace": "ops", "supersedes": second["id"]}),
+            json!({"subject": "Alice", "predicate": "likes", "object": "navy", "namespace": "ops", "supersedes": second["id"]}),
         )
         .await;
     assert_eq!(settled["supersedes"], json!([second["id"]]));
+    // A single-valued predicate's new value replaces the old, however alike.
+    let colour = fact(&client, "Alice", "favourite colour", "blue").await;
+    let changed = fact(&client, "alice", "favorite color", "light blue").await;
+    assert_eq!(changed["predicate"], "favourite_colour", "{changed}");
+    assert_eq!(changed["supersedes"], json!([colour["id"]]), "{changed}");
+    assert!(changed.get("ambiguous_with").is_none(), "{changed}");
     let stats = client.ok("stats", json!({"detailed": true})).await;
-    assert_eq!(stats["detailed"]["facts"]["superseded"], 1, "{stats}");
+    assert_eq!(stats["detailed"]["facts"]["superseded"], 2, "{stats}");
     client.close().await;
 }
 

@@ -186,3 +186,91 @@ async fn devices_that_wrote_apart_answer_alike_once_synced() {
     on_desktop.close().await;
     on_server.close().await;
 }
+
+/// Everything two devices answer about one attribute, scores left out.
+async fn colour_answers(client: &Client) -> Value {
+    let mut histories = Vec::new();
+    for predicate in ["favourite colour", "favorite color"] {
+        let history = client
+            .ok(
+                "history",
+                json!({"subject": "Zed", "predicate": predicate, "namespace": NAMESPACE}),
+            )
+            .await;
+        histories.push(json!(history["history"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|entry| json!({"id": entry["id"], "status": entry["status"], "object": entry["object"]}))
+            .collect::<Vec<_>>()));
+    }
+    let found =
+        client.ok("recall", json!({"query": "Zed favourite colour", "namespace": NAMESPACE})).await;
+    let current: Vec<Value> = found["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|result| {
+            result["subject"].as_str().is_some_and(|subject| subject.eq_ignore_ascii_case("zed"))
+                && result["current"] == true
+        })
+        .map(|result| result["object"].clone())
+        .collect();
+    json!({"histories": histories, "current": current})
+}
+
+#[tokio::test]
+async fn one_attribute_stored_under_two_wordings_apart_is_one_fact_once_synced() {
+    let laptop = TestHome::named("laptop");
+    let desktop = TestHome::named("desktop");
+    assert!(desktop.join(&laptop.invite()).0);
+    // Apart: the laptop writes British, then the desktop, later, American.
+    desktop.stop();
+    let on_laptop = laptop.client().await;
+    let blue = on_laptop
+        .ok("store", json!({"subject": "Zed", "predicate": "favourite colour", "object": "blue", "namespace": NAMESPACE}))
+        .await;
+    on_laptop.close().await;
+    laptop.stop();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let on_desktop = desktop.client().await;
+    let green = on_desktop
+        .ok("store", json!({"subject": "zed", "predicate": "favorite color", "object": "green", "namespace": NAMESPACE}))
+        .await;
+    assert_eq!(green["predicate"], "favorite_color", "the desktop never saw the other wording");
+    assert_eq!(green["predicate_match"], "new");
+
+    let on_laptop = laptop.client().await;
+    let clients = [&on_laptop, &on_desktop];
+    let agreed = eventually(Duration::from_secs(60), || async {
+        let mut seen = Vec::new();
+        for client in clients {
+            seen.push(colour_answers(client).await);
+        }
+        let joined = seen[0]["histories"][0].as_array().is_some_and(|list| list.len() == 2);
+        (joined && seen[0] == seen[1]).then(|| seen.remove(0))
+    })
+    .await;
+    let answer = agreed.unwrap_or_else(|| panic!("the devices never agreed"));
+    // One attribute: either wording shows both values, the later current,
+    // the other contested (written apart, so neither replaced the other).
+    assert_eq!(answer["histories"][0], answer["histories"][1], "{answer}");
+    let history = answer["histories"][0].as_array().unwrap();
+    assert_eq!(history[0]["id"], blue["id"], "{answer}");
+    assert_eq!(history[0]["status"], "contested", "{answer}");
+    assert_eq!(history[1]["id"], green["id"], "{answer}");
+    assert_eq!(history[1]["status"], "current", "{answer}");
+    assert_eq!(answer["current"], json!(["green"]), "{answer}");
+    // And a third store on either device is filed under the older wording.
+    let red = on_laptop
+        .ok("store", json!({"subject": "Zed", "predicate": "favorite color", "object": "red", "namespace": NAMESPACE}))
+        .await;
+    let mut replaced: Vec<&str> =
+        red["supersedes"].as_array().unwrap().iter().map(|id| id.as_str().unwrap()).collect();
+    replaced.sort_unstable();
+    let mut both = [blue["id"].as_str().unwrap(), green["id"].as_str().unwrap()];
+    both.sort_unstable();
+    assert_eq!(replaced, both, "{red}");
+    on_laptop.close().await;
+    on_desktop.close().await;
+}

@@ -4,6 +4,7 @@
 //! `entities.rs` entity resolution against the index.
 
 mod entities;
+mod predicates;
 mod recall;
 mod review;
 mod store;
@@ -143,9 +144,11 @@ impl Engine {
     /// Brings the index up to date with a change merged from a peer (new
     /// and changed text is queued for the embedding worker), then judges the
     /// entities the peer created against this node's (a write-time judgement
-    /// recorded as `same_as` edges or alias candidates).
+    /// recorded as `same_as` edges or alias candidates), and the predicates
+    /// of the facts it stored against those their subjects have here
+    /// (`same_predicate` edges).
     pub fn apply_merged(&self, change: &ferrex_sync::DocChange) -> anyhow::Result<()> {
-        let new_entities: Vec<String> = {
+        let (new_entities, new_facts): (Vec<String>, Vec<String>) = {
             let _writing = lock(&self.write_lock);
             let mut index = lock(&self.index);
             let known: Vec<String> = change
@@ -155,15 +158,35 @@ impl Engine {
                 .filter(|id| index.entity(id).ok().flatten().is_none())
                 .cloned()
                 .collect();
+            let new_memories: Vec<String> = change
+                .keys
+                .memories
+                .iter()
+                .filter(|id| index.row(id).ok().flatten().is_none())
+                .cloned()
+                .collect();
             indexer::apply_change(&mut index, &self.replica, change, &KnownVectors::new())?;
             if !change.keys.forgotten.is_empty() || change.purged {
                 // Forgotten text must leave the WAL too (see `forget`).
                 checkpoint(&index);
             }
-            known
+            // The facts among them (rows exist now that the change is indexed).
+            let facts = index
+                .rows(&new_memories)?
+                .into_values()
+                .filter(|row| row.kind == ferrex_core::MemoryKind::Semantic)
+                .map(|row| row.id)
+                .collect();
+            (known, facts)
         };
-        if let (false, Some(namespace)) = (new_entities.is_empty(), change.doc.namespace()) {
-            self.reconcile_entities(namespace, &new_entities)?;
+        if let Some(namespace) = change.doc.namespace() {
+            if !new_entities.is_empty() {
+                self.reconcile_entities(namespace, &new_entities)?;
+            }
+            // After the entities: their classes decide which facts share a subject.
+            if !new_facts.is_empty() {
+                self.reconcile_predicates(namespace, &new_facts)?;
+            }
         }
         Ok(())
     }

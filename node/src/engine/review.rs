@@ -31,7 +31,16 @@ pub struct Reflection {
     pub contradictions: Vec<Contradiction>,
     /// Entities that may be one.
     pub alias_candidates: Vec<crate::index::lookup::AliasCandidate>,
+    /// Predicates of one subject that may name one attribute.
+    pub predicate_candidates: Vec<crate::index::lookup::PredicateCandidate>,
+    /// Single-valued predicates whose values pile up on a subject.
+    pub cardinality_suspects: Vec<crate::index::lookup::CardinalitySuspect>,
 }
+
+/// Values of one subject's single-valued predicate from which it looks
+/// multi-valued (with two contested, or all stored within a day).
+const SUSPECT_VALUES: usize = 3;
+const SUSPECT_HOURS: i64 = 24;
 
 /// One step of a belief's history.
 #[derive(Debug, Clone, PartialEq)]
@@ -112,6 +121,11 @@ impl Engine {
         }
         reflection.alias_candidates = index.alias_candidates(namespace.as_str())?;
         reflection.alias_candidates.truncate(limit);
+        reflection.predicate_candidates = index.predicate_candidates(namespace.as_str())?;
+        reflection.predicate_candidates.truncate(limit);
+        reflection.cardinality_suspects =
+            index.cardinality_suspects(namespace.as_str(), SUSPECT_VALUES, SUSPECT_HOURS)?;
+        reflection.cardinality_suspects.truncate(limit);
         Ok(reflection)
     }
 
@@ -155,7 +169,7 @@ impl Engine {
                 let (predicate, _) = settings.predicates.normalise(
                     predicate,
                     known.iter().map(String::as_str),
-                    settings.predicate_fuzzy,
+                    settings.predicate.fuzzy,
                 );
                 let key =
                     match self.lookup_names(namespace, &[subject.to_owned()])?.into_iter().next() {
@@ -173,6 +187,8 @@ impl Engine {
         let index = lock(&self.index);
         let rows = index.facts(namespace.as_str(), &subject_key, &predicate, &[])?;
         let mut entries = Vec::new();
+        // Text that announced a new value of one of the facts.
+        let mut texts: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for row in rows {
             let replaces = index
                 .edges_of(&row.id, "supersedes")?
@@ -180,8 +196,25 @@ impl Engine {
                 .filter(|(from, _)| *from == row.id)
                 .map(|(_, to)| to)
                 .collect();
+            for (from, _) in
+                index.edges_of(&row.id, "corrects")?.into_iter().filter(|(_, to)| *to == row.id)
+            {
+                texts.entry(from).or_default().push(row.id.clone());
+            }
             entries.push(HistoryEntry { row, replaces });
         }
+        let ids: Vec<String> = texts.keys().cloned().collect();
+        for (id, row) in index.rows(&ids)? {
+            let replaces = texts.remove(&id).unwrap_or_default();
+            entries.push(HistoryEntry { row, replaces });
+        }
+        entries.sort_by(|a, b| {
+            (a.row.t_valid, a.row.created_at, &a.row.id).cmp(&(
+                b.row.t_valid,
+                b.row.created_at,
+                &b.row.id,
+            ))
+        });
         Ok(entries)
     }
 

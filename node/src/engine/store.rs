@@ -6,9 +6,10 @@
 use anyhow::Context;
 use ferrex_core::{
     Content, Edge, EdgeKind, FieldError, MemoryKind, Namespace, StoreInput,
-    conflict::{self, FactDecision},
+    conflict::{self, FactDecision, FactView},
     cosine,
     entity::MatchMethod,
+    predicate::Cardinality,
     secrets::{Redaction, SecretPolicy},
     validate,
 };
@@ -55,13 +56,23 @@ pub struct Stored {
     pub namespace: Namespace,
     /// The names given, and the entities they resolved to.
     pub entities: Vec<NameMatch>,
-    /// A fact's predicate after normalisation.
+    /// A fact's predicate after resolution: what it is filed under.
     pub predicate: Option<String>,
+    /// Which stage of predicate resolution found it (`new`, `synonym`,
+    /// `structure`, `fuzzy`, `embedding`).
+    pub predicate_match: Option<&'static str>,
+    /// The predicate as written, when it was filed under another.
+    pub predicate_written: Option<String>,
+    /// A fact's predicate's cardinality.
+    pub cardinality: Option<Cardinality>,
+    /// Predicates of this subject the new one may mean (not taken).
+    pub predicate_candidates: Vec<String>,
     /// Memories this one supersedes (explicitly or as a newer fact).
     pub supersedes: Vec<String>,
     /// Facts this one may replace but did not (give `supersedes` to).
     pub ambiguous_with: Vec<String>,
-    /// Free text this one corrects, and why.
+    /// Memories this one corrects, and why: free text, or a fact whose
+    /// value this text says has changed.
     pub corrects: Vec<(String, &'static str)>,
     /// Credentials replaced by `[REDACTED]` before it was stored.
     pub redacted: Vec<Redaction>,
@@ -105,20 +116,21 @@ impl Engine {
         // Credentials are caught before anything is embedded or written.
         let policy = if allow_secrets { SecretPolicy::Allow } else { settings.secrets };
         let redacted = ferrex_core::secrets::screen(&mut request, policy)?;
+        // Embeddings the judgements need, computed before the lock.
+        let mut cache = Vectors::default();
         let mut predicate_written = None;
+        let mut predicate = None;
         if let Content::Triple(triple) = &mut request.content {
-            let known = lock(&self.index).predicates(namespace.as_str())?;
-            let (normalised, _) = settings.predicates.normalise(
-                &triple.predicate,
-                known.iter().map(String::as_str),
-                settings.predicate_fuzzy,
-            );
-            if normalised.is_empty() {
+            let resolved =
+                self.resolve_predicate(&namespace, &triple.subject, &triple.predicate, &mut cache)?;
+            if resolved.name.is_empty() {
                 return Err(FieldError::new("predicate", "has no letters or digits").into());
             }
-            if normalised != triple.predicate {
-                predicate_written = Some(std::mem::replace(&mut triple.predicate, normalised));
+            if resolved.name != triple.predicate {
+                predicate_written =
+                    Some(std::mem::replace(&mut triple.predicate, resolved.name.clone()));
             }
+            predicate = Some(resolved);
         }
         let text = request.content.text();
         let passages = ferrex_core::passages::passages(&text);
@@ -142,8 +154,6 @@ impl Engine {
         {
             names.insert(0, triple.subject.clone());
         }
-        // The embeddings the judgements may need, before the lock.
-        let mut cache = Vectors::default();
         self.prepare_names(&namespace, &names, &mut cache)?;
         if let Content::Triple(triple) = &request.content {
             self.prepare_fact(&namespace, triple, &mut cache)?;
@@ -183,6 +193,13 @@ impl Engine {
                 })
                 .collect(),
             predicate: request.content.triple().map(|triple| triple.predicate.clone()),
+            predicate_match: predicate.as_ref().map(|resolved| resolved.how.as_str()),
+            predicate_written: predicate_written.clone(),
+            cardinality: predicate.as_ref().map(|resolved| resolved.cardinality),
+            predicate_candidates: predicate
+                .iter()
+                .flat_map(|resolved| resolved.candidates.iter().map(|(name, _)| name.clone()))
+                .collect(),
             supersedes: request.supersedes.iter().cloned().collect(),
             ambiguous_with: vec![],
             corrects: vec![],
@@ -195,10 +212,14 @@ impl Engine {
             let duplicate = match &request.content {
                 Content::Triple(triple) => {
                     let object_vector = vectors.get(1).cloned().unwrap_or_default();
+                    let cardinality = predicate
+                        .as_ref()
+                        .map_or(Cardinality::One, |resolved| resolved.cardinality);
                     let decision = self.judge_fact(
                         &namespace,
                         subject_entity.as_deref(),
                         triple,
+                        cardinality,
                         &object_vector,
                         &mut cache,
                     )?;
@@ -209,6 +230,11 @@ impl Engine {
                 Content::Text(text) => {
                     let judgement = self.judge_text(&namespace, request.kind, text, &vector)?;
                     outcome.corrects = judgement.corrects;
+                    if judgement.duplicate.is_none() {
+                        let updated =
+                            self.judge_text_against_facts(&namespace, text, &vector, &mut cache)?;
+                        outcome.corrects.extend(updated);
+                    }
                     judgement.duplicate
                 }
             };
@@ -242,6 +268,12 @@ impl Engine {
         };
         edges.extend(outcome.supersedes.iter().map(|old| edge(EdgeKind::Supersedes, old)));
         edges.extend(outcome.corrects.iter().map(|(old, _)| edge(EdgeKind::Corrects, old)));
+        edges.extend(
+            predicate
+                .iter()
+                .flat_map(|resolved| &resolved.candidates)
+                .map(|(_, fact)| edge(EdgeKind::PredicateCandidate, fact)),
+        );
         let memory = NewMemory {
             id: id.clone(),
             kind: request.kind,
@@ -253,6 +285,7 @@ impl Engine {
             entity_ids,
             subject_entity,
             predicate_written,
+            cardinality: outcome.cardinality,
             created_at: now,
             created_by: device.clone(),
             t_valid: now,
@@ -297,11 +330,7 @@ impl Engine {
         triple: &ferrex_core::Triple,
         cache: &mut Vectors,
     ) -> anyhow::Result<()> {
-        let subject_key =
-            match self.lookup_names(namespace, std::slice::from_ref(&triple.subject))?.pop() {
-                Some(canonical) => canonical,
-                None => format!("name:{}", ferrex_core::entity::normalise_name(&triple.subject)),
-            };
+        let subject_key = self.subject_key(namespace, &triple.subject)?;
         let current = lock(&self.index).facts(
             namespace.as_str(),
             &subject_key,
@@ -318,6 +347,7 @@ impl Engine {
         namespace: &Namespace,
         subject_entity: Option<&str>,
         triple: &ferrex_core::Triple,
+        cardinality: Cardinality,
         object_vector: &[f32],
         cache: &mut Vectors,
     ) -> anyhow::Result<FactDecision> {
@@ -355,10 +385,16 @@ impl Engine {
             .map(|(row, vector)| {
                 let similarity = f64::from(cosine(object_vector, vector));
                 let object = row.object.as_deref().unwrap_or_default();
-                (row.id.clone(), conflict::object_similarity(&triple.object, object, similarity))
+                let similarity = conflict::object_similarity(
+                    &triple.predicate,
+                    &triple.object,
+                    object,
+                    similarity,
+                );
+                (row.id.clone(), similarity)
             })
             .collect();
-        Ok(conflict::decide_fact(&scored, &settings))
+        Ok(conflict::decide_fact(&scored, cardinality, &settings))
     }
 
     /// New free text against the closest text already stored: the duplicate
@@ -400,5 +436,61 @@ impl Engine {
             }
         }
         Ok(TextJudgement { duplicate: None, corrects })
+    }
+
+    /// New free text against the current facts about the entities it
+    /// names: a fact whose new value it announces ("Alice moved to Munich"
+    /// of `Alice / lives_in / Berlin`) is corrected by it.
+    fn judge_text_against_facts(
+        &self,
+        namespace: &Namespace,
+        text: &str,
+        vector: &[f32],
+        cache: &mut Vectors,
+    ) -> anyhow::Result<Vec<(String, &'static str)>> {
+        if !conflict::announces_change(text) {
+            return Ok(vec![]);
+        }
+        let settings = self.settings(namespace.as_str());
+        let lower = text.to_lowercase();
+        let entities = lock(&self.index).entities(namespace.as_str())?;
+        // The classes named in the text, with every name of each class.
+        let mut classes: Vec<(String, Vec<String>)> = Vec::new();
+        for entity in &entities {
+            let mut names = entity.names.clone();
+            names.push(entity.name.to_lowercase());
+            if !names.iter().any(|name| !name.is_empty() && lower.contains(name.as_str())) {
+                continue;
+            }
+            match classes.iter_mut().find(|(canonical, _)| *canonical == entity.canonical) {
+                Some((_, known)) => known.extend(names),
+                None => classes.push((entity.canonical.clone(), names)),
+            }
+        }
+        let mut updated = Vec::new();
+        for (subject_key, names) in &classes {
+            let facts = lock(&self.index).facts_about(
+                namespace.as_str(),
+                subject_key,
+                &["current", "contested"],
+            )?;
+            for fact in facts {
+                let (Some(predicate), Some(object)) = (&fact.predicate, &fact.object) else {
+                    continue;
+                };
+                let spellings = settings.predicates.spellings_of(predicate);
+                let view =
+                    FactView { subject_names: names, predicate, spellings: &spellings, object };
+                // The fact's meaning is weighed only when nothing else decides.
+                let judge = |cosine| conflict::updates_fact(text, view, cosine, &settings.conflict);
+                let updates = judge(0.0)
+                    || (judge(1.0)
+                        && judge(f64::from(cosine(vector, &cache.get(self, &fact.text)?))));
+                if updates && !updated.iter().any(|(id, _)| *id == fact.id) {
+                    updated.push((fact.id.clone(), "new value of the fact"));
+                }
+            }
+        }
+        Ok(updated)
     }
 }

@@ -14,6 +14,7 @@ use ferrex_core::{
     Timestamp,
     beliefs::{self, DuplicateNode, FactNode},
     entity::{self, EntityNode},
+    predicate,
 };
 use rusqlite::{OptionalExtension, params};
 
@@ -25,9 +26,11 @@ pub struct Touched {
     /// Namespaces whose entity classes may have changed (all their facts are
     /// re-keyed).
     pub entity_namespaces: BTreeSet<String>,
+    /// Namespaces whose predicate classes may have changed.
+    pub predicate_namespaces: BTreeSet<String>,
     /// Semantic memories whose subject key must be (re)computed.
     pub facts: BTreeSet<String>,
-    /// `(namespace, subject key, predicate)` groups to re-derive.
+    /// `(namespace, subject key, predicate key)` groups to re-derive.
     pub fact_groups: BTreeSet<(String, String, String)>,
     /// `(namespace, kind, content hash)` duplicate groups to re-derive.
     pub duplicate_groups: BTreeSet<(String, String, String)>,
@@ -36,7 +39,7 @@ pub struct Touched {
     pub targets: BTreeSet<String>,
 }
 
-/// A memory's groups: namespace, kind, content hash, subject key, predicate.
+/// A memory's groups: namespace, kind, content hash, subject key, predicate key.
 type Groups = (String, String, String, Option<String>, Option<String>);
 /// A fact's subject: namespace, subject, predicate, the subject entity's class.
 type Subject = (String, Option<String>, Option<String>, Option<String>);
@@ -54,7 +57,7 @@ impl IndexTx<'_> {
         let row: Option<Groups> = self
             .tx
             .query_row(
-                "SELECT namespace, kind, content_hash, subject_key, predicate FROM memories WHERE id = ?1",
+                "SELECT namespace, kind, content_hash, subject_key, predicate_key FROM memories WHERE id = ?1",
                 [id],
                 |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?)),
             )
@@ -67,6 +70,16 @@ impl IndexTx<'_> {
                 }
             }
             touched.duplicate_groups.insert((namespace, kind, hash));
+        }
+        // Predicate classes depend on the facts their edges join being alive.
+        let joins: bool = self.tx.query_row(
+            "SELECT EXISTS (SELECT 1 FROM edges WHERE kind = 'same_predicate'
+             AND (from_id = ?1 OR to_id = ?1))",
+            [id],
+            |row| row.get(0),
+        )?;
+        if joins && let Some(namespace) = self.namespace_of(id)? {
+            touched.predicate_namespaces.insert(namespace);
         }
         // Memories this one supersedes or corrects depend on it being alive.
         let mut statement = self.tx.prepare_cached(
@@ -99,7 +112,7 @@ impl IndexTx<'_> {
         let group: Option<(String, Option<String>, Option<String>)> = self
             .tx
             .query_row(
-                "SELECT namespace, subject_key, predicate FROM memories WHERE id = ?1 AND kind = 'semantic'",
+                "SELECT namespace, subject_key, predicate_key FROM memories WHERE id = ?1 AND kind = 'semantic'",
                 [id],
                 |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
             )
@@ -126,6 +139,12 @@ impl IndexTx<'_> {
                 }
             }
         }
+        for namespace in std::mem::take(&mut touched.predicate_namespaces) {
+            for fact in self.rederive_predicate_classes(&namespace)? {
+                // Its old group now, its new one when it is re-keyed below.
+                self.touch_memory(&fact, &mut touched)?;
+            }
+        }
         for fact in std::mem::take(&mut touched.facts) {
             if let Some(group) = self.rekey_fact(&fact)? {
                 touched.fact_groups.insert(group);
@@ -147,6 +166,7 @@ impl IndexTx<'_> {
     pub fn rederive_namespace(&self, namespace: &str) -> anyhow::Result<()> {
         let mut touched = Touched::default();
         touched.entity_namespaces.insert(namespace.to_owned());
+        touched.predicate_namespaces.insert(namespace.to_owned());
         let mut statement = self
             .tx
             .prepare("SELECT id FROM memories WHERE namespace = ?1 AND kind = 'semantic'")?;
@@ -213,7 +233,57 @@ impl IndexTx<'_> {
         Ok(moved)
     }
 
-    /// Sets a fact's subject key; returns its group.
+    fn namespace_of(&self, id: &str) -> anyhow::Result<Option<String>> {
+        Ok(self
+            .tx
+            .query_row("SELECT namespace FROM memories WHERE id = ?1", [id], |row| row.get(0))
+            .optional()?)
+    }
+
+    /// Recomputes the predicate classes of `namespace` (see
+    /// [`predicate_classes`]); returns the facts whose predicate key changed.
+    fn rederive_predicate_classes(&self, namespace: &str) -> anyhow::Result<Vec<String>> {
+        let mut statement = self.tx.prepare_cached(
+            "SELECT predicate, min(t_valid) FROM memories
+             WHERE namespace = ?1 AND kind = 'semantic' AND predicate IS NOT NULL GROUP BY predicate",
+        )?;
+        let first_use: BTreeMap<String, i64> = statement
+            .query_map([namespace], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let mut statement = self.tx.prepare_cached(
+            "SELECT a.predicate, b.predicate FROM edges e
+             JOIN memories a ON a.id = e.from_id JOIN memories b ON b.id = e.to_id
+             WHERE e.namespace = ?1 AND e.kind = 'same_predicate'",
+        )?;
+        let joins: Vec<(String, String)> = statement
+            .query_map([namespace], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let classes = predicate_classes(&first_use, &joins);
+        self.tx.execute("DELETE FROM predicate_classes WHERE namespace = ?1", [namespace])?;
+        for (predicate, canonical) in &classes {
+            self.tx.execute(
+                "INSERT INTO predicate_classes (namespace, predicate, canonical) VALUES (?1, ?2, ?3)",
+                params![namespace, predicate, canonical],
+            )?;
+        }
+        let mut statement = self.tx.prepare_cached(
+            "SELECT id, predicate, predicate_key FROM memories
+             WHERE namespace = ?1 AND kind = 'semantic' AND predicate IS NOT NULL",
+        )?;
+        let facts: Vec<(String, String, Option<String>)> = statement
+            .query_map([namespace], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+            .collect::<Result<_, _>>()?;
+        Ok(facts
+            .into_iter()
+            .filter(|(_, predicate, key)| {
+                let wanted = classes.get(predicate).unwrap_or(predicate);
+                key.as_ref() != Some(wanted)
+            })
+            .map(|(id, _, _)| id)
+            .collect())
+    }
+
+    /// Sets a fact's subject key and predicate key; returns its group.
     fn rekey_fact(&self, id: &str) -> anyhow::Result<Option<(String, String, String)>> {
         let row: Option<Subject> = self
             .tx
@@ -232,8 +302,20 @@ impl IndexTx<'_> {
                 format!("name:{}", entity::normalise_name(subject.as_deref().unwrap_or_default()))
             }
         };
-        self.tx.execute("UPDATE memories SET subject_key = ?2 WHERE id = ?1", params![id, key])?;
-        Ok(Some((namespace, key, predicate)))
+        let predicate_key: String = self
+            .tx
+            .query_row(
+                "SELECT canonical FROM predicate_classes WHERE namespace = ?1 AND predicate = ?2",
+                params![namespace, predicate],
+                |row| row.get(0),
+            )
+            .optional()?
+            .unwrap_or(predicate);
+        self.tx.execute(
+            "UPDATE memories SET subject_key = ?2, predicate_key = ?3 WHERE id = ?1",
+            params![id, key, predicate_key],
+        )?;
+        Ok(Some((namespace, key, predicate_key)))
     }
 
     /// The supersedes edges into `ids` whose source is alive, with the
@@ -264,12 +346,18 @@ impl IndexTx<'_> {
         predicate: &str,
     ) -> anyhow::Result<()> {
         let mut statement = self.tx.prepare_cached(
-            "SELECT id, t_valid, object FROM memories
-             WHERE namespace = ?1 AND subject_key = ?2 AND predicate = ?3 AND kind = 'semantic'",
+            "SELECT id, t_valid, object, cardinality FROM memories
+             WHERE namespace = ?1 AND subject_key = ?2 AND predicate_key = ?3 AND kind = 'semantic'",
         )?;
         let facts: Vec<FactNode> = statement
             .query_map(params![namespace, subject_key, predicate], |row| {
                 let object: Option<String> = row.get(2)?;
+                let cardinality: Option<String> = row.get(3)?;
+                // Facts stored before cardinality was recorded: the built-in
+                // table, the same on every node (never this node's settings).
+                let cardinality = cardinality
+                    .and_then(|text| text.parse().ok())
+                    .unwrap_or_else(|| predicate::default_cardinality(predicate));
                 Ok(FactNode {
                     id: row.get(0)?,
                     subject_key: subject_key.to_owned(),
@@ -278,6 +366,7 @@ impl IndexTx<'_> {
                         object.as_deref().unwrap_or_default(),
                     ),
                     t_valid: Timestamp(row.get(1)?),
+                    cardinality,
                 })
             })?
             .collect::<Result<_, _>>()?;
@@ -378,5 +467,79 @@ impl IndexTx<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// Predicate classes: predicates joined by `same_predicate` edges between
+/// their facts are one; each class is filed under the predicate used first
+/// (earliest validity, then the smallest name). Only predicates filed under
+/// another are returned. A pure function of document content, like entity
+/// classes.
+pub fn predicate_classes(
+    first_use: &BTreeMap<String, i64>,
+    joins: &[(String, String)],
+) -> BTreeMap<String, String> {
+    let mut parent: BTreeMap<&str, &str> =
+        first_use.keys().map(|name| (name.as_str(), name.as_str())).collect();
+    fn root<'a>(parent: &BTreeMap<&'a str, &'a str>, mut name: &'a str) -> &'a str {
+        while let Some(&up) = parent.get(name) {
+            if up == name {
+                break;
+            }
+            name = up;
+        }
+        name
+    }
+    let rank = |name: &str| (first_use.get(name).copied().unwrap_or(i64::MAX), name.to_owned());
+    for (left, right) in joins {
+        if !parent.contains_key(left.as_str()) || !parent.contains_key(right.as_str()) {
+            continue;
+        }
+        let (a, b) = (root(&parent, left), root(&parent, right));
+        if a == b {
+            continue;
+        }
+        let (keep, join) = if rank(a) <= rank(b) { (a, b) } else { (b, a) };
+        parent.insert(join, keep);
+    }
+    first_use
+        .keys()
+        .filter_map(|name| {
+            let canonical = root(&parent, name);
+            (canonical != name).then(|| (name.clone(), canonical.to_owned()))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn predicates_joined_by_edges_are_filed_under_the_first_used() {
+        let first_use: BTreeMap<String, i64> =
+            [("favorite_color", 5), ("favourite_colour", 3), ("fav_colour", 9), ("port", 1)]
+                .into_iter()
+                .map(|(name, at)| (name.to_owned(), at))
+                .collect();
+        let join = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect()
+        };
+        assert!(predicate_classes(&first_use, &[]).is_empty());
+        let classes = predicate_classes(
+            &first_use,
+            &join(&[("favorite_color", "fav_colour"), ("fav_colour", "favourite_colour")]),
+        );
+        assert_eq!(classes.len(), 2);
+        assert_eq!(classes["favorite_color"], "favourite_colour");
+        assert_eq!(classes["fav_colour"], "favourite_colour");
+        // The same edges in any order, either direction: the same classes.
+        let reversed = predicate_classes(
+            &first_use,
+            &join(&[("favourite_colour", "fav_colour"), ("fav_colour", "favorite_color")]),
+        );
+        assert_eq!(reversed, classes);
+        // An edge to a predicate no live fact uses joins nothing.
+        assert!(predicate_classes(&first_use, &join(&[("port", "gone")])).is_empty());
     }
 }

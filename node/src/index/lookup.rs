@@ -26,6 +26,35 @@ pub struct EntityRow {
     pub created_at: i64,
 }
 
+/// Two predicates of one subject that may name one attribute, as predicate
+/// resolution found them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PredicateCandidate {
+    /// The subject, as the newer fact names it.
+    pub subject: String,
+    /// The newer fact and its predicate.
+    pub fact: (String, String),
+    /// The older fact and the predicate it may mean.
+    pub candidate: (String, String),
+    /// The device that noticed.
+    pub recorded_by: String,
+}
+
+/// A single-valued predicate whose values pile up on one subject.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CardinalitySuspect {
+    /// The subject, as its latest fact names it.
+    pub subject: String,
+    /// The predicate.
+    pub predicate: String,
+    /// Distinct values stored.
+    pub values: usize,
+    /// Of those, contested now.
+    pub contested: usize,
+    /// Hours between the first value and the last.
+    pub hours: i64,
+}
+
 /// Two entities that may be one, as entity resolution found them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AliasCandidate {
@@ -119,6 +148,41 @@ impl Index {
         Ok(predicates)
     }
 
+    /// The predicates the facts about subject `subject_key` are filed under.
+    pub fn predicates_of(&self, namespace: &str, subject_key: &str) -> anyhow::Result<Vec<String>> {
+        let mut statement = self.conn().prepare_cached(
+            "SELECT DISTINCT predicate_key FROM memories
+             WHERE namespace = ?1 AND subject_key = ?2 AND kind = 'semantic'
+             AND predicate_key IS NOT NULL ORDER BY predicate_key",
+        )?;
+        let predicates = statement
+            .query_map(params![namespace, subject_key], |row| row.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(predicates)
+    }
+
+    /// The facts about subject `subject_key`, whatever their predicate,
+    /// oldest first; only those with one of `statuses`.
+    pub fn facts_about(
+        &self,
+        namespace: &str,
+        subject_key: &str,
+        statuses: &[&str],
+    ) -> anyhow::Result<Vec<MemoryRow>> {
+        let mut statement = self.conn().prepare_cached(&format!(
+            "SELECT {} FROM memories WHERE namespace = ?1 AND subject_key = ?2
+             AND kind = 'semantic' ORDER BY t_valid, created_at, id",
+            MemoryRow::COLUMNS
+        ))?;
+        let rows: Vec<MemoryRow> = statement
+            .query_map(params![namespace, subject_key], MemoryRow::from_sql)?
+            .collect::<Result<_, _>>()?;
+        Ok(rows
+            .into_iter()
+            .filter(|row| statuses.is_empty() || statuses.contains(&row.derived.status.as_str()))
+            .collect())
+    }
+
     /// The facts of a subject and predicate, oldest first; only those with
     /// one of `statuses` when given.
     pub fn facts(
@@ -129,7 +193,9 @@ impl Index {
         statuses: &[&str],
     ) -> anyhow::Result<Vec<MemoryRow>> {
         let mut statement = self.conn().prepare_cached(&format!(
-            "SELECT {} FROM memories WHERE namespace = ?1 AND subject_key = ?2 AND predicate = ?3
+            "SELECT {} FROM memories WHERE namespace = ?1 AND subject_key = ?2
+             AND predicate_key = coalesce(
+                (SELECT canonical FROM predicate_classes WHERE namespace = ?1 AND predicate = ?3), ?3)
              AND kind = 'semantic' ORDER BY t_valid, created_at, id",
             MemoryRow::COLUMNS
         ))?;
@@ -252,8 +318,8 @@ impl Index {
     /// current first.
     pub fn contradictions(&self, namespace: &str) -> anyhow::Result<Vec<Vec<MemoryRow>>> {
         let mut statement = self.conn().prepare_cached(
-            "SELECT DISTINCT subject_key, predicate FROM memories
-             WHERE namespace = ?1 AND status = 'contested' ORDER BY subject_key, predicate",
+            "SELECT DISTINCT subject_key, predicate_key FROM memories
+             WHERE namespace = ?1 AND status = 'contested' ORDER BY subject_key, predicate_key",
         )?;
         let groups: Vec<(String, String)> = statement
             .query_map([namespace], |row| Ok((row.get(0)?, row.get(1)?)))?
@@ -268,6 +334,75 @@ impl Index {
                     .then_with(|| a.id.cmp(&b.id))
             });
             found.push(rows);
+        }
+        Ok(found)
+    }
+
+    /// Predicate candidates of `namespace` whose facts are not filed under
+    /// one predicate (yet).
+    pub fn predicate_candidates(&self, namespace: &str) -> anyhow::Result<Vec<PredicateCandidate>> {
+        let mut statement = self.conn().prepare_cached(
+            "SELECT a.subject, a.id, a.predicate, b.id, b.predicate, e.created_by FROM edges e
+             JOIN memories a ON a.id = e.from_id JOIN memories b ON b.id = e.to_id
+             WHERE e.namespace = ?1 AND e.kind = 'predicate_candidate'
+             AND a.predicate_key != b.predicate_key ORDER BY a.id, b.id",
+        )?;
+        let rows = statement
+            .query_map([namespace], |row| {
+                Ok(PredicateCandidate {
+                    subject: row.get::<_, Option<String>>(0)?.unwrap_or_default(),
+                    fact: (row.get(1)?, row.get(2)?),
+                    candidate: (row.get(3)?, row.get(4)?),
+                    recorded_by: row.get(5)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(rows)
+    }
+
+    /// Subjects whose single-valued predicate has at least `min_values`
+    /// distinct values of which two or more are contested, or all stored
+    /// within `burst_hours`: what a multi-valued predicate filed as
+    /// single-valued looks like.
+    pub fn cardinality_suspects(
+        &self,
+        namespace: &str,
+        min_values: usize,
+        burst_hours: i64,
+    ) -> anyhow::Result<Vec<CardinalitySuspect>> {
+        let mut statement = self.conn().prepare_cached(
+            "SELECT subject_key, predicate_key, count(DISTINCT lower(object)),
+                    sum(status = 'contested'), (max(t_valid) - min(t_valid)) / 3600000
+             FROM memories WHERE namespace = ?1 AND kind = 'semantic' AND duplicate_of IS NULL
+             AND predicate_key IS NOT NULL
+             GROUP BY subject_key, predicate_key HAVING count(DISTINCT lower(object)) >= ?2
+             ORDER BY subject_key, predicate_key",
+        )?;
+        let groups: Vec<(String, String, i64, i64, i64)> = statement
+            .query_map(params![namespace, min_values as i64], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
+            })?
+            .collect::<Result<_, _>>()?;
+        let mut found = Vec::new();
+        for (subject_key, predicate, values, contested, hours) in groups {
+            if contested < 2 && hours > burst_hours {
+                continue;
+            }
+            let facts = self.facts(namespace, &subject_key, &predicate, &[])?;
+            let Some(latest) = facts.last() else { continue };
+            let single = latest.cardinality.as_deref().map_or_else(
+                || ferrex_core::predicate::default_cardinality(&predicate).as_str() == "one",
+                |cardinality| cardinality == "one",
+            );
+            if single {
+                found.push(CardinalitySuspect {
+                    subject: latest.subject.clone().unwrap_or_default(),
+                    predicate,
+                    values: values as usize,
+                    contested: contested as usize,
+                    hours,
+                });
+            }
         }
         Ok(found)
     }

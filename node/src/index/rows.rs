@@ -28,6 +28,8 @@ pub struct MemoryRow {
     pub subject_entity: Option<String>,
     /// The predicate as written, when normalisation changed it.
     pub predicate_written: Option<String>,
+    /// A fact's predicate's cardinality as recorded (`one`, `many`).
+    pub cardinality: Option<String>,
     /// 0..=1.
     pub confidence: f64,
     /// Where it came from.
@@ -77,12 +79,16 @@ pub struct Derived {
     pub duplicate_of: Option<String>,
     /// Newer memories that correct it.
     pub corrected_by: Vec<String>,
+    /// The predicate a fact's group is filed under (its own, or its
+    /// class's).
+    pub predicate_key: Option<String>,
 }
 
 impl Default for Derived {
     fn default() -> Self {
         Derived {
             subject_key: None,
+            predicate_key: None,
             status: "active".into(),
             superseded_by: vec![],
             contradicts: vec![],
@@ -118,6 +124,7 @@ impl MemoryRow {
             object,
             subject_entity: stored.subject_entity.clone(),
             predicate_written: stored.predicate_written.clone(),
+            cardinality: stored.cardinality.map(|cardinality| cardinality.as_str().to_owned()),
             confidence: memory.confidence,
             source: memory.source.clone(),
             context: memory.context.clone(),
@@ -147,10 +154,10 @@ impl MemoryRow {
 
     /// The columns `SELECT`ed by [`MemoryRow::from_sql`], in order.
     pub(crate) const COLUMNS: &'static str = "id, doc, namespace, kind, text, subject, predicate, \
-        object, subject_entity, predicate_written, confidence, source, context, tags, entities, \
-        created_at, created_by, t_valid, evidence, last_validated, access_count, last_access, \
+        object, subject_entity, predicate_written, cardinality, confidence, source, context, tags, \
+        entities, created_at, created_by, t_valid, evidence, last_validated, access_count, last_access, \
         content_hash, subject_key, status, superseded_by, contradicts, t_invalid, duplicate_of, \
-        corrected_by";
+        corrected_by, predicate_key";
 
     pub(crate) fn from_sql(row: &Row<'_>) -> rusqlite::Result<MemoryRow> {
         let kind: String = row.get(3)?;
@@ -169,27 +176,29 @@ impl MemoryRow {
             object: row.get(7)?,
             subject_entity: row.get(8)?,
             predicate_written: row.get(9)?,
-            confidence: row.get(10)?,
-            source: row.get(11)?,
-            context: row.get(12)?,
-            tags: list(13)?,
-            entities: list(14)?,
-            created_at: row.get(15)?,
-            created_by: row.get(16)?,
-            t_valid: row.get(17)?,
-            evidence: row.get(18)?,
-            last_validated: row.get(19)?,
-            access_count: row.get(20)?,
-            last_access: row.get(21)?,
-            content_hash: row.get(22)?,
+            cardinality: row.get(10)?,
+            confidence: row.get(11)?,
+            source: row.get(12)?,
+            context: row.get(13)?,
+            tags: list(14)?,
+            entities: list(15)?,
+            created_at: row.get(16)?,
+            created_by: row.get(17)?,
+            t_valid: row.get(18)?,
+            evidence: row.get(19)?,
+            last_validated: row.get(20)?,
+            access_count: row.get(21)?,
+            last_access: row.get(22)?,
+            content_hash: row.get(23)?,
             derived: Derived {
-                subject_key: row.get(23)?,
-                status: row.get(24)?,
-                superseded_by: list(25)?,
-                contradicts: list(26)?,
-                t_invalid: row.get(27)?,
-                duplicate_of: row.get(28)?,
-                corrected_by: list(29)?,
+                subject_key: row.get(24)?,
+                status: row.get(25)?,
+                superseded_by: list(26)?,
+                contradicts: list(27)?,
+                t_invalid: row.get(28)?,
+                duplicate_of: row.get(29)?,
+                corrected_by: list(30)?,
+                predicate_key: row.get(31)?,
             },
         })
     }

@@ -3,7 +3,7 @@
 use rusqlite::Connection;
 
 /// Version of the index layout; an index of another version is rebuilt.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// Passage vectors of memory `rowid` have row ids `rowid · PASSAGE_STRIDE + i`
 /// (see `ferrex_core::passages`; fewer passages than the stride).
@@ -28,6 +28,8 @@ pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> any
             object TEXT,
             subject_entity TEXT,
             predicate_written TEXT,
+            -- A fact's predicate's cardinality as recorded with it (one, many).
+            cardinality TEXT,
             confidence REAL NOT NULL,
             source TEXT,
             context TEXT,
@@ -48,6 +50,9 @@ pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> any
             -- by the indexer: what the fact is about, whether it is current,
             -- contested or superseded, and whether it duplicates another.
             subject_key TEXT,
+            -- The predicate its group is filed under: its own, or the
+            -- canonical predicate of its class (same_predicate edges).
+            predicate_key TEXT,
             status TEXT NOT NULL DEFAULT 'active',
             superseded_by TEXT NOT NULL DEFAULT '[]',
             contradicts TEXT NOT NULL DEFAULT '[]',
@@ -57,7 +62,16 @@ pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> any
         );
         CREATE INDEX memories_by_namespace ON memories(namespace, kind, created_at);
         CREATE INDEX memories_by_hash ON memories(namespace, kind, content_hash);
-        CREATE INDEX memories_by_fact ON memories(namespace, subject_key, predicate);
+        CREATE INDEX memories_by_fact ON memories(namespace, subject_key, predicate_key);
+        CREATE INDEX memories_by_predicate ON memories(namespace, predicate);
+        -- Predicates joined to another by same_predicate edges (derived):
+        -- only those whose canonical predicate is not themselves.
+        CREATE TABLE predicate_classes (
+            namespace TEXT NOT NULL,
+            predicate TEXT NOT NULL,
+            canonical TEXT NOT NULL,
+            PRIMARY KEY (namespace, predicate)
+        );
         CREATE INDEX memories_to_embed ON memories(embedded) WHERE embedded = 0;
         CREATE VIRTUAL TABLE memory_text USING fts5(
             text, context, tokenize = 'porter unicode61 remove_diacritics 2'

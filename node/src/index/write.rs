@@ -71,9 +71,10 @@ impl<'a> IndexTx<'a> {
                     "INSERT INTO memories (id, doc, namespace, kind, text, subject, predicate,
                         object, subject_entity, predicate_written, confidence, source, context,
                         tags, entities, created_at, created_by, t_valid, evidence,
-                        last_validated, access_count, last_access, content_hash, embedded)
+                        last_validated, access_count, last_access, content_hash, cardinality,
+                        embedded)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
-                        ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, 0)",
+                        ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, 0)",
                     params![
                         row.id,
                         row.doc,
@@ -97,7 +98,8 @@ impl<'a> IndexTx<'a> {
                         row.last_validated,
                         row.access_count,
                         row.last_access,
-                        row.content_hash
+                        row.content_hash,
+                        row.cardinality
                     ],
                 )?;
                 let rowid = self.tx.last_insert_rowid();

@@ -89,6 +89,17 @@ pub fn stored(stored: &Stored) -> Value {
         "namespace": stored.namespace.as_str(),
         "entities": stored.entities.iter().map(|found| json!({"name": found.name, "id": found.id, "match": found.method})).collect::<Vec<_>>(),
     });
+    if let Some(predicate) = &stored.predicate {
+        answer["predicate"] = json!(predicate);
+        answer["predicate_match"] = json!(stored.predicate_match);
+        if let Some(written) = &stored.predicate_written {
+            answer["predicate_written"] = json!(written);
+        }
+        answer["cardinality"] = json!(stored.cardinality.map(|cardinality| cardinality.as_str()));
+        if !stored.predicate_candidates.is_empty() {
+            answer["predicate_candidates"] = json!(stored.predicate_candidates);
+        }
+    }
     if stored.duplicate {
         // Nothing was stored: entities the request would have created do not exist.
         let known: Vec<Value> = stored
@@ -101,9 +112,6 @@ pub fn stored(stored: &Stored) -> Value {
         answer["existing_id"] = json!(stored.id);
         answer["evidence"] = json!(stored.evidence);
         return answer;
-    }
-    if let Some(predicate) = &stored.predicate {
-        answer["predicate"] = json!(predicate);
     }
     if !stored.redacted.is_empty() {
         answer["redacted"] = json!(
@@ -120,7 +128,7 @@ pub fn stored(stored: &Stored) -> Value {
     if !stored.ambiguous_with.is_empty() {
         answer["ambiguous_with"] = json!(stored.ambiguous_with);
         answer["note"] = json!(
-            "a fact of this subject and predicate exists with a similar value; both are kept. Store again with `supersedes` if this one replaces it."
+            "this subject already has a close value of this multi-valued predicate; both are kept. Store again with `supersedes` if this one replaces it."
         );
     }
     if !stored.corrects.is_empty() {
@@ -149,6 +157,22 @@ pub fn reflection(namespace: &str, reflection: &Reflection, names: DeviceNames<'
             "entity": {"id": found.entity, "name": found.entity_name},
             "candidate": {"id": found.candidate, "name": found.candidate_name},
             "recorded_by": device(&found.recorded_by, names),
+        })).collect::<Vec<_>>(),
+        "predicate_candidates": reflection.predicate_candidates.iter().map(|found| json!({
+            "subject": found.subject,
+            "predicate": {"name": found.fact.1, "fact": found.fact.0},
+            "candidate": {"name": found.candidate.1, "fact": found.candidate.0},
+            "recorded_by": device(&found.recorded_by, names),
+            "hint": format!("if they name one attribute, add \"{}\" to the group of {} under [predicates] in ferrex.toml", found.fact.1.replace('_', " "), found.candidate.1),
+        })).collect::<Vec<_>>(),
+        "cardinality_suspects": reflection.cardinality_suspects.iter().map(|found| json!({
+            "subject": found.subject,
+            "predicate": found.predicate,
+            "cardinality": "one",
+            "values": found.values,
+            "contested": found.contested,
+            "hours": found.hours,
+            "hint": format!("a subject seems to have several values of {}: set {} = \"many\" under [cardinality] in ferrex.toml if so", found.predicate, found.predicate),
         })).collect::<Vec<_>>(),
     })
 }

@@ -21,7 +21,7 @@ pub fn store() -> Value {
         "properties": {
             "content": {"type": "string", "description": "Free text, up to 16 KiB.", "maxLength": 16384},
             "subject": {"type": "string", "description": "Subject of a fact, e.g. \"api-server\".", "maxLength": 512},
-            "predicate": {"type": "string", "description": "Relation of a fact, e.g. \"port\" (normalised: \"uses\" and \"requires\" become \"depends_on\").", "maxLength": 512},
+            "predicate": {"type": "string", "description": "Relation of a fact, e.g. \"port\" (resolved to the attribute it names: \"uses\" and \"requires\" become \"depends_on\", \"listens on port\" becomes \"port\").", "maxLength": 512},
             "object": {"type": "string", "description": "Value of a fact, e.g. \"8080\"."},
             "memory_type": {
                 "type": "string",

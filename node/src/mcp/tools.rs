@@ -26,9 +26,12 @@ pub const TOOLS: &[ToolSpec] = &[
         name: "store",
         description: "Store a memory. Give `content` (free text: an event or a how-to) or \
             `subject`+`predicate`+`object` (a fact). A near-duplicate is not stored (the answer \
-            names the existing memory, whose evidence grows); a fact with a new value for its \
-            subject and predicate supersedes the old one; text that changes a detail of earlier \
-            text is recorded as its correction. Text that looks like a credential (API key, \
+            names the existing memory, whose evidence grows). A fact's predicate is filed under \
+            the attribute it names (\"listens on port\" as port; the answer says which and \
+            how); a single-valued predicate's new value (lives_in, port, version) supersedes the \
+            old one, a multi-valued one's (depends_on, speaks, member_of) joins it. Text that \
+            changes a detail of earlier text, or announces a fact's new value (\"Alice moved to \
+            Munich\"), is recorded as its correction. Text that looks like a credential (API key, \
             token, private key, password in a URL) is refused unless `allow_secrets` is true.",
         schema: schemas::store,
     },
@@ -51,7 +54,9 @@ pub const TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: "reflect",
         description: "Review a namespace: stale memories to re-check, facts that contradict \
-            each other (also from different devices), and entities that may be the same.",
+            each other (also from different devices), entities that may be the same, \
+            predicates of a subject that may name one attribute, and single-valued predicates \
+            whose values pile up (perhaps multi-valued).",
         schema: schemas::reflect,
     },
     ToolSpec {
