@@ -9,8 +9,11 @@
 //!    each category is held out, reported apart. `--held-in` prints only the
 //!    held-in part (what tuning may look at).
 //! 2. **Wordings** (`ferrex_examples::wording_cases`, 40 pairs written
-//!    blind after the first set, never tuned on): is a second predicate
-//!    filed under the first when, and only when, it names the same attribute?
+//!    blind after the first set; its first run showed relations read the
+//!    other way round joined by meaning, which was then fixed, so a second
+//!    blind set of 30, `wording_cases_2`, was written after the fix; neither
+//!    tuned on): is a second predicate filed under the first when, and only
+//!    when, it names the same attribute?
 //! 3. **Corrections of free text** (24 cases, below, from before this set):
 //!    does a correction outrank what it corrects?
 //!
@@ -29,7 +32,8 @@
 
 use ferrex_examples::{
     belief_cases::{self, Expect, Step},
-    wording_cases::WORDINGS,
+    wording_cases::{WORDINGS, Wording},
+    wording_cases_2::WORDINGS_2,
 };
 use ferrex_tests::{Client, TestHome};
 use serde_json::{Value, json};
@@ -354,12 +358,18 @@ async fn fact_cases(client: &Client, held_in_only: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The blind wordings: filed under one predicate exactly when they mean one attribute.
-async fn wordings(client: &Client) -> anyhow::Result<()> {
+/// A blind set of wordings: filed under one predicate exactly when they
+/// mean one attribute.
+async fn wordings(
+    client: &Client,
+    label: &str,
+    set: &str,
+    cases: &[Wording],
+) -> anyhow::Result<()> {
     let (mut same, mut apart) = ((0, 0), (0, 0));
     let mut wrong = Vec::new();
-    for (index, wording) in WORDINGS.iter().enumerate() {
-        let namespace = format!("wording-{index}");
+    for (index, wording) in cases.iter().enumerate() {
+        let namespace = format!("{set}-{index}");
         let first = store_step(
             client,
             &Step::Fact(wording.subject, wording.first.0, wording.first.1),
@@ -387,7 +397,7 @@ async fn wordings(client: &Client) -> anyhow::Result<()> {
             ));
         }
     }
-    println!("wordings (blind, never tuned on): {} pairs", WORDINGS.len());
+    println!("{label}: {} pairs", cases.len());
     println!("  same attribute, filed together:   {}/{}", same.0, same.1);
     println!("  other attribute, kept apart:      {}/{}", apart.0, apart.1);
     for line in wrong {
@@ -403,7 +413,20 @@ async fn main() -> anyhow::Result<()> {
     let client = home.client().await;
     fact_cases(&client, held_in_only).await?;
     if !held_in_only {
-        wordings(&client).await?;
+        wordings(
+            &client,
+            "wordings (blind; showed the inverse-relation flaw)",
+            "wording",
+            WORDINGS,
+        )
+        .await?;
+        wordings(
+            &client,
+            "wordings, second blind set (written after that fix)",
+            "wording2",
+            WORDINGS_2,
+        )
+        .await?;
     }
     client.close().await;
     println!("corrections of free text: {} cases", CASES.len());

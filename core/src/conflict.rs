@@ -286,7 +286,7 @@ const ATTRIBUTE_VERBS: &[(&[&str], &[&str])] = &[
 ];
 
 /// A word's stem, roughly: `lives`, `lived` and `living` are `liv`.
-fn stem(word: &str) -> &str {
+pub(crate) fn stem(word: &str) -> &str {
     for suffix in ["ing", "ed", "es", "s", "e"] {
         if let Some(stem) = word.strip_suffix(suffix)
             && stem.len() >= 3

@@ -3,6 +3,7 @@
 
 pub mod belief_cases;
 pub mod wording_cases;
+pub mod wording_cases_2;
 
 use std::{path::Path, time::Duration};
 

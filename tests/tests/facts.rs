@@ -190,19 +190,19 @@ async fn text_that_announces_a_new_value_corrects_the_fact() {
 async fn reflect_lists_predicate_candidates_and_suspect_cardinality() {
     let home = TestHome::new();
     let client = home.client().await;
-    let birthday = fact(&client, "Ana", "birthday", "3 May").await;
-    let born = fact(&client, "Ana", "date of birth", "1990-05-03").await;
-    assert_eq!(born["predicate"], "date_of_birth", "{born}");
-    assert_eq!(born["predicate_candidates"], json!(["birthday"]), "{born}");
+    let repo = fact(&client, "ferrex", "repo", "github.com/ferrex/ferrex").await;
+    let url = fact(&client, "ferrex", "repository url", "https://git.example/ferrex").await;
+    assert_eq!(url["predicate"], "repository_url", "{url}");
+    assert_eq!(url["predicate_candidates"], json!(["repo"]), "{url}");
     // Three favourite bands in a row: a single-valued predicate used as a list.
     for band in ["Radiohead", "Portishead", "Massive Attack"] {
         fact(&client, "Bob", "favourite band", band).await;
     }
     let reflection = client.ok("reflect", json!({"namespace": NAMESPACE})).await;
     let candidate = &reflection["predicate_candidates"][0];
-    assert_eq!(candidate["predicate"]["name"], "date_of_birth", "{reflection}");
-    assert_eq!(candidate["candidate"]["name"], "birthday");
-    assert_eq!(candidate["candidate"]["fact"], birthday["id"]);
+    assert_eq!(candidate["predicate"]["name"], "repository_url", "{reflection}");
+    assert_eq!(candidate["candidate"]["name"], "repo");
+    assert_eq!(candidate["candidate"]["fact"], repo["id"]);
     let suspects = reflection["cardinality_suspects"].as_array().unwrap();
     assert_eq!(suspects.len(), 1, "{reflection}");
     assert_eq!(suspects[0]["predicate"], "favourite_band");
