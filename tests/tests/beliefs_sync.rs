@@ -274,3 +274,56 @@ async fn one_attribute_stored_under_two_wordings_apart_is_one_fact_once_synced()
     on_laptop.close().await;
     on_desktop.close().await;
 }
+
+/// The facts of `predicate` about Kit, as (object, status).
+async fn stack(client: &Client, predicate: &str) -> Vec<(Value, Value)> {
+    let history = client
+        .ok("history", json!({"subject": "Kit", "predicate": predicate, "namespace": NAMESPACE}))
+        .await;
+    history["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| (entry["object"].clone(), entry["status"].clone()))
+        .collect()
+}
+
+#[tokio::test]
+async fn devices_with_other_synonym_groups_agree_on_one_attribute() {
+    // Only the laptop knows that "tech stack" is "stack".
+    let laptop = TestHome::with_config(
+        "[node]\nname = \"laptop\"\n[predicates]\nstack = [\"tech stack\"]\n",
+    );
+    let desktop = TestHome::named("desktop");
+    assert!(desktop.join(&laptop.invite()).0);
+    desktop.stop();
+    let on_laptop = laptop.client().await;
+    let rust = on_laptop
+        .ok("store", json!({"subject": "Kit", "predicate": "tech stack", "object": "Rust", "namespace": NAMESPACE}))
+        .await;
+    assert_eq!(rust["predicate"], "stack", "{rust}");
+    on_laptop.close().await;
+    laptop.stop();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let on_desktop = desktop.client().await;
+    let go = on_desktop
+        .ok("store", json!({"subject": "Kit", "predicate": "tech stack", "object": "Go", "namespace": NAMESPACE}))
+        .await;
+    assert_eq!(go["predicate"], "tech_stack", "{go}");
+
+    let on_laptop = laptop.client().await;
+    let agreed = eventually(Duration::from_secs(60), || async {
+        let (here, there) =
+            (stack(&on_laptop, "tech stack").await, stack(&on_desktop, "tech stack").await);
+        (here.len() == 2 && here == there).then_some(here)
+    })
+    .await;
+    let history = agreed.unwrap_or_else(|| panic!("the devices never agreed"));
+    // The laptop judged the desktop's wording its own attribute; the
+    // desktop, which could not, took the laptop's word for it.
+    assert_eq!(history[0], (json!("Rust"), json!("contested")), "{history:?}");
+    assert_eq!(history[1], (json!("Go"), json!("current")), "{history:?}");
+    assert_eq!(stack(&on_desktop, "stack").await, history);
+    on_laptop.close().await;
+    on_desktop.close().await;
+}

@@ -26,6 +26,8 @@ pub(super) struct ResolvedPredicate {
     /// Near misses by meaning: a predicate this subject has, and its oldest
     /// fact (the target of a `predicate_candidate` edge).
     pub candidates: Vec<(String, String)>,
+    /// The key the subject's facts are grouped under (see [`Engine::subject_key`]).
+    pub subject_key: String,
 }
 
 impl Engine {
@@ -54,17 +56,18 @@ impl Engine {
     ) -> anyhow::Result<ResolvedPredicate> {
         let settings = self.settings(namespace.as_str());
         let groups = &settings.predicates;
+        let subject_key = self.subject_key(namespace, subject)?;
         let resolved = |name: String, how, candidates| ResolvedPredicate {
             cardinality: groups.cardinality(&name),
             name,
             how,
             candidates,
+            subject_key: subject_key.clone(),
         };
         let (alone, how) = groups.resolve_alone(written);
-        if alone.is_empty() || how == PredicateMatch::Synonym {
+        if alone.is_empty() {
             return Ok(resolved(alone, how, vec![]));
         }
-        let subject_key = self.subject_key(namespace, subject)?;
         let (own, all) = {
             let index = lock(&self.index);
             (
@@ -72,6 +75,17 @@ impl Engine {
                 index.predicates(namespace.as_str())?,
             )
         };
+        // A predicate this subject has that resolves to the same attribute
+        // (written before the groups or structure said so, or by a peer with
+        // other settings): the new fact joins its group.
+        if !own.contains(&alone)
+            && let Some(same) = own.iter().find(|other| groups.resolve_alone(other).0 == alone)
+        {
+            return Ok(resolved(same.clone(), how, vec![]));
+        }
+        if how == PredicateMatch::Synonym {
+            return Ok(resolved(alone, how, vec![]));
+        }
         let (name, how) = groups.normalise(
             written,
             own.iter().chain(&all).map(String::as_str),
@@ -128,10 +142,13 @@ impl Engine {
             if others.is_empty() {
                 continue;
             }
+            // The same attribute by this node's groups and structure, or by spelling.
+            let attribute = settings.predicates.resolve_alone(&filed).0;
             let mut matched: Vec<String> = others
                 .iter()
                 .filter(|other| {
-                    predicate::alike_by_spelling(&filed, other, settings.predicate.fuzzy)
+                    settings.predicates.resolve_alone(other).0 == attribute
+                        || predicate::alike_by_spelling(&filed, other, settings.predicate.fuzzy)
                 })
                 .cloned()
                 .collect();

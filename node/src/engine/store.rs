@@ -155,8 +155,8 @@ impl Engine {
             names.insert(0, triple.subject.clone());
         }
         self.prepare_names(&namespace, &names, &mut cache)?;
-        if let Content::Triple(triple) = &request.content {
-            self.prepare_fact(&namespace, triple, &mut cache)?;
+        if let (Content::Triple(triple), Some(resolved)) = (&request.content, &predicate) {
+            self.prepare_fact(&namespace, &resolved.subject_key, triple, &mut cache)?;
         }
 
         let _writing = lock(&self.write_lock);
@@ -327,13 +327,13 @@ impl Engine {
     fn prepare_fact(
         &self,
         namespace: &Namespace,
+        subject_key: &str,
         triple: &ferrex_core::Triple,
         cache: &mut Vectors,
     ) -> anyhow::Result<()> {
-        let subject_key = self.subject_key(namespace, &triple.subject)?;
         let current = lock(&self.index).facts(
             namespace.as_str(),
-            &subject_key,
+            subject_key,
             &triple.predicate,
             &["current", "contested"],
         )?;

@@ -242,10 +242,16 @@ impl IndexTx<'_> {
 
     /// Recomputes the predicate classes of `namespace` (see
     /// [`predicate_classes`]); returns the facts whose predicate key changed.
+    /// Only the facts at the ends of `same_predicate` edges count (when one
+    /// comes or goes, this runs again), so a fact without an edge never
+    /// changes which predicate a class is filed under.
     fn rederive_predicate_classes(&self, namespace: &str) -> anyhow::Result<Vec<String>> {
         let mut statement = self.tx.prepare_cached(
-            "SELECT predicate, min(t_valid) FROM memories
-             WHERE namespace = ?1 AND kind = 'semantic' AND predicate IS NOT NULL GROUP BY predicate",
+            "SELECT m.predicate, min(m.t_valid) FROM memories m
+             WHERE m.namespace = ?1 AND m.kind = 'semantic' AND m.predicate IS NOT NULL
+             AND EXISTS (SELECT 1 FROM edges e WHERE e.kind = 'same_predicate'
+                 AND (e.from_id = m.id OR e.to_id = m.id))
+             GROUP BY m.predicate",
         )?;
         let first_use: BTreeMap<String, i64> = statement
             .query_map([namespace], |row| Ok((row.get(0)?, row.get(1)?)))?
@@ -346,18 +352,21 @@ impl IndexTx<'_> {
         predicate: &str,
     ) -> anyhow::Result<()> {
         let mut statement = self.tx.prepare_cached(
-            "SELECT id, t_valid, object, cardinality FROM memories
+            "SELECT id, t_valid, object, cardinality, predicate FROM memories
              WHERE namespace = ?1 AND subject_key = ?2 AND predicate_key = ?3 AND kind = 'semantic'",
         )?;
         let facts: Vec<FactNode> = statement
             .query_map(params![namespace, subject_key, predicate], |row| {
                 let object: Option<String> = row.get(2)?;
                 let cardinality: Option<String> = row.get(3)?;
+                let own: Option<String> = row.get(4)?;
                 // Facts stored before cardinality was recorded: the built-in
-                // table, the same on every node (never this node's settings).
-                let cardinality = cardinality
-                    .and_then(|text| text.parse().ok())
-                    .unwrap_or_else(|| predicate::default_cardinality(predicate));
+                // table for their own predicate, the same on every node
+                // (never this node's settings).
+                let cardinality =
+                    cardinality.and_then(|text| text.parse().ok()).unwrap_or_else(|| {
+                        predicate::default_cardinality(own.as_deref().unwrap_or(predicate))
+                    });
                 Ok(FactNode {
                     id: row.get(0)?,
                     subject_key: subject_key.to_owned(),
@@ -472,9 +481,11 @@ impl IndexTx<'_> {
 
 /// Predicate classes: predicates joined by `same_predicate` edges between
 /// their facts are one; each class is filed under the predicate used first
-/// (earliest validity, then the smallest name). Only predicates filed under
-/// another are returned. A pure function of document content, like entity
-/// classes.
+/// (`first_use`: the earliest validity among the facts the edges join, then
+/// the smallest name). Only predicates filed under another are returned. A
+/// pure function of document content, like entity classes. A class holds
+/// for the whole namespace, like a synonym group: a wording judged to name
+/// one subject's attribute names it for every subject.
 pub fn predicate_classes(
     first_use: &BTreeMap<String, i64>,
     joins: &[(String, String)],

@@ -388,8 +388,14 @@ impl Index {
             if contested < 2 && hours > burst_hours {
                 continue;
             }
-            let facts = self.facts(namespace, &subject_key, &predicate, &[])?;
-            let Some(latest) = facts.last() else { continue };
+            // As the derived view has it: the latest standing fact decides.
+            let facts =
+                self.facts(namespace, &subject_key, &predicate, &["current", "contested"])?;
+            let Some(latest) =
+                facts.iter().max_by(|a, b| (a.t_valid, &a.id).cmp(&(b.t_valid, &b.id)))
+            else {
+                continue;
+            };
             let single = latest.cardinality.as_deref().map_or_else(
                 || ferrex_core::predicate::default_cardinality(&predicate).as_str() == "one",
                 |cardinality| cardinality == "one",
