@@ -316,36 +316,44 @@ pub struct FactView<'a> {
     pub object: &'a str,
 }
 
+/// What free text says of a fact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FactUpdate {
+    /// Nothing new about it.
+    No,
+    /// A new value of it.
+    Yes,
+    /// A new value of it if the text is about it: it names neither the
+    /// fact's attribute nor its old value, so its meaning decides (cosine of
+    /// the text and the fact as a sentence at least
+    /// [`ConflictSettings::fact_update`]).
+    IfAboutIt,
+}
+
+/// Lowercased words: runs of letters and digits.
+fn lower_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
 /// Whether free text `text` states a new value of `fact` ("Alice moved to
 /// Munich" of `Alice / lives_in / Berlin`): it names the fact's subject —
 /// not as another's (`Alice's sister moved`) — announces a change ("moved
 /// to", "now", "switched to", "no longer", ...), names the fact's
 /// attribute (a word of its predicate or a spelling of it, or a verb that
 /// changes it: "moved" for where one lives) or, failing that, is about the
-/// fact by meaning (`cosine` of the text and the fact as a sentence at
-/// least `settings.fact_update`), and does not restate the old value
-/// (unless it says it no longer holds, or what it changed from).
-pub fn updates_fact(
-    text: &str,
-    fact: FactView<'_>,
-    cosine: f64,
-    settings: &ConflictSettings,
-) -> bool {
+/// fact by meaning ([`FactUpdate::IfAboutIt`]), and does not restate the
+/// old value (unless it says it no longer holds, or what it changed from).
+pub fn updates_fact(text: &str, fact: FactView<'_>) -> FactUpdate {
     let slots = Slots::of(text);
     if !slots.change_word {
-        return false;
+        return FactUpdate::No;
     }
-    let words: Vec<String> = text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
-        .collect();
+    let words = lower_words(text);
     let named = fact.subject_names.iter().any(|name| {
-        let name: Vec<String> = name
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|word| !word.is_empty())
-            .map(str::to_lowercase)
-            .collect();
+        let name = lower_words(name);
         !name.is_empty()
             && words.windows(name.len()).enumerate().any(|(at, window)| {
                 window == name.as_slice()
@@ -353,7 +361,7 @@ pub fn updates_fact(
             })
     });
     if !named {
-        return false;
+        return FactUpdate::No;
     }
     // The old value, said to hold no longer, or to be what changed: about
     // the fact whatever words it uses; restated otherwise, no news.
@@ -365,7 +373,7 @@ pub fn updates_fact(
         let says_from = words
             .iter()
             .any(|word| ["from", "instead", "off", "away", "left"].contains(&word.as_str()));
-        return says_no_longer || says_from;
+        return if says_no_longer || says_from { FactUpdate::Yes } else { FactUpdate::No };
     }
     let mut cues: Vec<&str> = fact.predicate.split('_').collect();
     cues.extend(fact.spellings.iter().flat_map(|spelling| spelling.split('_')));
@@ -381,7 +389,7 @@ pub fn updates_fact(
         cues.iter().any(|cue| stem(cue) == stem(word) || (cue.len() >= 5 && word.starts_with(cue)))
             || verbs.contains(&word.as_str())
     });
-    about_attribute || cosine >= settings.fact_update
+    if about_attribute { FactUpdate::Yes } else { FactUpdate::IfAboutIt }
 }
 
 /// Whether two texts close enough to be duplicates are really the same:
@@ -644,7 +652,11 @@ mod tests {
                 object,
             };
             assert_eq!(
-                updates_fact(text, fact, *cosine, &settings),
+                match updates_fact(text, fact) {
+                    FactUpdate::Yes => true,
+                    FactUpdate::No => false,
+                    FactUpdate::IfAboutIt => *cosine >= settings.fact_update,
+                },
                 *expect,
                 "{text:?} of {subject} / {predicate} / {object}"
             );

@@ -6,7 +6,7 @@
 use anyhow::Context;
 use ferrex_core::{
     Content, Edge, EdgeKind, FieldError, MemoryKind, Namespace, StoreInput,
-    conflict::{self, FactDecision, FactView},
+    conflict::{self, FactDecision, FactUpdate, FactView},
     cosine,
     entity::MatchMethod,
     predicate::Cardinality,
@@ -482,10 +482,14 @@ impl Engine {
                 let view =
                     FactView { subject_names: names, predicate, spellings: &spellings, object };
                 // The fact's meaning is weighed only when nothing else decides.
-                let judge = |cosine| conflict::updates_fact(text, view, cosine, &settings.conflict);
-                let updates = judge(0.0)
-                    || (judge(1.0)
-                        && judge(f64::from(cosine(vector, &cache.get(self, &fact.text)?))));
+                let updates = match conflict::updates_fact(text, view) {
+                    FactUpdate::Yes => true,
+                    FactUpdate::No => false,
+                    FactUpdate::IfAboutIt => {
+                        let similarity = cosine(vector, &cache.get(self, &fact.text)?);
+                        f64::from(similarity) >= settings.conflict.fact_update
+                    }
+                };
                 if updates && !updated.iter().any(|(id, _)| *id == fact.id) {
                     updated.push((fact.id.clone(), "new value of the fact"));
                 }
