@@ -490,35 +490,20 @@ pub fn predicate_classes(
     first_use: &BTreeMap<String, i64>,
     joins: &[(String, String)],
 ) -> BTreeMap<String, String> {
-    let mut parent: BTreeMap<&str, &str> =
-        first_use.keys().map(|name| (name.as_str(), name.as_str())).collect();
-    fn root<'a>(parent: &BTreeMap<&'a str, &'a str>, mut name: &'a str) -> &'a str {
-        while let Some(&up) = parent.get(name) {
-            if up == name {
-                break;
-            }
-            name = up;
-        }
-        name
-    }
-    let rank = |name: &str| (first_use.get(name).copied().unwrap_or(i64::MAX), name.to_owned());
-    for (left, right) in joins {
-        if !parent.contains_key(left.as_str()) || !parent.contains_key(right.as_str()) {
-            continue;
-        }
-        let (a, b) = (root(&parent, left), root(&parent, right));
-        if a == b {
-            continue;
-        }
-        let (keep, join) = if rank(a) <= rank(b) { (a, b) } else { (b, a) };
-        parent.insert(join, keep);
-    }
-    first_use
-        .keys()
-        .filter_map(|name| {
-            let canonical = root(&parent, name);
-            (canonical != name).then(|| (name.clone(), canonical.to_owned()))
+    // Entity classes over predicates: the same union, the oldest (then the
+    // smallest name) standing for its class; names are distinct, so only
+    // the edges join.
+    let nodes: Vec<EntityNode> = first_use
+        .iter()
+        .map(|(name, at)| EntityNode {
+            id: name.clone(),
+            name: name.clone(),
+            created_at: Timestamp(*at),
         })
+        .collect();
+    entity::entity_classes(&nodes, joins)
+        .into_iter()
+        .filter(|(predicate, canonical)| predicate != canonical)
         .collect()
 }
 
