@@ -239,11 +239,11 @@ impl Engine {
         names: &[String],
     ) -> anyhow::Result<Vec<String>> {
         let settings = self.settings(namespace.as_str()).entity;
-        let entities = lock(&self.index).entities(namespace.as_str())?;
+        let entities = lock(&self.index).entity_names(namespace.as_str())?;
+        let candidates = known(&entities, None);
         let mut found = Vec::new();
         for name in names {
-            if let Resolution::Matched { id, .. } =
-                entity::resolve(name, &known(&entities, None), &settings)
+            if let Resolution::Matched { id, .. } = entity::resolve(name, &candidates, &settings)
                 && let Some(entity) = entities.iter().find(|entity| entity.id == id)
                 && !found.contains(&entity.canonical)
             {

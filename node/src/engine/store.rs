@@ -453,7 +453,7 @@ impl Engine {
         }
         let settings = self.settings(namespace.as_str());
         let lower = text.to_lowercase();
-        let entities = lock(&self.index).entities(namespace.as_str())?;
+        let entities = lock(&self.index).entity_names(namespace.as_str())?;
         // The classes named in the text, with every name of each class.
         let mut classes: Vec<(String, Vec<String>)> = Vec::new();
         for entity in &entities {

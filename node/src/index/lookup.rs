@@ -80,11 +80,26 @@ fn floats(bytes: &[u8]) -> Vec<f32> {
 impl Index {
     /// Every entity of `namespace`, with its aliases and vector.
     pub fn entities(&self, namespace: &str) -> anyhow::Result<Vec<EntityRow>> {
-        let mut statement = self.conn().prepare_cached(
+        self.entities_with(
+            namespace,
             "SELECT e.id, e.name, e.norm_name, e.canonical, v.vector, e.created_by, e.created_at
              FROM entities e LEFT JOIN entity_vectors v ON v.id = e.id
              WHERE e.namespace = ?1 ORDER BY e.created_at, e.id",
-        )?;
+        )
+    }
+
+    /// Every entity of `namespace`, with its aliases but without its vector
+    /// (for matching by name, on every store of a fact or of changed text).
+    pub fn entity_names(&self, namespace: &str) -> anyhow::Result<Vec<EntityRow>> {
+        self.entities_with(
+            namespace,
+            "SELECT e.id, e.name, e.norm_name, e.canonical, NULL, e.created_by, e.created_at
+             FROM entities e WHERE e.namespace = ?1 ORDER BY e.created_at, e.id",
+        )
+    }
+
+    fn entities_with(&self, namespace: &str, query: &str) -> anyhow::Result<Vec<EntityRow>> {
+        let mut statement = self.conn().prepare_cached(query)?;
         let mut entities: Vec<EntityRow> = statement
             .query_map([namespace], |row| {
                 let vector: Option<Vec<u8>> = row.get(4)?;
