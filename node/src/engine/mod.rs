@@ -148,7 +148,7 @@ impl Engine {
     /// of the facts it stored against those their subjects have here
     /// (`same_predicate` edges).
     pub fn apply_merged(&self, change: &ferrex_sync::DocChange) -> anyhow::Result<()> {
-        let (new_entities, new_facts): (Vec<String>, Vec<String>) = {
+        let (new_entities, new_facts): (Vec<String>, Vec<MemoryRow>) = {
             let _writing = lock(&self.write_lock);
             let mut index = lock(&self.index);
             let known: Vec<String> = change
@@ -175,7 +175,6 @@ impl Engine {
                 .rows(&new_memories)?
                 .into_values()
                 .filter(|row| row.kind == ferrex_core::MemoryKind::Semantic)
-                .map(|row| row.id)
                 .collect();
             (known, facts)
         };

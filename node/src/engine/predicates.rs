@@ -11,6 +11,7 @@ use ferrex_core::{
 use super::{Engine, entities::Vectors, lock};
 use crate::{
     clock,
+    index::MemoryRow,
     indexer::{self, KnownVectors},
 };
 
@@ -112,7 +113,7 @@ impl Engine {
         Ok(resolved(name, how, candidates))
     }
 
-    /// Judges facts a peer stored (`ids`) whose predicate this node files
+    /// Judges facts a peer stored (`facts`, as just indexed) whose predicate this node files
     /// apart from the other predicates of their subject: one that names the
     /// same attribute (by spelling or by meaning, as at store time) is
     /// recorded as a `same_predicate` edge from the younger of the two
@@ -121,14 +122,13 @@ impl Engine {
     pub(super) fn reconcile_predicates(
         &self,
         namespace: &Namespace,
-        ids: &[String],
+        facts: &[MemoryRow],
     ) -> anyhow::Result<()> {
         let settings = self.settings(namespace.as_str());
         let mut cache = Vectors::default();
         let mut edges: Vec<Edge> = Vec::new();
         let now = clock::now();
-        for id in ids {
-            let Some(arrived) = lock(&self.index).row(id)? else { continue };
+        for arrived in facts {
             let (Some(subject_key), Some(filed)) =
                 (arrived.derived.subject_key.clone(), arrived.derived.predicate_key.clone())
             else {
