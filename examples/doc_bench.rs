@@ -11,7 +11,7 @@
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use ferrex_core::{Content, MemoryKind, Namespace, Timestamp};
+use ferrex_core::{Namespace, Timestamp};
 use ferrex_sync::{DocId, NewMemory, NewRecords, Replica, ReplicaOptions};
 
 #[allow(clippy::print_stdout, reason = "a benchmark prints its figures")]
@@ -87,27 +87,22 @@ fn main() -> anyhow::Result<()> {
 }
 
 fn memory(index: usize) -> NewMemory {
-    NewMemory {
-        id: format!("{index:08}-0000-7000-8000-{:012x}", index * 7919),
-        kind: MemoryKind::Episodic,
-        content: Content::Text(format!(
-            "Memory number {index}: the deploy of service {} moved to host {} after the incident review, \
+    let text = format!(
+        "Memory number {index}: the deploy of service {} moved to host {} after the incident review, \
              and the on-call rota changed so that team {} covers weekends until further notice.",
-            index % 97,
-            index % 13,
-            index % 7
-        )),
-        confidence: 1.0,
+        index % 97,
+        index % 13,
+        index % 7
+    );
+    NewMemory {
         source: Some("bench".into()),
-        context: None,
         tags: vec!["bench".into()],
-        entity_ids: Vec::new(),
-        subject_entity: None,
-        predicate_written: None,
-        cardinality: None,
-        created_at: Timestamp(index as i64),
-        created_by: "bench-device".into(),
-        t_valid: Timestamp(index as i64),
+        ..NewMemory::episode(
+            format!("{index:08}-0000-7000-8000-{:012x}", index * 7919),
+            text,
+            "bench-device",
+            Timestamp(index as i64),
+        )
     }
 }
 

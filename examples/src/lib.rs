@@ -9,7 +9,7 @@ use std::{path::Path, time::Duration};
 
 use anyhow::Context;
 use fastembed::{InitOptionsUserDefined, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel};
-use ferrex_core::{Content, MemoryKind, Namespace, Timestamp};
+use ferrex_core::{Namespace, Timestamp};
 use ferrex_embed::{EmbedderOptions, ort_environment};
 use ferrex_sync::{NewMemory, NewRecords, Replica, ReplicaOptions};
 use serde_json::Value;
@@ -121,22 +121,7 @@ pub fn prefill(
             .map(|(offset, text)| {
                 let index = chunk_index * per_change.max(1) + offset;
                 let at = Timestamp(first + index as i64 * 1000);
-                NewMemory {
-                    id: format!("prefill-{index:06}"),
-                    kind: MemoryKind::Episodic,
-                    content: Content::Text(text.clone()),
-                    confidence: 1.0,
-                    source: None,
-                    context: None,
-                    tags: vec![],
-                    entity_ids: vec![],
-                    subject_entity: None,
-                    predicate_written: None,
-                    cardinality: None,
-                    created_at: at,
-                    created_by: "bench-prefill".into(),
-                    t_valid: at,
-                }
+                NewMemory::episode(format!("prefill-{index:06}"), text.clone(), "bench-prefill", at)
             })
             .collect();
         replica.write_new(

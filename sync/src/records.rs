@@ -55,6 +55,32 @@ pub struct NewMemory {
 }
 
 impl NewMemory {
+    /// An episode: free text stored by `device` at `at`, with every other
+    /// field empty (confidence 1). Set others with struct update syntax.
+    pub fn episode(
+        id: impl Into<String>,
+        text: impl Into<String>,
+        device: &str,
+        at: Timestamp,
+    ) -> Self {
+        NewMemory {
+            id: id.into(),
+            kind: MemoryKind::Episodic,
+            content: Content::Text(text.into()),
+            confidence: 1.0,
+            source: None,
+            context: None,
+            tags: vec![],
+            entity_ids: vec![],
+            subject_entity: None,
+            predicate_written: None,
+            cardinality: None,
+            created_at: at,
+            created_by: device.to_owned(),
+            t_valid: at,
+        }
+    }
+
     /// The entities it uses: its subject's and those it mentions, once each.
     pub fn used_entities(&self) -> Vec<String> {
         let mut used = self.entity_ids.clone();

@@ -6,7 +6,7 @@
 
 use std::{sync::Arc, time::Duration};
 
-use ferrex_core::{Content, MemoryKind, Namespace, Timestamp};
+use ferrex_core::{Namespace, Timestamp};
 use ferrex_sync::{
     DocChange, Identity, Network, NetworkConfig, NetworkMode, NewMemory, NewRecords, Replica,
     ReplicaOptions, SyncObserver,
@@ -39,22 +39,7 @@ async fn a_format_1_device_is_told_to_upgrade_and_nothing_is_exchanged() {
         )
         .unwrap(),
     );
-    let memory = NewMemory {
-        id: "m1".into(),
-        kind: MemoryKind::Episodic,
-        content: Content::Text("kept through it all".into()),
-        confidence: 1.0,
-        source: None,
-        context: None,
-        tags: vec![],
-        entity_ids: vec![],
-        subject_entity: None,
-        predicate_written: None,
-        cardinality: None,
-        created_at: now(),
-        created_by: identity.id().to_string(),
-        t_valid: now(),
-    };
+    let memory = NewMemory::episode("m1", "kept through it all", &identity.id().to_string(), now());
     let records = NewRecords { memories: vec![memory], ..Default::default() };
     replica.write_new(&Namespace::default(), now(), &records).unwrap();
     let shard = replica.locate("m1").unwrap();

@@ -10,20 +10,10 @@ use ferrex_sync::{DocId, NewMemory, NewRecords, Replica, ReplicaOptions};
 
 fn memory(id: &str, text: &str) -> NewMemory {
     NewMemory {
-        id: id.to_owned(),
-        kind: MemoryKind::Episodic,
-        content: Content::Text(text.to_owned()),
         confidence: 0.9,
         source: Some("test".into()),
-        context: None,
         tags: vec!["a".into(), "b".into()],
-        entity_ids: vec![],
-        subject_entity: None,
-        predicate_written: None,
-        cardinality: None,
-        created_at: Timestamp(1_000),
-        created_by: "device-a".into(),
-        t_valid: Timestamp(1_000),
+        ..NewMemory::episode(id, text, "device-a", Timestamp(1_000))
     }
 }
 

@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use automerge::sync;
-use ferrex_core::{Content, MemoryKind, Namespace, Timestamp};
+use ferrex_core::{Namespace, Timestamp};
 use ferrex_sync::{DocId, NewMemory, NewRecords, Replica, ReplicaOptions};
 
 /// A small deterministic generator (xorshift64*), so a failing seed replays.
@@ -65,22 +65,8 @@ impl Link {
 }
 
 fn memory(id: String, device: &str, at: i64) -> NewMemory {
-    NewMemory {
-        content: Content::Text(format!("memory {id} written by {device}")),
-        id,
-        kind: MemoryKind::Episodic,
-        confidence: 1.0,
-        source: None,
-        context: None,
-        tags: vec![],
-        entity_ids: vec![],
-        subject_entity: None,
-        predicate_written: None,
-        cardinality: None,
-        created_at: Timestamp(at),
-        created_by: device.to_owned(),
-        t_valid: Timestamp(at),
-    }
+    let text = format!("memory {id} written by {device}");
+    NewMemory::episode(id, text, device, Timestamp(at))
 }
 
 /// Lets side `which` of `link` generate a message for `doc`, queued to the other side.
