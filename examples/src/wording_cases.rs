@@ -262,28 +262,24 @@ pub const WORDINGS: &[Wording] = &[
     },
 ];
 
+/// Checks a set's shape: how many pairs are the same attribute and how many
+/// are not, no subject twice (whatever the case), two different objects in
+/// every pair.
+#[cfg(test)]
+pub(crate) fn check_shape(set: &[Wording], same: usize, different: usize) {
+    assert_eq!(set.iter().filter(|w| w.same).count(), same);
+    assert_eq!(set.iter().filter(|w| !w.same).count(), different);
+    let mut seen = std::collections::HashSet::new();
+    for w in set {
+        assert!(seen.insert(w.subject.to_lowercase()), "subject repeated: {}", w.subject);
+        assert_ne!(w.first.1, w.second.1, "objects must differ: {}", w.subject);
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use std::collections::HashSet;
-
     #[test]
-    fn counts_and_distinct_subjects() {
-        let same = WORDINGS.iter().filter(|w| w.same).count();
-        let different = WORDINGS.iter().filter(|w| !w.same).count();
-        assert_eq!(same, 24);
-        assert_eq!(different, 16);
-
-        let mut seen = HashSet::new();
-        for w in WORDINGS {
-            assert!(seen.insert(w.subject.to_lowercase()), "subject repeated: {}", w.subject);
-        }
-    }
-
-    #[test]
-    fn objects_differ() {
-        for w in WORDINGS {
-            assert_ne!(w.first.1, w.second.1, "same object for {}", w.subject);
-        }
+    fn counts_distinct_subjects_and_objects() {
+        super::check_shape(super::WORDINGS, 24, 16);
     }
 }
