@@ -65,21 +65,19 @@ impl IndexTx<'_> {
         if let Some((namespace, kind, hash, subject_key, predicate)) = row {
             if kind == "semantic" {
                 touched.facts.insert(id.to_owned());
+                // Predicate classes depend on the facts their edges join being alive.
+                let mut statement = self.tx.prepare_cached(
+                    "SELECT EXISTS (SELECT 1 FROM edges WHERE kind = 'same_predicate'
+                     AND (from_id = ?1 OR to_id = ?1))",
+                )?;
+                if statement.query_row([id], |row| row.get::<_, bool>(0))? {
+                    touched.predicate_namespaces.insert(namespace.clone());
+                }
                 if let (Some(subject_key), Some(predicate)) = (subject_key, predicate) {
                     touched.fact_groups.insert((namespace.clone(), subject_key, predicate));
                 }
             }
             touched.duplicate_groups.insert((namespace, kind, hash));
-        }
-        // Predicate classes depend on the facts their edges join being alive.
-        let joins: bool = self.tx.query_row(
-            "SELECT EXISTS (SELECT 1 FROM edges WHERE kind = 'same_predicate'
-             AND (from_id = ?1 OR to_id = ?1))",
-            [id],
-            |row| row.get(0),
-        )?;
-        if joins && let Some(namespace) = self.namespace_of(id)? {
-            touched.predicate_namespaces.insert(namespace);
         }
         // Memories this one supersedes or corrects depend on it being alive.
         let mut statement = self.tx.prepare_cached(
@@ -231,13 +229,6 @@ impl IndexTx<'_> {
             }
         }
         Ok(moved)
-    }
-
-    fn namespace_of(&self, id: &str) -> anyhow::Result<Option<String>> {
-        Ok(self
-            .tx
-            .query_row("SELECT namespace FROM memories WHERE id = ?1", [id], |row| row.get(0))
-            .optional()?)
     }
 
     /// Recomputes the predicate classes of `namespace` (see
