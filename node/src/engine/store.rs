@@ -486,8 +486,13 @@ impl Engine {
                     FactUpdate::Yes => true,
                     FactUpdate::No => false,
                     FactUpdate::IfAboutIt => {
-                        let similarity = cosine(vector, &cache.get(self, &fact.text)?);
-                        f64::from(similarity) >= settings.conflict.fact_update
+                        // The fact's own vector, embedded again only when it has none yet.
+                        let stored = lock(&self.index).vector(&fact.id)?;
+                        let fact_vector = match stored {
+                            Some(stored) => stored,
+                            None => cache.get(self, &fact.text)?,
+                        };
+                        f64::from(cosine(vector, &fact_vector)) >= settings.conflict.fact_update
                     }
                 };
                 if updates && !updated.iter().any(|(id, _)| *id == fact.id) {
