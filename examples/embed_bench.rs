@@ -33,7 +33,7 @@ fn main() -> anyhow::Result<()> {
         }
     }
 
-    let files = ModelSearch::from_env().locate(ModelTier::Small)?;
+    let files = ModelSearch::from_env().locate(ModelTier::default())?;
     files.verify()?;
     let mut ferrex = FastEmbedder::from_verified_files(&files, &options)?;
     let mut bare = bare_fastembed(&files, &options)?;

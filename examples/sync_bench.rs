@@ -336,7 +336,7 @@ async fn main() -> anyhow::Result<()> {
         let memories_sampled = sampled.len();
         let work: Vec<String> = sampled.iter().flat_map(|text| texts_to_embed(text)).collect();
         let sample: Vec<&str> = work.iter().map(String::as_str).collect();
-        let files = ModelSearch::from_env().locate(ModelTier::Small)?;
+        let files = ModelSearch::from_env().locate(ModelTier::default())?;
         let mut bare = bare_fastembed(&files, &EmbedderOptions::default())?;
         let started = Instant::now();
         bare.embed(&sample, None)?;

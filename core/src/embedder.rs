@@ -20,8 +20,17 @@ pub trait Embedder: Send {
     /// The number of floats in every vector this embedder returns.
     fn dimension(&self) -> usize;
 
-    /// Embeds `texts` in one call. An empty slice gives an empty result.
+    /// Embeds `texts` to be found later (memories, their passages, phrases
+    /// compared with each other) in one call. An empty slice gives an empty
+    /// result.
     fn embed_batch(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+
+    /// Embeds a search query. Models trained with distinct query and passage
+    /// prefixes (e5) give it the query's; by default it is embedded as any
+    /// text.
+    fn embed_query(&mut self, query: &str) -> Result<Vec<f32>, EmbedError> {
+        self.embed_one(query)
+    }
 
     /// Embeds a single text.
     fn embed_one(&mut self, text: &str) -> Result<Vec<f32>, EmbedError> {

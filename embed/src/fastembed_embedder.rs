@@ -16,13 +16,19 @@ pub struct EmbedderOptions {
     /// Tokens per text; longer texts are truncated.
     pub max_length: usize,
     /// Texts per inference call. Texts are grouped by length first, so a batch
-    /// pads little.
+    /// pads little. A model that quantises per call
+    /// ([`ModelTier::quantises_per_call`]) is always run one text at a time.
     pub batch_size: usize,
 }
 
 impl Default for EmbedderOptions {
     fn default() -> Self {
-        EmbedderOptions { tier: ModelTier::Small, intra_threads: 1, max_length: 256, batch_size: 8 }
+        EmbedderOptions {
+            tier: ModelTier::default(),
+            intra_threads: 1,
+            max_length: 256,
+            batch_size: 8,
+        }
     }
 }
 
@@ -32,6 +38,8 @@ pub struct FastEmbedder {
     model_id: String,
     dimension: usize,
     batch_size: usize,
+    query_prefix: &'static str,
+    passage_prefix: &'static str,
 }
 
 impl std::fmt::Debug for FastEmbedder {
@@ -79,28 +87,29 @@ impl FastEmbedder {
             fastembed::Pooling::Cls => "cls",
             fastembed::Pooling::Mean => "mean",
         };
+        let (query_prefix, passage_prefix) = tier.prefixes();
+        let batch_size = if tier.quantises_per_call() { 1 } else { options.batch_size.max(1) };
         Ok(FastEmbedder {
             model,
             model_id: format!("{}/{pooling}/{}", tier.model_name(), options.max_length),
             dimension: tier.dimension(),
-            batch_size: options.batch_size.max(1),
+            batch_size,
+            query_prefix,
+            passage_prefix,
         })
     }
-}
 
-impl Embedder for FastEmbedder {
-    fn model_id(&self) -> &str {
-        &self.model_id
-    }
-
-    fn dimension(&self) -> usize {
-        self.dimension
-    }
-
-    fn embed_batch(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+    /// Embeds `texts`, each led by `prefix`, `batch_size` at a time.
+    fn embed_prefixed(
+        &mut self,
+        texts: &[&str],
+        prefix: &str,
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
+        let prefixed: Vec<String> = texts.iter().map(|text| format!("{prefix}{text}")).collect();
+        let texts: Vec<&str> = prefixed.iter().map(String::as_str).collect();
         // Group texts of similar length so each inference call pads little,
         // then put the vectors back in input order.
         let mut order: Vec<usize> = (0..texts.len()).collect();
@@ -125,5 +134,24 @@ impl Embedder for FastEmbedder {
             return Err(EmbedError::WrongCount { expected, got: vectors.len() });
         }
         Ok(vectors)
+    }
+}
+
+impl Embedder for FastEmbedder {
+    fn model_id(&self) -> &str {
+        &self.model_id
+    }
+
+    fn dimension(&self) -> usize {
+        self.dimension
+    }
+
+    fn embed_batch(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed_prefixed(texts, self.passage_prefix)
+    }
+
+    fn embed_query(&mut self, query: &str) -> Result<Vec<f32>, EmbedError> {
+        let mut vectors = self.embed_prefixed(&[query], self.query_prefix)?;
+        vectors.pop().ok_or(EmbedError::WrongCount { expected: 1, got: 0 })
     }
 }

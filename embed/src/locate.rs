@@ -136,7 +136,7 @@ mod tests {
     #[test]
     fn missing_directory_names_every_searched_path_and_the_install_command() {
         let dir = tempfile::tempdir().unwrap();
-        let error = ModelSearch::only(dir.path()).locate(ModelTier::Small).unwrap_err();
+        let error = ModelSearch::only(dir.path()).locate(ModelTier::default()).unwrap_err();
         let message = error.to_string();
         assert!(matches!(error, LoadError::ModelNotFound { .. }), "{message}");
         assert!(message.contains(&dir.path().display().to_string()), "{message}");

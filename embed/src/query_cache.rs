@@ -31,7 +31,7 @@ impl QueryCache {
             return Ok(vector.clone());
         }
         self.misses += 1;
-        let vector = embedder.embed_one(query)?;
+        let vector = embedder.embed_query(query)?;
         self.entries.put(query.to_owned(), vector.clone());
         Ok(vector)
     }

@@ -1,7 +1,8 @@
-//! The production embedder with the real all-MiniLM-L6-v2 model.
+//! The production embedder with the real models: every pinned tier
+//! (all-MiniLM-L6-v2, e5-small-v2, bge-small-en-v1.5).
 //!
-//! These tests need the model installed (`scripts/fetch-model`); `scripts/test`
-//! installs it before running them.
+//! These tests need the models installed (`scripts/fetch-model`);
+//! `scripts/test` installs them before running them.
 
 #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
@@ -10,9 +11,15 @@ use std::path::Path;
 use ferrex_core::{Embedder, cosine};
 use ferrex_embed::{EmbedderOptions, FastEmbedder, LoadError, ModelSearch, ModelTier};
 
+const PINNED: [ModelTier; 3] = [ModelTier::MiniLm, ModelTier::E5Small, ModelTier::BgeSmall];
+
 fn embedder() -> FastEmbedder {
-    FastEmbedder::load(&ModelSearch::from_env(), &EmbedderOptions::default())
-        .unwrap_or_else(|error| panic!("{error}"))
+    load(ModelTier::default())
+}
+
+fn load(tier: ModelTier) -> FastEmbedder {
+    FastEmbedder::load(&ModelSearch::from_env(), &EmbedderOptions { tier, ..Default::default() })
+        .unwrap_or_else(|error| panic!("{tier}: {error}"))
 }
 
 fn similarity(embedder: &mut FastEmbedder, left: &str, right: &str) -> f32 {
@@ -20,63 +27,87 @@ fn similarity(embedder: &mut FastEmbedder, left: &str, right: &str) -> f32 {
     cosine(&vectors[0], &vectors[1])
 }
 
+/// Each tier loads from its verified files, names itself, and finds a
+/// paraphrase closer than an unrelated sentence, by a margin, and a query
+/// closer to the note that answers it than to another note.
 #[test]
-fn paraphrases_are_close_and_unrelated_sentences_are_not() {
-    let mut embedder = embedder();
-    let close = similarity(&mut embedder, "The cat sits on the mat", "A cat is sitting on a rug");
-    let far = similarity(&mut embedder, "The cat sits on the mat", "Quarterly revenue grew 10%");
-    assert!(close > 0.6, "cat/rug cosine {close}");
-    assert!(far < 0.2, "cat/revenue cosine {far}");
-    assert_eq!(embedder.dimension(), 384);
-    assert!(embedder.model_id().starts_with("all-MiniLM-L6-v2/mean/"), "{}", embedder.model_id());
+fn every_tier_passes_the_sanity_pairs() {
+    for tier in PINNED {
+        let mut embedder = load(tier);
+        assert_eq!(embedder.dimension(), 384, "{tier}");
+        assert!(embedder.model_id().starts_with(tier.model_name()), "{}", embedder.model_id());
+        let close =
+            similarity(&mut embedder, "The cat sits on the mat", "A cat is sitting on a rug");
+        let far =
+            similarity(&mut embedder, "The cat sits on the mat", "Quarterly revenue grew 10%");
+        assert!(close > far + 0.15, "{tier}: cat/rug {close}, cat/revenue {far}");
+        let query = embedder.embed_query("which port does the api listen on?").unwrap();
+        let notes = embedder
+            .embed_batch(&[
+                "The api server listens on 8080 behind the load balancer.",
+                "Alice prefers tabs over spaces in every repository.",
+            ])
+            .unwrap();
+        let (right, wrong) = (cosine(&query, &notes[0]), cosine(&query, &notes[1]));
+        assert!(right > wrong + 0.05, "{tier}: answering note {right}, other note {wrong}");
+    }
+    let mut minilm = load(ModelTier::MiniLm);
+    let close = similarity(&mut minilm, "The cat sits on the mat", "A cat is sitting on a rug");
+    let far = similarity(&mut minilm, "The cat sits on the mat", "Quarterly revenue grew 10%");
+    assert!(close > 0.6 && far < 0.2, "all-MiniLM-L6-v2: cat/rug {close}, cat/revenue {far}");
 }
 
+/// e5 and bge see a query with their query prefix, MiniLM sees it as is.
 #[test]
-fn a_batch_gives_the_same_vectors_as_one_by_one() {
-    let mut embedder = embedder();
-    let texts = [
-        "short",
-        "The api server listens on port 8080 behind the load balancer",
-        "Deploys happen on Wednesdays after the sync meeting, never on Fridays",
-        "",
-        "tokio runtime",
-        "Alice prefers tabs over spaces and reviews every pull request before lunch",
-    ];
-    let batch = embedder.embed_batch(&texts).unwrap();
-    assert_eq!(batch.len(), texts.len());
-    for (text, batched) in texts.iter().zip(&batch) {
-        let single = embedder.embed_one(text).unwrap();
-        let agreement = cosine(&single, batched);
-        assert!(agreement > 0.999, "{text:?}: batch vs single cosine {agreement}");
+fn queries_get_the_tier_s_prefix() {
+    for tier in PINNED {
+        let mut embedder = load(tier);
+        let as_query = embedder.embed_query("deploy freeze").unwrap();
+        let as_text = embedder.embed_one("deploy freeze").unwrap();
+        let agreement = cosine(&as_query, &as_text);
+        if tier.prefixes().0.is_empty() {
+            assert_eq!(as_query, as_text, "{tier}");
+        } else {
+            assert!(agreement < 0.999, "{tier}: query and text vectors agree {agreement}");
+        }
     }
 }
 
 /// Peers and index rebuilds embed in batches while a store embeds one text;
-/// recall ranks alike on every node only if batching changes no bit.
+/// recall ranks alike on every node, and after a rebuild, only if batching
+/// changes no bit. A tier that quantises per call runs one text at a time
+/// for this reason.
 #[test]
 fn batching_changes_no_bit_of_any_vector() {
-    let mut embedder = embedder();
     let texts = [
         "x",
         "the cat sat on a mat today",
         "a much longer sentence with many more tokens than the other ones here, padded past them",
         "",
         "tokio runtime",
+        "Alice prefers tabs over spaces and reviews every pull request before lunch",
     ];
-    let batch = embedder.embed_batch(&texts).unwrap();
-    for (text, batched) in texts.iter().zip(&batch) {
-        assert_eq!(&embedder.embed_one(text).unwrap(), batched, "{text:?}");
+    for tier in PINNED {
+        let mut embedder = load(tier);
+        let batch = embedder.embed_batch(&texts).unwrap();
+        assert_eq!(batch.len(), texts.len());
+        for (text, batched) in texts.iter().zip(&batch) {
+            assert_eq!(&embedder.embed_one(text).unwrap(), batched, "{tier}: {text:?}");
+        }
     }
 }
 
 #[test]
 fn vectors_are_unit_length() {
-    let mut embedder = embedder();
-    for vector in embedder.embed_batch(&["one", "two words", "a somewhat longer sentence"]).unwrap()
-    {
-        let norm = vector.iter().map(|value| value * value).sum::<f32>().sqrt();
-        assert!((norm - 1.0).abs() < 1e-3, "norm {norm}");
-        assert_eq!(vector.len(), 384);
+    for tier in PINNED {
+        let mut embedder = load(tier);
+        for vector in
+            embedder.embed_batch(&["one", "two words", "a somewhat longer sentence"]).unwrap()
+        {
+            let norm = vector.iter().map(|value| value * value).sum::<f32>().sqrt();
+            assert!((norm - 1.0).abs() < 1e-3, "{tier}: norm {norm}");
+            assert_eq!(vector.len(), 384);
+        }
     }
 }
 
@@ -109,37 +140,39 @@ fn a_missing_model_directory_gives_the_install_command() {
 
 #[test]
 fn a_file_with_a_wrong_sha256_is_refused_by_name() {
-    let installed = ModelSearch::from_env().locate(ModelTier::Small).unwrap();
-    let copy = tempfile::tempdir().unwrap();
-    let tier_dir = copy.path().join(ModelTier::Small.dir_name());
-    std::fs::create_dir_all(&tier_dir).unwrap();
-    std::fs::create_dir_all(copy.path().join("onnxruntime")).unwrap();
-    link(&installed.runtime, &copy.path().join(ferrex_embed::RUNTIME_FILE));
-    for file in ModelTier::Small.files() {
-        link(&installed.tier_dir.join(file.name), &tier_dir.join(file.name));
-    }
-    // Replace one small file with altered content.
-    let config = tier_dir.join("config.json");
-    let mut content = std::fs::read(&config).unwrap();
-    std::fs::remove_file(&config).unwrap();
-    content.push(b'\n');
-    std::fs::write(&config, content).unwrap();
+    for tier in PINNED {
+        let installed = ModelSearch::from_env().locate(tier).unwrap();
+        let copy = tempfile::tempdir().unwrap();
+        let tier_dir = copy.path().join(tier.dir_name());
+        std::fs::create_dir_all(&tier_dir).unwrap();
+        std::fs::create_dir_all(copy.path().join("onnxruntime")).unwrap();
+        link(&installed.runtime, &copy.path().join(ferrex_embed::RUNTIME_FILE));
+        for file in tier.files() {
+            link(&installed.tier_dir.join(file.name), &tier_dir.join(file.name));
+        }
+        // Replace one small file with altered content.
+        let config = tier_dir.join("tokenizer_config.json");
+        let mut content = std::fs::read(&config).unwrap();
+        std::fs::remove_file(&config).unwrap();
+        content.push(b'\n');
+        std::fs::write(&config, content).unwrap();
 
-    let error = FastEmbedder::load(&ModelSearch::only(copy.path()), &EmbedderOptions::default())
-        .unwrap_err();
-    assert!(matches!(error, LoadError::ChecksumMismatch { .. }), "{error}");
-    let message = error.to_string();
-    assert!(message.contains("config.json"), "{message}");
-    assert!(message.contains("scripts/fetch-model"), "{message}");
+        let options = EmbedderOptions { tier, ..Default::default() };
+        let error = FastEmbedder::load(&ModelSearch::only(copy.path()), &options).unwrap_err();
+        assert!(matches!(error, LoadError::ChecksumMismatch { .. }), "{tier}: {error}");
+        let message = error.to_string();
+        assert!(message.contains("tokenizer_config.json"), "{message}");
+        assert!(message.contains("scripts/fetch-model"), "{message}");
+    }
 }
 
 #[test]
 fn a_missing_runtime_is_reported_as_such() {
-    let installed = ModelSearch::from_env().locate(ModelTier::Small).unwrap();
+    let installed = ModelSearch::from_env().locate(ModelTier::default()).unwrap();
     let copy = tempfile::tempdir().unwrap();
-    let tier_dir = copy.path().join(ModelTier::Small.dir_name());
+    let tier_dir = copy.path().join(ModelTier::default().dir_name());
     std::fs::create_dir_all(&tier_dir).unwrap();
-    for file in ModelTier::Small.files() {
+    for file in ModelTier::default().files() {
         link(&installed.tier_dir.join(file.name), &tier_dir.join(file.name));
     }
     let error = FastEmbedder::load(&ModelSearch::only(copy.path()), &EmbedderOptions::default())

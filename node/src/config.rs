@@ -40,7 +40,8 @@ pub struct Config {
     pub bind: SocketAddr,
     /// `embed.model_dir`: where the model is, when not in the home or cache.
     pub model_dir: Option<PathBuf>,
-    /// `embed.tier`.
+    /// `embed.model`: which embedding model the node runs (`embed.tier`, its
+    /// earlier name, is still read).
     pub tier: ModelTier,
     /// `embed.threads`: ONNX Runtime intra-op threads per session.
     pub threads: usize,
@@ -62,7 +63,7 @@ impl Default for Config {
             mode: NetworkMode::Local,
             bind: SocketAddr::from(([0, 0, 0, 0], 0)),
             model_dir: None,
-            tier: ModelTier::Small,
+            tier: ModelTier::default(),
             threads: 1,
             shard_capacity: 10_000,
             memory: MemorySettings::default(),
@@ -77,6 +78,7 @@ pub const KEYS: &[&str] = &[
     "network.mode",
     "network.bind",
     "embed.model_dir",
+    "embed.model",
     "embed.tier",
     "embed.threads",
     "memory.shard_capacity",
@@ -272,7 +274,7 @@ impl Config {
                     .map_err(|_| invalid("must be an address and port, like 127.0.0.1:0".into()))?
             }
             "embed.model_dir" => self.model_dir = Some(PathBuf::from(value)),
-            "embed.tier" => {
+            "embed.model" | "embed.tier" => {
                 self.tier = value.parse().map_err(|error| invalid(format!("{error}")))?
             }
             "embed.threads" => {
@@ -556,7 +558,8 @@ mod tests {
             ("[network]\nmode = \"cloud\"\n", "local"),
             ("[network]\nbind = \"nowhere\"\n", "address"),
             ("[embed]\nthreads = 0\n", "1 to 64"),
-            ("[embed]\ntier = \"huge\"\n", "small"),
+            ("[embed]\ntier = \"huge\"\n", "e5-small"),
+            ("[embed]\nmodel = \"huge\"\n", "minilm, e5-small, bge-small"),
             ("[memory]\naging_threshold = 0.9\nstale_threshold = 0.5\n", "must not exceed"),
             ("not toml at all = = =", "TOML"),
         ] {

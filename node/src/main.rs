@@ -324,7 +324,7 @@ fn doctor(home: &Home, config: &Config) -> anyhow::Result<()> {
         .context("loading the embedding model")?;
     let vector = embedder.embed_one("ferrex doctor")?;
     report(&format!(
-        "home      {}\nconfig    {}\nruntime   {}\nmodel     {} ({} dimensions)\nverified  sha256 in {} ms\nembedding ok ({} floats)\nnetwork   mode {}, bind {}",
+        "home      {}\nconfig    {}\nruntime   {}\nmodel     {} ({}, {} dimensions; embed.model)\nfiles     {}\nverified  sha256 in {} ms\nembedding ok ({} floats)\nnetwork   mode {}, bind {}",
         home.root().display(),
         if home.config_file().exists() {
             home.config_file().display().to_string()
@@ -332,8 +332,10 @@ fn doctor(home: &Home, config: &Config) -> anyhow::Result<()> {
             "defaults (no ferrex.toml)".to_owned()
         },
         files.runtime.display(),
-        files.tier_dir.display(),
+        config.tier,
+        config.tier.model_name(),
         embedder.dimension(),
+        files.tier_dir.display(),
         verified.as_millis(),
         vector.len(),
         config::mode_name(config.mode),
