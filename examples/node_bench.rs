@@ -1,6 +1,6 @@
 //! One-node benchmark at 10k memories, through real processes and MCP.
 //!
-//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example node_bench [-- --memories N --locomo PATH --no-baseline]`
+//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example node_bench [-- --memories N --locomo PATH --model NAME --no-baseline]`
 //!
 //! 1. Writes N memories (LoCoMo's dialogue turns, then synthetic ones) into a
 //!    fresh home's documents, and times a bare fastembed call embedding the
@@ -9,13 +9,16 @@
 //! 2. `ferrex reindex`: rebuilds the index from those documents; its rate
 //!    (memories/s, wall time including model load) is compared with the bare
 //!    embedding throughput.
-//! 3. Starts the node, then times 200 `store` and 200 `recall` calls through
-//!    an MCP client (distinct LoCoMo questions: every query is embedded, none
-//!    is a cache hit), and 300 stores of facts (25 services, their ports,
+//! 3. Starts the node, then times through an MCP client: the stores of the
+//!    notes of `paraphrase_cases` (memory-sized: 1–4 sentences, the figure
+//!    of record for a store), 200 stores of one-sentence texts and 200
+//!    `recall` calls (distinct LoCoMo questions: every query is embedded,
+//!    none is a cache hit), and 300 stores of facts (25 services, their ports,
 //!    versions, hosts, owners, dependencies, ... in a dozen wordings; the
 //!    last 200 timed, when every subject has facts to be judged against).
 //! 4. SIGKILLs the node and times a restart until a `recall` is answered.
-//! 5. Reports the home's size on disk (documents and keys, index).
+//! 5. Reports the home's size on disk (documents and keys, index) and the
+//!    node's resident memory after serving.
 //!
 //! `--no-baseline` skips the bare-embedding comparison of step 1, which at
 //! large N costs more than the rest of the run.
@@ -30,7 +33,8 @@ use anyhow::Context;
 use ferrex_core::{Embedder, passages::texts_to_embed};
 use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch, ModelTier};
 use ferrex_examples::{
-    DEFAULT_LOCOMO, bare_fastembed, bench_texts, load_locomo, millis, percentile, prefill,
+    DEFAULT_LOCOMO, bare_fastembed, bench_texts, load_locomo, millis, paraphrase_cases, percentile,
+    prefill,
 };
 use ferrex_tests::{TestHome, ferrex_bin};
 use serde_json::json;
@@ -43,6 +47,7 @@ async fn main() -> anyhow::Result<()> {
     let mut count = 10_000usize;
     let mut locomo = PathBuf::from(DEFAULT_LOCOMO);
     let mut baseline = true;
+    let mut tier = ModelTier::default();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().context("a flag needs a value");
@@ -50,6 +55,7 @@ async fn main() -> anyhow::Result<()> {
             "--memories" => count = value()?.parse()?,
             "--locomo" => locomo = value()?.into(),
             "--no-baseline" => baseline = false,
+            "--model" => tier = value()?.parse()?,
             other => anyhow::bail!("unknown argument {other:?}; see the usage line"),
         }
     }
@@ -69,13 +75,14 @@ async fn main() -> anyhow::Result<()> {
     );
 
     // 1. Documents, and the bare embedding baseline on the same texts.
-    let home = TestHome::new();
+    let home = TestHome::with_config(&format!("[embed]\nmodel = \"{tier}\"\n"));
     prefill(&home.path().join("docs"), NAMESPACE, &texts, 100)?;
     let (bare_rate, ferrex_rate) = if !baseline {
         (f64::NAN, f64::NAN)
     } else {
-        let files = ModelSearch::from_env().locate(ModelTier::Small)?;
-        let mut bare = bare_fastembed(&files, &EmbedderOptions::default())?;
+        let files = ModelSearch::from_env().locate(tier)?;
+        let options = EmbedderOptions { tier, ..Default::default() };
+        let mut bare = bare_fastembed(&files, &options)?;
         // The same work the node does: each memory's whole text and its
         // passages.
         let all: Vec<String> = texts.iter().flat_map(|text| texts_to_embed(text)).collect();
@@ -88,7 +95,7 @@ async fn main() -> anyhow::Result<()> {
         let started = Instant::now();
         bare.embed(&refs, None)?;
         let bare_rate = count as f64 / started.elapsed().as_secs_f64();
-        let mut embedder = FastEmbedder::from_verified_files(&files, &EmbedderOptions::default())?;
+        let mut embedder = FastEmbedder::from_verified_files(&files, &options)?;
         let started = Instant::now();
         embedder.embed_batch(&refs)?;
         (bare_rate, count as f64 / started.elapsed().as_secs_f64())
@@ -111,6 +118,14 @@ async fn main() -> anyhow::Result<()> {
             anyhow::bail!("connecting: {error:#}\nnode.log:\n{log}\nstart.log:\n{start}");
         }
     };
+    let mut note_stores = Vec::new();
+    for note in paraphrase_cases::NOTES {
+        let started = Instant::now();
+        let answer =
+            client.ok("store", json!({"content": note.text, "namespace": NAMESPACE})).await;
+        note_stores.push(started.elapsed());
+        anyhow::ensure!(answer["id"].is_string(), "store answered {answer}");
+    }
     let mut stores = Vec::new();
     for question in questions.iter().take(200) {
         let started = Instant::now();
@@ -163,6 +178,7 @@ async fn main() -> anyhow::Result<()> {
         anyhow::ensure!(answer["count"] == 10, "recall answered {answer}");
     }
     client.close().await;
+    let rss_mb = home.node_pid().and_then(resident_mb).unwrap_or(f64::NAN);
 
     // 4. Crash and restart until serving.
     home.kill_node();
@@ -207,8 +223,16 @@ async fn main() -> anyhow::Result<()> {
         .map(|name| std::fs::metadata(home.path().join(name)).map(|meta| meta.len()).unwrap_or(0))
         .sum::<u64>();
 
+    println!("model {tier}");
     println!(
-        "store  p50 {:>7.2} ms   p95 {:>7.2} ms   (200 calls through MCP)",
+        "store of a note p50 {:>7.2} ms   p95 {:>7.2} ms   max {:>7.2} ms   ({} memory-sized notes, 1-4 sentences)",
+        millis(percentile(&mut note_stores, 50)),
+        millis(percentile(&mut note_stores, 95)),
+        millis(percentile(&mut note_stores, 100)),
+        note_stores.len()
+    );
+    println!(
+        "store of a sentence p50 {:>7.2} ms   p95 {:>7.2} ms   (200 calls through MCP)",
         millis(percentile(&mut stores, 50)),
         millis(percentile(&mut stores, 95))
     );
@@ -222,6 +246,7 @@ async fn main() -> anyhow::Result<()> {
         millis(percentile(&mut recalls, 50)),
         millis(percentile(&mut recalls, 95))
     );
+    println!("node resident memory after serving: {rss_mb:.0} MB");
     println!(
         "restart after SIGKILL: socket open in {:.0} ms, first recall answered at {:.0} ms",
         millis(listening),
@@ -245,6 +270,14 @@ async fn main() -> anyhow::Result<()> {
         rebuild_rate / ferrex_rate
     );
     Ok(())
+}
+
+/// The resident memory of process `pid` in MB, from /proc.
+fn resident_mb(pid: u32) -> Option<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
+    let kilobytes: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kilobytes / 1024.0)
 }
 
 /// Bytes of every file under `dir`.

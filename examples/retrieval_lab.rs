@@ -11,7 +11,7 @@
 //! nearest passage (`ferrex_core::passages`); `LAB_STRIP=1` embeds
 //! questions without their question words, `LAB_BIGRAMS=1` adds word pairs
 //! to the full-text query. It is how the recall pipeline's choices were
-//! made; the figures of record come from `locomo_eval`, through a real node.
+//! made; the figures of record come from `retrieval_eval`, through a real node.
 
 use std::{collections::HashMap, path::PathBuf};
 

@@ -122,7 +122,7 @@ pub struct RankingSettings {
     /// weigh more than meaning by default: on LoCoMo, with k = 60 and dense
     /// ranks by nearest passage (searched exactly, then), recall@5 through
     /// a node went 0.669 (1) → 0.691 (2) → 0.706 (3)
-    /// (`examples/locomo_eval.rs --config`).
+    /// (`examples/retrieval_eval.rs --config`).
     pub text_weight: f64,
 }
 

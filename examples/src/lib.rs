@@ -2,6 +2,7 @@
 //! fastembed baseline, the LoCoMo data, and percentiles.
 
 pub mod belief_cases;
+pub mod paraphrase_cases;
 pub mod wording_cases;
 pub mod wording_cases_2;
 

@@ -6,14 +6,20 @@
 //! batches, so a long catch-up never holds a request up behind the model.
 
 use std::{
-    sync::{Condvar, Mutex, PoisonError},
-    time::Duration,
+    sync::{
+        Condvar, Mutex, PoisonError,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::{Duration, Instant},
 };
 
-use ferrex_core::{EmbedError, Embedder, passages::texts_to_embed};
+use ferrex_core::{
+    EmbedError, Embedder,
+    passages::{passages, texts_to_embed},
+};
 use ferrex_embed::QueryCache;
 
-use crate::index::{Index, Vectors};
+use crate::index::{Index, NOT_EMBEDDED, Vectors, WHOLE_ONLY};
 
 /// The foreground embedder and its query cache.
 pub struct Foreground {
@@ -53,14 +59,39 @@ impl Foreground {
     }
 }
 
-/// Wakes the embedding worker when rows are queued.
+/// Wakes the embedding worker when rows are queued, and knows how fast it
+/// works (so a recall can tell whether waiting for it is worth it).
 #[derive(Debug, Default)]
 pub struct WorkSignal {
     pending: Mutex<bool>,
     wake: Condvar,
+    /// Microseconds the worker took per memory in its last batch; 0 until
+    /// it has worked.
+    micros_per_memory: AtomicU64,
 }
 
+/// What a memory is assumed to cost the worker before it has measured
+/// itself: a text of a few sentences and its passages on a small model.
+const ASSUMED_PER_MEMORY: Duration = Duration::from_millis(40);
+
 impl WorkSignal {
+    /// Records that the worker embedded `memories` in `elapsed`.
+    pub(crate) fn record_rate(&self, memories: usize, elapsed: Duration) {
+        if memories > 0 {
+            let micros = elapsed.as_micros() / memories as u128;
+            self.micros_per_memory.store(micros.max(1) as u64, Ordering::Relaxed);
+        }
+    }
+
+    /// How long the worker should take for `memories` memories.
+    pub fn estimate(&self, memories: i64) -> Duration {
+        let per_memory = match self.micros_per_memory.load(Ordering::Relaxed) {
+            0 => ASSUMED_PER_MEMORY,
+            micros => Duration::from_micros(micros),
+        };
+        per_memory.saturating_mul(u32::try_from(memories.max(0)).unwrap_or(u32::MAX))
+    }
+
     /// Tells the worker there may be work.
     pub fn notify(&self) {
         *self.pending.lock().unwrap_or_else(PoisonError::into_inner) = true;
@@ -79,49 +110,74 @@ impl WorkSignal {
 }
 
 /// Embeds every queued row of `index` with `embedder`, `batch` rows at a
-/// time, calling `progress(done)` after each batch. Returns how many vectors
-/// were stored. The index lock is held only to read a batch and to write it.
+/// time, calling `progress(done)` after each batch: first the memories with
+/// no vector at all (dense search misses them), then the passages of those
+/// a store left with their whole text's vector only. Returns how many
+/// memories were completed. The index lock is held only to read a batch and
+/// to write it.
 pub fn embed_queued(
     index: &Mutex<Index>,
     embedder: &mut dyn Embedder,
     batch: usize,
     mut progress: impl FnMut(usize),
     stop: &dyn Fn() -> bool,
+    signal: Option<&WorkSignal>,
 ) -> anyhow::Result<usize> {
     let mut done = 0;
-    let mut skip_below = 0i64;
-    loop {
-        if stop() {
-            return Ok(done);
+    for state in [NOT_EMBEDDED, WHOLE_ONLY] {
+        let mut skip_below = 0i64;
+        loop {
+            if stop() {
+                return Ok(done);
+            }
+            let pending = {
+                let index = index.lock().unwrap_or_else(PoisonError::into_inner);
+                index.pending_embeddings(state, batch, skip_below)?
+            };
+            if pending.is_empty() {
+                break;
+            }
+            let started = Instant::now();
+            // Each memory's whole text (unless it has its vector) and its
+            // passages, in one call.
+            let per_memory: Vec<Vec<String>> = pending
+                .iter()
+                .map(
+                    |(_, text, _)| {
+                        if state == NOT_EMBEDDED { texts_to_embed(text) } else { passages(text) }
+                    },
+                )
+                .collect();
+            let texts: Vec<&str> = per_memory.iter().flatten().map(String::as_str).collect();
+            let mut vectors = embedder.embed_batch(&texts)?.into_iter();
+            {
+                let mut index = index.lock().unwrap_or_else(PoisonError::into_inner);
+                index.transaction(|tx| {
+                    for ((rowid, _, hash), texts) in pending.iter().zip(&per_memory) {
+                        let own: Vectors = vectors.by_ref().take(texts.len()).collect();
+                        anyhow::ensure!(
+                            own.len() == texts.len(),
+                            "the embedder returned too few vectors"
+                        );
+                        if state == NOT_EMBEDDED {
+                            tx.put_vector_if_current(*rowid, hash, &own)?;
+                        } else {
+                            tx.put_passages_if_current(*rowid, hash, &own)?;
+                        }
+                    }
+                    Ok(())
+                })?;
+            }
+            skip_below = pending.last().map_or(skip_below, |(rowid, _, _)| *rowid + 1);
+            // The rate of memories that had no vector: what a recall waits for.
+            if state == NOT_EMBEDDED
+                && let Some(signal) = signal
+            {
+                signal.record_rate(pending.len(), started.elapsed());
+            }
+            done += pending.len();
+            progress(done);
         }
-        let pending = {
-            let index = index.lock().unwrap_or_else(PoisonError::into_inner);
-            index.pending_embeddings(batch, skip_below)?
-        };
-        if pending.is_empty() {
-            return Ok(done);
-        }
-        // Each memory's whole text and its passages, in one batch.
-        let per_memory: Vec<Vec<String>> =
-            pending.iter().map(|(_, text, _)| texts_to_embed(text)).collect();
-        let texts: Vec<&str> = per_memory.iter().flatten().map(String::as_str).collect();
-        let mut vectors = embedder.embed_batch(&texts)?.into_iter();
-        {
-            let mut index = index.lock().unwrap_or_else(PoisonError::into_inner);
-            index.transaction(|tx| {
-                for ((rowid, _, hash), texts) in pending.iter().zip(&per_memory) {
-                    let own: Vectors = vectors.by_ref().take(texts.len()).collect();
-                    anyhow::ensure!(
-                        own.len() == texts.len(),
-                        "the embedder returned too few vectors"
-                    );
-                    tx.put_vector_if_current(*rowid, hash, &own)?;
-                }
-                Ok(())
-            })?;
-        }
-        skip_below = pending.last().map_or(skip_below, |(rowid, _, _)| *rowid + 1);
-        done += pending.len();
-        progress(done);
     }
+    Ok(done)
 }

@@ -7,7 +7,7 @@ use std::{
         atomic::{AtomicBool, Ordering},
     },
     thread::JoinHandle,
-    time::Instant,
+    time::{Duration, Instant},
 };
 
 use anyhow::Context;
@@ -19,7 +19,7 @@ use crate::{
     config::Config,
     device::Device,
     embedding::{self, Foreground, WorkSignal},
-    engine::Engine,
+    engine::{Engine, lock},
     home::Home,
     index::{Index, Opened},
     indexer,
@@ -29,6 +29,8 @@ use crate::{
 const QUERY_CACHE: usize = 1024;
 /// Texts the background worker embeds per batch.
 pub const BACKGROUND_BATCH: usize = 32;
+/// How often the worker logs its progress through a long backlog.
+const PROGRESS_EVERY: Duration = Duration::from_secs(5);
 
 /// A running node's state.
 pub struct Node {
@@ -119,6 +121,7 @@ impl Node {
             index.clone(),
             Arc::new(Foreground::new(foreground, QUERY_CACHE)),
             engine_settings(config),
+            signal.clone(),
         ));
         let background: Arc<Mutex<Box<dyn Embedder>>> = Arc::new(Mutex::new(background));
         let stop = Arc::new(AtomicBool::new(false));
@@ -131,19 +134,30 @@ impl Node {
                         let mut embedder =
                             background.lock().unwrap_or_else(PoisonError::into_inner);
                         let stopping = || stop.load(Ordering::Relaxed);
+                        // A long backlog (a new model, a rebuild, a fresh
+                        // device) reports its progress every few seconds.
+                        let mut reported = Instant::now();
+                        let report = |done: usize| {
+                            if reported.elapsed() >= PROGRESS_EVERY {
+                                reported = Instant::now();
+                                let left = lock(&index).embedding_backlog(None).ok();
+                                tracing::info!(done, left = ?left, "embedding the backlog");
+                            }
+                        };
                         match embedding::embed_queued(
                             &index,
                             embedder.as_mut(),
                             BACKGROUND_BATCH,
-                            |_| {},
+                            report,
                             &stopping,
+                            Some(&signal),
                         ) {
                             Ok(0) => {}
                             Ok(count) => tracing::debug!(count, "embedded queued memories"),
                             Err(error) => tracing::error!("embedding queued memories: {error:#}"),
                         }
                     }
-                    signal.wait(std::time::Duration::from_millis(500));
+                    signal.wait(Duration::from_millis(500));
                 }
             })?
         };

@@ -108,5 +108,6 @@ fn embed_all(
         BACKGROUND_BATCH,
         |done| progress(Progress { phase: "embedding", done, total }),
         &|| false,
+        None,
     )
 }

@@ -41,7 +41,10 @@ pub fn ferrex_bin() -> PathBuf {
 
 /// A node's home in a temporary directory, configured for loopback only.
 pub struct TestHome {
-    dir: tempfile::TempDir,
+    dir: PathBuf,
+    /// The temporary directory `dir` is, removed on drop; `None` for a home
+    /// kept between runs ([`TestHome::kept_at`]).
+    temporary: Option<tempfile::TempDir>,
 }
 
 impl TestHome {
@@ -69,12 +72,22 @@ impl TestHome {
             .tempdir()
             .expect("a temporary directory");
         std::fs::write(dir.path().join("ferrex.toml"), config).expect("writing ferrex.toml");
-        TestHome { dir }
+        TestHome { dir: dir.path().to_owned(), temporary: Some(dir) }
+    }
+
+    /// A home at `dir` that is kept after use (evaluations reuse what they
+    /// stored), created when missing; its `ferrex.toml` is rewritten as the
+    /// defaults plus `extra`.
+    pub fn kept_at(dir: &Path, extra: &str) -> TestHome {
+        std::fs::create_dir_all(dir).expect("creating the home");
+        let config = format!("[network]\nmode = \"local\"\nbind = \"127.0.0.1:0\"\n{extra}");
+        std::fs::write(dir.join("ferrex.toml"), config).expect("writing ferrex.toml");
+        TestHome { dir: dir.to_owned(), temporary: None }
     }
 
     /// The home directory.
     pub fn path(&self) -> &Path {
-        self.dir.path()
+        &self.dir
     }
 
     /// `ferrex --home <home> <args>`, with stdout and stderr captured.
@@ -205,19 +218,27 @@ impl Drop for TestHome {
                 wait_for_exit(pid, Duration::from_secs(10));
             }
         }
-        if std::env::var_os("FERREX_TEST_KEEP").is_some() {
+        if std::env::var_os("FERREX_TEST_KEEP").is_some()
+            && let Some(temporary) = self.temporary.take()
+        {
             // For debugging: keep the home (and its logs) after the test.
-            let kept = std::mem::replace(
-                &mut self.dir,
-                tempfile::tempdir().expect("a temporary directory"),
-            );
-            let path = kept.keep();
+            let path = temporary.keep();
             #[allow(clippy::print_stderr, reason = "tells the developer where the home was kept")]
             {
                 eprintln!("kept test home {}", path.display());
             }
         }
     }
+}
+
+/// The ids of a `recall` answer's results, best first.
+pub fn result_ids(answer: &Value) -> Vec<String> {
+    answer["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|result| result["id"].as_str().expect("an id").to_owned())
+        .collect()
 }
 
 /// Whether process `pid` still runs: some thread of it is not a zombie.
@@ -330,12 +351,7 @@ impl Client {
         let answer = self
             .ok("recall", json!({"query": query, "namespace": namespace, "limit": limit}))
             .await;
-        answer["results"]
-            .as_array()
-            .expect("results")
-            .iter()
-            .map(|result| result["id"].as_str().expect("an id").to_owned())
-            .collect()
+        result_ids(&answer)
     }
 
     /// Ends the session (the bridge exits; the node keeps running).

@@ -5,22 +5,13 @@
 
 #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
-use ferrex_tests::{Client, TestHome};
+use ferrex_tests::{Client, TestHome, result_ids};
 use serde_json::{Value, json};
 
 async fn fact(client: &Client, subject: &str, predicate: &str, object: &str) -> Value {
     client
         .ok("store", json!({"subject": subject, "predicate": predicate, "object": object, "namespace": "ops"}))
         .await
-}
-
-fn ids(answer: &Value) -> Vec<String> {
-    answer["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|result| result["id"].as_str().unwrap().to_owned())
-        .collect()
 }
 
 #[tokio::test]
@@ -50,7 +41,10 @@ async fn a_new_port_supersedes_the_old_one_and_history_shows_how() {
     let current = results.iter().find(|result| result["id"] == newer_id).expect("8080 is recalled");
     assert_eq!(current["object"], "9090");
     assert_eq!(current["current"], true);
-    assert!(!ids(&found).contains(&old_id.to_owned()), "the superseded port is left out: {found}");
+    assert!(
+        !result_ids(&found).contains(&old_id.to_owned()),
+        "the superseded port is left out: {found}"
+    );
 
     let everything = client
         .ok(
@@ -68,7 +62,7 @@ async fn a_new_port_supersedes_the_old_one_and_history_shows_how() {
     assert_eq!(old_result["status"], "superseded");
     assert_eq!(old_result["superseded_by"], json!([new["id"]]));
     assert!(old_result["t_invalid"].is_string());
-    let rank = |id: &str| ids(&everything).iter().position(|found| found == id).unwrap();
+    let rank = |id: &str| result_ids(&everything).iter().position(|found| found == id).unwrap();
     assert!(rank(newer_id) < rank(old_id), "the current fact ranks first: {everything}");
 
     let history = client
@@ -181,7 +175,7 @@ async fn a_correction_outranks_what_it_corrects() {
     assert_eq!(answer["corrects"][0]["id"], old, "{answer}");
     let new = answer["id"].as_str().unwrap().to_owned();
     let found = client.ok("recall", json!({"query": "when is the weekly team sync?"})).await;
-    let order = ids(&found);
+    let order = result_ids(&found);
     assert_eq!(order[0], new, "{found}");
     let corrected =
         found["results"].as_array().unwrap().iter().find(|result| result["id"] == old.as_str());
@@ -284,7 +278,7 @@ async fn recall_filters_by_time_and_rejects_bad_ranges() {
     let client = home.client().await;
     let id = client.store_text("The quarterly report was sent to the board.", "default").await;
     let today = json!({"query": "quarterly report", "time_range": {"start": "2000-01-01", "end": "2999-01-01"}});
-    assert_eq!(ids(&client.ok("recall", today).await), vec![id]);
+    assert_eq!(result_ids(&client.ok("recall", today).await), vec![id]);
     let past = json!({"query": "quarterly report", "time_range": {"end": "2000-01-01T00:00:00Z"}});
     assert_eq!(client.ok("recall", past).await["count"], 0);
     for bad in [

@@ -17,13 +17,13 @@ use std::{
 use ferrex_core::{Content, FieldError, MemorySettings, Timestamp, Usage};
 use ferrex_sync::{DocStat, Replica};
 
-pub use recall::{RecallRequest, Recalled};
+pub use recall::{Backlog, RecallRequest, Recalled};
 pub use review::{Contradiction, DetailedStats, HistoryEntry, Reflection};
 pub use store::Stored;
 
 use crate::{
     clock,
-    embedding::Foreground,
+    embedding::{Foreground, WorkSignal},
     index::{Index, MemoryRow},
     indexer::{self, KnownVectors},
 };
@@ -73,6 +73,9 @@ pub struct Stats {
     pub index_lag_changes: usize,
     /// Memories waiting for their vector.
     pub embeddings_queued: i64,
+    /// Memories waiting for their passages' vectors (found by their whole
+    /// text's already).
+    pub passages_queued: i64,
     /// Memories synced from a peer whose key has not arrived yet.
     pub waiting_for_keys: i64,
     /// The embedding model.
@@ -103,6 +106,9 @@ pub struct Engine {
     embedder: Arc<Foreground>,
     settings: Settings,
     write_lock: Mutex<()>,
+    /// The embedding worker's signal: a store wakes it for its passages, a
+    /// recall asks it how long a backlog will take.
+    work: Arc<WorkSignal>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -122,8 +128,9 @@ impl Engine {
         index: Arc<Mutex<Index>>,
         embedder: Arc<Foreground>,
         settings: Settings,
+        work: Arc<WorkSignal>,
     ) -> Engine {
-        Engine { replica, index, embedder, settings, write_lock: Mutex::new(()) }
+        Engine { replica, index, embedder, settings, write_lock: Mutex::new(()), work }
     }
 
     /// The replica.
@@ -226,6 +233,7 @@ impl Engine {
             docs: self.replica.stats(),
             index_lag_changes: lag,
             embeddings_queued: counts.embeddings_queued,
+            passages_queued: counts.passages_queued,
             waiting_for_keys: counts.waiting_for_keys,
             model_id: self.embedder.model_id().to_owned(),
         })

@@ -7,7 +7,10 @@
 //! Everything after the search uses document content, the query, the model
 //! and the time only, so nodes with equal document heads rank alike.
 
-use std::collections::{BTreeSet, HashMap};
+use std::{
+    collections::{BTreeSet, HashMap},
+    time::{Duration, Instant},
+};
 
 use ferrex_core::{
     MemoryKind, Namespace, Staleness, Timestamp, cosine, rank,
@@ -25,6 +28,12 @@ const CANDIDATES: usize = 100;
 const EXACT_FILTER_LIMIT: usize = 2_000;
 /// The deepest either candidate list goes when filters drop too many.
 const MAX_CANDIDATES: usize = 1_600;
+/// A recall waits for memories of its namespace that have no vector yet
+/// when the embedding worker should be done with everything ahead of them
+/// within this long...
+const BACKLOG_WAIT: Duration = Duration::from_millis(1_500);
+/// ... and never waits longer than this.
+const BACKLOG_DEADLINE: Duration = Duration::from_secs(2);
 
 /// A recall request after validation.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -53,6 +62,27 @@ pub struct RecallRequest {
     pub diversity: f64,
 }
 
+/// Memories of the namespace the index had not fully embedded when a
+/// recall searched: what it found by meaning was partial.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Backlog {
+    /// Memories with no vector yet: only keyword search could find them.
+    pub without_vectors: i64,
+    /// Memories found by their whole text's vector whose passages'
+    /// vectors were still to come (a question about one of their
+    /// sentences finds them less well).
+    pub without_passages: i64,
+    /// How long the recall waited for the worker.
+    pub waited: Duration,
+}
+
+impl Backlog {
+    /// Whether nothing was pending.
+    pub fn is_empty(&self) -> bool {
+        self.without_vectors == 0 && self.without_passages == 0
+    }
+}
+
 /// One recall result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recalled {
@@ -67,12 +97,35 @@ pub struct Recalled {
 }
 
 impl Engine {
-    /// Hybrid search with the belief filters and scores.
+    /// Waits, when it is short, for the embedding worker to give every
+    /// memory of `namespace` a vector; returns what is still pending.
+    fn settle_backlog(&self, namespace: &str) -> anyhow::Result<Backlog> {
+        let started = Instant::now();
+        loop {
+            let (without_vectors, without_passages) =
+                lock(&self.index).embedding_backlog(Some(namespace))?;
+            let backlog = Backlog { without_vectors, without_passages, waited: started.elapsed() };
+            if without_vectors == 0 || started.elapsed() >= BACKLOG_DEADLINE {
+                return Ok(backlog);
+            }
+            // The worker takes memories in order, of every namespace.
+            let (ahead, _) = lock(&self.index).embedding_backlog(None)?;
+            if self.work.estimate(ahead) > BACKLOG_WAIT {
+                return Ok(backlog);
+            }
+            self.work.notify();
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Hybrid search with the belief filters and scores; also says what of
+    /// the namespace was not embedded yet.
     pub fn recall(
         &self,
         request: &RecallRequest,
-    ) -> Result<(Vec<Recalled>, Vec<String>), ToolError> {
+    ) -> Result<(Vec<Recalled>, Vec<String>, Backlog), ToolError> {
         let validated = self.validate(&request.validate_ids)?;
+        let backlog = self.settle_backlog(request.namespace.as_str())?;
         let vector = self.embedder.embed_query(&request.query)?;
         let settings = self.settings(request.namespace.as_str()).clone();
         let entity_filter = if request.entities.is_empty() {
@@ -177,7 +230,7 @@ impl Engine {
             }
             Ok(())
         })?;
-        Ok((results, validated))
+        Ok((results, validated, backlog))
     }
 
     /// Fuses the candidate lists and scores what passes the filters, best

@@ -132,22 +132,20 @@ impl Engine {
             }
             predicate = Some(resolved);
         }
+        // The whole text's vector (and a fact's object's) before the
+        // acknowledgement; its passages' are the worker's, and meanwhile
+        // the memory is found by this vector and by its words.
         let text = request.content.text();
-        let passages = ferrex_core::passages::passages(&text);
         let mut texts: Vec<&str> = vec![&text];
         if let Content::Triple(triple) = &request.content {
             texts.push(&triple.object);
         }
-        texts.extend(passages.iter().map(String::as_str));
-        let mut vectors = self.embedder.embed(&texts)?;
+        let vectors = self.embedder.embed(&texts)?;
         if vectors.len() != texts.len() {
             return Err(anyhow::anyhow!("the embedder returned too few vectors").into());
         }
-        // The memory's own vectors: the whole text's, then its passages'.
-        let passage_vectors = vectors.split_off(texts.len() - passages.len());
         let vector = vectors.first().cloned().context("the embedder returned no vector")?;
-        let mut memory_vectors = vec![vector.clone()];
-        memory_vectors.extend(passage_vectors);
+        let memory_vectors = vec![vector.clone()];
         let mut names: Vec<String> = request.entities.clone();
         if let Content::Triple(triple) = &request.content
             && !names.contains(&triple.subject)
@@ -302,6 +300,9 @@ impl Engine {
         let known = KnownVectors::from([(id.clone(), memory_vectors)]);
         indexer::apply_change(&mut index, &self.replica, &change, &known)
             .with_context(|| format!("memory {id} is stored but could not be indexed"))?;
+        drop(index);
+        // Its passages, if it has any, are the worker's.
+        self.work.notify();
         Ok(outcome)
     }
 

@@ -26,7 +26,7 @@ use rusqlite::{Connection, OptionalExtension};
 pub use derive::Touched;
 pub use fts_query::fts_query;
 pub use rows::{MemoryRow, content_hash};
-pub use schema::{PASSAGE_STRIDE, SCHEMA_VERSION};
+pub use schema::{EMBEDDED, NOT_EMBEDDED, PASSAGE_STRIDE, SCHEMA_VERSION, WHOLE_ONLY};
 
 /// A memory's vectors: its whole text's first, then its passages' (see
 /// `ferrex_core::passages`).
@@ -410,6 +410,49 @@ mod tests {
         index.transaction(|tx| tx.delete_memory("a")).unwrap();
         assert_eq!(passage_rows(&index), 0);
         assert!(index.vectors("a").unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_stored_memory_with_its_whole_vector_waits_for_its_passages_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut index, _) = Index::open(&dir.path().join("index.sqlite"), "model", 8).unwrap();
+        let text = "The billing worker retries three times. Then it emails the customer.";
+        let whole = vec![1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+        let (stored, _) = index
+            .transaction(|tx| {
+                let (rowid, _) = tx.upsert_memory(&memory_row("stored", text))?;
+                tx.put_vector(rowid, "default", "episodic", &vec![whole.clone()])?;
+                // And one from a peer, with no vector at all.
+                tx.upsert_memory(&memory_row("merged", "Sam reviews in the mornings."))?;
+                Ok((rowid, ()))
+            })
+            .unwrap();
+        assert_eq!(index.embedding_backlog(Some("default")).unwrap(), (1, 1));
+        assert_eq!(index.embedding_backlog(Some("other")).unwrap(), (0, 0));
+        // Found by meaning already, by its whole text.
+        let found = index.dense_best(&whole, "default", &[], 1).unwrap();
+        assert_eq!(found[0].0, "stored");
+        let waiting = index.pending_embeddings(WHOLE_ONLY, 10, 0).unwrap();
+        assert_eq!(waiting.len(), 1);
+        let (rowid, waiting_text, hash) = &waiting[0];
+        assert_eq!((*rowid, waiting_text.as_str()), (stored, text));
+        assert_eq!(index.pending_embeddings(NOT_EMBEDDED, 10, 0).unwrap().len(), 1);
+
+        let passages = ferrex_core::passages::passages(text);
+        assert_eq!(passages.len(), 2);
+        let vectors = vec![vec![0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]; passages.len()];
+        // Computed from text that has changed since: not stored.
+        let stale = index.transaction(|tx| tx.put_passages_if_current(stored, "x", &vectors));
+        assert!(!stale.unwrap());
+        let added = index.transaction(|tx| tx.put_passages_if_current(stored, hash, &vectors));
+        assert!(added.unwrap());
+        assert_eq!(index.embedding_backlog(None).unwrap(), (1, 0));
+        assert_eq!(passage_rows(&index), 2);
+        // The whole text's vector is kept.
+        assert_eq!(index.vectors("stored").unwrap()[0], whole);
+        // Twice is a no-op.
+        let again = index.transaction(|tx| tx.put_passages_if_current(stored, hash, &vectors));
+        assert!(!again.unwrap());
     }
 
     // What a forget leaves in the index files: nothing.

@@ -3,11 +3,20 @@
 use rusqlite::Connection;
 
 /// Version of the index layout; an index of another version is rebuilt.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// Passage vectors of memory `rowid` have row ids `rowid · PASSAGE_STRIDE + i`
 /// (see `ferrex_core::passages`; fewer passages than the stride).
 pub const PASSAGE_STRIDE: i64 = 32;
+
+/// `memories.embedded` of a memory with no vector yet: dense search misses
+/// it until the worker embeds it.
+pub const NOT_EMBEDDED: i64 = 0;
+/// `memories.embedded` of a memory with every vector its text needs.
+pub const EMBEDDED: i64 = 1;
+/// `memories.embedded` of a memory with its whole text's vector only, as a
+/// store leaves it: found by meaning already, its passages still to come.
+pub const WHOLE_ONLY: i64 = 2;
 const _: () = assert!(ferrex_core::passages::MAX_PASSAGES < PASSAGE_STRIDE as usize);
 
 pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> anyhow::Result<()> {
@@ -72,7 +81,7 @@ pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> any
             canonical TEXT NOT NULL,
             PRIMARY KEY (namespace, predicate)
         );
-        CREATE INDEX memories_to_embed ON memories(embedded) WHERE embedded = 0;
+        CREATE INDEX memories_to_embed ON memories(embedded) WHERE embedded != 1;
         CREATE VIRTUAL TABLE memory_text USING fts5(
             text, context, tokenize = 'porter unicode61 remove_diacritics 2'
         );

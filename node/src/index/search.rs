@@ -6,6 +6,8 @@ use ferrex_core::MemoryKind;
 use rusqlite::{OptionalExtension, params_from_iter, types::Value};
 
 use super::{Index, MemoryRow, PASSAGE_STRIDE, fts_query, vector_bytes};
+#[cfg(doc)]
+use super::{NOT_EMBEDDED, WHOLE_ONLY};
 
 /// BM25 weight of a memory's context and tags against its text. Measured on
 /// LoCoMo with `examples/retrieval_lab.rs`: 1.0 gave R@5 0.658 by BM25 alone,
@@ -29,6 +31,9 @@ pub struct IndexCounts {
     pub entities: i64,
     /// Memories waiting for their vector.
     pub embeddings_queued: i64,
+    /// Memories found by their whole text's vector, waiting for their
+    /// passages'.
+    pub passages_queued: i64,
     /// Tombstones.
     pub forgotten: i64,
     /// Memories of the documents this node cannot read yet (their key has
@@ -156,21 +161,35 @@ impl Index {
         Ok(self.rows(&[id.to_owned()])?.remove(id))
     }
 
-    /// Memories still waiting for their vector, from row `from` on:
-    /// `(rowid, text, content_hash)`, oldest first.
+    /// Memories in embedding state `state` ([`NOT_EMBEDDED`]: waiting for
+    /// every vector; [`WHOLE_ONLY`]: for their passages'), from row `from`
+    /// on: `(rowid, text, content_hash)`, oldest first.
     pub fn pending_embeddings(
         &self,
+        state: i64,
         limit: usize,
         from: i64,
     ) -> anyhow::Result<Vec<(i64, String, String)>> {
         let mut statement = self.conn().prepare_cached(
             "SELECT rowid, text, content_hash FROM memories
-             WHERE embedded = 0 AND rowid >= ?2 ORDER BY rowid LIMIT ?1",
+             WHERE embedded = ?3 AND rowid >= ?2 ORDER BY rowid LIMIT ?1",
         )?;
         let pending = statement
-            .query_map([limit as i64, from], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+            .query_map([limit as i64, from, state], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+            })?
             .collect::<Result<_, _>>()?;
         Ok(pending)
+    }
+
+    /// How many memories of `namespace` (all namespaces when `None`) have no
+    /// vector yet, and how many have their whole text's only.
+    pub fn embedding_backlog(&self, namespace: Option<&str>) -> anyhow::Result<(i64, i64)> {
+        let mut statement = self.conn().prepare_cached(
+            "SELECT coalesce(sum(embedded = 0), 0), coalesce(sum(embedded = 2), 0)
+             FROM memories WHERE embedded != 1 AND (?1 IS NULL OR namespace = ?1)",
+        )?;
+        Ok(statement.query_row([namespace], |row| Ok((row.get(0)?, row.get(1)?)))?)
     }
 
     /// Counts for `stats`.
@@ -189,6 +208,7 @@ impl Index {
             by_namespace_kind,
             entities: count("SELECT count(*) FROM entities")?,
             embeddings_queued: count("SELECT count(*) FROM memories WHERE embedded = 0")?,
+            passages_queued: count("SELECT count(*) FROM memories WHERE embedded = 2")?,
             forgotten: count("SELECT count(*) FROM tombstones")?,
             waiting_for_keys: count("SELECT count(*) FROM pending_keys WHERE root = 'memories'")?,
         })

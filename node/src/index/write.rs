@@ -4,7 +4,7 @@ use automerge::ChangeHash;
 use ferrex_core::{Alias, Edge, Entity, Tombstone};
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::{MemoryRow, PASSAGE_STRIDE, Vectors, encode_heads, vector_bytes};
+use super::{EMBEDDED, MemoryRow, PASSAGE_STRIDE, Vectors, WHOLE_ONLY, encode_heads, vector_bytes};
 
 /// The index inside one transaction (see [`super::Index::transaction`]).
 pub struct IndexTx<'a> {
@@ -115,7 +115,10 @@ impl<'a> IndexTx<'a> {
     }
 
     /// Stores the vectors of the memory at `rowid` (its whole text's, then
-    /// its passages', as [`Vectors`]) and marks it embedded.
+    /// its passages', as [`Vectors`]). It is marked embedded when it has
+    /// every vector its text needs, else (the whole text's only, as a store
+    /// acknowledges) [`WHOLE_ONLY`]: found by meaning already, its passages
+    /// embedded by the worker.
     pub fn put_vector(
         &self,
         rowid: i64,
@@ -126,16 +129,37 @@ impl<'a> IndexTx<'a> {
         let [whole, passages @ ..] = vectors.as_slice() else {
             anyhow::bail!("no vector for the memory at row {rowid}");
         };
-        anyhow::ensure!(
-            passages.len() < PASSAGE_STRIDE as usize,
-            "{} passages for the memory at row {rowid}",
-            passages.len()
-        );
         self.delete_vectors(rowid)?;
         self.tx.execute(
             "INSERT INTO memory_vectors(rowid, namespace, embedding, kind) VALUES (?1, ?2, ?3, ?4)",
             params![rowid, namespace, vector_bytes(whole), kind],
         )?;
+        let text: String =
+            self.tx.query_row("SELECT text FROM memories WHERE rowid = ?1", [rowid], |row| {
+                row.get(0)
+            })?;
+        let complete = passages.len() == ferrex_core::passages::passages(&text).len();
+        self.insert_passages(rowid, namespace, kind, passages)?;
+        self.tx.execute(
+            "UPDATE memories SET embedded = ?2, passages = ?3 WHERE rowid = ?1",
+            params![rowid, if complete { EMBEDDED } else { WHOLE_ONLY }, passages.len() as i64],
+        )?;
+        Ok(())
+    }
+
+    /// Inserts the passage vectors of the memory at `rowid`.
+    fn insert_passages(
+        &self,
+        rowid: i64,
+        namespace: &str,
+        kind: &str,
+        passages: &[Vec<f32>],
+    ) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            passages.len() < PASSAGE_STRIDE as usize,
+            "{} passages for the memory at row {rowid}",
+            passages.len()
+        );
         for (index, passage) in passages.iter().enumerate() {
             let passage_rowid = rowid * PASSAGE_STRIDE + index as i64;
             let bytes = vector_bytes(passage);
@@ -149,21 +173,54 @@ impl<'a> IndexTx<'a> {
                 params![passage_rowid, bytes],
             )?;
         }
-        self.tx.execute(
-            "UPDATE memories SET embedded = 1, passages = ?2 WHERE rowid = ?1",
-            params![rowid, passages.len() as i64],
-        )?;
         Ok(())
+    }
+
+    /// Adds the passage vectors of a memory that has its whole text's
+    /// vector only ([`WHOLE_ONLY`]), computed from text with `content_hash`,
+    /// if it still has that text and still lacks them. Returns whether they
+    /// were stored.
+    pub fn put_passages_if_current(
+        &self,
+        rowid: i64,
+        content_hash: &str,
+        passages: &[Vec<f32>],
+    ) -> anyhow::Result<bool> {
+        let current: Option<(String, String, String, i64)> = self
+            .tx
+            .query_row(
+                "SELECT namespace, kind, content_hash, embedded FROM memories WHERE rowid = ?1",
+                [rowid],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+            )
+            .optional()?;
+        match current {
+            Some((namespace, kind, hash, WHOLE_ONLY)) if hash == content_hash => {
+                self.delete_passages(rowid)?;
+                self.insert_passages(rowid, &namespace, &kind, passages)?;
+                self.tx.execute(
+                    "UPDATE memories SET embedded = ?2, passages = ?3 WHERE rowid = ?1",
+                    params![rowid, EMBEDDED, passages.len() as i64],
+                )?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
     }
 
     /// Removes the vectors of the memory at `rowid`.
     fn delete_vectors(&self, rowid: i64) -> anyhow::Result<()> {
+        self.tx.execute("DELETE FROM memory_vectors WHERE rowid = ?1", [rowid])?;
+        self.delete_passages(rowid)
+    }
+
+    /// Removes the passage vectors of the memory at `rowid`.
+    fn delete_passages(&self, rowid: i64) -> anyhow::Result<()> {
         let passages: i64 = self
             .tx
             .query_row("SELECT passages FROM memories WHERE rowid = ?1", [rowid], |row| row.get(0))
             .optional()?
             .unwrap_or(0);
-        self.tx.execute("DELETE FROM memory_vectors WHERE rowid = ?1", [rowid])?;
         for index in 0..passages {
             let passage_rowid = rowid * PASSAGE_STRIDE + index;
             self.tx.execute("DELETE FROM passage_vectors WHERE rowid = ?1", [passage_rowid])?;

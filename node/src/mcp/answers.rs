@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use crate::{
     clock,
     engine::{
-        Contradiction, DetailedStats, HistoryEntry, Recalled, Reflection, Stats, Stored,
+        Backlog, Contradiction, DetailedStats, HistoryEntry, Recalled, Reflection, Stats, Stored,
         content_parts,
     },
     index::MemoryRow,
@@ -248,6 +248,7 @@ pub fn stats(stats: &Stats, detailed: Option<&DetailedStats>) -> Value {
         "index_lag": {
             "changes": stats.index_lag_changes,
             "embeddings_queued": stats.embeddings_queued,
+            "passages_queued": stats.passages_queued,
             "waiting_for_keys": stats.waiting_for_keys,
         },
         "model": stats.model_id,
@@ -271,4 +272,28 @@ pub fn stats(stats: &Stats, detailed: Option<&DetailedStats>) -> Value {
         });
     }
     answer
+}
+
+/// What a recall could not search fully yet, and what that means.
+pub fn backlog(backlog: &Backlog) -> Value {
+    let note = if backlog.without_vectors > 0 {
+        format!(
+            "{} memories of this namespace have no vector yet (the index is catching up): \
+             results by meaning are partial; keyword search covers them",
+            backlog.without_vectors
+        )
+    } else {
+        format!(
+            "{} memories of this namespace are found by their whole text only until \
+             their sentences are embedded",
+            backlog.without_passages
+        )
+    };
+    json!({
+        "without_vectors": backlog.without_vectors,
+        "without_passages": backlog.without_passages,
+        "dense_partial": backlog.without_vectors > 0,
+        "waited_ms": backlog.waited.as_millis() as u64,
+        "note": note,
+    })
 }

@@ -205,13 +205,16 @@ fn recall(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
         validate_ids,
         diversity,
     };
-    let (results, validated) = engine.recall(&request)?;
+    let (results, validated, backlog) = engine.recall(&request)?;
     let mut answer = json!({
         "query": request.query,
         "namespace": request.namespace.as_str(),
         "count": results.len(),
         "results": results.iter().map(answers::recalled).collect::<Vec<_>>(),
     });
+    if !backlog.is_empty() {
+        answer["pending"] = answers::backlog(&backlog);
+    }
     if !request.validate_ids.is_empty() {
         answer["validated"] = json!(validated);
     }
