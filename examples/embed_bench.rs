@@ -1,6 +1,6 @@
 //! Embedding benchmark: ferrex-embed against a bare fastembed call, in one run.
 //!
-//! Usage: `cargo run --release -p ferrex-examples --example embed_bench [-- --threads N --batch N --sentences N --rounds N]`
+//! Usage: `cargo run --release -p ferrex-examples --example embed_bench [-- --model NAME --threads N --batch N --sentences N --rounds N]`
 //!
 //! Prints, for a corpus of short sentences and one of memory-sized sentences,
 //! the median single-sentence latency and the median batch throughput of
@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use ferrex_core::Embedder;
-use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch, ModelTier};
+use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch};
 use ferrex_examples::{bare_fastembed, memory_corpus};
 
 #[allow(clippy::print_stdout, reason = "a benchmark prints its figures")]
@@ -29,11 +29,12 @@ fn main() -> anyhow::Result<()> {
             "--rounds" => rounds = value()?.parse()?,
             "--threads" => options.intra_threads = value()?.parse()?,
             "--batch" => options.batch_size = value()?.parse()?,
+            "--model" => options.tier = value()?.parse()?,
             other => anyhow::bail!("unknown argument {other:?}; see the usage line"),
         }
     }
 
-    let files = ModelSearch::from_env().locate(ModelTier::default())?;
+    let files = ModelSearch::from_env().locate(options.tier)?;
     files.verify()?;
     let mut ferrex = FastEmbedder::from_verified_files(&files, &options)?;
     let mut bare = bare_fastembed(&files, &options)?;

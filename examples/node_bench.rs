@@ -1,6 +1,6 @@
 //! One-node benchmark at 10k memories, through real processes and MCP.
 //!
-//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example node_bench [-- --memories N --locomo PATH --model NAME --no-baseline]`
+//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example node_bench [-- --memories N --locomo PATH --model NAME --config TOML --no-baseline]`
 //!
 //! 1. Writes N memories (LoCoMo's dialogue turns, then synthetic ones) into a
 //!    fresh home's documents, and times a bare fastembed call embedding the
@@ -48,6 +48,7 @@ async fn main() -> anyhow::Result<()> {
     let mut locomo = PathBuf::from(DEFAULT_LOCOMO);
     let mut baseline = true;
     let mut tier = ModelTier::default();
+    let mut config = String::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().context("a flag needs a value");
@@ -56,6 +57,10 @@ async fn main() -> anyhow::Result<()> {
             "--locomo" => locomo = value()?.into(),
             "--no-baseline" => baseline = false,
             "--model" => tier = value()?.parse()?,
+            "--config" => {
+                config.push_str(&value()?);
+                config.push('\n');
+            }
             other => anyhow::bail!("unknown argument {other:?}; see the usage line"),
         }
     }
@@ -75,7 +80,7 @@ async fn main() -> anyhow::Result<()> {
     );
 
     // 1. Documents, and the bare embedding baseline on the same texts.
-    let home = TestHome::with_config(&format!("[embed]\nmodel = \"{tier}\"\n"));
+    let home = TestHome::with_config(&format!("[embed]\nmodel = \"{tier}\"\n{config}"));
     prefill(&home.path().join("docs"), NAMESPACE, &texts, 100)?;
     let (bare_rate, ferrex_rate) = if !baseline {
         (f64::NAN, f64::NAN)

@@ -31,6 +31,46 @@ pub fn weighted_rank_fusion(lists: &[(&[String], f64)], k: f64) -> Vec<(String, 
     fused
 }
 
+/// Words too common to tell texts apart: left out of keyword search and of
+/// [`keyword_coverage`].
+pub const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "did", "do", "does", "for", "from",
+    "had", "has", "have", "he", "her", "his", "how", "i", "if", "in", "into", "is", "it", "its",
+    "me", "my", "of", "on", "or", "our", "she", "so", "that", "the", "their", "them", "then",
+    "there", "they", "this", "to", "was", "we", "were", "what", "when", "where", "which", "who",
+    "why", "will", "with", "you", "your",
+];
+
+/// The distinct keywords of `text`: lowercased runs of letters and digits,
+/// stop words left out, each cut to a crude stem (`deploys` / `deployed` /
+/// `deploying` → `deploy`).
+pub fn keywords(text: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    for word in text.split(|c: char| !c.is_alphanumeric()) {
+        let word = word.to_lowercase();
+        if word.is_empty() || STOP_WORDS.contains(&word.as_str()) {
+            continue;
+        }
+        let stemmed = crate::conflict::stem(&word).to_owned();
+        if !words.contains(&stemmed) {
+            words.push(stemmed);
+        }
+    }
+    words
+}
+
+/// The share of `query_words` ([`keywords`] of a query) that `text` holds,
+/// 0..=1. A keyword match on one common word of a long question is weak
+/// evidence; one on most of its words is strong.
+pub fn keyword_coverage(query_words: &[String], text: &str) -> f64 {
+    if query_words.is_empty() {
+        return 0.0;
+    }
+    let held = keywords(text);
+    let shared = query_words.iter().filter(|word| held.contains(word)).count();
+    shared as f64 / query_words.len() as f64
+}
+
 /// Sorts `(id, score)` pairs by score descending, then id ascending.
 pub fn sort_by_score(scored: &mut [(String, f64)]) {
     scored.sort_by(|left, right| right.1.total_cmp(&left.1).then_with(|| left.0.cmp(&right.0)));
@@ -77,6 +117,27 @@ mod tests {
 
     fn ids(names: &[&str]) -> Vec<String> {
         names.iter().map(|name| (*name).to_owned()).collect()
+    }
+
+    #[test]
+    fn keywords_drop_stop_words_repeats_and_endings() {
+        assert_eq!(
+            keywords("When did we deploy the API? Deploys of the api-server, deployed today"),
+            ids(&["deploy", "api", "server", "today"])
+        );
+        assert!(keywords("what is it").is_empty());
+    }
+
+    #[test]
+    fn coverage_is_the_share_of_the_query_s_keywords_a_text_holds() {
+        let query = keywords("which port does the billing api listen on");
+        assert_eq!(query.len(), 4);
+        let all = keyword_coverage(&query, "The billing API listens on port 8080.");
+        let one = keyword_coverage(&query, "Billing reports are mailed on Fridays.");
+        assert!((all - 1.0).abs() < 1e-9, "{all}");
+        assert!((one - 0.25).abs() < 1e-9, "{one}");
+        assert_eq!(keyword_coverage(&query, "nothing shared here"), 0.0);
+        assert_eq!(keyword_coverage(&[], "anything"), 0.0);
     }
 
     #[test]

@@ -24,6 +24,20 @@ pub enum LoadError {
         /// The model directories searched, in order.
         searched: Vec<PathBuf>,
     },
+    /// No searched directory holds a model that is not an embedding tier
+    /// (the reranker).
+    #[error(
+        "model {dir} is not installed: no {dir}/ under {searched}. Install it with \
+         `{INSTALL_COMMAND}`, or point embed.model_dir (FERREX_EMBED_MODEL_DIR) at \
+         a directory that holds it",
+        searched = display_paths(searched),
+    )]
+    DirNotFound {
+        /// The directory asked for.
+        dir: String,
+        /// The model directories searched, in order.
+        searched: Vec<PathBuf>,
+    },
     /// No searched directory holds the ONNX Runtime library.
     #[error(
         "ONNX Runtime is not installed: no {file} under {searched}. Install it with \

@@ -64,18 +64,30 @@ impl ModelSearch {
 
     /// Finds the runtime library and the tier directory, without verifying them.
     pub fn locate(&self, tier: ModelTier) -> Result<ModelFiles, LoadError> {
+        let (runtime, tier_dir) =
+            self.locate_dir(tier.dir_name()).map_err(|error| match error {
+                LoadError::DirNotFound { searched, .. } => {
+                    LoadError::ModelNotFound { tier, searched }
+                }
+                other => other,
+            })?;
+        Ok(ModelFiles { tier, runtime, tier_dir })
+    }
+
+    /// Finds the runtime library and the first directory `dir_name` of a
+    /// model directory, without verifying them.
+    pub(crate) fn locate_dir(&self, dir_name: &str) -> Result<(PathBuf, PathBuf), LoadError> {
         let roots = self.roots();
-        let tier_dir = roots
-            .iter()
-            .map(|root| root.join(tier.dir_name()))
-            .find(|dir| dir.is_dir())
-            .ok_or_else(|| LoadError::ModelNotFound { tier, searched: roots.clone() })?;
+        let dir =
+            roots.iter().map(|root| root.join(dir_name)).find(|dir| dir.is_dir()).ok_or_else(
+                || LoadError::DirNotFound { dir: dir_name.to_owned(), searched: roots.clone() },
+            )?;
         let runtime = roots
             .iter()
             .map(|root| root.join(RUNTIME_FILE))
             .find(|path| path.is_file())
             .ok_or_else(|| LoadError::RuntimeNotFound { searched: roots.clone() })?;
-        Ok(ModelFiles { tier, runtime, tier_dir })
+        Ok((runtime, dir))
     }
 }
 
@@ -103,7 +115,7 @@ impl ModelFiles {
     }
 }
 
-fn read_file(path: &Path) -> Result<Vec<u8>, LoadError> {
+pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, LoadError> {
     std::fs::read(path).map_err(|source| match source.kind() {
         std::io::ErrorKind::NotFound => LoadError::FileMissing { path: path.to_owned() },
         _ => LoadError::Io { path: path.to_owned(), source },

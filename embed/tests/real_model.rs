@@ -183,3 +183,36 @@ fn a_missing_runtime_is_reported_as_such() {
 fn link(from: &Path, to: &Path) {
     std::os::unix::fs::symlink(from, to).unwrap();
 }
+
+/// The cross-encoder scores the note that answers a question above one that
+/// does not, the same alone as among others, and a corrupt file is refused.
+#[test]
+fn the_reranker_prefers_the_answer_and_refuses_a_corrupt_file() {
+    let mut reranker = ferrex_embed::Reranker::load(&ModelSearch::from_env(), 1).unwrap();
+    let notes = [
+        "Alice prefers tabs over spaces in every repository.",
+        "The api server listens on 8080 behind the load balancer.",
+    ];
+    let scores = reranker.scores("which port does the api listen on?", &notes).unwrap();
+    assert!(scores[1] > scores[0] + 1.0, "{scores:?}");
+    let alone = reranker.scores("which port does the api listen on?", &notes[1..]).unwrap();
+    assert_eq!(alone[0], scores[1]);
+
+    let installed = ModelSearch::from_env().locate(ModelTier::default()).unwrap();
+    let copy = tempfile::tempdir().unwrap();
+    let dir = copy.path().join(ferrex_embed::RERANKER_DIR);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(copy.path().join("onnxruntime")).unwrap();
+    link(&installed.runtime, &copy.path().join(ferrex_embed::RUNTIME_FILE));
+    let source = installed.tier_dir.parent().unwrap().join(ferrex_embed::RERANKER_DIR);
+    for file in ferrex_embed::RERANKER_FILES {
+        link(&source.join(file.name), &dir.join(file.name));
+    }
+    std::fs::remove_file(dir.join("config.json")).unwrap();
+    std::fs::write(dir.join("config.json"), "{}").unwrap();
+    let error = ferrex_embed::Reranker::load(&ModelSearch::only(copy.path()), 1).unwrap_err();
+    assert!(matches!(error, LoadError::ChecksumMismatch { .. }), "{error}");
+    let empty = tempfile::tempdir().unwrap();
+    let error = ferrex_embed::Reranker::load(&ModelSearch::only(empty.path()), 1).unwrap_err();
+    assert!(error.to_string().contains(ferrex_embed::RERANKER_DIR), "{error}");
+}

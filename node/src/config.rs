@@ -105,6 +105,8 @@ pub const KEYS: &[&str] = &[
     "memory.corrected_penalty",
     "memory.dense_weight",
     "memory.text_weight",
+    "memory.keyword_coverage",
+    "memory.rerank_depth",
     "memory.secrets",
 ];
 
@@ -446,6 +448,14 @@ fn set_memory(settings: &mut MemorySettings, key: &str, value: &str) -> anyhow::
         "memory.corrected_penalty" => settings.ranking.corrected_penalty = unit()?,
         "memory.dense_weight" => settings.ranking.dense_weight = number()?,
         "memory.text_weight" => settings.ranking.text_weight = number()?,
+        "memory.keyword_coverage" => settings.ranking.keyword_coverage = number()?,
+        "memory.rerank_depth" => {
+            settings.ranking.rerank_depth = value
+                .parse()
+                .ok()
+                .filter(|depth| *depth <= 100)
+                .ok_or_else(|| invalid("must be a whole number from 0 to 100"))?
+        }
         "memory.secrets" => {
             settings.secrets = value.parse().map_err(|reason: String| invalid(&reason))?
         }
@@ -560,6 +570,8 @@ mod tests {
             ("[embed]\nthreads = 0\n", "1 to 64"),
             ("[embed]\ntier = \"huge\"\n", "e5-small"),
             ("[embed]\nmodel = \"huge\"\n", "minilm, e5-small, bge-small"),
+            ("[memory]\nrerank_depth = 500\n", "0 to 100"),
+            ("[memory]\nkeyword_coverage = \"lots\"\n", "keyword_coverage"),
             ("[memory]\naging_threshold = 0.9\nstale_threshold = 0.5\n", "must not exceed"),
             ("not toml at all = = =", "TOML"),
         ] {

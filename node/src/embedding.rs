@@ -17,14 +17,16 @@ use ferrex_core::{
     EmbedError, Embedder,
     passages::{passages, texts_to_embed},
 };
-use ferrex_embed::QueryCache;
+use ferrex_embed::{QueryCache, Reranker};
 
 use crate::index::{Index, NOT_EMBEDDED, Vectors, WHOLE_ONLY};
 
-/// The foreground embedder and its query cache.
+/// The foreground embedder and its query cache, and the reranker when one
+/// is configured.
 pub struct Foreground {
     embedder: Mutex<(Box<dyn Embedder>, QueryCache)>,
     model_id: String,
+    reranker: Option<Mutex<Reranker>>,
 }
 
 impl std::fmt::Debug for Foreground {
@@ -37,7 +39,33 @@ impl Foreground {
     /// Wraps `embedder` with a cache of `cache_size` queries.
     pub fn new(embedder: Box<dyn Embedder>, cache_size: usize) -> Self {
         let model_id = embedder.model_id().to_owned();
-        Foreground { embedder: Mutex::new((embedder, QueryCache::new(cache_size))), model_id }
+        Foreground {
+            embedder: Mutex::new((embedder, QueryCache::new(cache_size))),
+            model_id,
+            reranker: None,
+        }
+    }
+
+    /// Adds the cross-encoder recall reorders its best candidates with.
+    pub fn with_reranker(mut self, reranker: Reranker) -> Self {
+        self.reranker = Some(Mutex::new(reranker));
+        self
+    }
+
+    /// Whether a reranker is loaded.
+    pub fn has_reranker(&self) -> bool {
+        self.reranker.is_some()
+    }
+
+    /// The reranker's scores of `texts` for `query`, in their order; empty
+    /// when no reranker is loaded.
+    pub fn rerank(&self, query: &str, texts: &[&str]) -> Result<Vec<f32>, EmbedError> {
+        match &self.reranker {
+            Some(reranker) => {
+                reranker.lock().unwrap_or_else(PoisonError::into_inner).scores(query, texts)
+            }
+            None => Ok(Vec::new()),
+        }
     }
 
     /// The model's id.

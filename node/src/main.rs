@@ -23,7 +23,7 @@ use std::{path::PathBuf, process::ExitCode, time::Instant};
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use ferrex_core::Embedder;
-use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch};
+use ferrex_embed::{EmbedderOptions, FastEmbedder};
 
 use crate::{config::Config, home::Home};
 
@@ -309,12 +309,7 @@ fn reindex_command(home: &Home, config: &Config) -> anyhow::Result<()> {
 }
 
 fn doctor(home: &Home, config: &Config) -> anyhow::Result<()> {
-    let search = ModelSearch {
-        model_dir: config.model_dir.clone(),
-        home: Some(home.root().to_owned()),
-        use_cache_dir: true,
-    };
-    let files = search.locate(config.tier)?;
+    let files = node::model_search(home, config).locate(config.tier)?;
     let started = Instant::now();
     files.verify()?;
     let verified = started.elapsed();
@@ -323,8 +318,16 @@ fn doctor(home: &Home, config: &Config) -> anyhow::Result<()> {
     let mut embedder = FastEmbedder::from_verified_files(&files, &options)
         .context("loading the embedding model")?;
     let vector = embedder.embed_one("ferrex doctor")?;
+    let depth = config.memory.ranking.rerank_depth;
+    let reranker = if depth == 0 {
+        "off (memory.rerank_depth = 0)".to_owned()
+    } else {
+        ferrex_embed::Reranker::load(&node::model_search(home, config), config.threads)
+            .context("memory.rerank_depth is set: loading the reranker")?;
+        format!("ms-marco-MiniLM-L-12-v2, reorders the best {depth}, files verified")
+    };
     report(&format!(
-        "home      {}\nconfig    {}\nruntime   {}\nmodel     {} ({}, {} dimensions; embed.model)\nfiles     {}\nverified  sha256 in {} ms\nembedding ok ({} floats)\nnetwork   mode {}, bind {}",
+        "home      {}\nconfig    {}\nruntime   {}\nmodel     {} ({}, {} dimensions; embed.model)\nfiles     {}\nverified  sha256 in {} ms\nembedding ok ({} floats)\nreranker  {reranker}\nnetwork   mode {}, bind {}",
         home.root().display(),
         if home.config_file().exists() {
             home.config_file().display().to_string()

@@ -12,7 +12,7 @@ use std::{
 
 use anyhow::Context;
 use ferrex_core::Embedder;
-use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelFiles, ModelSearch};
+use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelFiles, ModelSearch, Reranker};
 use ferrex_sync::{Replica, ReplicaOptions};
 
 use crate::{
@@ -50,14 +50,18 @@ impl std::fmt::Debug for Node {
     }
 }
 
-/// Finds the model `config` names and verifies its files.
-pub fn locate_model(home: &Home, config: &Config) -> anyhow::Result<ModelFiles> {
-    let search = ModelSearch {
+/// Where a node looks for its models.
+pub fn model_search(home: &Home, config: &Config) -> ModelSearch {
+    ModelSearch {
         model_dir: config.model_dir.clone(),
         home: Some(home.root().to_owned()),
         use_cache_dir: true,
-    };
-    let files = search.locate(config.tier)?;
+    }
+}
+
+/// Finds the model `config` names and verifies its files.
+pub fn locate_model(home: &Home, config: &Config) -> anyhow::Result<ModelFiles> {
+    let files = model_search(home, config).locate(config.tier)?;
     files.verify()?;
     Ok(files)
 }
@@ -116,11 +120,21 @@ impl Node {
         let replica = Arc::new(replica);
         let index = Arc::new(Mutex::new(index));
         let signal = Arc::new(WorkSignal::default());
+        let mut foreground = Foreground::new(foreground, QUERY_CACHE);
+        let settings = engine_settings(config);
+        let reranking = std::iter::once(&settings.default)
+            .chain(settings.namespaces.values())
+            .any(|memory| memory.ranking.rerank_depth > 0);
+        if reranking {
+            let reranker = Reranker::load(&model_search(home, config), config.threads)
+                .context("memory.rerank_depth is set: loading the reranker")?;
+            foreground = foreground.with_reranker(reranker);
+        }
         let engine = Arc::new(Engine::new(
             replica,
             index.clone(),
-            Arc::new(Foreground::new(foreground, QUERY_CACHE)),
-            engine_settings(config),
+            Arc::new(foreground),
+            settings,
             signal.clone(),
         ));
         let background: Arc<Mutex<Box<dyn Embedder>>> = Arc::new(Mutex::new(background));

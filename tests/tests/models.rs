@@ -192,3 +192,48 @@ fn delete_index(home: &TestHome) {
         let _ = std::fs::remove_file(home.path().join(format!("index.sqlite{suffix}")));
     }
 }
+
+/// The model directory the nodes of these tests use (as ferrex finds it).
+fn installed_models() -> std::path::PathBuf {
+    if let Some(dir) = std::env::var_os("FERREX_EMBED_MODEL_DIR").filter(|dir| !dir.is_empty()) {
+        return dir.into();
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache")
+        });
+    cache.join("ferrex/models")
+}
+
+#[tokio::test]
+async fn the_reranker_reorders_the_best_candidates_when_configured() {
+    let home = TestHome::with_config("[memory]\nrerank_depth = 8\n");
+    let client = home.client().await;
+    let notes: Vec<String> = NOTES.iter().map(|note| (*note).to_owned()).collect();
+    let stored = store_notes(&client, "work", &notes).await;
+    for (question, target) in QUESTIONS {
+        let found = result_ids(&recall(&client, question, "work").await);
+        assert!(
+            found.iter().take(2).any(|id| *id == stored[target]),
+            "{question:?} did not find note {target} in the top two: {found:?}"
+        );
+    }
+    client.close().await;
+
+    // Asked for but not installed: the node does not start, and says why.
+    let models = tempfile::tempdir().unwrap();
+    let installed = installed_models();
+    for part in ["onnxruntime", "all-minilm-l6-v2"] {
+        std::os::unix::fs::symlink(installed.join(part), models.path().join(part)).unwrap();
+    }
+    let home = TestHome::with_config(&format!(
+        "[embed]\nmodel_dir = \"{}\"\n[memory]\nrerank_depth = 8\n",
+        models.path().display()
+    ));
+    let (ok, _, stderr) = home.run(&["node"]);
+    assert!(!ok, "the node started without its reranker");
+    assert!(stderr.contains("rerank_depth"), "{stderr}");
+    assert!(stderr.contains("ms-marco-minilm-l12-v2"), "{stderr}");
+}

@@ -205,6 +205,31 @@ impl Engine {
             }
             wanted = (wanted * 4).min(MAX_CANDIDATES);
         }
+        let depth = settings.ranking.rerank_depth.min(results.len());
+        if depth > 1 && self.embedder.has_reranker() {
+            // The cross-encoder reads each pair whole: slow, so without
+            // holding the index.
+            drop(index);
+            let texts: Vec<&str> =
+                results[..depth].iter().map(|result| result.row.text.as_str()).collect();
+            let scores = self.embedder.rerank(&request.query, &texts)?;
+            // The cross-encoder's order and the fused one, fused again: each
+            // sees what the other misses.
+            let mut by_reranker: Vec<usize> = (0..depth).collect();
+            by_reranker.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+            let mut blended = vec![0.0; depth];
+            for (rank, &position) in by_reranker.iter().enumerate() {
+                blended[position] = 1.0 / (rank::RRF_K + rank as f64 + 1.0)
+                    + 1.0 / (rank::RRF_K + position as f64 + 1.0);
+            }
+            let mut order: Vec<usize> = (0..depth).collect();
+            order.sort_by(|&a, &b| blended[b].total_cmp(&blended[a]).then(a.cmp(&b)));
+            let mut head: Vec<Option<Recalled>> = results.drain(..depth).map(Some).collect();
+            let reordered: Vec<Recalled> =
+                order.into_iter().filter_map(|position| head[position].take()).collect();
+            results.splice(0..0, reordered);
+            index = lock(&self.index);
+        }
         if request.diversity > 0.0 && results.len() > 1 {
             results.truncate(request.limit * 3);
             let candidates: Vec<(String, f64, Vec<f32>)> = results
@@ -244,12 +269,37 @@ impl Engine {
         text_ids: &[String],
         now: Timestamp,
     ) -> anyhow::Result<Vec<Recalled>> {
-        let fused = rank::weighted_rank_fusion(
-            &[(dense_ids, settings.ranking.dense_weight), (text_ids, settings.ranking.text_weight)],
-            rank::RRF_K,
-        );
-        let ids: Vec<String> = fused.iter().map(|(id, _)| id.clone()).collect();
+        let mut ids: Vec<String> = dense_ids.to_vec();
+        ids.extend(text_ids.iter().filter(|id| !dense_ids.contains(id)).cloned());
         let mut rows = index.rows(&ids)?;
+        let ranking = &settings.ranking;
+        let fused = if ranking.keyword_coverage > 0.0 {
+            // A keyword match counts by how much of the query it holds.
+            let query_words = rank::keywords(&request.query);
+            let mut scores: HashMap<&str, f64> = HashMap::new();
+            for (index, id) in dense_ids.iter().enumerate() {
+                *scores.entry(id).or_default() +=
+                    ranking.dense_weight / (rank::RRF_K + index as f64 + 1.0);
+            }
+            for (index, id) in text_ids.iter().enumerate() {
+                let coverage = rows.get(id).map_or(0.0, |row| {
+                    let context = row.context.as_deref().unwrap_or_default();
+                    rank::keyword_coverage(&query_words, &format!("{} {context}", row.text))
+                });
+                *scores.entry(id).or_default() += ranking.text_weight
+                    * coverage.powf(ranking.keyword_coverage)
+                    / (rank::RRF_K + index as f64 + 1.0);
+            }
+            let mut fused: Vec<(String, f64)> =
+                scores.into_iter().map(|(id, score)| (id.to_owned(), score)).collect();
+            rank::sort_by_score(&mut fused);
+            fused
+        } else {
+            rank::weighted_rank_fusion(
+                &[(dense_ids, ranking.dense_weight), (text_ids, ranking.text_weight)],
+                rank::RRF_K,
+            )
+        };
         let mut results: Vec<Recalled> = fused
             .into_iter()
             .filter_map(|(id, fused_score)| {

@@ -5,14 +5,7 @@
 //! word is quoted and OR-ed. `C++`, `"unbalanced`, `foo OR`, `NEAR(`, `*`
 //! and `-x` are all searched as the words they contain.
 
-/// Words too common to help a keyword search.
-const STOP_WORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "did", "do", "does", "for", "from",
-    "had", "has", "have", "he", "her", "his", "how", "i", "if", "in", "into", "is", "it", "its",
-    "me", "my", "of", "on", "or", "our", "she", "so", "that", "the", "their", "them", "then",
-    "there", "they", "this", "to", "was", "we", "were", "what", "when", "where", "which", "who",
-    "why", "will", "with", "you", "your",
-];
+use ferrex_core::rank::STOP_WORDS;
 
 /// Most words a query contributes.
 const MAX_WORDS: usize = 64;
