@@ -30,10 +30,10 @@ pub struct FileSpec {
 /// file in `sha256sum` format, which ferrex verifies against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum ModelTier {
-    /// all-MiniLM-L6-v2 with int8 weights: 384 dimensions, mean pooling,
-    /// 6 layers. The default: the fastest, and the model the judgement
-    /// thresholds (duplicates, entities, predicates, corrections) are
-    /// calibrated for; see the README's figures.
+    /// all-MiniLM-L6-v2 with int8 weights (dequantised at load, so run as
+    /// float): 384 dimensions, mean pooling, 6 layers. The default: the
+    /// model the judgement thresholds (duplicates, entities, predicates,
+    /// corrections) are calibrated for; see the README's figures.
     #[default]
     MiniLm,
     /// e5-small-v2, int8 dynamic quantisation: 384 dimensions, mean pooling,

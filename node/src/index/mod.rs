@@ -229,6 +229,10 @@ impl Index {
     }
 }
 
+/// How much of the index file SQLite maps into memory (the index of 10k
+/// memories is about 60 MB).
+const MMAP_BYTES: i64 = 1 << 30;
+
 fn connect(path: &Path) -> anyhow::Result<Connection> {
     let conn = Connection::open(path).with_context(|| format!("opening {}", path.display()))?;
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
@@ -236,6 +240,10 @@ fn connect(path: &Path) -> anyhow::Result<Connection> {
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     // Deleted content is overwritten with zeros, not left in free pages.
     conn.pragma_update(None, "secure_delete", "ON")?;
+    // Every store and recall scans the namespace's vectors: read them from
+    // the mapped file instead of copying each page in (at 10k memories the
+    // copies were a fifth of a store's time).
+    conn.pragma_update(None, "mmap_size", MMAP_BYTES)?;
     Ok(conn)
 }
 

@@ -81,7 +81,10 @@ pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> any
             canonical TEXT NOT NULL,
             PRIMARY KEY (namespace, predicate)
         );
-        CREATE INDEX memories_to_embed ON memories(embedded) WHERE embedded != 1;
+        -- What the worker still has to embed, by state (the queries name
+        -- the state as a literal, so these partial indexes serve them).
+        CREATE INDEX memories_not_embedded ON memories(embedded, namespace) WHERE embedded = 0;
+        CREATE INDEX memories_whole_only ON memories(embedded, namespace) WHERE embedded = 2;
         CREATE VIRTUAL TABLE memory_text USING fts5(
             text, context, tokenize = 'porter unicode61 remove_diacritics 2'
         );

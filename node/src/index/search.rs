@@ -5,9 +5,7 @@ use std::collections::HashMap;
 use ferrex_core::MemoryKind;
 use rusqlite::{OptionalExtension, params_from_iter, types::Value};
 
-use super::{Index, MemoryRow, PASSAGE_STRIDE, fts_query, vector_bytes};
-#[cfg(doc)]
-use super::{NOT_EMBEDDED, WHOLE_ONLY};
+use super::{Index, MemoryRow, NOT_EMBEDDED, PASSAGE_STRIDE, WHOLE_ONLY, fts_query, vector_bytes};
 
 /// BM25 weight of a memory's context and tags against its text. Measured on
 /// LoCoMo with `examples/retrieval_lab.rs`: 1.0 gave R@5 0.658 by BM25 alone,
@@ -170,14 +168,19 @@ impl Index {
         limit: usize,
         from: i64,
     ) -> anyhow::Result<Vec<(i64, String, String)>> {
-        let mut statement = self.conn().prepare_cached(
-            "SELECT rowid, text, content_hash FROM memories
-             WHERE embedded = ?3 AND rowid >= ?2 ORDER BY rowid LIMIT ?1",
-        )?;
+        let index = match state {
+            NOT_EMBEDDED => "memories_not_embedded",
+            WHOLE_ONLY => "memories_whole_only",
+            other => anyhow::bail!("no embedding state {other}"),
+        };
+        // The state's partial index, so that a queue of none costs nothing
+        // at any size (a scan by row id read every memory).
+        let mut statement = self.conn().prepare_cached(&format!(
+            "SELECT rowid, text, content_hash FROM memories INDEXED BY {index}
+             WHERE embedded = {state} AND rowid >= ?2 ORDER BY rowid LIMIT ?1"
+        ))?;
         let pending = statement
-            .query_map([limit as i64, from, state], |row| {
-                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
-            })?
+            .query_map([limit as i64, from], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
             .collect::<Result<_, _>>()?;
         Ok(pending)
     }
@@ -186,8 +189,11 @@ impl Index {
     /// vector yet, and how many have their whole text's only.
     pub fn embedding_backlog(&self, namespace: Option<&str>) -> anyhow::Result<(i64, i64)> {
         let mut statement = self.conn().prepare_cached(
-            "SELECT coalesce(sum(embedded = 0), 0), coalesce(sum(embedded = 2), 0)
-             FROM memories WHERE embedded != 1 AND (?1 IS NULL OR namespace = ?1)",
+            "SELECT
+               (SELECT count(*) FROM memories INDEXED BY memories_not_embedded
+                WHERE embedded = 0 AND (?1 IS NULL OR namespace = ?1)),
+               (SELECT count(*) FROM memories INDEXED BY memories_whole_only
+                WHERE embedded = 2 AND (?1 IS NULL OR namespace = ?1))",
         )?;
         Ok(statement.query_row([namespace], |row| Ok((row.get(0)?, row.get(1)?)))?)
     }
