@@ -300,6 +300,34 @@ impl Engine {
                 rank::RRF_K,
             )
         };
+        // What corrects a candidate answers the same question, in its
+        // newer words: it is a candidate at least as good (a correction
+        // that shares few words with the query would otherwise fall behind
+        // look-alikes that do, while what it corrects is found).
+        let mut fused = fused;
+        let mut lifted: HashMap<String, f64> = HashMap::new();
+        for (id, score) in &fused {
+            for corrector in
+                rows.get(id).map(|row| row.derived.corrected_by.as_slice()).unwrap_or(&[])
+            {
+                let best = lifted.entry(corrector.clone()).or_insert(*score);
+                *best = best.max(*score);
+            }
+        }
+        if !lifted.is_empty() {
+            let missing: Vec<String> =
+                lifted.keys().filter(|id| !rows.contains_key(*id)).cloned().collect();
+            rows.extend(index.rows(&missing)?);
+            for (id, score) in &mut fused {
+                if let Some(lift) = lifted.remove(id) {
+                    *score = score.max(lift);
+                }
+            }
+            fused.extend(lifted.into_iter().filter(|(id, _)| {
+                rows.get(id).is_some_and(|row| row.namespace == request.namespace.as_str())
+            }));
+            rank::sort_by_score(&mut fused);
+        }
         let mut results: Vec<Recalled> = fused
             .into_iter()
             .filter_map(|(id, fused_score)| {

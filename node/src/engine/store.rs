@@ -414,7 +414,7 @@ impl Engine {
         {
             return Ok(TextJudgement { duplicate: Some(existing), corrects: vec![] });
         }
-        let neighbours = index.dense(vector, namespace.as_str(), &[kind], NEIGHBOURS)?;
+        let neighbours = index.near(vector, namespace.as_str(), &[kind], NEIGHBOURS)?;
         let mut corrects = Vec::new();
         for (id, distance) in neighbours {
             let similarity = cosine_of_distance(distance);

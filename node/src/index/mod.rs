@@ -463,6 +463,50 @@ mod tests {
         assert!(!again.unwrap());
     }
 
+    #[test]
+    fn near_finds_close_neighbours_by_sign_bits_and_ranks_them_exactly() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut index, _) = Index::open(&dir.path().join("index.sqlite"), "model", 64).unwrap();
+        // Deterministic pseudo-random unit vectors.
+        let mut seed = 7_u64;
+        let mut random = || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            ((seed >> 33) as f32 / (1u64 << 31) as f32) - 0.5
+        };
+        let unit = |values: Vec<f32>| {
+            let norm = values.iter().map(|value| value * value).sum::<f32>().sqrt();
+            values.into_iter().map(|value| value / norm).collect::<Vec<f32>>()
+        };
+        let vectors: Vec<Vec<f32>> =
+            (0..200).map(|_| unit((0..64).map(|_| random()).collect())).collect();
+        index
+            .transaction(|tx| {
+                for (at, vector) in vectors.iter().enumerate() {
+                    let (rowid, _) = tx.upsert_memory(&memory_row(&format!("m{at:03}"), "one"))?;
+                    tx.put_vector(rowid, "default", "episodic", &vec![vector.clone()])?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        for target in [0, 17, 199] {
+            // A near copy of one stored vector.
+            let query = unit(vectors[target].iter().map(|value| value + 0.01 * random()).collect());
+            let near = index.near(&query, "default", &[], 5).unwrap();
+            let exact = index.dense(&query, "default", &[], 200).unwrap();
+            assert_eq!(near[0].0, format!("m{target:03}"));
+            assert_eq!(near[0].0, exact[0].0);
+            assert_eq!(near.len(), 5);
+            for (id, distance) in &near {
+                let (_, expected) = exact.iter().find(|(other, _)| other == id).unwrap();
+                assert!((distance - expected).abs() < 1e-5, "{id}: {distance} vs {expected}");
+            }
+        }
+        // Forgetting a memory removes its sign bits too.
+        index.transaction(|tx| tx.delete_memory("m017")).unwrap();
+        let near = index.near(&vectors[17], "default", &[], 5).unwrap();
+        assert!(near.iter().all(|(id, _)| id != "m017"), "{near:?}");
+    }
+
     // What a forget leaves in the index files: nothing.
 
     fn files_holding(dir: &Path, needle: &[u8]) -> Vec<String> {

@@ -98,6 +98,13 @@ pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> any
             embedding FLOAT[{dimension}],
             kind TEXT
         );
+        -- The sign bits of the same vectors: a store's judgements find
+        -- close neighbours by them, then rank those exactly.
+        CREATE VIRTUAL TABLE memory_bits USING vec0(
+            namespace TEXT PARTITION KEY,
+            embedding BIT[{dimension}],
+            kind TEXT
+        );
         -- The sentences of longer memories, each its own vector: searched
         -- by sign bits (fast), then rescored exactly from passage_floats.
         CREATE VIRTUAL TABLE passage_vectors USING vec0(

@@ -134,6 +134,11 @@ impl<'a> IndexTx<'a> {
             "INSERT INTO memory_vectors(rowid, namespace, embedding, kind) VALUES (?1, ?2, ?3, ?4)",
             params![rowid, namespace, vector_bytes(whole), kind],
         )?;
+        self.tx.execute(
+            "INSERT INTO memory_bits(rowid, namespace, embedding, kind)
+             VALUES (?1, ?2, vec_quantize_binary(?3), ?4)",
+            params![rowid, namespace, vector_bytes(whole), kind],
+        )?;
         let text: String =
             self.tx.query_row("SELECT text FROM memories WHERE rowid = ?1", [rowid], |row| {
                 row.get(0)
@@ -211,6 +216,7 @@ impl<'a> IndexTx<'a> {
     /// Removes the vectors of the memory at `rowid`.
     fn delete_vectors(&self, rowid: i64) -> anyhow::Result<()> {
         self.tx.execute("DELETE FROM memory_vectors WHERE rowid = ?1", [rowid])?;
+        self.tx.execute("DELETE FROM memory_bits WHERE rowid = ?1", [rowid])?;
         self.delete_passages(rowid)
     }
 
