@@ -19,10 +19,24 @@ pub fn reciprocal_rank_fusion(lists: &[&[String]], k: f64) -> Vec<(String, f64)>
 /// Reciprocal rank fusion with a weight per list: each id scores
 /// `sum(weight / (k + rank))`. Sorted like [`reciprocal_rank_fusion`].
 pub fn weighted_rank_fusion(lists: &[(&[String], f64)], k: f64) -> Vec<(String, f64)> {
+    let unscaled: &dyn Fn(&str) -> f64 = &|_| 1.0;
+    let scaled: Vec<ScaledList<'_>> =
+        lists.iter().map(|(list, weight)| (*list, *weight, unscaled)).collect();
+    scaled_rank_fusion(&scaled, k)
+}
+
+/// A ranked list of ids, its weight, and what scales each id's share.
+pub type ScaledList<'a> = (&'a [String], f64, &'a dyn Fn(&str) -> f64);
+
+/// Weighted reciprocal rank fusion in which each list also scales each of
+/// its ids: `sum(weight · scale(id) / (k + rank))`. Sorted like
+/// [`reciprocal_rank_fusion`].
+pub fn scaled_rank_fusion(lists: &[ScaledList<'_>], k: f64) -> Vec<(String, f64)> {
     let mut scores: HashMap<&str, f64> = HashMap::new();
-    for (list, weight) in lists {
+    for (list, weight, scale) in lists {
         for (index, id) in list.iter().enumerate() {
-            *scores.entry(id.as_str()).or_default() += weight / (k + index as f64 + 1.0);
+            *scores.entry(id.as_str()).or_default() +=
+                weight * scale(id) / (k + index as f64 + 1.0);
         }
     }
     let mut fused: Vec<(String, f64)> =
@@ -41,33 +55,52 @@ pub const STOP_WORDS: &[&str] = &[
     "why", "will", "with", "you", "your",
 ];
 
-/// The distinct keywords of `text`: lowercased runs of letters and digits,
-/// stop words left out, each cut to a crude stem (`deploys` / `deployed` /
-/// `deploying` → `deploy`).
+/// The words of `text` as keyword search sees them: lowercased runs of
+/// letters and digits.
+pub fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+}
+
+/// The keyword a word stands for, if it is not a stop word: its crude stem
+/// (`deploys` / `deployed` / `deploying` → `deploy`).
+fn keyword(word: &str) -> Option<&str> {
+    (!STOP_WORDS.contains(&word)).then(|| crate::conflict::stem(word))
+}
+
+/// The distinct keywords of `text`, in order of first appearance: its
+/// [`words`] but stop words, each cut to a crude stem.
 pub fn keywords(text: &str) -> Vec<String> {
-    let mut words: Vec<String> = Vec::new();
-    for word in text.split(|c: char| !c.is_alphanumeric()) {
-        let word = word.to_lowercase();
-        if word.is_empty() || STOP_WORDS.contains(&word.as_str()) {
-            continue;
-        }
-        let stemmed = crate::conflict::stem(&word).to_owned();
-        if !words.contains(&stemmed) {
-            words.push(stemmed);
-        }
-    }
-    words
+    let mut seen = std::collections::HashSet::new();
+    words(text)
+        .filter_map(|word| keyword(&word).map(str::to_owned))
+        .filter(|keyword| seen.insert(keyword.clone()))
+        .collect()
 }
 
 /// The share of `query_words` ([`keywords`] of a query) that `text` holds,
 /// 0..=1. A keyword match on one common word of a long question is weak
-/// evidence; one on most of its words is strong.
+/// evidence; one on most of its words is strong. One pass over `text`,
+/// stopping once every query word is found.
 pub fn keyword_coverage(query_words: &[String], text: &str) -> f64 {
     if query_words.is_empty() {
         return 0.0;
     }
-    let held = keywords(text);
-    let shared = query_words.iter().filter(|word| held.contains(word)).count();
+    let mut held = vec![false; query_words.len()];
+    let mut shared = 0;
+    for word in words(text) {
+        let Some(keyword) = keyword(&word) else { continue };
+        if let Some(at) = query_words.iter().position(|wanted| wanted == keyword)
+            && !held[at]
+        {
+            held[at] = true;
+            shared += 1;
+            if shared == query_words.len() {
+                break;
+            }
+        }
+    }
     shared as f64 / query_words.len() as f64
 }
 

@@ -1,6 +1,8 @@
 //! The production embedder: fastembed on a dynamically loaded ONNX Runtime.
 
-use fastembed::{InitOptionsUserDefined, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel};
+use std::borrow::Cow;
+
+use fastembed::{InitOptionsUserDefined, TextEmbedding, UserDefinedEmbeddingModel};
 use ferrex_core::{EmbedError, Embedder};
 
 use crate::{LoadError, ModelFiles, ModelSearch, ModelTier, runtime};
@@ -67,12 +69,7 @@ impl FastEmbedder {
         options: &EmbedderOptions,
     ) -> Result<Self, LoadError> {
         let environment = runtime::environment(&files.runtime)?;
-        let tokenizer_files = TokenizerFiles {
-            tokenizer_file: files.read("tokenizer.json")?,
-            config_file: files.read("config.json")?,
-            special_tokens_map_file: files.read("special_tokens_map.json")?,
-            tokenizer_config_file: files.read("tokenizer_config.json")?,
-        };
+        let tokenizer_files = crate::locate::tokenizer_files(&files.tier_dir)?;
         let tier = files.tier;
         let model = UserDefinedEmbeddingModel::new(files.read("model.onnx")?, tokenizer_files)
             .with_pooling(tier.pooling());
@@ -108,8 +105,17 @@ impl FastEmbedder {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let prefixed: Vec<String> = texts.iter().map(|text| format!("{prefix}{text}")).collect();
-        let texts: Vec<&str> = prefixed.iter().map(String::as_str).collect();
+        let prefixed: Vec<Cow<'_, str>> = texts
+            .iter()
+            .map(|text| {
+                if prefix.is_empty() {
+                    Cow::Borrowed(*text)
+                } else {
+                    format!("{prefix}{text}").into()
+                }
+            })
+            .collect();
+        let texts: Vec<&str> = prefixed.iter().map(|text| text.as_ref()).collect();
         // Group texts of similar length so each inference call pads little,
         // then put the vectors back in input order.
         let mut order: Vec<usize> = (0..texts.len()).collect();

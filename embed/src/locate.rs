@@ -115,6 +115,17 @@ impl ModelFiles {
     }
 }
 
+/// The four tokenizer files fastembed reads, from a model's directory.
+pub(crate) fn tokenizer_files(dir: &Path) -> Result<fastembed::TokenizerFiles, LoadError> {
+    let read = |name: &str| read_file(&dir.join(name));
+    Ok(fastembed::TokenizerFiles {
+        tokenizer_file: read("tokenizer.json")?,
+        config_file: read("config.json")?,
+        special_tokens_map_file: read("special_tokens_map.json")?,
+        tokenizer_config_file: read("tokenizer_config.json")?,
+    })
+}
+
 pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, LoadError> {
     std::fs::read(path).map_err(|source| match source.kind() {
         std::io::ErrorKind::NotFound => LoadError::FileMissing { path: path.to_owned() },

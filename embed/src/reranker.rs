@@ -5,9 +5,7 @@
 
 use std::path::PathBuf;
 
-use fastembed::{
-    RerankInitOptionsUserDefined, TextRerank, TokenizerFiles, UserDefinedRerankingModel,
-};
+use fastembed::{RerankInitOptionsUserDefined, TextRerank, UserDefinedRerankingModel};
 use ferrex_core::EmbedError;
 
 use crate::{FileSpec, LoadError, ModelSearch, runtime, verify};
@@ -56,16 +54,11 @@ impl Reranker {
         let (runtime_file, dir) = search.locate_dir(RERANKER_DIR)?;
         verify::verify_file(&runtime_file, crate::RUNTIME_SHA256)?;
         verify::verify_tier_dir(&dir, &RERANKER_FILES)?;
-        let read = |name: &str| -> Result<Vec<u8>, LoadError> {
-            crate::locate::read_file(&dir.join(name))
-        };
-        let tokenizer_files = TokenizerFiles {
-            tokenizer_file: read("tokenizer.json")?,
-            config_file: read("config.json")?,
-            special_tokens_map_file: read("special_tokens_map.json")?,
-            tokenizer_config_file: read("tokenizer_config.json")?,
-        };
-        let model = UserDefinedRerankingModel::new(read("model.onnx")?, tokenizer_files);
+        let tokenizer_files = crate::locate::tokenizer_files(&dir)?;
+        let model = UserDefinedRerankingModel::new(
+            crate::locate::read_file(&dir.join("model.onnx"))?,
+            tokenizer_files,
+        );
         let init = RerankInitOptionsUserDefined::new()
             .with_environment(runtime::environment(&runtime_file)?)
             .with_intra_threads(intra_threads.max(1))

@@ -163,7 +163,10 @@ fn apply_keys(
                     if upserted != Upserted::Unchanged
                         && let Some(known) = vectors.get(key)
                     {
-                        tx.put_vector(rowid, &row.namespace, row.kind.as_str(), known)?;
+                        // A store gives its whole text's vector only.
+                        let complete =
+                            known.len() == 1 + ferrex_core::passages::passages(&row.text).len();
+                        tx.put_vector(rowid, &row.namespace, row.kind.as_str(), known, complete)?;
                     }
                     // And the groups it is in now, and the edges already
                     // pointing at it (they may have arrived first).

@@ -61,6 +61,22 @@ async fn caught_up(client: &Client) {
     assert!(done.is_some(), "the node was still embedding after 300 s");
 }
 
+/// Every question of [`QUESTIONS`] finds its note (`stored[target]`) in
+/// namespace `work` among its first two results.
+async fn each_question_finds_its_note_in_the_top_two(
+    client: &Client,
+    stored: &[String],
+    label: &str,
+) {
+    for (question, target) in QUESTIONS {
+        let found = result_ids(&recall(client, question, "work").await);
+        assert!(
+            found.iter().take(2).any(|id| *id == stored[target]),
+            "{label}: {question:?} did not find note {target} in the top two: {found:?}"
+        );
+    }
+}
+
 fn model_of(stats: &Value) -> String {
     stats["model"].as_str().unwrap().to_owned()
 }
@@ -93,13 +109,7 @@ async fn switching_the_model_re_embeds_and_recall_works_after() {
         assert!(model_of(&stats).starts_with(expected), "{stats}");
         assert_eq!(stats["memories"], NOTES.len(), "{stats}");
         caught_up(&client).await;
-        for (question, target) in QUESTIONS {
-            let found = result_ids(&recall(&client, question, "work").await);
-            assert!(
-                found.iter().take(2).any(|id| *id == stored[target]),
-                "{model}: {question:?} did not find note {target} in the top two: {found:?}"
-            );
-        }
+        each_question_finds_its_note_in_the_top_two(&client, &stored, model).await;
         client.close().await;
         home.stop();
     }
@@ -213,13 +223,7 @@ async fn the_reranker_reorders_the_best_candidates_when_configured() {
     let client = home.client().await;
     let notes: Vec<String> = NOTES.iter().map(|note| (*note).to_owned()).collect();
     let stored = store_notes(&client, "work", &notes).await;
-    for (question, target) in QUESTIONS {
-        let found = result_ids(&recall(&client, question, "work").await);
-        assert!(
-            found.iter().take(2).any(|id| *id == stored[target]),
-            "{question:?} did not find note {target} in the top two: {found:?}"
-        );
-    }
+    each_question_finds_its_note_in_the_top_two(&client, &stored, "reranked").await;
     client.close().await;
 
     // Asked for but not installed: the node does not start, and says why.

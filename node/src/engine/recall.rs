@@ -222,12 +222,9 @@ impl Engine {
                 blended[position] = 1.0 / (rank::RRF_K + rank as f64 + 1.0)
                     + 1.0 / (rank::RRF_K + position as f64 + 1.0);
             }
-            let mut order: Vec<usize> = (0..depth).collect();
-            order.sort_by(|&a, &b| blended[b].total_cmp(&blended[a]).then(a.cmp(&b)));
-            let mut head: Vec<Option<Recalled>> = results.drain(..depth).map(Some).collect();
-            let reordered: Vec<Recalled> =
-                order.into_iter().filter_map(|position| head[position].take()).collect();
-            results.splice(0..0, reordered);
+            let mut head: Vec<(usize, Recalled)> = results.drain(..depth).enumerate().collect();
+            head.sort_by(|(a, _), (b, _)| blended[*b].total_cmp(&blended[*a]).then(a.cmp(b)));
+            results.splice(0..0, head.into_iter().map(|(_, result)| result));
             index = lock(&self.index);
         }
         if request.diversity > 0.0 && results.len() > 1 {
@@ -273,38 +270,29 @@ impl Engine {
         ids.extend(text_ids.iter().filter(|id| !dense_ids.contains(id)).cloned());
         let mut rows = index.rows(&ids)?;
         let ranking = &settings.ranking;
-        let fused = if ranking.keyword_coverage > 0.0 {
-            // A keyword match counts by how much of the query it holds.
-            let query_words = rank::keywords(&request.query);
-            let mut scores: HashMap<&str, f64> = HashMap::new();
-            for (index, id) in dense_ids.iter().enumerate() {
-                *scores.entry(id).or_default() +=
-                    ranking.dense_weight / (rank::RRF_K + index as f64 + 1.0);
+        // A keyword match counts by how much of the query it holds.
+        let query_words = rank::keywords(&request.query);
+        let coverage = |id: &str| -> f64 {
+            if ranking.keyword_coverage == 0.0 {
+                return 1.0;
             }
-            for (index, id) in text_ids.iter().enumerate() {
-                let coverage = rows.get(id).map_or(0.0, |row| {
-                    let context = row.context.as_deref().unwrap_or_default();
-                    rank::keyword_coverage(&query_words, &format!("{} {context}", row.text))
-                });
-                *scores.entry(id).or_default() += ranking.text_weight
-                    * coverage.powf(ranking.keyword_coverage)
-                    / (rank::RRF_K + index as f64 + 1.0);
-            }
-            let mut fused: Vec<(String, f64)> =
-                scores.into_iter().map(|(id, score)| (id.to_owned(), score)).collect();
-            rank::sort_by_score(&mut fused);
-            fused
-        } else {
-            rank::weighted_rank_fusion(
-                &[(dense_ids, ranking.dense_weight), (text_ids, ranking.text_weight)],
-                rank::RRF_K,
-            )
+            rows.get(id).map_or(0.0, |row| {
+                let context = row.context.as_deref().unwrap_or_default();
+                rank::keyword_coverage(&query_words, &format!("{} {context}", row.text))
+                    .powf(ranking.keyword_coverage)
+            })
         };
+        let mut fused = rank::scaled_rank_fusion(
+            &[
+                (dense_ids, ranking.dense_weight, &|_| 1.0),
+                (text_ids, ranking.text_weight, &coverage),
+            ],
+            rank::RRF_K,
+        );
         // What corrects a candidate answers the same question, in its
         // newer words: it is a candidate at least as good (a correction
         // that shares few words with the query would otherwise fall behind
         // look-alikes that do, while what it corrects is found).
-        let mut fused = fused;
         let mut lifted: HashMap<String, f64> = HashMap::new();
         for (id, score) in &fused {
             for corrector in

@@ -5,40 +5,31 @@
 //! word is quoted and OR-ed. `C++`, `"unbalanced`, `foo OR`, `NEAR(`, `*`
 //! and `-x` are all searched as the words they contain.
 
-use ferrex_core::rank::STOP_WORDS;
+use ferrex_core::rank::{STOP_WORDS, words};
 
 /// Most words a query contributes.
 const MAX_WORDS: usize = 64;
 
 /// The FTS5 query for `text`, or `None` when it has no searchable word.
 pub fn fts_query(text: &str) -> Option<String> {
-    let mut words: Vec<String> = Vec::new();
-    for word in text.split(|c: char| !c.is_alphanumeric()) {
-        if word.is_empty() {
+    let mut kept: Vec<String> = Vec::new();
+    for word in words(text) {
+        if STOP_WORDS.contains(&word.as_str()) || kept.contains(&word) {
             continue;
         }
-        let word = word.to_lowercase();
-        if STOP_WORDS.contains(&word.as_str()) || words.contains(&word) {
-            continue;
-        }
-        words.push(word);
-        if words.len() == MAX_WORDS {
+        kept.push(word);
+        if kept.len() == MAX_WORDS {
             break;
         }
     }
-    if words.is_empty() {
+    if kept.is_empty() {
         // A query of nothing but stop words still deserves an answer.
-        words = text
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|word| !word.is_empty())
-            .take(MAX_WORDS)
-            .map(str::to_lowercase)
-            .collect();
+        kept = words(text).take(MAX_WORDS).collect();
     }
-    if words.is_empty() {
+    if kept.is_empty() {
         return None;
     }
-    Some(words.iter().map(|word| format!("\"{word}\"")).collect::<Vec<_>>().join(" OR "))
+    Some(kept.iter().map(|word| format!("\"{word}\"")).collect::<Vec<_>>().join(" OR "))
 }
 
 #[cfg(test)]

@@ -373,7 +373,7 @@ mod tests {
             index
                 .transaction(|tx| {
                     let (rowid, _) = tx.upsert_memory(&memory_row(id, text))?;
-                    tx.put_vector(rowid, "default", "episodic", &vectors)
+                    tx.put_vector(rowid, "default", "episodic", &vectors, true)
                 })
                 .unwrap();
         };
@@ -429,7 +429,7 @@ mod tests {
         let (stored, _) = index
             .transaction(|tx| {
                 let (rowid, _) = tx.upsert_memory(&memory_row("stored", text))?;
-                tx.put_vector(rowid, "default", "episodic", &vec![whole.clone()])?;
+                tx.put_vector(rowid, "default", "episodic", &vec![whole.clone()], false)?;
                 // And one from a peer, with no vector at all.
                 tx.upsert_memory(&memory_row("merged", "Sam reviews in the mornings."))?;
                 Ok((rowid, ()))
@@ -483,7 +483,7 @@ mod tests {
             .transaction(|tx| {
                 for (at, vector) in vectors.iter().enumerate() {
                     let (rowid, _) = tx.upsert_memory(&memory_row(&format!("m{at:03}"), "one"))?;
-                    tx.put_vector(rowid, "default", "episodic", &vec![vector.clone()])?;
+                    tx.put_vector(rowid, "default", "episodic", &vec![vector.clone()], true)?;
                 }
                 Ok(())
             })
@@ -545,7 +545,7 @@ mod tests {
                         memory_row(id, text)
                     };
                     let (rowid, _) = tx.upsert_memory(&row)?;
-                    tx.put_vector(rowid, "default", "episodic", &vectors)?;
+                    tx.put_vector(rowid, "default", "episodic", &vectors, true)?;
                 }
                 Ok(())
             })

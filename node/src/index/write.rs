@@ -115,16 +115,17 @@ impl<'a> IndexTx<'a> {
     }
 
     /// Stores the vectors of the memory at `rowid` (its whole text's, then
-    /// its passages', as [`Vectors`]). It is marked embedded when it has
-    /// every vector its text needs, else (the whole text's only, as a store
-    /// acknowledges) [`WHOLE_ONLY`]: found by meaning already, its passages
-    /// embedded by the worker.
+    /// its passages', as [`Vectors`]). It is marked embedded when they are
+    /// `complete` (every vector its text needs), else [`WHOLE_ONLY`] (the
+    /// whole text's only, as a store acknowledges): found by meaning
+    /// already, its passages embedded by the worker.
     pub fn put_vector(
         &self,
         rowid: i64,
         namespace: &str,
         kind: &str,
         vectors: &Vectors,
+        complete: bool,
     ) -> anyhow::Result<()> {
         let [whole, passages @ ..] = vectors.as_slice() else {
             anyhow::bail!("no vector for the memory at row {rowid}");
@@ -139,11 +140,6 @@ impl<'a> IndexTx<'a> {
              VALUES (?1, ?2, vec_quantize_binary(?3), ?4)",
             params![rowid, namespace, vector_bytes(whole), kind],
         )?;
-        let text: String =
-            self.tx.query_row("SELECT text FROM memories WHERE rowid = ?1", [rowid], |row| {
-                row.get(0)
-            })?;
-        let complete = passages.len() == ferrex_core::passages::passages(&text).len();
         self.insert_passages(rowid, namespace, kind, passages)?;
         self.tx.execute(
             "UPDATE memories SET embedded = ?2, passages = ?3 WHERE rowid = ?1",
@@ -254,7 +250,7 @@ impl<'a> IndexTx<'a> {
             .optional()?;
         match current {
             Some((namespace, kind, hash)) if hash == content_hash => {
-                self.put_vector(rowid, &namespace, &kind, vectors)?;
+                self.put_vector(rowid, &namespace, &kind, vectors, true)?;
                 Ok(true)
             }
             _ => Ok(false),
