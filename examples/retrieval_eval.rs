@@ -221,15 +221,18 @@ async fn store(client: &Client, arguments: Value, latencies: &mut Vec<Duration>)
     answer["id"].as_str().unwrap_or_default().to_owned()
 }
 
-/// Waits (bounded, an hour) until the node has embedded everything, as it
-/// does after its model changed; prints progress to stderr.
+/// Waits (bounded, an hour) until the node has embedded everything, passages
+/// included, as it does after its model changed; prints progress to stderr.
 #[allow(clippy::print_stderr, reason = "progress of a long wait")]
 async fn wait_until_embedded(client: &Client) -> anyhow::Result<()> {
     let started = Instant::now();
     let mut reported = Instant::now();
     while started.elapsed() < Duration::from_secs(3600) {
         let stats = client.ok("stats", json!({})).await;
-        let queued = stats["index_lag"]["embeddings_queued"].as_i64().unwrap_or(0);
+        let lag = &stats["index_lag"];
+        // Passages too: a memory without them is found less well.
+        let queued = lag["embeddings_queued"].as_i64().unwrap_or(0)
+            + lag["passages_queued"].as_i64().unwrap_or(0);
         if queued == 0 {
             return Ok(());
         }
