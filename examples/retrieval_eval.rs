@@ -4,18 +4,21 @@
 //! tuning and frozen). Each set has a development split, the only one
 //! choices were made on, and a held-out split reported beside it.
 //!
-//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example retrieval_eval [-- --model NAME --config TOML --home DIR --sets locomo,notes --locomo PATH]`
+//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example retrieval_eval [-- --model NAME --config TOML --home DIR --sets locomo,notes --locomo PATH --undated]`
 //!
 //! - `--model` picks the embedding model (`embed.model`; default: ferrex's).
 //! - `--config` adds lines to the node's `ferrex.toml`, for example
 //!   `--config $'[memory]\ntext_weight = 2'`.
+//! - `--undated` stores LoCoMo turns without their date in the text (it is
+//!   still their `valid_from`), as an agent storing what it heard would:
+//!   then only the query's dates (`memory.date_weight`) can find a day.
 //! - `--home DIR` keeps the node's home in DIR: a second run with the same
 //!   DIR stores nothing and only recalls (a different `--model` re-embeds
 //!   what is stored, as a node whose model changed does), so ranking
 //!   settings can be compared quickly. Without it a temporary home is used.
 //!
 //! LoCoMo: every dialogue turn of the 10 conversations is stored as a
-//! memory (`[date] Speaker: text`, one namespace per conversation, the turn
+//! memory (`[date] Speaker: text`, valid from the session's time, one namespace per conversation, the turn
 //! it answers as its `context`); each non-adversarial question with evidence
 //! is recalled and hits at k when an evidence turn is in the top k.
 //! Conversations 3, 6 and 9 (index % 3 == 2) are held out.
@@ -85,6 +88,7 @@ async fn main() -> anyhow::Result<()> {
     let mut config = String::new();
     let mut home_dir: Option<PathBuf> = None;
     let mut sets = vec!["locomo".to_owned(), "notes".to_owned()];
+    let mut undated = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().context("a flag needs a value");
@@ -97,6 +101,7 @@ async fn main() -> anyhow::Result<()> {
             }
             "--home" => home_dir = Some(value()?.into()),
             "--sets" => sets = value()?.split(',').map(str::to_owned).collect(),
+            "--undated" => undated = true,
             other => anyhow::bail!("unknown argument {other:?}; see the usage line"),
         }
     }
@@ -119,10 +124,16 @@ async fn main() -> anyhow::Result<()> {
         let mut latencies = Vec::new();
         for conversation in &conversations {
             for (index, turn) in conversation.turns.iter().enumerate() {
-                let mut arguments = json!({
-                    "namespace": conversation.id,
-                    "content": format!("[{}] {}: {}", turn.date, turn.speaker, turn.text),
-                });
+                let content = if undated {
+                    format!("{}: {}", turn.speaker, turn.text)
+                } else {
+                    format!("[{}] {}: {}", turn.date, turn.speaker, turn.text)
+                };
+                let mut arguments = json!({"namespace": conversation.id, "content": content});
+                // When it was said: what a query's dates are matched against.
+                if let Some(time) = turn.iso_time() {
+                    arguments["valid_from"] = json!(time);
+                }
                 // The turn this one answers, when in the same session: what
                 // an agent would attach as the memory's context.
                 if let Some(previous) =

@@ -21,6 +21,7 @@ pub mod settings;
 mod slots;
 pub mod time;
 pub mod validate;
+pub mod when;
 
 pub use embedder::{EmbedError, Embedder, cosine};
 pub use graph::{Alias, Edge, EdgeKind, Entity, Tombstone};

@@ -136,6 +136,10 @@ pub struct RankingSettings {
     /// How many of the best candidates the cross-encoder reorders (0: it
     /// is not used). About 12 ms per candidate on one thread.
     pub rerank_depth: usize,
+    /// Weight in rank fusion of the memories of the time a query names
+    /// ("on 8 May 2023", "last week": see [`crate::when`]), ranked by
+    /// meaning (0: dates in queries are not looked at).
+    pub date_weight: f64,
 }
 
 impl Default for RankingSettings {
@@ -149,6 +153,7 @@ impl Default for RankingSettings {
             text_weight: 3.0,
             keyword_coverage: 4.0,
             rerank_depth: 0,
+            date_weight: 1.0,
         }
     }
 }

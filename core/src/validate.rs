@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::{Content, MemoryKind, Namespace, Triple};
+use crate::{Content, MemoryKind, Namespace, Timestamp, Triple};
 
 /// Longest content (and fact object, source or context), in bytes.
 pub const MAX_CONTENT_BYTES: usize = 16 * 1024;
@@ -73,6 +73,9 @@ pub struct StoreInput {
     pub context: Option<String>,
     /// Id of a memory this one replaces.
     pub supersedes: Option<String>,
+    /// When what the text tells happened or became true; when it is
+    /// stored if absent. Text only.
+    pub valid_from: Option<Timestamp>,
 }
 
 /// A store request that passed every check.
@@ -96,6 +99,8 @@ pub struct StoreRequest {
     pub context: Option<String>,
     /// Id of a memory this one replaces.
     pub supersedes: Option<String>,
+    /// When it happened or became true, if not when it is stored.
+    pub valid_from: Option<Timestamp>,
 }
 
 /// Checks a store request: content or a full triple, the kind, every limit.
@@ -190,6 +195,12 @@ pub fn validate_store(input: StoreInput) -> Result<StoreRequest, FieldError> {
         None => None,
         Some(id) => Some(memory_id("supersedes", &id)?),
     };
+    if input.valid_from.is_some() && matches!(content, Content::Triple(_)) {
+        return Err(FieldError::new(
+            "valid_from",
+            "is for text memories; a fact is valid from when it is stored, and a newer value supersedes it",
+        ));
+    }
     Ok(StoreRequest {
         kind,
         content,
@@ -200,6 +211,7 @@ pub fn validate_store(input: StoreInput) -> Result<StoreRequest, FieldError> {
         source,
         context,
         supersedes,
+        valid_from: input.valid_from,
     })
 }
 
@@ -386,6 +398,14 @@ mod tests {
             StoreInput { supersedes: Some("i".repeat(MAX_ID_BYTES + 1)), ..text("x") },
             "supersedes",
         );
+    }
+
+    #[test]
+    fn valid_from_is_for_text_only() {
+        let when = Some(Timestamp(1_700_000_000_000));
+        let request = validate_store(StoreInput { valid_from: when, ..text("x") }).unwrap();
+        assert_eq!(request.valid_from, when);
+        refused(StoreInput { valid_from: when, ..fact("api", "port", "8080") }, "valid_from");
     }
 
     #[test]

@@ -158,6 +158,16 @@ pub struct Turn {
     pub text: String,
 }
 
+impl Turn {
+    /// The session's time as ISO-8601 (UTC), when its date text parses
+    /// (`1:56 pm on 8 May, 2023` → `2023-05-08T13:56:00Z`).
+    pub fn iso_time(&self) -> Option<String> {
+        chrono::NaiveDateTime::parse_from_str(&self.date, "%I:%M %p on %d %B, %Y")
+            .ok()
+            .map(|time| time.and_utc().format("%Y-%m-%dT%H:%M:%SZ").to_string())
+    }
+}
+
 /// One question.
 #[derive(Debug, Clone)]
 pub struct Question {
@@ -241,4 +251,28 @@ pub fn percentile(values: &mut [Duration], percent: usize) -> Duration {
 /// Milliseconds as a float.
 pub fn millis(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Turn;
+
+    #[test]
+    fn locomo_session_dates_read_as_iso_times() {
+        let turn = |date: &str| Turn {
+            dia_id: "D1:1".into(),
+            date: date.into(),
+            speaker: "A".into(),
+            text: "hi".into(),
+        };
+        assert_eq!(
+            turn("1:56 pm on 8 May, 2023").iso_time().as_deref(),
+            Some("2023-05-08T13:56:00Z")
+        );
+        assert_eq!(
+            turn("10:04 am on 19 January, 2024").iso_time().as_deref(),
+            Some("2024-01-19T10:04:00Z")
+        );
+        assert_eq!(turn("sometime in May").iso_time(), None);
+    }
 }

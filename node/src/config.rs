@@ -107,6 +107,7 @@ pub const KEYS: &[&str] = &[
     "memory.text_weight",
     "memory.keyword_coverage",
     "memory.rerank_depth",
+    "memory.date_weight",
     "memory.secrets",
 ];
 
@@ -449,6 +450,7 @@ fn set_memory(settings: &mut MemorySettings, key: &str, value: &str) -> anyhow::
         "memory.dense_weight" => settings.ranking.dense_weight = number()?,
         "memory.text_weight" => settings.ranking.text_weight = number()?,
         "memory.keyword_coverage" => settings.ranking.keyword_coverage = number()?,
+        "memory.date_weight" => settings.ranking.date_weight = number()?,
         "memory.rerank_depth" => {
             settings.ranking.rerank_depth = value
                 .parse()

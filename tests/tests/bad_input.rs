@@ -141,6 +141,17 @@ fn cases(existing: &str) -> Vec<(&'static str, Value, Expect)> {
             Error("diversity must be between 0 and 1"),
         ),
         ("recall", json!({"query": "x", "entities": ["nobody-known"]}), Answer),
+        ("store", json!({"content": "x", "valid_from": "last week"}), Error("valid_from")),
+        (
+            "store",
+            json!({"content": "x", "valid_from": 20250101}),
+            Error("valid_from must be a string"),
+        ),
+        (
+            "store",
+            json!({"subject": "api", "predicate": "port", "object": "1", "valid_from": "2025-01-01"}),
+            Error("valid_from is for text memories"),
+        ),
         // Unknown parameters and tools.
         ("store", json!({"contents": "x"}), Error("contents is not a parameter")),
         ("recall", json!({"query": "x", "k": 3}), Error("k is not a parameter")),

@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
-use ferrex_tests::TestHome;
+use ferrex_tests::{TestHome, result_ids};
 use serde_json::json;
 
 /// Thirty varied memories; the first ten have a paraphrased query each.
@@ -97,5 +97,40 @@ async fn namespaces_isolate_and_forget_removes_from_recall() {
     assert_eq!(stats["memories"], 1);
     assert_eq!(stats["forgotten"], 1);
     assert_eq!(stats["by_namespace"]["personal"], 1);
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_date_in_the_query_finds_what_happened_then() {
+    let home = TestHome::new();
+    let client = home.client().await;
+    // Standup notes of different days: alike in meaning, told apart only
+    // by when they happened.
+    let days = [
+        ("2025-01-14", "Standup: we talked about the flaky login test on CI."),
+        ("2025-02-11", "Standup: we talked about moving the database to a bigger host."),
+        ("2025-03-12", "Standup: we talked about the mobile release slipping a week."),
+        ("2025-04-16", "Standup: we talked about hiring a second designer."),
+        ("2025-05-20", "Standup: we talked about the on-call rota for the summer."),
+    ];
+    let mut ids = Vec::new();
+    for (day, text) in days {
+        let answer = client
+            .ok("store", json!({"content": text, "namespace": "team", "valid_from": day}))
+            .await;
+        ids.push(answer["id"].as_str().unwrap().to_owned());
+    }
+    for (query, wanted) in [
+        ("What did we talk about at standup on 12 March 2025?", 2),
+        ("What came up in the standup of February 11, 2025?", 1),
+        ("Which topics did standup cover in May 2025?", 4),
+    ] {
+        let found = client.recall_ids(query, "team", 5).await;
+        assert_eq!(found.first(), Some(&ids[wanted]), "{query}: {found:?}");
+    }
+    // valid_from is what time_range filters on, too.
+    let march = json!({"query": "standup", "namespace": "team",
+        "time_range": {"start": "2025-03-01", "end": "2025-04-01"}});
+    assert_eq!(result_ids(&client.ok("recall", march).await), vec![ids[2].clone()]);
     client.close().await;
 }

@@ -13,9 +13,9 @@ use std::{
 };
 
 use ferrex_core::{
-    MemoryKind, Namespace, Staleness, Timestamp, cosine, rank,
+    DAY_MILLIS, MemoryKind, Namespace, RankingSettings, Staleness, Timestamp, cosine, rank,
     scoring::{confidence, recency_boost},
-    staleness, staleness_label,
+    staleness, staleness_label, when,
 };
 
 use super::{Engine, ToolError, lock, usage_of};
@@ -26,6 +26,9 @@ const CANDIDATES: usize = 100;
 /// With an entity or time filter, the filtered memories are ranked exactly
 /// when there are at most this many; beyond, the candidates are filtered.
 const EXACT_FILTER_LIMIT: usize = 2_000;
+/// What is recorded about a day is often recorded in the days after it:
+/// a query's dates match memories up to this many days past them.
+const DATE_SLACK_DAYS: i64 = 7;
 /// The deepest either candidate list goes when filters drop too many.
 const MAX_CANDIDATES: usize = 1_600;
 /// A recall waits for memories of its namespace that have no vector yet
@@ -163,22 +166,12 @@ impl Engine {
         // Few enough memories pass the filters to rank each by meaning.
         let exact_dense: Option<Vec<String>> = match &allowed {
             Some(allowed) if allowed.len() <= EXACT_FILTER_LIMIT => {
-                let mut scored: Vec<(String, f32)> = Vec::with_capacity(allowed.len());
-                for id in allowed {
-                    let best = index
-                        .vectors(id)?
-                        .iter()
-                        .map(|stored| cosine(&vector, stored))
-                        .max_by(f32::total_cmp);
-                    if let Some(best) = best {
-                        scored.push((id.clone(), best));
-                    }
-                }
-                scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-                Some(scored.into_iter().map(|(id, _)| id).collect())
+                Some(by_meaning(&index, &vector, allowed)?)
             }
             _ => None,
         };
+        // What the query's dates and names point at, each a list of its own.
+        let hinted = hinted_lists(&index, &vector, request, &settings.ranking, now)?;
         // Filters and labels drop candidates; when too few are left, look
         // deeper (bounded).
         let mut wanted = CANDIDATES.max(request.limit * 3);
@@ -195,11 +188,19 @@ impl Engine {
                 None => self.search(&index, &vector, request, wanted)?,
             };
             let exhausted = dense_ids.len() < wanted && text_ids.len() < wanted;
+            let mut hints: Vec<(Vec<String>, f64)> = hinted
+                .iter()
+                .map(|(list, weight)| (list.iter().take(wanted).cloned().collect(), *weight))
+                .collect();
             if let Some(allowed) = &allowed {
                 dense_ids.retain(|id| allowed.contains(id));
                 text_ids.retain(|id| allowed.contains(id));
+                for (list, _) in &mut hints {
+                    list.retain(|id| allowed.contains(id));
+                }
             }
-            results = self.score(&index, request, &settings, &dense_ids, &text_ids, now)?;
+            let lists = Lists { dense: &dense_ids, text: &text_ids, hints: &hints };
+            results = self.score(&index, request, &settings, &lists, now)?;
             if results.len() >= request.limit || exhausted || wanted >= MAX_CANDIDATES {
                 break;
             }
@@ -262,12 +263,17 @@ impl Engine {
         index: &crate::index::Index,
         request: &RecallRequest,
         settings: &ferrex_core::MemorySettings,
-        dense_ids: &[String],
-        text_ids: &[String],
+        lists: &Lists<'_>,
         now: Timestamp,
     ) -> anyhow::Result<Vec<Recalled>> {
-        let mut ids: Vec<String> = dense_ids.to_vec();
-        ids.extend(text_ids.iter().filter(|id| !dense_ids.contains(id)).cloned());
+        let (dense_ids, text_ids) = (lists.dense, lists.text);
+        let ids: BTreeSet<String> = dense_ids
+            .iter()
+            .chain(text_ids)
+            .chain(lists.hints.iter().flat_map(|(list, _)| list))
+            .cloned()
+            .collect();
+        let ids: Vec<String> = ids.into_iter().collect();
         let mut rows = index.rows(&ids)?;
         let ranking = &settings.ranking;
         // A keyword match counts by how much of the query it holds.
@@ -282,13 +288,14 @@ impl Engine {
                     .powf(ranking.keyword_coverage)
             })
         };
-        let mut fused = rank::scaled_rank_fusion(
-            &[
-                (dense_ids, ranking.dense_weight, &|_| 1.0),
-                (text_ids, ranking.text_weight, &coverage),
-            ],
-            rank::RRF_K,
-        );
+        let whole: &dyn Fn(&str) -> f64 = &|_| 1.0;
+        let mut fused_lists: Vec<rank::ScaledList<'_>> = vec![
+            (dense_ids, ranking.dense_weight, whole),
+            (text_ids, ranking.text_weight, &coverage),
+        ];
+        fused_lists
+            .extend(lists.hints.iter().map(|(list, weight)| (list.as_slice(), *weight, whole)));
+        let mut fused = rank::scaled_rank_fusion(&fused_lists, rank::RRF_K);
         // What corrects a candidate answers the same question, in its
         // newer words: it is a candidate at least as good (a correction
         // that shares few words with the query would otherwise fall behind
@@ -379,4 +386,64 @@ impl Engine {
             text.into_iter().map(|(id, _)| id).collect(),
         ))
     }
+}
+
+/// The ranked lists a recall fuses.
+struct Lists<'a> {
+    /// By meaning.
+    dense: &'a [String],
+    /// By keywords.
+    text: &'a [String],
+    /// What the query's dates and names point at, with their weights.
+    hints: &'a [(Vec<String>, f64)],
+}
+
+/// `ids` best first by their closest vector to `vector` (ties by id);
+/// memories without a vector yet are left out.
+fn by_meaning<'a>(
+    index: &crate::index::Index,
+    vector: &[f32],
+    ids: impl IntoIterator<Item = &'a String>,
+) -> anyhow::Result<Vec<String>> {
+    let mut scored: Vec<(String, f32)> = Vec::new();
+    for id in ids {
+        let best =
+            index.vectors(id)?.iter().map(|stored| cosine(vector, stored)).max_by(f32::total_cmp);
+        if let Some(best) = best {
+            scored.push((id.clone(), best));
+        }
+    }
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    Ok(scored.into_iter().map(|(id, _)| id).collect())
+}
+
+/// The memories the query's own words point at, each list ranked by
+/// meaning and weighted as `ranking` says: those of the time it names
+/// ("on 8 May 2023", "last week"). A hint that points at more than
+/// [`EXACT_FILTER_LIMIT`] memories tells little and is dropped.
+fn hinted_lists(
+    index: &crate::index::Index,
+    vector: &[f32],
+    request: &RecallRequest,
+    ranking: &RankingSettings,
+    now: Timestamp,
+) -> anyhow::Result<Vec<(Vec<String>, f64)>> {
+    let namespace = request.namespace.as_str();
+    let mut lists = Vec::new();
+    if ranking.date_weight > 0.0
+        && let Some(window) = when::named_window(&request.query, now)
+    {
+        let ids = index.filtered(
+            namespace,
+            &request.kinds,
+            None,
+            Some(window.start.0),
+            Some(window.end.0 + DATE_SLACK_DAYS * DAY_MILLIS),
+            request.include_invalidated,
+        )?;
+        if !ids.is_empty() && ids.len() <= EXACT_FILTER_LIMIT {
+            lists.push((by_meaning(index, vector, &ids)?, ranking.date_weight));
+        }
+    }
+    Ok(lists)
 }

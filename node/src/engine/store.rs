@@ -286,7 +286,7 @@ impl Engine {
             cardinality: outcome.cardinality,
             created_at: now,
             created_by: device.clone(),
-            t_valid: now,
+            t_valid: request.valid_from.unwrap_or(now),
         };
         let records = NewRecords {
             memories: vec![memory],

@@ -36,7 +36,7 @@ impl Args {
     }
 
     /// A value that is present and not null.
-    fn value(&self, key: &str) -> Option<&Value> {
+    pub fn value(&self, key: &str) -> Option<&Value> {
         self.map.get(key).filter(|value| !value.is_null())
     }
 

@@ -35,6 +35,7 @@ pub fn store() -> Value {
             "source": {"type": "string", "description": "Where this came from."},
             "context": {"type": "string", "description": "Context to keep with it."},
             "supersedes": {"type": "string", "description": "Id of a memory this one replaces (skips the duplicate and conflict checks)."},
+            "valid_from": {"type": "string", "description": "ISO-8601 time or date when what the text tells happened or became true (default: now; text only). A recall whose query names a date (\"on 8 May\", \"last week\") favours memories of that time."},
             "allow_secrets": {"type": "boolean", "description": "Store text that looks like a credential (API key, token, private key, password in a URL) as it is; refused by default."}
         },
         "additionalProperties": false

@@ -141,6 +141,7 @@ fn store(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
         source: args.string("source")?,
         context: args.string("context")?,
         supersedes: args.string("supersedes")?,
+        valid_from: time("valid_from", args.value("valid_from"))?,
     };
     let allow_secrets = args.boolean("allow_secrets")?.unwrap_or(false);
     Ok(answers::stored(&engine.store(input, allow_secrets)?))
