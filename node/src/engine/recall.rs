@@ -1,6 +1,6 @@
 //! The recall pipeline: embed the query (cached), take dense candidates
-//! from sqlite-vec and BM25 candidates from FTS5, fuse them by reciprocal
-//! rank, filter (kinds, entities, time range, staleness, invalidated facts,
+//! from sqlite-vec, BM25 candidates from FTS5 and, when the query names a
+//! date, the memories valid then; fuse them by reciprocal rank, filter (kinds, entities, time range, staleness, invalidated facts,
 //! collapsed duplicates), weigh recency, trust and corrections, optionally
 //! diversify (MMR), and label every result.
 //!
@@ -170,7 +170,7 @@ impl Engine {
             }
             _ => None,
         };
-        // What the query's dates and names point at, each a list of its own.
+        // What the query's dates point at, a list of its own.
         let hinted = hinted_lists(&index, &vector, request, &settings.ranking, now)?;
         // Filters and labels drop candidates; when too few are left, look
         // deeper (bounded).
@@ -394,7 +394,7 @@ struct Lists<'a> {
     dense: &'a [String],
     /// By keywords.
     text: &'a [String],
-    /// What the query's dates and names point at, with their weights.
+    /// What the query's dates point at, with their weights.
     hints: &'a [(Vec<String>, f64)],
 }
 
