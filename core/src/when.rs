@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 use chrono::{Datelike, Days, Months, NaiveDate};
 use regex::{Captures, Regex};
 
-use crate::{DAY_MILLIS, Timestamp};
+use crate::Timestamp;
 
 /// A span of time a query names: `start` inclusive, `end` exclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -262,12 +262,6 @@ fn span(kind: Kind, captures: &Captures<'_>, today: NaiveDate) -> Option<(NaiveD
     }
 }
 
-/// Whether `time` falls in `window` widened to `slack_days` after its
-/// end (what is recorded about a day is often recorded a little later).
-pub fn within(window: Window, time: Timestamp, slack_days: i64) -> bool {
-    time >= window.start && time.0 < window.end.0 + slack_days * DAY_MILLIS
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,15 +364,5 @@ mod tests {
         ] {
             assert_eq!(window(query), None, "{query}");
         }
-    }
-
-    #[test]
-    fn within_allows_slack_after_the_end() {
-        let window = named_window("on 8 May 2023", NOW).expect("a date");
-        assert!(within(window, window.start, 0));
-        assert!(!within(window, window.end, 0));
-        assert!(within(window, window.end, 7));
-        assert!(!within(window, Timestamp(window.end.0 + 7 * DAY_MILLIS), 7));
-        assert!(!within(window, Timestamp(window.start.0 - 1), 7));
     }
 }
