@@ -1,6 +1,7 @@
 //! The recall pipeline: embed the query (cached), take dense candidates
 //! from sqlite-vec, BM25 candidates from FTS5 and, when the query names a
-//! date, the memories valid then; fuse them by reciprocal rank, filter (kinds, entities, time range, staleness, invalidated facts,
+//! date, the memories valid then; fuse them by reciprocal rank, filter
+//! (kinds, entities, time range, staleness, invalidated facts,
 //! collapsed duplicates), weigh recency, trust and corrections, optionally
 //! diversify (MMR), and label every result.
 //!
@@ -13,7 +14,7 @@ use std::{
 };
 
 use ferrex_core::{
-    DAY_MILLIS, MemoryKind, Namespace, RankingSettings, Staleness, Timestamp, cosine, rank,
+    MemoryKind, Namespace, Staleness, Timestamp, cosine, rank,
     scoring::{confidence, recency_boost},
     staleness, staleness_label, when,
 };
@@ -28,7 +29,7 @@ const CANDIDATES: usize = 100;
 const EXACT_FILTER_LIMIT: usize = 2_000;
 /// What is recorded about a day is often recorded in the days after it:
 /// a query's dates match memories up to this many days past them.
-const DATE_SLACK_DAYS: i64 = 7;
+const DATE_SLACK_DAYS: f64 = 7.0;
 /// The deepest either candidate list goes when filters drop too many.
 const MAX_CANDIDATES: usize = 1_600;
 /// A recall waits for memories of its namespace that have no vector yet
@@ -171,7 +172,11 @@ impl Engine {
             _ => None,
         };
         // What the query's dates point at, a list of its own.
-        let hinted = hinted_lists(&index, &vector, request, &settings.ranking, now)?;
+        let dated = if settings.ranking.date_weight > 0.0 {
+            dated_list(&index, &vector, request, now)?
+        } else {
+            Vec::new()
+        };
         // Filters and labels drop candidates; when too few are left, look
         // deeper (bounded).
         let mut wanted = CANDIDATES.max(request.limit * 3);
@@ -188,18 +193,13 @@ impl Engine {
                 None => self.search(&index, &vector, request, wanted)?,
             };
             let exhausted = dense_ids.len() < wanted && text_ids.len() < wanted;
-            let mut hints: Vec<(Vec<String>, f64)> = hinted
-                .iter()
-                .map(|(list, weight)| (list.iter().take(wanted).cloned().collect(), *weight))
-                .collect();
+            let mut dated_ids: Vec<String> = dated.iter().take(wanted).cloned().collect();
             if let Some(allowed) = &allowed {
                 dense_ids.retain(|id| allowed.contains(id));
                 text_ids.retain(|id| allowed.contains(id));
-                for (list, _) in &mut hints {
-                    list.retain(|id| allowed.contains(id));
-                }
+                dated_ids.retain(|id| allowed.contains(id));
             }
-            let lists = Lists { dense: &dense_ids, text: &text_ids, hints: &hints };
+            let lists = Lists { dense: &dense_ids, text: &text_ids, dated: &dated_ids };
             results = self.score(&index, request, &settings, &lists, now)?;
             if results.len() >= request.limit || exhausted || wanted >= MAX_CANDIDATES {
                 break;
@@ -267,12 +267,8 @@ impl Engine {
         now: Timestamp,
     ) -> anyhow::Result<Vec<Recalled>> {
         let (dense_ids, text_ids) = (lists.dense, lists.text);
-        let ids: BTreeSet<String> = dense_ids
-            .iter()
-            .chain(text_ids)
-            .chain(lists.hints.iter().flat_map(|(list, _)| list))
-            .cloned()
-            .collect();
+        let ids: BTreeSet<String> =
+            dense_ids.iter().chain(text_ids).chain(lists.dated).cloned().collect();
         let ids: Vec<String> = ids.into_iter().collect();
         let mut rows = index.rows(&ids)?;
         let ranking = &settings.ranking;
@@ -288,14 +284,14 @@ impl Engine {
                     .powf(ranking.keyword_coverage)
             })
         };
-        let whole: &dyn Fn(&str) -> f64 = &|_| 1.0;
-        let mut fused_lists: Vec<rank::ScaledList<'_>> = vec![
-            (dense_ids, ranking.dense_weight, whole),
-            (text_ids, ranking.text_weight, &coverage),
-        ];
-        fused_lists
-            .extend(lists.hints.iter().map(|(list, weight)| (list.as_slice(), *weight, whole)));
-        let mut fused = rank::scaled_rank_fusion(&fused_lists, rank::RRF_K);
+        let mut fused = rank::scaled_rank_fusion(
+            &[
+                (dense_ids, ranking.dense_weight, &|_| 1.0),
+                (text_ids, ranking.text_weight, &coverage),
+                (lists.dated, ranking.date_weight, &|_| 1.0),
+            ],
+            rank::RRF_K,
+        );
         // What corrects a candidate answers the same question, in its
         // newer words: it is a candidate at least as good (a correction
         // that shares few words with the query would otherwise fall behind
@@ -394,8 +390,9 @@ struct Lists<'a> {
     dense: &'a [String],
     /// By keywords.
     text: &'a [String],
-    /// What the query's dates point at, with their weights.
-    hints: &'a [(Vec<String>, f64)],
+    /// The memories of the time the query names, by meaning (empty when
+    /// it names none).
+    dated: &'a [String],
 }
 
 /// `ids` best first by their closest vector to `vector` (ties by id);
@@ -417,33 +414,27 @@ fn by_meaning<'a>(
     Ok(scored.into_iter().map(|(id, _)| id).collect())
 }
 
-/// The memories the query's own words point at, each list ranked by
-/// meaning and weighted as `ranking` says: those of the time it names
-/// ("on 8 May 2023", "last week"). A hint that points at more than
-/// [`EXACT_FILTER_LIMIT`] memories tells little and is dropped.
-fn hinted_lists(
+/// The memories of the time the query names ("on 8 May 2023", "last
+/// week"; up to [`DATE_SLACK_DAYS`] after it), best first by meaning; none
+/// when it names no time, or one that holds more than
+/// [`EXACT_FILTER_LIMIT`] memories (it tells little then).
+fn dated_list(
     index: &crate::index::Index,
     vector: &[f32],
     request: &RecallRequest,
-    ranking: &RankingSettings,
     now: Timestamp,
-) -> anyhow::Result<Vec<(Vec<String>, f64)>> {
-    let namespace = request.namespace.as_str();
-    let mut lists = Vec::new();
-    if ranking.date_weight > 0.0
-        && let Some(window) = when::named_window(&request.query, now)
-    {
-        let ids = index.filtered(
-            namespace,
-            &request.kinds,
-            None,
-            Some(window.start.0),
-            Some(window.end.0 + DATE_SLACK_DAYS * DAY_MILLIS),
-            request.include_invalidated,
-        )?;
-        if !ids.is_empty() && ids.len() <= EXACT_FILTER_LIMIT {
-            lists.push((by_meaning(index, vector, &ids)?, ranking.date_weight));
-        }
+) -> anyhow::Result<Vec<String>> {
+    let Some(window) = when::named_window(&request.query, now) else { return Ok(Vec::new()) };
+    let ids = index.filtered(
+        request.namespace.as_str(),
+        &request.kinds,
+        None,
+        Some(window.start.0),
+        Some(window.end.plus_days(DATE_SLACK_DAYS).0),
+        request.include_invalidated,
+    )?;
+    if ids.len() > EXACT_FILTER_LIMIT {
+        return Ok(Vec::new());
     }
-    Ok(lists)
+    by_meaning(index, vector, &ids)
 }
