@@ -1,6 +1,6 @@
 //! One-node benchmark at 10k memories, through real processes and MCP.
 //!
-//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example node_bench [-- --memories N --locomo PATH --model NAME --config TOML --no-baseline]`
+//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example node_bench [-- --memories N --locomo PATH --model NAME --config TOML --no-baseline --home DIR]`
 //!
 //! 1. Writes N memories (LoCoMo's dialogue turns, then synthetic ones) into a
 //!    fresh home's documents, and times a bare fastembed call embedding the
@@ -21,10 +21,16 @@
 //!    node's resident memory after serving.
 //!
 //! `--no-baseline` skips the bare-embedding comparison of step 1, which at
-//! large N costs more than the rest of the run.
+//! large N costs more than the rest of the run. `--home DIR` keeps a copy of
+//! the prefilled and rebuilt home in DIR, and when DIR already holds one,
+//! starts from a copy of it instead of steps 1 and 2 (a 100k rebuild takes
+//! about 20 minutes); the run's stores never touch DIR.
+//!
+//! The last line of the output holds every figure as `key=value` pairs, in
+//! a fixed order, for scripts comparing runs.
 
 use std::{
-    path::PathBuf,
+    path::{Path, PathBuf},
     process::{Command, Stdio},
     time::{Duration, Instant},
 };
@@ -49,6 +55,7 @@ async fn main() -> anyhow::Result<()> {
     let mut baseline = true;
     let mut tier = ModelTier::default();
     let mut config = String::new();
+    let mut kept: Option<PathBuf> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().context("a flag needs a value");
@@ -57,6 +64,7 @@ async fn main() -> anyhow::Result<()> {
             "--locomo" => locomo = value()?.into(),
             "--no-baseline" => baseline = false,
             "--model" => tier = value()?.parse()?,
+            "--home" => kept = Some(value()?.into()),
             "--config" => {
                 config.push_str(&value()?);
                 config.push('\n');
@@ -79,38 +87,26 @@ async fn main() -> anyhow::Result<()> {
         ferrex_bin().display()
     );
 
-    // 1. Documents, and the bare embedding baseline on the same texts.
     let home = TestHome::with_config(&format!("[embed]\nmodel = \"{tier}\"\n{config}"));
-    prefill(&home.path().join("docs"), NAMESPACE, &texts, 100)?;
-    let (bare_rate, ferrex_rate) = if !baseline {
-        (f64::NAN, f64::NAN)
+    let reused = kept.as_ref().filter(|dir| dir.join("index.sqlite").exists());
+    let Built { bare_rate, ferrex_rate, rebuild_rate, rebuild_peak_mb } = if let Some(dir) = reused
+    {
+        println!("starting from a copy of {} (no prefill, no rebuild)", dir.display());
+        copy_home(dir, home.path())?;
+        Built {
+            bare_rate: f64::NAN,
+            ferrex_rate: f64::NAN,
+            rebuild_rate: f64::NAN,
+            rebuild_peak_mb: f64::NAN,
+        }
     } else {
-        let files = ModelSearch::from_env().locate(tier)?;
-        let options = EmbedderOptions { tier, ..Default::default() };
-        let mut bare = bare_fastembed(&files, &options)?;
-        // The same work the node does: each memory's whole text and its
-        // passages.
-        let all: Vec<String> = texts.iter().flat_map(|text| texts_to_embed(text)).collect();
-        let refs: Vec<&str> = all.iter().map(String::as_str).collect();
-        println!(
-            "embedding work: {} texts ({:.2} per memory: whole text and passages)",
-            all.len(),
-            all.len() as f64 / count as f64
-        );
-        let started = Instant::now();
-        bare.embed(&refs, None)?;
-        let bare_rate = count as f64 / started.elapsed().as_secs_f64();
-        let mut embedder = FastEmbedder::from_verified_files(&files, &options)?;
-        let started = Instant::now();
-        embedder.embed_batch(&refs)?;
-        (bare_rate, count as f64 / started.elapsed().as_secs_f64())
+        let rates = prefill_and_rebuild(&home, &texts, tier, baseline)?;
+        if let Some(dir) = &kept {
+            copy_home(home.path(), dir)?;
+            println!("kept a copy of the rebuilt home in {}", dir.display());
+        }
+        rates
     };
-
-    // 2. Rebuild.
-    let started = Instant::now();
-    let (ok, _, stderr) = home.run(&["reindex"]);
-    anyhow::ensure!(ok, "reindex failed: {stderr}");
-    let rebuild_rate = count as f64 / started.elapsed().as_secs_f64();
 
     // 3. Serve: store and recall through MCP.
     let client = match ferrex_tests::Client::connect(&home).await {
@@ -274,13 +270,134 @@ async fn main() -> anyhow::Result<()> {
         "  vs ferrex-embed embed_batch alone of the same texts {ferrex_rate:.0} memories/s: ratio {:.3}",
         rebuild_rate / ferrex_rate
     );
+    println!("  peak resident memory of the rebuild: {rebuild_peak_mb:.0} MB");
+    // The stable last line: every figure, fixed keys in a fixed order
+    // (milliseconds, MB, memories per second; NaN when not measured).
+    println!(
+        "figures memories={count} model={tier} note_p50={:.2} note_p95={:.2} sentence_p50={:.2} sentence_p95={:.2} fact_p50={:.2} fact_p95={:.2} recall_p50={:.2} recall_p95={:.2} serving_rss={rss_mb:.0} restart_listening={:.0} restart_first_answer={:.0} docs_mb={:.1} index_mb={:.1} rebuild_rate={rebuild_rate:.0} rebuild_peak_rss={rebuild_peak_mb:.0}",
+        millis(percentile(&mut note_stores, 50)),
+        millis(percentile(&mut note_stores, 95)),
+        millis(percentile(&mut stores, 50)),
+        millis(percentile(&mut stores, 95)),
+        millis(percentile(&mut fact_stores, 50)),
+        millis(percentile(&mut fact_stores, 95)),
+        millis(percentile(&mut recalls, 50)),
+        millis(percentile(&mut recalls, 95)),
+        millis(listening),
+        millis(serving),
+        docs_bytes as f64 / 1e6,
+        index_bytes as f64 / 1e6,
+    );
+    Ok(())
+}
+
+/// What steps 1 and 2 measured.
+struct Built {
+    /// A bare fastembed call on the same work, memories per second.
+    bare_rate: f64,
+    /// ferrex-embed's `embed_batch` alone, memories per second.
+    ferrex_rate: f64,
+    /// `ferrex reindex`, memories per second (wall time incl. model load).
+    rebuild_rate: f64,
+    /// The reindex process's peak resident memory, MB.
+    rebuild_peak_mb: f64,
+}
+
+/// Steps 1 and 2: writes `texts` into the home's documents, times the bare
+/// embedding of the same work (unless `baseline` is off) and `ferrex
+/// reindex`.
+#[allow(clippy::print_stdout, reason = "a benchmark prints its figures")]
+fn prefill_and_rebuild(
+    home: &TestHome,
+    texts: &[String],
+    tier: ModelTier,
+    baseline: bool,
+) -> anyhow::Result<Built> {
+    let count = texts.len();
+    // 1. Documents, and the bare embedding baseline on the same texts.
+    prefill(&home.path().join("docs"), NAMESPACE, texts, 100)?;
+    let (bare_rate, ferrex_rate) = if !baseline {
+        (f64::NAN, f64::NAN)
+    } else {
+        let files = ModelSearch::from_env().locate(tier)?;
+        let options = EmbedderOptions { tier, ..Default::default() };
+        let mut bare = bare_fastembed(&files, &options)?;
+        // The same work the node does: each memory's whole text and its
+        // passages.
+        let all: Vec<String> = texts.iter().flat_map(|text| texts_to_embed(text)).collect();
+        let refs: Vec<&str> = all.iter().map(String::as_str).collect();
+        println!(
+            "embedding work: {} texts ({:.2} per memory: whole text and passages)",
+            all.len(),
+            all.len() as f64 / count as f64
+        );
+        let started = Instant::now();
+        bare.embed(&refs, None)?;
+        let bare_rate = count as f64 / started.elapsed().as_secs_f64();
+        let mut embedder = FastEmbedder::from_verified_files(&files, &options)?;
+        let started = Instant::now();
+        embedder.embed_batch(&refs)?;
+        (bare_rate, count as f64 / started.elapsed().as_secs_f64())
+    };
+
+    // 2. Rebuild.
+    let started = Instant::now();
+    let mut reindex =
+        home.command(&["reindex"]).stdout(Stdio::null()).stderr(Stdio::piped()).spawn()?;
+    let mut rebuild_peak_mb = f64::NAN;
+    let status = loop {
+        // VmHWM is the process's peak so far: the last reading before it
+        // exits is its peak within one polling interval's growth.
+        if let Some(peak) = proc_status_mb(reindex.id(), "VmHWM:") {
+            rebuild_peak_mb = peak;
+        }
+        if let Some(status) = reindex.try_wait()? {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let rebuild_rate = count as f64 / started.elapsed().as_secs_f64();
+    if !status.success() {
+        let mut stderr = String::new();
+        if let Some(mut pipe) = reindex.stderr.take() {
+            std::io::Read::read_to_string(&mut pipe, &mut stderr)?;
+        }
+        anyhow::bail!("reindex failed: {stderr}");
+    }
+    Ok(Built { bare_rate, ferrex_rate, rebuild_rate, rebuild_peak_mb })
+}
+
+/// Copies a node's home from `from` to `to` (documents, keys, index and
+/// state), leaving out its `ferrex.toml`, logs, socket and pid file: the
+/// destination keeps its own configuration.
+fn copy_home(from: &Path, to: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        if ["ferrex.toml", "logs", "ferrex.sock", "node.pid"].iter().any(|skip| name == *skip) {
+            continue;
+        }
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            copy_home(&entry.path(), &to.join(&name))?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), to.join(&name))
+                .with_context(|| format!("copying {}", entry.path().display()))?;
+        }
+    }
     Ok(())
 }
 
 /// The resident memory of process `pid` in MB, from /proc.
 fn resident_mb(pid: u32) -> Option<f64> {
+    proc_status_mb(pid, "VmRSS:")
+}
+
+/// A figure in kB from `/proc/<pid>/status` (`VmRSS:`, `VmHWM:`), in MB.
+fn proc_status_mb(pid: u32, key: &str) -> Option<f64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
+    let line = status.lines().find(|line| line.starts_with(key))?;
     let kilobytes: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kilobytes / 1024.0)
 }

@@ -163,13 +163,31 @@ impl Document {
             }
         };
         self.doc.commit_with(CommitOptions::default().with_time(now.0.div_euclid(1000)));
-        self.persist()?;
+        if let Err(error) = self.persist() {
+            // Not on disk, so not acknowledged: take the change back out of
+            // memory too, or it would be sent to peers and persisted with a
+            // later write after its writer was told it failed. A fork at
+            // the heads before it keeps everything else (changes merged
+            // from peers and not yet persisted included) and starts a fresh
+            // actor, so the change's sequence number is never reused.
+            match self.doc.fork_at(&before) {
+                Ok(doc) => self.doc = doc,
+                Err(fork) => tracing::error!(
+                    doc = %self.id,
+                    %fork,
+                    "could not take a failed write back out of memory; it may still sync"
+                ),
+            }
+            return Err(error);
+        }
         let after = self.doc.get_heads();
         Ok((outcome, DocChange { doc: self.id.clone(), before, after, keys, purged: false }))
     }
 
     /// Writes every change not yet on disk to the log and syncs it; compacts
-    /// when the log has outgrown the snapshot.
+    /// when the log has outgrown the snapshot. Once the append is synced the
+    /// changes are durable: a compaction that fails after it is logged and
+    /// tried again after a later append, not reported as a failed write.
     pub(crate) fn persist(&mut self) -> Result<(), ReplicaError> {
         let heads = self.doc.get_heads();
         if heads == self.persisted {
@@ -180,7 +198,13 @@ impl Document {
         self.persisted = heads;
         if self.files.should_compact() {
             let snapshot = self.doc.save();
-            self.files.compact(&snapshot)?;
+            if let Err(error) = self.files.compact(&snapshot) {
+                tracing::warn!(
+                    doc = %self.id,
+                    %error,
+                    "compaction failed; the log keeps every change, and compaction is tried again later"
+                );
+            }
         }
         Ok(())
     }

@@ -29,13 +29,15 @@ use std::{
     collections::HashMap,
     fs::{File, OpenOptions},
     io::Read,
-    os::unix::fs::FileExt,
     path::{Path, PathBuf},
 };
 
 use sha2::{Digest, Sha256};
 
-use crate::storage::{StorageError, sync_dir};
+use crate::{
+    faults::{self, Op},
+    storage::{StorageError, sync_dir},
+};
 
 /// Header of the key file: magic, format version 1, zero padding.
 const HEADER: [u8; 64] = {
@@ -144,22 +146,24 @@ fn encode_slot(tag: &RecordTag, key: &Key) -> [u8; SLOT] {
 impl KeyStore {
     /// Opens (creating if needed) the key file at `path`.
     pub fn open(path: &Path) -> Result<KeyStore, StorageError> {
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
+        let mut file = faults::check(Op::Create)
+            .and_then(|()| {
+                OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path)
+            })
             .map_err(io_error("opening", path))?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(io_error("reading", path))?;
-        if bytes.is_empty() {
-            file.write_all_at(&HEADER, 0).map_err(io_error("writing", path))?;
-            file.sync_all().map_err(io_error("syncing", path))?;
+        // Empty, or part of the header: the file was being created when
+        // the process stopped or the write failed. It held no key yet.
+        if bytes.len() < HEADER.len() && HEADER.starts_with(&bytes) {
+            faults::write_all_at(&file, &HEADER, 0).map_err(io_error("writing", path))?;
+            faults::check(Op::Sync)
+                .and_then(|()| file.sync_all())
+                .map_err(io_error("syncing", path))?;
             if let Some(parent) = path.parent() {
                 sync_dir(parent)?;
             }
-            bytes.extend_from_slice(&HEADER);
+            bytes = HEADER.to_vec();
         }
         if bytes.len() < HEADER.len() || bytes[..8] != HEADER[..8] {
             return Err(StorageError::UnknownFormat {
@@ -263,19 +267,30 @@ impl KeyStore {
                     self.slots - 1
                 }
             };
-            self.file
-                .write_all_at(&encode_slot(&tag, key), HEADER.len() as u64 + slot * SLOT as u64)
-                .map_err(io_error("writing", &self.path))?;
             written.push((slot, tag, key.clone()));
+            let offset = HEADER.len() as u64 + slot * SLOT as u64;
+            if let Err(error) = faults::write_all_at(&self.file, &encode_slot(&tag, key), offset) {
+                self.release(&written);
+                return Err(io_error("writing", &self.path)(error));
+            }
         }
         if written.is_empty() {
             return Ok(());
         }
-        self.file.sync_data().map_err(io_error("syncing", &self.path))?;
+        if let Err(error) = faults::check(Op::Sync).and_then(|()| self.file.sync_data()) {
+            self.release(&written);
+            return Err(io_error("syncing", &self.path)(error));
+        }
         for (slot, tag, key) in written {
             self.remember(slot, tag, key);
         }
         Ok(())
+    }
+
+    /// Gives back the slots of keys whose write failed, to be written
+    /// again: a slot holding part of a key reads as damaged, hence free.
+    fn release(&mut self, written: &[(u64, RecordTag, Key)]) {
+        self.free.extend(written.iter().rev().map(|(slot, _, _)| *slot));
     }
 
     /// Overwrites with zeros every key filed under the records `ids`, syncs
@@ -307,8 +322,8 @@ impl KeyStore {
             let Some(keys) = self.by_tag.get(tag).cloned() else { continue };
             for id in keys {
                 if let Some(entry) = self.by_id.get(&id) {
-                    self.file
-                        .write_all_at(&[0u8; SLOT], HEADER.len() as u64 + entry.slot * SLOT as u64)
+                    let offset = HEADER.len() as u64 + entry.slot * SLOT as u64;
+                    faults::write_all_at(&self.file, &[0u8; SLOT], offset)
                         .map_err(io_error("overwriting", &self.path))?;
                     removed += 1;
                 }
@@ -317,7 +332,9 @@ impl KeyStore {
         if removed == 0 {
             return Ok(0);
         }
-        self.file.sync_data().map_err(io_error("syncing", &self.path))?;
+        faults::check(Op::Sync)
+            .and_then(|()| self.file.sync_data())
+            .map_err(io_error("syncing", &self.path))?;
         for tag in tags {
             for id in self.by_tag.remove(tag).unwrap_or_default() {
                 if let Some(entry) = self.by_id.remove(&id) {

@@ -18,6 +18,7 @@ mod doc_id;
 mod doc_sync;
 mod document;
 mod error;
+pub mod faults;
 mod identity;
 mod key_sync;
 pub mod keys;

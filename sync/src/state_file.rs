@@ -7,12 +7,13 @@
 
 use std::{
     fs::OpenOptions,
-    io::Write,
     os::unix::fs::OpenOptionsExt,
     path::{Path, PathBuf},
 };
 
 use serde::{Serialize, de::DeserializeOwned};
+
+use crate::faults::{self, Op};
 
 /// A state file that could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -61,22 +62,32 @@ pub(crate) fn save_bytes(path: &Path, bytes: &[u8], private: bool) -> Result<(),
         move |source| StateFileError::Io { action, path, source }
     };
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    std::fs::create_dir_all(dir).map_err(io("create", dir))?;
+    faults::check(Op::Create)
+        .and_then(|()| std::fs::create_dir_all(dir))
+        .map_err(io("create", dir))?;
     let mut temporary = path.as_os_str().to_owned();
     temporary.push(".tmp");
     let temporary = PathBuf::from(temporary);
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(if private { 0o600 } else { 0o644 })
-        .open(&temporary)
+    let mut file = faults::check(Op::Create)
+        .and_then(|()| {
+            OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(if private { 0o600 } else { 0o644 })
+                .open(&temporary)
+        })
         .map_err(io("create", &temporary))?;
-    file.write_all(bytes).map_err(io("write", &temporary))?;
-    file.sync_all().map_err(io("sync", &temporary))?;
+    faults::write_all(&mut file, bytes).map_err(io("write", &temporary))?;
+    faults::check(Op::Sync).and_then(|()| file.sync_all()).map_err(io("sync", &temporary))?;
     drop(file);
-    std::fs::rename(&temporary, path).map_err(io("rename", path))?;
-    std::fs::File::open(dir).and_then(|handle| handle.sync_all()).map_err(io("sync", dir))?;
+    faults::check(Op::Rename)
+        .and_then(|()| std::fs::rename(&temporary, path))
+        .map_err(io("rename", path))?;
+    faults::check(Op::Sync)
+        .and_then(|()| std::fs::File::open(dir))
+        .and_then(|handle| handle.sync_all())
+        .map_err(io("sync", dir))?;
     Ok(())
 }
 
@@ -113,5 +124,43 @@ mod tests {
         let error = load_json::<Vec<String>>(&path).unwrap_err();
         assert!(matches!(error, StateFileError::Corrupt { .. }));
         assert!(error.to_string().contains("revoked.json is damaged"), "{error}");
+    }
+
+    #[test]
+    fn a_failing_disk_at_any_operation_leaves_the_old_file_or_the_new_one() {
+        use crate::faults::{self, Fault};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state/peers.json");
+        let mut injected = 0;
+        for fault in [Fault::NoSpace, Fault::Io, Fault::Torn(0), Fault::Torn(128), Fault::Torn(255)]
+        {
+            for countdown in 0.. {
+                save_json(&path, &vec!["old".to_owned()], false).unwrap();
+                faults::arm(countdown, fault);
+                let saved = save_json(&path, &vec!["new".to_owned(); 100], false);
+                let (fired, _) = faults::disarm();
+                if !fired {
+                    assert!(saved.is_ok());
+                    break;
+                }
+                injected += 1;
+                let read = load_json::<Vec<String>>(&path).unwrap().unwrap();
+                let new = vec!["new".to_owned(); 100];
+                assert!(
+                    read == vec!["old".to_owned()] || read == new,
+                    "{fault:?} after {countdown}"
+                );
+                if saved.is_ok() {
+                    // A failed directory sync after the rename is an error
+                    // although the new file is in place; a success never
+                    // leaves the old one.
+                    assert_eq!(read, new, "{fault:?} after {countdown}");
+                }
+                // The next save succeeds over whatever was left.
+                save_json(&path, &vec!["after".to_owned()], false).unwrap();
+                assert_eq!(load_json::<Vec<String>>(&path).unwrap().unwrap(), vec!["after"]);
+            }
+        }
+        assert!(injected >= 5 * 4, "{injected}");
     }
 }

@@ -13,14 +13,23 @@
 //! A record is `len: u32 LE | sha256(payload)[..8] | payload`. A torn record
 //! at the end of the log (a crash mid-append) is cut off on open; the bytes
 //! are kept aside in `log.torn-<n>` rather than thrown away.
+//!
+//! A failed append (a full disk, an I/O error, a write cut short) is cut
+//! from the log before anything else is appended, so that a torn record
+//! never hides the acknowledged records after it; until the cut succeeds
+//! (and a failed directory sync of a compaction is retried) nothing more is
+//! appended. Every file-system operation here passes through
+//! [`crate::faults`], where tests inject those failures.
 
 use std::{
     fs::{self, File, OpenOptions},
-    io::{self, Read, Write},
+    io::{self, Read},
     path::{Path, PathBuf},
 };
 
 use sha2::{Digest, Sha256};
+
+use crate::faults::{self, Op};
 
 /// Header of a log file: magic and format version 1.
 const LOG_HEADER: &[u8; 8] = b"FXLOG\x00\x00\x01";
@@ -91,15 +100,23 @@ pub struct Loaded {
 pub struct DocFiles {
     dir: PathBuf,
     log: File,
+    /// Bytes of the log's header and complete records: where the next
+    /// record goes.
     log_bytes: u64,
     snapshot_bytes: u64,
+    /// A failed append may have left part of its record after `log_bytes`.
+    tail_dirty: bool,
+    /// The directory's entries (a compaction's new log) may not be durable.
+    dir_dirty: bool,
 }
 
 impl DocFiles {
     /// Opens (creating if needed) the document directory `dir` and reads it.
     pub fn open(dir: &Path) -> Result<(DocFiles, Loaded)> {
         let created = !dir.exists();
-        fs::create_dir_all(dir).map_err(io_error("creating", dir))?;
+        faults::check(Op::Create)
+            .and_then(|()| fs::create_dir_all(dir))
+            .map_err(io_error("creating", dir))?;
         if created && let Some(parent) = dir.parent() {
             sync_dir(parent)?;
         }
@@ -112,19 +129,26 @@ impl DocFiles {
         let snapshot_bytes = snapshot.as_ref().map_or(0, |payload| payload.len() as u64);
 
         let log_path = dir.join("log");
-        let mut log = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(&log_path)
+        let mut log = faults::check(Op::Create)
+            .and_then(|()| OpenOptions::new().read(true).append(true).create(true).open(&log_path))
             .map_err(io_error("opening", &log_path))?;
         let mut bytes = Vec::new();
         log.read_to_end(&mut bytes).map_err(io_error("reading", &log_path))?;
         if bytes.is_empty() {
-            log.write_all(LOG_HEADER).map_err(io_error("writing", &log_path))?;
-            log.sync_all().map_err(io_error("syncing", &log_path))?;
+            faults::write_all(&mut log, LOG_HEADER).map_err(io_error("writing", &log_path))?;
+            sync_file(&log, &log_path)?;
             sync_dir(dir)?;
             bytes.extend_from_slice(LOG_HEADER);
+        }
+        if bytes.len() < LOG_HEADER.len() && LOG_HEADER.starts_with(&bytes) {
+            // Part of the header: the log was being created when the
+            // process stopped or the write failed. It held nothing yet.
+            faults::check(Op::Truncate)
+                .and_then(|()| log.set_len(0))
+                .map_err(io_error("truncating", &log_path))?;
+            faults::write_all(&mut log, LOG_HEADER).map_err(io_error("writing", &log_path))?;
+            sync_file(&log, &log_path)?;
+            bytes = LOG_HEADER.to_vec();
         }
         check_header(&log_path, &bytes, LOG_HEADER)?;
         let (records, valid_len) = parse_records(&bytes[LOG_HEADER.len()..]);
@@ -132,28 +156,70 @@ impl DocFiles {
         let torn_bytes = bytes.len() as u64 - valid_len;
         if torn_bytes > 0 {
             set_aside(dir, &bytes[valid_len as usize..])?;
-            log.set_len(valid_len).map_err(io_error("truncating", &log_path))?;
-            log.sync_all().map_err(io_error("syncing", &log_path))?;
+            faults::check(Op::Truncate)
+                .and_then(|()| log.set_len(valid_len))
+                .map_err(io_error("truncating", &log_path))?;
+            sync_file(&log, &log_path)?;
             tracing::warn!(
                 dir = %dir.display(),
                 torn_bytes,
                 "cut a torn record from the end of a document log (a crash during a write that was never acknowledged)"
             );
         }
-        let files = DocFiles { dir: dir.to_owned(), log, log_bytes: valid_len, snapshot_bytes };
+        let files = DocFiles {
+            dir: dir.to_owned(),
+            log,
+            log_bytes: valid_len,
+            snapshot_bytes,
+            tail_dirty: false,
+            dir_dirty: false,
+        };
         Ok((files, Loaded { snapshot, records, torn_bytes }))
     }
 
-    /// Appends one record and syncs it to disk before returning.
+    /// Appends one record and syncs it to disk before returning. On error
+    /// the record is not in the log (whatever part of it was written is
+    /// cut off, now or before the next append).
     pub fn append(&mut self, payload: &[u8]) -> Result<()> {
         if payload.is_empty() {
             return Ok(());
         }
+        self.make_clean()?;
         let record = frame(payload);
         let path = self.dir.join("log");
-        self.log.write_all(&record).map_err(io_error("appending to", &path))?;
-        self.log.sync_data().map_err(io_error("syncing", &path))?;
+        let written = faults::write_all(&mut self.log, &record)
+            .map_err(io_error("appending to", &path))
+            .and_then(|()| sync_data(&self.log, &path));
+        if let Err(error) = written {
+            // Part of the record (or all of it, unsynced) may be in the
+            // file: a record appended after it would be cut off with it on
+            // the next open. Cut it now, or before the next append.
+            self.tail_dirty = true;
+            if let Err(cut) = self.make_clean() {
+                tracing::warn!(%cut, "could not cut a failed append from a document log yet");
+            }
+            return Err(error);
+        }
         self.log_bytes += record.len() as u64;
+        Ok(())
+    }
+
+    /// Cuts what a failed append left after the last complete record, and
+    /// syncs the directory if a compaction could not: until both are done,
+    /// nothing may be appended.
+    fn make_clean(&mut self) -> Result<()> {
+        if self.tail_dirty {
+            let path = self.dir.join("log");
+            faults::check(Op::Truncate)
+                .and_then(|()| self.log.set_len(self.log_bytes))
+                .map_err(io_error("truncating", &path))?;
+            sync_data(&self.log, &path)?;
+            self.tail_dirty = false;
+        }
+        if self.dir_dirty {
+            sync_dir(&self.dir)?;
+            self.dir_dirty = false;
+        }
         Ok(())
     }
 
@@ -163,8 +229,11 @@ impl DocFiles {
     }
 
     /// Replaces the snapshot with `snapshot` (a full save that includes every
-    /// logged change) and then empties the log.
+    /// logged change) and then empties the log. On error the files still
+    /// hold everything: the old snapshot and log, or the new snapshot and
+    /// the old log.
     pub fn compact(&mut self, snapshot: &[u8]) -> Result<()> {
+        self.make_clean()?;
         let mut contents =
             Vec::with_capacity(SNAPSHOT_HEADER.len() + RECORD_OVERHEAD + snapshot.len());
         contents.extend_from_slice(SNAPSHOT_HEADER);
@@ -172,11 +241,31 @@ impl DocFiles {
         write_atomically(&self.dir, "snapshot", &contents)?;
         self.snapshot_bytes = snapshot.len() as u64;
 
-        write_atomically(&self.dir, "log", LOG_HEADER)?;
+        // The new, empty log is written and synced under a temporary name
+        // and opened before it is renamed over the old one: the handle
+        // appended to is always the file named `log`, whichever step fails.
+        let temporary = self.dir.join("log.tmp");
+        let mut file = faults::check(Op::Create)
+            .and_then(|()| File::create(&temporary))
+            .map_err(io_error("creating", &temporary))?;
+        faults::write_all(&mut file, LOG_HEADER).map_err(io_error("writing", &temporary))?;
+        sync_file(&file, &temporary)?;
+        let log = faults::check(Op::Create)
+            .and_then(|()| OpenOptions::new().read(true).append(true).open(&temporary))
+            .map_err(io_error("opening", &temporary))?;
         let path = self.dir.join("log");
-        self.log =
-            OpenOptions::new().append(true).open(&path).map_err(io_error("opening", &path))?;
+        faults::check(Op::Rename)
+            .and_then(|()| fs::rename(&temporary, &path))
+            .map_err(io_error("renaming into", &path))?;
+        self.log = log;
         self.log_bytes = LOG_HEADER.len() as u64;
+        self.tail_dirty = false;
+        if let Err(error) = sync_dir(&self.dir) {
+            // Until the rename is durable, a crash could bring back the
+            // old log in place of records appended to the new one.
+            self.dir_dirty = true;
+            return Err(error);
+        }
         Ok(())
     }
 
@@ -246,24 +335,45 @@ fn set_aside(dir: &Path, bytes: &[u8]) -> Result<()> {
         .map(|attempt| dir.join(format!("log.torn-{attempt}")))
         .find(|path| !path.exists())
         .unwrap_or_else(|| dir.join("log.torn"));
-    fs::write(&path, bytes).map_err(io_error("writing", &path))
+    faults::check(Op::Create)
+        .and_then(|()| File::create(&path))
+        .and_then(|mut file| faults::write_all(&mut file, bytes))
+        .map_err(io_error("writing", &path))
 }
 
 /// Writes `name` in `dir` atomically: temporary file, sync, rename, sync dir.
 pub(crate) fn write_atomically(dir: &Path, name: &str, contents: &[u8]) -> Result<()> {
     let temporary = dir.join(format!("{name}.tmp"));
-    let mut file = File::create(&temporary).map_err(io_error("creating", &temporary))?;
-    file.write_all(contents).map_err(io_error("writing", &temporary))?;
-    file.sync_all().map_err(io_error("syncing", &temporary))?;
+    let mut file = faults::check(Op::Create)
+        .and_then(|()| File::create(&temporary))
+        .map_err(io_error("creating", &temporary))?;
+    faults::write_all(&mut file, contents).map_err(io_error("writing", &temporary))?;
+    sync_file(&file, &temporary)?;
     drop(file);
     let target = dir.join(name);
-    fs::rename(&temporary, &target).map_err(io_error("renaming into", &target))?;
+    faults::check(Op::Rename)
+        .and_then(|()| fs::rename(&temporary, &target))
+        .map_err(io_error("renaming into", &target))?;
     sync_dir(dir)
+}
+
+/// Syncs a file's data and metadata to disk.
+fn sync_file(file: &File, path: &Path) -> Result<()> {
+    faults::check(Op::Sync).and_then(|()| file.sync_all()).map_err(io_error("syncing", path))
+}
+
+/// Syncs a file's data (and the metadata needed to read it back, its
+/// length) to disk: what an append needs, cheaper than [`sync_file`].
+fn sync_data(file: &File, path: &Path) -> Result<()> {
+    faults::check(Op::Sync).and_then(|()| file.sync_data()).map_err(io_error("syncing", path))
 }
 
 /// Syncs a directory so that file creations and renames in it are durable.
 pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
-    File::open(dir).and_then(|handle| handle.sync_all()).map_err(io_error("syncing directory", dir))
+    faults::check(Op::Sync)
+        .and_then(|()| File::open(dir))
+        .and_then(|handle| handle.sync_all())
+        .map_err(io_error("syncing directory", dir))
 }
 
 #[cfg(test)]
