@@ -1,6 +1,6 @@
 //! One-node benchmark at 10k memories, through real processes and MCP.
 //!
-//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example node_bench [-- --memories N --locomo PATH --model NAME --config TOML --no-baseline --home DIR]`
+//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example node_bench [-- --memories N --locomo PATH --model NAME --config TOML --no-baseline --home DIR --compare-exact]`
 //!
 //! 1. Writes N memories (LoCoMo's dialogue turns, then synthetic ones) into a
 //!    fresh home's documents, and times a bare fastembed call embedding the
@@ -25,6 +25,10 @@
 //! the prefilled and rebuilt home in DIR, and when DIR already holds one,
 //! starts from a copy of it instead of steps 1 and 2 (a 100k rebuild takes
 //! about 20 minutes); the run's stores never touch DIR.
+//!
+//! `--compare-exact` then restarts the node with `memory.exact_search` on
+//! and runs the same recalls: their time, and how much of each exact top
+//! 10 the default's answer held (recall@10 of the fast path).
 //!
 //! The last line of the output holds every figure as `key=value` pairs, in
 //! a fixed order, for scripts comparing runs.
@@ -56,6 +60,7 @@ async fn main() -> anyhow::Result<()> {
     let mut tier = ModelTier::default();
     let mut config = String::new();
     let mut kept: Option<PathBuf> = None;
+    let mut compare_exact = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().context("a flag needs a value");
@@ -65,6 +70,7 @@ async fn main() -> anyhow::Result<()> {
             "--no-baseline" => baseline = false,
             "--model" => tier = value()?.parse()?,
             "--home" => kept = Some(value()?.into()),
+            "--compare-exact" => compare_exact = true,
             "--config" => {
                 config.push_str(&value()?);
                 config.push('\n');
@@ -169,15 +175,8 @@ async fn main() -> anyhow::Result<()> {
         }
         anyhow::ensure!(answer["id"].is_string(), "store answered {answer}");
     }
-    let mut recalls = Vec::new();
-    for question in questions.iter().skip(200).take(200) {
-        let started = Instant::now();
-        let answer = client
-            .ok("recall", json!({"query": question, "namespace": NAMESPACE, "limit": 10}))
-            .await;
-        recalls.push(started.elapsed());
-        anyhow::ensure!(answer["count"] == 10, "recall answered {answer}");
-    }
+    let recall_questions: Vec<&String> = questions.iter().skip(200).take(200).collect();
+    let (mut recalls, answers) = timed_recalls(&client, &recall_questions).await?;
     client.close().await;
     let rss_mb = home.node_pid().and_then(resident_mb).unwrap_or(f64::NAN);
 
@@ -218,6 +217,33 @@ async fn main() -> anyhow::Result<()> {
     client.close().await;
     home.stop();
     let _ = node.wait();
+
+    // 6. The same recalls with every vector ranked exactly.
+    let (agreement, mut exact_recalls) = if compare_exact {
+        let mut node = Command::new(ferrex_bin())
+            .arg("--home")
+            .arg(home.path())
+            .arg("node")
+            .env("FERREX_MEMORY_EXACT_SEARCH", "true")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()?;
+        let client = ferrex_tests::Client::connect(&home).await?;
+        let (exact_recalls, exact_answers) = timed_recalls(&client, &recall_questions).await?;
+        client.close().await;
+        home.stop();
+        let _ = node.wait();
+        let overlap: usize = answers
+            .iter()
+            .zip(&exact_answers)
+            .map(|(fast, exact)| exact.iter().filter(|id| fast.contains(id)).count())
+            .sum();
+        let total: usize = exact_answers.iter().map(Vec::len).sum();
+        (overlap as f64 / total.max(1) as f64, exact_recalls)
+    } else {
+        (f64::NAN, Vec::new())
+    };
     let docs_bytes = dir_bytes(&home.path().join("docs"));
     let index_bytes = ["index.sqlite", "index.sqlite-wal", "index.sqlite-shm"]
         .iter()
@@ -247,6 +273,14 @@ async fn main() -> anyhow::Result<()> {
         millis(percentile(&mut recalls, 50)),
         millis(percentile(&mut recalls, 95))
     );
+    if compare_exact {
+        println!(
+            "recall with every vector ranked exactly p50 {:>7.2} ms   p95 {:>7.2} ms; the default's answers hold {:.4} of its top 10 (recall@10 against the exact scan, same 200 queries)",
+            millis(percentile(&mut exact_recalls, 50)),
+            millis(percentile(&mut exact_recalls, 95)),
+            agreement
+        );
+    }
     println!("node resident memory after serving: {rss_mb:.0} MB");
     println!(
         "restart after SIGKILL: socket open in {:.0} ms, first recall answered at {:.0} ms",
@@ -274,7 +308,7 @@ async fn main() -> anyhow::Result<()> {
     // The stable last line: every figure, fixed keys in a fixed order
     // (milliseconds, MB, memories per second; NaN when not measured).
     println!(
-        "figures memories={count} model={tier} note_p50={:.2} note_p95={:.2} sentence_p50={:.2} sentence_p95={:.2} fact_p50={:.2} fact_p95={:.2} recall_p50={:.2} recall_p95={:.2} serving_rss={rss_mb:.0} restart_listening={:.0} restart_first_answer={:.0} docs_mb={:.1} index_mb={:.1} rebuild_rate={rebuild_rate:.0} rebuild_peak_rss={rebuild_peak_mb:.0}",
+        "figures memories={count} model={tier} note_p50={:.2} note_p95={:.2} sentence_p50={:.2} sentence_p95={:.2} fact_p50={:.2} fact_p95={:.2} recall_p50={:.2} recall_p95={:.2} serving_rss={rss_mb:.0} restart_listening={:.0} restart_first_answer={:.0} docs_mb={:.1} index_mb={:.1} rebuild_rate={rebuild_rate:.0} rebuild_peak_rss={rebuild_peak_mb:.0} exact_recall_p50={:.2} recall_at_10_vs_exact={agreement:.4}",
         millis(percentile(&mut note_stores, 50)),
         millis(percentile(&mut note_stores, 95)),
         millis(percentile(&mut stores, 50)),
@@ -287,8 +321,33 @@ async fn main() -> anyhow::Result<()> {
         millis(serving),
         docs_bytes as f64 / 1e6,
         index_bytes as f64 / 1e6,
+        if exact_recalls.is_empty() {
+            f64::NAN
+        } else {
+            millis(percentile(&mut exact_recalls, 50))
+        },
     );
     Ok(())
+}
+
+/// Recalls `questions` (limit 10) through `client`; returns each call's
+/// time and its answer's ids.
+async fn timed_recalls(
+    client: &ferrex_tests::Client,
+    questions: &[&String],
+) -> anyhow::Result<(Vec<Duration>, Vec<Vec<String>>)> {
+    let mut times = Vec::new();
+    let mut answers = Vec::new();
+    for question in questions {
+        let started = Instant::now();
+        let answer = client
+            .ok("recall", json!({"query": question, "namespace": NAMESPACE, "limit": 10}))
+            .await;
+        times.push(started.elapsed());
+        anyhow::ensure!(answer["count"] == 10, "recall answered {answer}");
+        answers.push(ferrex_tests::result_ids(&answer));
+    }
+    Ok((times, answers))
 }
 
 /// What steps 1 and 2 measured.

@@ -140,6 +140,10 @@ pub struct RankingSettings {
     /// ("on 8 May 2023", "last week": see [`crate::when`]), ranked by
     /// meaning (0: dates in queries are not looked at).
     pub date_weight: f64,
+    /// Rank every vector of the namespace exactly for recall's list by
+    /// meaning, instead of the nearest by sign bits first: slower in
+    /// proportion to the corpus; for checking the fast path's answers.
+    pub exact_search: bool,
 }
 
 impl Default for RankingSettings {
@@ -154,6 +158,7 @@ impl Default for RankingSettings {
             keyword_coverage: 4.0,
             rerank_depth: 0,
             date_weight: 1.0,
+            exact_search: false,
         }
     }
 }

@@ -108,6 +108,7 @@ pub const KEYS: &[&str] = &[
     "memory.keyword_coverage",
     "memory.rerank_depth",
     "memory.date_weight",
+    "memory.exact_search",
     "memory.secrets",
 ];
 
@@ -451,6 +452,10 @@ fn set_memory(settings: &mut MemorySettings, key: &str, value: &str) -> anyhow::
         "memory.text_weight" => settings.ranking.text_weight = number()?,
         "memory.keyword_coverage" => settings.ranking.keyword_coverage = number()?,
         "memory.date_weight" => settings.ranking.date_weight = number()?,
+        "memory.exact_search" => {
+            settings.ranking.exact_search =
+                value.parse().map_err(|_| invalid("must be true or false"))?
+        }
         "memory.rerank_depth" => {
             settings.ranking.rerank_depth = value
                 .parse()

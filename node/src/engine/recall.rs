@@ -190,7 +190,10 @@ impl Engine {
                         text.into_iter().map(|(id, _)| id).collect(),
                     )
                 }
-                None => self.search(&index, &vector, request, wanted)?,
+                None => {
+                    let exact = settings.ranking.exact_search;
+                    self.search(&index, &vector, request, wanted, exact)?
+                }
             };
             let exhausted = dense_ids.len() < wanted && text_ids.len() < wanted;
             let mut dated_ids: Vec<String> = dated.iter().take(wanted).cloned().collect();
@@ -366,16 +369,22 @@ impl Engine {
         Ok(results)
     }
 
-    /// The dense and full-text candidate ids, best first.
+    /// The dense and full-text candidate ids, best first; the dense ones
+    /// by an `exact` scan of every vector when asked.
     fn search(
         &self,
         index: &crate::index::Index,
         vector: &[f32],
         request: &RecallRequest,
         wanted: usize,
+        exact: bool,
     ) -> anyhow::Result<(Vec<String>, Vec<String>)> {
         let namespace = request.namespace.as_str();
-        let dense = index.dense_best(vector, namespace, &request.kinds, wanted)?;
+        let dense = if exact {
+            index.dense_best_exact(vector, namespace, &request.kinds, wanted)?
+        } else {
+            index.dense_best(vector, namespace, &request.kinds, wanted)?
+        };
         let text = index.text(&request.query, namespace, &request.kinds, wanted)?;
         Ok((
             dense.into_iter().map(|(id, _)| id).collect(),

@@ -12,9 +12,11 @@ pub(crate) mod lookup;
 mod rows;
 mod schema;
 mod search;
+mod signs;
 pub(crate) mod write;
 
 use std::{
+    cell::RefCell,
     path::{Path, PathBuf},
     sync::Once,
 };
@@ -53,6 +55,8 @@ pub struct Index {
     path: PathBuf,
     model_id: String,
     dimension: usize,
+    /// The sign bits of every vector of the namespaces searched so far.
+    signs: RefCell<signs::Signs>,
 }
 
 impl std::fmt::Debug for Index {
@@ -111,7 +115,13 @@ impl Index {
         };
         let conn = connect(path)?;
         schema::create(&conn, model_id, dimension)?;
-        let index = Index { conn, path: path.to_owned(), model_id: model_id.to_owned(), dimension };
+        let index = Index {
+            conn,
+            path: path.to_owned(),
+            model_id: model_id.to_owned(),
+            dimension,
+            signs: RefCell::default(),
+        };
         Ok((index, opened))
     }
 
@@ -144,17 +154,28 @@ impl Index {
         if meta("complete")?.as_deref() != Some("1") {
             anyhow::bail!("the index was never completely built (a rebuild was interrupted)");
         }
-        Ok(Index { conn, path: path.to_owned(), model_id: model_id.to_owned(), dimension })
+        Ok(Index {
+            conn,
+            path: path.to_owned(),
+            model_id: model_id.to_owned(),
+            dimension,
+            signs: RefCell::default(),
+        })
     }
 
     /// Runs `work` in one SQLite transaction; nothing is written on error.
+    /// The in-memory sign bits follow what the transaction wrote once it
+    /// has committed.
     pub fn transaction<T>(
         &mut self,
         work: impl FnOnce(&IndexTx<'_>) -> anyhow::Result<T>,
     ) -> anyhow::Result<T> {
         let tx = self.conn.transaction()?;
-        let outcome = work(&IndexTx::new(&tx))?;
+        let index_tx = IndexTx::new(&tx);
+        let outcome = work(&index_tx)?;
+        let edits = index_tx.into_edits();
         tx.commit()?;
+        self.signs.get_mut().apply(edits);
         Ok(outcome)
     }
 
@@ -162,6 +183,7 @@ impl Index {
     /// virtual tables first (which drops their shadow tables), then every
     /// other table there is, so a table added to the schema cannot be missed.
     pub fn reset(&mut self) -> anyhow::Result<()> {
+        self.signs.get_mut().clear();
         for virtual_only in [true, false] {
             let names: Vec<String> = {
                 let mut statement = self.conn.prepare(
@@ -505,6 +527,70 @@ mod tests {
         index.transaction(|tx| tx.delete_memory("m017")).unwrap();
         let near = index.near(&vectors[17], "default", &[], 5).unwrap();
         assert!(near.iter().all(|(id, _)| id != "m017"), "{near:?}");
+    }
+
+    #[test]
+    fn sign_bits_in_memory_follow_committed_writes_only_and_match_a_fresh_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.sqlite");
+        let (mut index, _) = Index::open(&path, "model", 64).unwrap();
+        index.set_complete(true).unwrap();
+        let mut seed = 11_u64;
+        let mut random = move || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            ((seed >> 33) as f32 / (1u64 << 31) as f32) - 0.5
+        };
+        let mut vector = move || (0..64).map(|_| random()).collect::<Vec<f32>>();
+        let put = |index: &mut Index, id: &str, vectors: Vec<Vec<f32>>| {
+            index
+                .transaction(|tx| {
+                    let (rowid, _) = tx.upsert_memory(&memory_row(id, id))?;
+                    tx.put_vector(rowid, "default", "episodic", &vectors, true)
+                })
+                .unwrap();
+        };
+        for at in 0..60 {
+            let vectors = (0..1 + at % 3).map(|_| vector()).collect();
+            put(&mut index, &format!("m{at:02}"), vectors);
+        }
+        let queries: Vec<Vec<f32>> = (0..20).map(|_| vector()).collect();
+        // The first search loads the namespace; later writes update it.
+        index.dense_best(&queries[0], "default", &[], 5).unwrap();
+        for at in 60..80 {
+            put(&mut index, &format!("m{at:02}"), vec![vector(), vector()]);
+        }
+        put(&mut index, "m03", vec![vector()]);
+        index.transaction(|tx| tx.delete_memory("m10")).unwrap();
+        // A transaction that fails leaves the bits as they were.
+        let failed: anyhow::Result<()> = index.transaction(|tx| {
+            let (rowid, _) = tx.upsert_memory(&memory_row("ghost", "ghost"))?;
+            tx.put_vector(rowid, "default", "episodic", &vec![queries[1].clone()], true)?;
+            tx.delete_memory("m11")?;
+            anyhow::bail!("rolled back")
+        });
+        assert!(failed.is_err());
+        let (fresh, opened) = Index::open(&path, "model", 64).unwrap();
+        assert_eq!(opened, Opened::Kept);
+        for query in &queries {
+            // With every vector a candidate (4 × 30 ≥ 80 memories), the
+            // fast path is the exact ranking.
+            let followed = index.dense_best(query, "default", &[], 30).unwrap();
+            let loaded = fresh.dense_best(query, "default", &[], 30).unwrap();
+            let exact = fresh.dense_best_exact(query, "default", &[], 30).unwrap();
+            assert_eq!(followed, loaded);
+            let ids = |found: &[(String, f64)]| {
+                found.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>()
+            };
+            assert_eq!(ids(&followed), ids(&exact));
+            assert!(followed.iter().all(|(id, _)| id != "ghost" && id != "m10"));
+        }
+        assert!(
+            index
+                .dense_best(&queries[1], "default", &[], 80)
+                .unwrap()
+                .iter()
+                .any(|(id, _)| id == "m11")
+        );
     }
 
     // What a forget leaves in the index files: nothing.

@@ -5,23 +5,23 @@ use std::collections::HashMap;
 use ferrex_core::MemoryKind;
 use rusqlite::{OptionalExtension, params_from_iter, types::Value};
 
-use super::{Index, MemoryRow, NOT_EMBEDDED, PASSAGE_STRIDE, WHOLE_ONLY, fts_query, vector_bytes};
+use super::{
+    Index, MemoryRow, NOT_EMBEDDED, PASSAGE_STRIDE, WHOLE_ONLY, fts_query, signs::Set, vector_bytes,
+};
 
 /// BM25 weight of a memory's context and tags against its text. Measured on
 /// LoCoMo with `examples/retrieval_lab.rs`: 1.0 gave R@5 0.658 by BM25 alone,
 /// 0.5 gave 0.690, 0.25 gave 0.686.
 const CONTEXT_WEIGHT: f64 = 0.5;
 
-/// Passage candidates taken by sign bits per result wanted, before exact
-/// rescoring. sqlite-vec selects a KNN's k nearest with k passes over each
-/// chunk of 1,024 vectors, so candidates cost time in proportion: at 10k
-/// memories (25k vectors) 4 per result made recall p50 19.3 ms.
-const PASSAGE_OVERSAMPLING: usize = 1;
+/// Candidates taken by sign bits per result a search by meaning wants,
+/// before exact ranking: for recall's dense list, and for each of its
+/// memories and passages. Measured at 100k memories with node_bench
+/// `--compare-exact` (recall@10 of the answers against the exact scan).
+const DENSE_OVERSAMPLING: usize = 4;
 /// Whole-text candidates taken by sign bits per neighbour a store's
 /// judgement wants, before exact ranking.
 const NEAR_OVERSAMPLING: usize = 16;
-/// The most rows one sqlite-vec KNN query may ask for.
-const MAX_KNN: usize = 4096;
 
 /// Counts for `stats`.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -80,32 +80,15 @@ impl Index {
         kinds: &[MemoryKind],
         k: usize,
     ) -> anyhow::Result<Vec<(String, f64)>> {
-        let (sql, values) = knn_query(
-            "SELECT v.rowid FROM memory_bits v",
-            "vec_quantize_binary(?1)",
-            vector,
+        let candidates = self.signs.borrow_mut().nearest(
+            self.conn(),
+            Set::Memories,
             namespace,
             kinds,
-            (k * NEAR_OVERSAMPLING).min(MAX_KNN),
-        );
-        let candidates: Vec<i64> = {
-            let mut statement = self.conn().prepare_cached(&sql)?;
-            statement
-                .query_map(params_from_iter(values), |row| row.get(0))?
-                .collect::<Result<_, _>>()?
-        };
-        let mut statement = self.conn().prepare_cached(
-            "SELECT m.id, vec_distance_l2(v.embedding, ?1) FROM memory_vectors v
-             JOIN memories m ON m.rowid = v.rowid WHERE v.rowid = ?2",
+            vector,
+            k * NEAR_OVERSAMPLING,
         )?;
-        let query = vector_bytes(vector);
-        let mut found = Vec::with_capacity(candidates.len());
-        for rowid in candidates {
-            let exact = statement
-                .query_row(rusqlite::params![query, rowid], |row| Ok((row.get(0)?, row.get(1)?)))
-                .optional()?;
-            found.extend(exact);
-        }
+        let mut found = self.whole_distances(vector, &candidates)?;
         sort_by_distance(&mut found);
         found.truncate(k);
         Ok(found)
@@ -115,9 +98,11 @@ impl Index {
     /// vector, whole text or passage (see `ferrex_core::passages`), nearest
     /// first, ties broken by id. What recall ranks by meaning.
     ///
-    /// Passages are many, so they are searched by sign bits (Hamming
-    /// distance, [`PASSAGE_OVERSAMPLING`] candidates per result wanted) and
-    /// the candidates rescored exactly.
+    /// Both kinds of vector are searched by sign bits in memory
+    /// ([`DENSE_OVERSAMPLING`] candidates per result wanted, ties kept
+    /// whole, so the candidates do not depend on row ids) and the
+    /// candidates ranked exactly. [`Index::dense_best_exact`] ranks every
+    /// vector exactly, for comparison.
     pub fn dense_best(
         &self,
         vector: &[f32],
@@ -125,30 +110,93 @@ impl Index {
         kinds: &[MemoryKind],
         k: usize,
     ) -> anyhow::Result<Vec<(String, f64)>> {
-        let (candidates, values) = knn_query(
-            "SELECT v.rowid FROM passage_vectors v",
-            "vec_quantize_binary(?1)",
-            vector,
-            namespace,
-            kinds,
-            (k * PASSAGE_OVERSAMPLING).min(MAX_KNN),
+        let wanted = k * DENSE_OVERSAMPLING;
+        let (wholes, passages) = {
+            let mut signs = self.signs.borrow_mut();
+            let conn = self.conn();
+            (
+                signs.nearest(conn, Set::Memories, namespace, kinds, vector, wanted)?,
+                signs.nearest(conn, Set::Passages, namespace, kinds, vector, wanted)?,
+            )
+        };
+        let wholes = self.whole_distances(vector, &wholes)?;
+        let passages = self.passage_distances(vector, &passages)?;
+        Ok(best_per_memory(wholes.into_iter().chain(passages), k))
+    }
+
+    /// Like [`Index::dense_best`], but every vector of the namespace is
+    /// ranked exactly (whole texts by sqlite-vec, passages by a scan of
+    /// their floats): slower in proportion to the corpus; the reference
+    /// the sign-bit search is measured against (`memory.exact_search`).
+    pub fn dense_best_exact(
+        &self,
+        vector: &[f32],
+        namespace: &str,
+        kinds: &[MemoryKind],
+        k: usize,
+    ) -> anyhow::Result<Vec<(String, f64)>> {
+        let wholes = self.dense(vector, namespace, kinds, k)?;
+        let mut sql = format!(
+            "SELECT m.id, vec_distance_l2(f.embedding, ?1) AS distance FROM passage_floats f
+             JOIN memories m ON m.rowid = f.rowid / {PASSAGE_STRIDE} WHERE m.namespace = ?2"
         );
-        let passages = self.id_distances(
+        let mut values: Vec<Value> =
+            vec![Value::Blob(vector_bytes(vector)), Value::Text(namespace.to_owned())];
+        push_kind_filter(&mut sql, &mut values, "m.kind", kinds);
+        sql.push_str(&format!(" ORDER BY distance, m.id LIMIT {k}"));
+        let passages = self.id_distances(&sql, values)?;
+        Ok(best_per_memory(wholes.into_iter().chain(passages), k))
+    }
+
+    /// The exact distance from `vector` to the whole-text vector of each
+    /// memory row in `rowids` (rows without one are left out).
+    fn whole_distances(
+        &self,
+        vector: &[f32],
+        rowids: &[i64],
+    ) -> anyhow::Result<Vec<(String, f64)>> {
+        self.distances_by_rowid(
+            "SELECT m.id, vec_distance_l2(v.embedding, ?1) FROM memory_vectors v
+             JOIN memories m ON m.rowid = v.rowid WHERE v.rowid = ?2",
+            vector,
+            rowids,
+        )
+    }
+
+    /// The exact distance from `vector` to each passage row in `rowids`,
+    /// as (memory id, distance).
+    fn passage_distances(
+        &self,
+        vector: &[f32],
+        rowids: &[i64],
+    ) -> anyhow::Result<Vec<(String, f64)>> {
+        self.distances_by_rowid(
             &format!(
                 "SELECT m.id, vec_distance_l2(f.embedding, ?1) FROM passage_floats f
-                 JOIN memories m ON m.rowid = f.rowid / {PASSAGE_STRIDE}
-                 WHERE f.rowid IN ({candidates})"
+                 JOIN memories m ON m.rowid = f.rowid / {PASSAGE_STRIDE} WHERE f.rowid = ?2"
             ),
-            values,
-        )?;
-        let mut nearest: HashMap<String, f64> = HashMap::new();
-        for (id, distance) in self.dense(vector, namespace, kinds, k)?.into_iter().chain(passages) {
-            let best = nearest.entry(id).or_insert(distance);
-            *best = best.min(distance);
+            vector,
+            rowids,
+        )
+    }
+
+    /// Runs `sql` (answering a memory id and a distance for the query
+    /// vector `?1` and the row id `?2`) once per row id.
+    fn distances_by_rowid(
+        &self,
+        sql: &str,
+        vector: &[f32],
+        rowids: &[i64],
+    ) -> anyhow::Result<Vec<(String, f64)>> {
+        let mut statement = self.conn().prepare_cached(sql)?;
+        let query = vector_bytes(vector);
+        let mut found = Vec::with_capacity(rowids.len());
+        for rowid in rowids {
+            let exact = statement
+                .query_row(rusqlite::params![query, rowid], |row| Ok((row.get(0)?, row.get(1)?)))
+                .optional()?;
+            found.extend(exact);
         }
-        let mut found: Vec<(String, f64)> = nearest.into_iter().collect();
-        sort_by_distance(&mut found);
-        found.truncate(k);
         Ok(found)
     }
 
@@ -346,6 +394,20 @@ fn knn_query(
     ];
     push_kind_filter(&mut sql, &mut values, "v.kind", kinds);
     (sql, values)
+}
+
+/// Each memory once, at its nearest distance in `found`; the `k` nearest,
+/// nearest first, ties broken by id.
+fn best_per_memory(found: impl Iterator<Item = (String, f64)>, k: usize) -> Vec<(String, f64)> {
+    let mut nearest: HashMap<String, f64> = HashMap::new();
+    for (id, distance) in found {
+        let best = nearest.entry(id).or_insert(distance);
+        *best = best.min(distance);
+    }
+    let mut found: Vec<(String, f64)> = nearest.into_iter().collect();
+    sort_by_distance(&mut found);
+    found.truncate(k);
+    found
 }
 
 /// Nearest first, ties broken by id.

@@ -1,14 +1,23 @@
 //! Writes to the index, inside one transaction.
 
+use std::cell::RefCell;
+
 use automerge::ChangeHash;
-use ferrex_core::{Alias, Edge, Entity, Tombstone};
+use ferrex_core::{Alias, Edge, Entity, MemoryKind, Tombstone};
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::{EMBEDDED, MemoryRow, PASSAGE_STRIDE, Vectors, WHOLE_ONLY, encode_heads, vector_bytes};
+use super::{
+    EMBEDDED, MemoryRow, PASSAGE_STRIDE, Vectors, WHOLE_ONLY, encode_heads,
+    signs::{Edit, Set, sign_bits},
+    vector_bytes,
+};
 
 /// The index inside one transaction (see [`super::Index::transaction`]).
 pub struct IndexTx<'a> {
     pub(super) tx: &'a Transaction<'a>,
+    /// What the transaction did to vectors, for the in-memory sign bits
+    /// once it commits.
+    edits: RefCell<Vec<Edit>>,
 }
 
 /// What an upsert did to a memory's text.
@@ -24,7 +33,22 @@ pub enum Upserted {
 
 impl<'a> IndexTx<'a> {
     pub(crate) fn new(tx: &'a Transaction<'a>) -> Self {
-        IndexTx { tx }
+        IndexTx { tx, edits: RefCell::default() }
+    }
+
+    /// What the transaction did to vectors.
+    pub(crate) fn into_edits(self) -> Vec<Edit> {
+        self.edits.into_inner()
+    }
+
+    /// Records that row `rowid` of `set` now has `vector`.
+    fn record_put(&self, set: Set, rowid: i64, namespace: &str, kind: &str, vector: &[f32]) {
+        // Kinds in the index are always ferrex's own.
+        if let Ok(kind) = kind.parse::<MemoryKind>() {
+            let bits = sign_bits(vector);
+            let namespace = namespace.to_owned();
+            self.edits.borrow_mut().push(Edit::Put { set, rowid, namespace, kind, bits });
+        }
     }
 
     /// Inserts or updates a memory row and its full-text entry. The vector is
@@ -140,6 +164,7 @@ impl<'a> IndexTx<'a> {
              VALUES (?1, ?2, vec_quantize_binary(?3), ?4)",
             params![rowid, namespace, vector_bytes(whole), kind],
         )?;
+        self.record_put(Set::Memories, rowid, namespace, kind, whole);
         self.insert_passages(rowid, namespace, kind, passages)?;
         self.tx.execute(
             "UPDATE memories SET embedded = ?2, passages = ?3 WHERE rowid = ?1",
@@ -173,6 +198,7 @@ impl<'a> IndexTx<'a> {
                 "INSERT INTO passage_floats(rowid, embedding) VALUES (?1, ?2)",
                 params![passage_rowid, bytes],
             )?;
+            self.record_put(Set::Passages, passage_rowid, namespace, kind, passage);
         }
         Ok(())
     }
@@ -213,6 +239,7 @@ impl<'a> IndexTx<'a> {
     fn delete_vectors(&self, rowid: i64) -> anyhow::Result<()> {
         self.tx.execute("DELETE FROM memory_vectors WHERE rowid = ?1", [rowid])?;
         self.tx.execute("DELETE FROM memory_bits WHERE rowid = ?1", [rowid])?;
+        self.edits.borrow_mut().push(Edit::Remove { set: Set::Memories, rowid });
         self.delete_passages(rowid)
     }
 
@@ -227,6 +254,7 @@ impl<'a> IndexTx<'a> {
             let passage_rowid = rowid * PASSAGE_STRIDE + index;
             self.tx.execute("DELETE FROM passage_vectors WHERE rowid = ?1", [passage_rowid])?;
             self.tx.execute("DELETE FROM passage_floats WHERE rowid = ?1", [passage_rowid])?;
+            self.edits.borrow_mut().push(Edit::Remove { set: Set::Passages, rowid: passage_rowid });
         }
         Ok(())
     }
