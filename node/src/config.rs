@@ -579,6 +579,7 @@ mod tests {
             ("[embed]\nmodel = \"huge\"\n", "minilm, e5-small, bge-small"),
             ("[memory]\nrerank_depth = 500\n", "0 to 100"),
             ("[memory]\nkeyword_coverage = \"lots\"\n", "keyword_coverage"),
+            ("[memory]\nexact_search = \"sometimes\"\n", "true or false"),
             ("[memory]\naging_threshold = 0.9\nstale_threshold = 0.5\n", "must not exceed"),
             ("not toml at all = = =", "TOML"),
         ] {

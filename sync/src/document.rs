@@ -141,7 +141,9 @@ impl Document {
         doc.set_actor(automerge::ActorId::random());
         let roots = Roots::find(&doc, &id).ok_or_else(|| ReplicaError::MissingRoots(id.clone()))?;
         let persisted = doc.get_heads();
-        Ok(Document { id, doc, roots, files, persisted })
+        let mut document = Document { id, doc, roots, files, persisted };
+        document.compact_if_due();
+        Ok(document)
     }
 
     /// Applies `write` as one change at `now`, then persists it. On error
@@ -196,6 +198,14 @@ impl Document {
         let bytes = self.doc.save_after(&self.persisted);
         self.files.append(&bytes)?;
         self.persisted = heads;
+        self.compact_if_due();
+        Ok(())
+    }
+
+    /// Compacts when the log has outgrown its share of the snapshot. A
+    /// failure is logged, not returned: the log still holds every change,
+    /// and compaction is tried again after a later append.
+    fn compact_if_due(&mut self) {
         if self.files.should_compact() {
             let snapshot = self.doc.save();
             if let Err(error) = self.files.compact(&snapshot) {
@@ -206,7 +216,6 @@ impl Document {
                 );
             }
         }
-        Ok(())
     }
 
     /// The current heads.

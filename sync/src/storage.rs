@@ -225,7 +225,7 @@ impl DocFiles {
 
     /// Whether the log has outgrown the snapshot.
     pub fn should_compact(&self) -> bool {
-        self.log_bytes > MIN_COMPACT_BYTES.max(self.snapshot_bytes)
+        self.log_bytes > MIN_COMPACT_BYTES.max(self.snapshot_bytes / 4)
     }
 
     /// Replaces the snapshot with `snapshot` (a full save that includes every

@@ -163,6 +163,12 @@ impl Index {
         })
     }
 
+    /// Reads the sign bits of every namespace into memory now, rather than
+    /// on each namespace's first search (see `signs.rs`).
+    pub fn load_signs(&self) -> anyhow::Result<()> {
+        self.signs.borrow_mut().load_all(&self.conn, self.dimension.div_ceil(64))
+    }
+
     /// Runs `work` in one SQLite transaction; nothing is written on error.
     /// The in-memory sign bits follow what the transaction wrote once it
     /// has committed.

@@ -20,7 +20,7 @@
 //! keep them up to date: each transaction records what it put and removed
 //! ([`Edit`]), applied only once the transaction has committed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, hash_map::Entry};
 
 use ferrex_core::MemoryKind;
 use rusqlite::Connection;
@@ -182,6 +182,23 @@ impl Signs {
                 }
             }
         }
+    }
+
+    /// Reads the sign bits of every namespace of the index with `words`
+    /// words a vector (64 dimensions each), ahead of the first searches.
+    pub(crate) fn load_all(&mut self, conn: &Connection, words: usize) -> anyhow::Result<()> {
+        let namespaces: Vec<String> = {
+            let mut statement = conn.prepare("SELECT DISTINCT namespace FROM memories")?;
+            statement.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?
+        };
+        for namespace in namespaces {
+            for set in [Set::Memories, Set::Passages] {
+                if let Entry::Vacant(entry) = self.tables.entry((set, namespace.clone())) {
+                    entry.insert(load(conn, set, &namespace, words)?);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The row ids of `set` in `namespace` nearest to `vector` by sign bits
