@@ -5,6 +5,8 @@ mod clock;
 mod config;
 mod control;
 mod daemon;
+#[cfg(test)]
+mod derived_sim;
 mod device;
 mod embedding;
 mod engine;
