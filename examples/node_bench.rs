@@ -179,6 +179,10 @@ async fn main() -> anyhow::Result<()> {
     let (mut recalls, answers) = timed_recalls(&client, &recall_questions).await?;
     client.close().await;
     let rss_mb = home.node_pid().and_then(resident_mb).unwrap_or(f64::NAN);
+    // Of which the process's own memory, without the pages of files it
+    // maps (the index), which the kernel can drop and read again.
+    let anon_mb =
+        home.node_pid().and_then(|pid| proc_status_mb(pid, "RssAnon:")).unwrap_or(f64::NAN);
 
     // 4. Crash and restart until serving.
     home.kill_node();
@@ -281,7 +285,9 @@ async fn main() -> anyhow::Result<()> {
             agreement
         );
     }
-    println!("node resident memory after serving: {rss_mb:.0} MB");
+    println!(
+        "node resident memory after serving: {rss_mb:.0} MB, of which {anon_mb:.0} MB its own (the rest mapped index pages)"
+    );
     println!(
         "restart after SIGKILL: socket open in {:.0} ms, first recall answered at {:.0} ms",
         millis(listening),
@@ -308,7 +314,7 @@ async fn main() -> anyhow::Result<()> {
     // The stable last line: every figure, fixed keys in a fixed order
     // (milliseconds, MB, memories per second; NaN when not measured).
     println!(
-        "figures memories={count} model={tier} note_p50={:.2} note_p95={:.2} sentence_p50={:.2} sentence_p95={:.2} fact_p50={:.2} fact_p95={:.2} recall_p50={:.2} recall_p95={:.2} serving_rss={rss_mb:.0} restart_listening={:.0} restart_first_answer={:.0} docs_mb={:.1} index_mb={:.1} rebuild_rate={rebuild_rate:.0} rebuild_peak_rss={rebuild_peak_mb:.0} exact_recall_p50={:.2} recall_at_10_vs_exact={agreement:.4}",
+        "figures memories={count} model={tier} note_p50={:.2} note_p95={:.2} sentence_p50={:.2} sentence_p95={:.2} fact_p50={:.2} fact_p95={:.2} recall_p50={:.2} recall_p95={:.2} serving_rss={rss_mb:.0} serving_anon={anon_mb:.0} restart_listening={:.0} restart_first_answer={:.0} docs_mb={:.1} index_mb={:.1} rebuild_rate={rebuild_rate:.0} rebuild_peak_rss={rebuild_peak_mb:.0} exact_recall_p50={:.2} recall_at_10_vs_exact={agreement:.4}",
         millis(percentile(&mut note_stores, 50)),
         millis(percentile(&mut note_stores, 95)),
         millis(percentile(&mut stores, 50)),
