@@ -68,6 +68,9 @@ pub fn rebuild_offline(
     let (mut index, _) =
         Index::open(&home.index_file(), embedder.model_id(), embedder.dimension())?;
     let memories = project(&mut index, &replica, &mut progress)?;
+    // Embedding reads the index alone: the documents (most of the memory
+    // of a large home) can go before its long phase.
+    drop(replica);
     let index = std::sync::Mutex::new(index);
     let embedded = embed_all(&index, embedder.as_mut(), memories, &mut progress)?;
     Ok(Summary { memories, embedded })
