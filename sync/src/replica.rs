@@ -1,7 +1,6 @@
 //! The replica: every document of a node, opened from its home, and the
 //! writes ferrex makes to them.
 
-use rayon::prelude::*;
 use std::{
     collections::{BTreeMap, HashMap, HashSet},
     fs,
@@ -110,8 +109,8 @@ struct OpenedDocument {
     memories: Vec<(String, Option<Vec<String>>)>,
 }
 
-/// Opens the documents in `found` (id, directory), on rayon's threads (one
-/// per core) (loading a document is most of a start: at 100k
+/// Opens the documents in `found` (id, directory), on as many threads as
+/// there are cores (loading a document is most of a start: at 100k
 /// memories, 1.9 s on one thread), in the order given.
 fn open_documents(found: &[(DocId, PathBuf)]) -> Vec<Result<OpenedDocument, ReplicaError>> {
     let open = |(id, path): &(DocId, PathBuf)| -> Result<OpenedDocument, ReplicaError> {
@@ -130,7 +129,35 @@ fn open_documents(found: &[(DocId, PathBuf)]) -> Vec<Result<OpenedDocument, Repl
         };
         Ok(OpenedDocument { id: id.clone(), document, memories })
     };
-    found.par_iter().map(open).collect()
+    let workers = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(found.len());
+    if workers <= 1 {
+        return found.iter().map(open).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Result<OpenedDocument, ReplicaError>>>> =
+        found.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(entry) = found.get(at) else { break };
+                    *lock(&slots[at]) = Some(open(entry));
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .zip(found)
+        .map(|(slot, (id, _))| {
+            slot.into_inner()
+                .unwrap_or_else(PoisonError::into_inner)
+                .unwrap_or_else(|| Err(ReplicaError::MissingRoots(id.clone())))
+        })
+        .collect()
 }
 
 /// What the upgrade from format 1 did when this replica was opened.

@@ -193,25 +193,12 @@ impl Signs {
         };
         for namespace in namespaces {
             for set in [Set::Memories, Set::Passages] {
-                self.table(conn, set, &namespace, words)?;
+                if let Entry::Vacant(entry) = self.tables.entry((set, namespace.clone())) {
+                    entry.insert(load(conn, set, &namespace, words)?);
+                }
             }
         }
         Ok(())
-    }
-
-    /// The table of `set` in `namespace`, read from SQLite if it is not
-    /// loaded yet.
-    fn table(
-        &mut self,
-        conn: &Connection,
-        set: Set,
-        namespace: &str,
-        words: usize,
-    ) -> anyhow::Result<&Table> {
-        Ok(match self.tables.entry((set, namespace.to_owned())) {
-            Entry::Occupied(entry) => entry.into_mut(),
-            Entry::Vacant(entry) => entry.insert(load(conn, set, namespace, words)?),
-        })
     }
 
     /// The row ids of `set` in `namespace` nearest to `vector` by sign bits
@@ -226,13 +213,17 @@ impl Signs {
         vector: &[f32],
         wanted: usize,
     ) -> anyhow::Result<Vec<i64>> {
+        let key = (set, namespace.to_owned());
+        if !self.tables.contains_key(&key) {
+            let table = load(conn, set, namespace, vector.len().div_ceil(64))?;
+            self.tables.insert(key.clone(), table);
+        }
         let kinds: Vec<u8> = if kinds.len() == MemoryKind::ALL.len() {
             Vec::new()
         } else {
             kinds.iter().map(|kind| kind_code(*kind)).collect()
         };
-        let table = self.table(conn, set, namespace, vector.len().div_ceil(64))?;
-        Ok(table.nearest(&sign_bits(vector), &kinds, wanted))
+        Ok(self.tables[&key].nearest(&sign_bits(vector), &kinds, wanted))
     }
 }
 
