@@ -4,6 +4,13 @@
 //!
 //! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example sync_bench [-- --trials 50 --memories 10000 --loopback]`
 //!
+//! `--catch-up-only` runs only the catch-up (4); `--from-home DIR` runs it
+//! from a copy of a home that has documents and a complete index (as
+//! `node_bench --home` keeps), `--embed-limit SECS` bounds the wait for the
+//! fresh node to embed everything (default 600), and `--no-peer-vectors`
+//! makes the fresh node embed everything itself instead of taking vectors
+//! from its peer.
+//!
 //! 1. **Propagation.** As root, the three devices run in network namespaces
 //!    this benchmark creates (and removes): the laptop and the desktop each
 //!    share a veth link with the server and have no route to each other, so
@@ -28,7 +35,7 @@
 //!    memory's text and its passages) in this run.
 
 use std::{
-    path::Path,
+    path::{Path, PathBuf},
     process::{Child, Command, Stdio},
     time::{Duration, Instant},
 };
@@ -111,6 +118,14 @@ fn start_node(home: &TestHome, netns: Option<&str>) -> anyhow::Result<Child> {
     Ok(child)
 }
 
+/// A home for a device called `name` whose network binds `bind`, with
+/// `extra` lines in its `[network]` section.
+fn home_config(name: &str, bind: &str, extra: &str) -> TestHome {
+    TestHome::with_raw_config(&format!(
+        "[node]\nname = \"{name}\"\n[network]\nmode = \"local\"\nbind = \"{bind}\"\n{extra}"
+    ))
+}
+
 fn peer<'a>(status: &'a Value, name: &str) -> Option<&'a Value> {
     status["peers"].as_array()?.iter().find(|peer| peer["name"] == name)
 }
@@ -147,6 +162,10 @@ async fn main() -> anyhow::Result<()> {
     let mut trials = 50usize;
     let mut memories = 10_000usize;
     let mut loopback = false;
+    let mut catch_up_only = false;
+    let mut from_home = None;
+    let mut embed_limit = Duration::from_secs(600);
+    let mut peer_vectors = true;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().context("a flag needs a value");
@@ -154,8 +173,15 @@ async fn main() -> anyhow::Result<()> {
             "--trials" => trials = value()?.parse()?,
             "--memories" => memories = value()?.parse()?,
             "--loopback" => loopback = true,
+            "--catch-up-only" => catch_up_only = true,
+            "--from-home" => from_home = Some(PathBuf::from(value()?)),
+            "--embed-limit" => embed_limit = Duration::from_secs(value()?.parse()?),
+            "--no-peer-vectors" => peer_vectors = false,
             other => bail!("unknown argument {other:?}; see the usage line"),
         }
+    }
+    if catch_up_only || from_home.is_some() {
+        return catch_up(&CatchUp { memories, from_home, embed_limit, peer_vectors }).await;
     }
     let root =
         Command::new("id").arg("-u").output().map(|out| out.stdout == b"0\n").unwrap_or(false);
@@ -171,11 +197,7 @@ async fn main() -> anyhow::Result<()> {
     );
 
     // 1 and 2: propagation and bytes.
-    let config = |name: &str, bind: &str| {
-        TestHome::with_raw_config(&format!(
-            "[node]\nname = \"{name}\"\n[network]\nmode = \"local\"\nbind = \"{bind}\"\n"
-        ))
-    };
+    let config = |name: &str, bind: &str| home_config(name, bind, "");
     let (server, laptop, desktop) = match &namespaces {
         Some(_) => (
             config("server", "0.0.0.0:0"),
@@ -325,56 +347,85 @@ async fn main() -> anyhow::Result<()> {
     );
 
     // 3: catch-up of a fresh device.
-    let conversations = load_locomo(Path::new(DEFAULT_LOCOMO))?;
-    let texts = bench_texts(&conversations, memories);
-    let (bare_rate, ferrex_rate) = {
-        // The work the node does for 2,000 memories spread evenly over the
-        // corpus: each one's text and its passages. Rates are in memories
-        // per second.
-        let step = (texts.len() / 2000).max(1);
-        let sampled: Vec<&String> = texts.iter().step_by(step).take(2000).collect();
-        let memories_sampled = sampled.len();
-        let work: Vec<String> = sampled.iter().flat_map(|text| texts_to_embed(text)).collect();
-        let sample: Vec<&str> = work.iter().map(String::as_str).collect();
-        let files = ModelSearch::from_env().locate(ModelTier::default())?;
-        let mut bare = bare_fastembed(&files, &EmbedderOptions::default())?;
-        let started = Instant::now();
-        bare.embed(&sample, None)?;
-        let bare_rate = memories_sampled as f64 / started.elapsed().as_secs_f64();
-        let mut embedder = FastEmbedder::from_verified_files(&files, &EmbedderOptions::default())?;
-        let started = Instant::now();
-        embedder.embed_batch(&sample)?;
-        (bare_rate, memories_sampled as f64 / started.elapsed().as_secs_f64())
+    catch_up(&CatchUp { memories, from_home: None, embed_limit, peer_vectors }).await
+}
+
+/// What the catch-up measurement runs on.
+struct CatchUp {
+    /// Memories to write when no home is given.
+    memories: usize,
+    /// A home with documents and a complete index to copy as the full node.
+    from_home: Option<PathBuf>,
+    /// How long to wait for the fresh node to embed everything.
+    embed_limit: Duration,
+    /// Whether the fresh node takes vectors from its peer.
+    peer_vectors: bool,
+}
+
+/// 4: a fresh device joins a node holding many memories. Prints when its
+/// full-text search finds the newest one, and when everything is embedded
+/// (or how far it got within the limit).
+#[allow(clippy::print_stdout, reason = "a benchmark prints its figures")]
+async fn catch_up(run: &CatchUp) -> anyhow::Result<()> {
+    let full = home_config("full", "127.0.0.1:0", "");
+    let (probe, namespace, rates) = match &run.from_home {
+        Some(source) => {
+            for name in ["docs", "index.sqlite", "device.key"] {
+                let status = Command::new("cp")
+                    .arg("-a")
+                    .arg(source.join(name))
+                    .arg(full.path())
+                    .status()
+                    .context("running cp")?;
+                ensure!(status.success(), "copying {name} from {} failed", source.display());
+            }
+            let index = rusqlite::Connection::open(full.path().join("index.sqlite"))?;
+            let (text, namespace): (String, String) = index.query_row(
+                "SELECT text, namespace FROM memories ORDER BY rowid DESC LIMIT 1",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )?;
+            (text, namespace, None)
+        }
+        None => {
+            let conversations = load_locomo(Path::new(DEFAULT_LOCOMO))?;
+            let texts = bench_texts(&conversations, run.memories);
+            let rates = embedding_rates(&texts)?;
+            let started = Instant::now();
+            prefill(&full.path().join("docs"), "bench", &texts, 1)?;
+            println!(
+                "catch-up: wrote {} memories, one change each, in {:.1} s",
+                run.memories,
+                started.elapsed().as_secs_f64()
+            );
+            let (ok, _, stderr) = full.run(&["reindex"]);
+            ensure!(ok, "reindex failed: {stderr}");
+            (texts.last().context("no texts")?.clone(), "bench".to_owned(), Some(rates))
+        }
     };
-    let full = config("full", "127.0.0.1:0");
-    let started = Instant::now();
-    prefill(&full.path().join("docs"), "bench", &texts, 1)?;
-    println!(
-        "catch-up: wrote {memories} memories, one change each, in {:.1} s",
-        started.elapsed().as_secs_f64()
-    );
-    let (ok, _, stderr) = full.run(&["reindex"]);
-    ensure!(ok, "reindex failed: {stderr}");
     let mut full_node = start_node(&full, None)?;
-    let fresh = config("fresh", "127.0.0.1:0");
+    let on_full = Client::connect(&full).await?;
+    let memories = on_full.ok("stats", json!({})).await["memories"].as_u64().unwrap_or(0);
+    on_full.close().await;
+    let fresh = home_config(
+        "fresh",
+        "127.0.0.1:0",
+        if run.peer_vectors { "" } else { "share_vectors = false\n" },
+    );
     let mut fresh_node = start_node(&fresh, None)?;
     let on_fresh = Client::connect(&fresh).await?;
     let ticket = full.invite();
     let joined = Instant::now();
     let (ok, stderr) = fresh.join(&ticket);
     ensure!(ok, "join failed: {stderr}");
-    let probe = texts.last().context("no texts")?.clone();
-    let probe_word = probe
-        .split(|c: char| !c.is_alphanumeric())
-        .rfind(|word| word.len() > 6)
-        .unwrap_or("note")
-        .to_owned();
     let mut searchable = None;
-    let embedded = loop {
+    let outcome = loop {
         let stats = on_fresh.ok("stats", json!({})).await;
-        if searchable.is_none() && stats["memories"].as_u64() == Some(memories as u64) {
+        if searchable.is_none() && stats["memories"].as_u64() == Some(memories) {
+            // The newest memory's own words find it by keywords alone
+            // while vectors are still missing.
             let found = on_fresh
-                .ok("recall", json!({"query": probe_word, "namespace": "bench", "limit": 200}))
+                .ok("recall", json!({"query": probe, "namespace": namespace, "limit": 10}))
                 .await;
             let hit = found["results"].as_array().is_some_and(|results| {
                 results.iter().any(|result| result["content"] == probe.as_str())
@@ -384,27 +435,83 @@ async fn main() -> anyhow::Result<()> {
             }
         }
         if searchable.is_some() && stats["index_lag"]["embeddings_queued"] == 0 {
-            break joined.elapsed();
+            break Ok(joined.elapsed());
         }
-        ensure!(joined.elapsed() < Duration::from_secs(600), "catch-up did not finish: {stats}");
+        if joined.elapsed() > run.embed_limit {
+            break Err(stats);
+        }
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
-    let searchable = searchable.context("never searchable")?;
-    let embed_rate = memories as f64 / (embedded - searchable).as_secs_f64();
+    let from_peers = match &outcome {
+        Ok(_) => on_fresh.ok("stats", json!({})).await,
+        Err(stats) => stats.clone(),
+    }["index_lag"]["vectors_from_peers"]
+        .as_u64()
+        .unwrap_or(0);
     on_fresh.close().await;
     full.stop();
     fresh.stop();
     let _ = full_node.wait();
     let _ = fresh_node.wait();
+    // The fresh node's log outlives its home, for a look at where the time went.
+    let kept_log = std::env::temp_dir().join("sync_bench_fresh.log");
+    if std::fs::copy(fresh.path().join("logs").join("node.log"), &kept_log).is_ok() {
+        println!("  the fresh node's log: {}", kept_log.display());
+    }
+    let searchable = searchable.context("never searchable")?;
     println!(
-        "catch-up of a fresh device from {memories} memories: full-text searchable after {:.2} s, all embedded after {:.1} s",
-        searchable.as_secs_f64(),
-        embedded.as_secs_f64()
+        "catch-up of a fresh device from {memories} memories ({} vectors from the peer): \
+         full-text searchable after {:.2} s",
+        if run.peer_vectors { "with" } else { "without" },
+        searchable.as_secs_f64()
     );
-    println!(
-        "  embedding during catch-up {embed_rate:.0} memories/s; ferrex-embed alone {ferrex_rate:.0}/s (ratio {:.2}); bare fastembed {bare_rate:.0}/s (ratio {:.2})",
-        embed_rate / ferrex_rate,
-        embed_rate / bare_rate
-    );
+    match outcome {
+        Ok(embedded) => {
+            println!(
+                "  all embedded after {:.1} s ({from_peers} memories' vectors from the peer)",
+                embedded.as_secs_f64()
+            );
+            let embed_rate = memories as f64 / (embedded - searchable).as_secs_f64();
+            if let Some((bare_rate, ferrex_rate)) = rates {
+                println!(
+                    "  embedding during catch-up {embed_rate:.0} memories/s; ferrex-embed alone \
+                     {ferrex_rate:.0}/s (ratio {:.2}); bare fastembed {bare_rate:.0}/s (ratio {:.2})",
+                    embed_rate / ferrex_rate,
+                    embed_rate / bare_rate
+                );
+            }
+        }
+        Err(stats) => {
+            let queued = stats["index_lag"]["embeddings_queued"].as_u64().unwrap_or(0);
+            let done = memories.saturating_sub(queued);
+            let rate = done as f64 / (run.embed_limit - searchable).as_secs_f64();
+            println!(
+                "  not all embedded within {} s: {done} of {memories} ({from_peers} from the \
+                 peer; {rate:.0} memories/s; all would take about {:.0} s at that rate)",
+                run.embed_limit.as_secs(),
+                memories as f64 / rate.max(f64::MIN_POSITIVE)
+            );
+        }
+    }
     Ok(())
+}
+
+/// The work the node does for 2,000 memories spread evenly over `texts`
+/// (each one's text and its passages), done by a bare fastembed call and by
+/// ferrex-embed: their rates in memories per second.
+fn embedding_rates(texts: &[String]) -> anyhow::Result<(f64, f64)> {
+    let step = (texts.len() / 2000).max(1);
+    let sampled: Vec<&String> = texts.iter().step_by(step).take(2000).collect();
+    let memories_sampled = sampled.len();
+    let work: Vec<String> = sampled.iter().flat_map(|text| texts_to_embed(text)).collect();
+    let sample: Vec<&str> = work.iter().map(String::as_str).collect();
+    let files = ModelSearch::from_env().locate(ModelTier::default())?;
+    let mut bare = bare_fastembed(&files, &EmbedderOptions::default())?;
+    let started = Instant::now();
+    bare.embed(&sample, None)?;
+    let bare_rate = memories_sampled as f64 / started.elapsed().as_secs_f64();
+    let mut embedder = FastEmbedder::from_verified_files(&files, &EmbedderOptions::default())?;
+    let started = Instant::now();
+    embedder.embed_batch(&sample)?;
+    Ok((bare_rate, memories_sampled as f64 / started.elapsed().as_secs_f64()))
 }

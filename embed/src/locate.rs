@@ -109,6 +109,18 @@ impl ModelFiles {
         crate::verify::verify_tier_dir(&self.tier_dir, self.tier.files())
     }
 
+    /// What identifies the vectors these files compute, beside the model
+    /// id: the sha256 of the runtime library and of every model file, as
+    /// `name=hash` (the hashes the files are verified against). Two nodes
+    /// whose model id and hashes agree compute interchangeable vectors.
+    pub fn hashes(&self) -> Result<Vec<String>, LoadError> {
+        let mut hashes = vec![format!("runtime={}", crate::RUNTIME_SHA256)];
+        for (name, hash) in crate::verify::expected_hashes(&self.tier_dir, self.tier.files())? {
+            hashes.push(format!("{name}={hash}"));
+        }
+        Ok(hashes)
+    }
+
     /// Reads one file of the tier directory.
     pub(crate) fn read(&self, name: &str) -> Result<Vec<u8>, LoadError> {
         read_file(&self.tier_dir.join(name))

@@ -50,10 +50,22 @@ pub(crate) fn verify_file(path: &Path, expected: &str) -> Result<(), LoadError> 
 /// Verifies every file of a tier directory: pinned hashes first, then the
 /// directory's `SHA256SUMS` for files the tier does not pin.
 pub(crate) fn verify_tier_dir(dir: &Path, files: &[FileSpec]) -> Result<(), LoadError> {
+    for (name, expected) in expected_hashes(dir, files)? {
+        verify_file(&dir.join(name), &expected)?;
+    }
+    Ok(())
+}
+
+/// The sha256 each file of a tier directory must have: its pin, or what
+/// the directory's `SHA256SUMS` declares for a file the tier does not pin.
+pub(crate) fn expected_hashes(
+    dir: &Path,
+    files: &[FileSpec],
+) -> Result<Vec<(&'static str, String)>, LoadError> {
     let sums_path = dir.join("SHA256SUMS");
     let mut declared: Option<HashMap<String, String>> = None;
+    let mut hashes = Vec::with_capacity(files.len());
     for file in files {
-        let path = dir.join(file.name);
         let expected = match file.sha256 {
             Some(pinned) => pinned.to_owned(),
             None => {
@@ -61,13 +73,16 @@ pub(crate) fn verify_tier_dir(dir: &Path, files: &[FileSpec]) -> Result<(), Load
                     declared = Some(read_sums(&sums_path)?);
                 }
                 declared.as_ref().and_then(|sums| sums.get(file.name).cloned()).ok_or_else(
-                    || LoadError::ChecksumUnknown { path: path.clone(), sums: sums_path.clone() },
+                    || LoadError::ChecksumUnknown {
+                        path: dir.join(file.name),
+                        sums: sums_path.clone(),
+                    },
                 )?
             }
         };
-        verify_file(&path, &expected)?;
+        hashes.push((file.name, expected));
     }
-    Ok(())
+    Ok(hashes)
 }
 
 /// Parses `sha256sum` output: `<hex>  <name>` (or `<hex> *<name>`) per line.

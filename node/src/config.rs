@@ -38,6 +38,10 @@ pub struct Config {
     pub mode: NetworkMode,
     /// `network.bind`: the UDP address the endpoint binds.
     pub bind: SocketAddr,
+    /// `network.share_vectors`: answer paired devices running the same
+    /// model with this node's vectors, and take theirs for memories that
+    /// arrive without one (default true; vectors never enter the documents).
+    pub share_vectors: bool,
     /// `embed.model_dir`: where the model is, when not in the home or cache.
     pub model_dir: Option<PathBuf>,
     /// `embed.model`: which embedding model the node runs (`embed.tier`, its
@@ -62,6 +66,7 @@ impl Default for Config {
             name: None,
             mode: NetworkMode::Local,
             bind: SocketAddr::from(([0, 0, 0, 0], 0)),
+            share_vectors: true,
             model_dir: None,
             tier: ModelTier::default(),
             threads: 1,
@@ -77,6 +82,7 @@ pub const KEYS: &[&str] = &[
     "node.name",
     "network.mode",
     "network.bind",
+    "network.share_vectors",
     "embed.model_dir",
     "embed.model",
     "embed.tier",
@@ -276,6 +282,10 @@ impl Config {
                 self.bind = value
                     .parse()
                     .map_err(|_| invalid("must be an address and port, like 127.0.0.1:0".into()))?
+            }
+            "network.share_vectors" => {
+                self.share_vectors =
+                    value.parse().map_err(|_| invalid("must be true or false".into()))?
             }
             "embed.model_dir" => self.model_dir = Some(PathBuf::from(value)),
             "embed.model" | "embed.tier" => {
@@ -580,6 +590,7 @@ mod tests {
             ("[memory]\nrerank_depth = 500\n", "0 to 100"),
             ("[memory]\nkeyword_coverage = \"lots\"\n", "keyword_coverage"),
             ("[memory]\nexact_search = \"sometimes\"\n", "true or false"),
+            ("[network]\nshare_vectors = \"yes\"\n", "true or false"),
             ("[memory]\naging_threshold = 0.9\nstale_threshold = 0.5\n", "must not exceed"),
             ("not toml at all = = =", "TOML"),
         ] {

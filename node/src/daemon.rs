@@ -27,6 +27,7 @@ use crate::{
     home::Home,
     mcp::FerrexServer,
     node::Node,
+    peer_vectors::{self, Shared},
     reindex,
     status::{self, ThisDevice},
 };
@@ -49,7 +50,7 @@ impl SyncObserver for Indexer {
 /// What connections to the node's socket are served with.
 struct Served {
     node: Arc<Node>,
-    network: Network,
+    network: Arc<Network>,
     device: Device,
     shutdown: Notify,
 }
@@ -110,9 +111,25 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
             clock: clock::now,
         },
         Arc::new(Indexer { engine: node.engine.clone(), signal: node.signal.clone() }),
+        Some(Arc::new(Shared::new(
+            node.engine.index().clone(),
+            config.share_vectors.then(|| node.vector_profile.clone()),
+        ))),
     )
     .await
     .context("starting the network")?;
+    let network = Arc::new(network);
+    // A backlog of memories without vectors (a fresh device, a burst of
+    // merges) is filled from peers running the same model when they can.
+    let taking = config.share_vectors.then(|| {
+        tokio::spawn(peer_vectors::take_from_peers(
+            network.clone(),
+            node.engine.index().clone(),
+            node.engine.foreground().clone(),
+            node.signal.clone(),
+            node.vector_profile.clone(),
+        ))
+    });
     let served = Arc::new(Served { node: node.clone(), network, device, shutdown: Notify::new() });
 
     // We hold the lock, so a socket file left here belongs to a dead node.
@@ -168,6 +185,9 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
     }
     tracing::info!("stopping");
     fold.abort();
+    if let Some(taking) = taking {
+        taking.abort();
+    }
     served.network.shutdown().await;
     drop(served);
     drop(listener);

@@ -26,6 +26,7 @@ use crate::index::{Index, NOT_EMBEDDED, Vectors, WHOLE_ONLY};
 pub struct Foreground {
     embedder: Mutex<(Box<dyn Embedder>, QueryCache)>,
     model_id: String,
+    dimension: usize,
     reranker: Option<Mutex<Reranker>>,
 }
 
@@ -38,10 +39,11 @@ impl std::fmt::Debug for Foreground {
 impl Foreground {
     /// Wraps `embedder` with a cache of `cache_size` queries.
     pub fn new(embedder: Box<dyn Embedder>, cache_size: usize) -> Self {
-        let model_id = embedder.model_id().to_owned();
+        let (model_id, dimension) = (embedder.model_id().to_owned(), embedder.dimension());
         Foreground {
             embedder: Mutex::new((embedder, QueryCache::new(cache_size))),
             model_id,
+            dimension,
             reranker: None,
         }
     }
@@ -73,6 +75,11 @@ impl Foreground {
         &self.model_id
     }
 
+    /// The number of floats in the model's vectors.
+    pub fn dimension(&self) -> usize {
+        self.dimension
+    }
+
     /// Embeds texts to store.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let mut guard = self.embedder.lock().unwrap_or_else(PoisonError::into_inner);
@@ -96,6 +103,8 @@ pub struct WorkSignal {
     /// Microseconds the worker took per memory in its last batch; 0 until
     /// it has worked.
     micros_per_memory: AtomicU64,
+    /// Memories whose vectors came from a peer since the node started.
+    from_peers: AtomicU64,
 }
 
 /// What a memory is assumed to cost the worker before it has measured
@@ -109,6 +118,16 @@ impl WorkSignal {
             let micros = elapsed.as_micros() / memories as u128;
             self.micros_per_memory.store(micros.max(1) as u64, Ordering::Relaxed);
         }
+    }
+
+    /// Records that `memories` memories got their vectors from a peer.
+    pub(crate) fn record_from_peers(&self, memories: usize) {
+        self.from_peers.fetch_add(memories as u64, Ordering::Relaxed);
+    }
+
+    /// Memories whose vectors came from a peer since the node started.
+    pub fn taken_from_peers(&self) -> u64 {
+        self.from_peers.load(Ordering::Relaxed)
     }
 
     /// How long the worker should take for `memories` memories.

@@ -16,6 +16,7 @@ mod indexer;
 mod logging;
 mod mcp;
 mod node;
+mod peer_vectors;
 mod peers_cli;
 mod reindex;
 mod status;

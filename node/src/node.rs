@@ -41,6 +41,9 @@ pub struct Node {
     stop: Arc<AtomicBool>,
     /// Wakes the embedding worker.
     pub signal: Arc<WorkSignal>,
+    /// What makes this node's vectors comparable with a peer's: the model
+    /// id and the sha256 of the runtime and of every model file.
+    pub vector_profile: String,
     worker: Option<JoinHandle<()>>,
 }
 
@@ -98,10 +101,11 @@ impl Node {
                 let sessions = (load_session(&files, config)?, load_session(&files, config)?);
                 let model_time = started.elapsed();
                 let (model_id, dimension) = (sessions.0.model_id(), sessions.0.dimension());
+                let profile = format!("{model_id} {}", files.hashes()?.join(" "));
                 let (index, opened) = Index::open(&home.index_file(), model_id, dimension)
                     .context("opening the index")?;
                 index.load_signs().context("reading the index's sign bits")?;
-                Ok((sessions, index, opened, model_time))
+                Ok((sessions, index, opened, model_time, profile))
             });
             let replica = Replica::open(
                 &home.docs_dir(),
@@ -115,7 +119,7 @@ impl Node {
                 .unwrap_or_else(|_| Err(anyhow::anyhow!("loading the model panicked")));
             (sessions, replica.map(|replica| (replica, documents)))
         });
-        let ((foreground, background), mut index, opened, model_time) = sessions?;
+        let ((foreground, background), mut index, opened, model_time, vector_profile) = sessions?;
         let (replica, documents_time) = replica?;
         let (model_ms, documents_ms) =
             (model_time.as_millis() as u64, documents_time.as_millis() as u64);
@@ -201,7 +205,7 @@ impl Node {
             })?
         };
         signal.notify();
-        Ok(Node { engine, background, stop, signal, worker: Some(worker) })
+        Ok(Node { engine, background, stop, signal, vector_profile, worker: Some(worker) })
     }
 
     /// Stops the worker and folds buffered access counts into the documents.

@@ -35,6 +35,7 @@ mod session;
 mod state_file;
 pub mod storage;
 mod ticket;
+pub mod vectors;
 pub mod wire;
 
 pub use doc_id::{BadDocId, DocId};

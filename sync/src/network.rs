@@ -42,6 +42,7 @@ use crate::{
     peers::{PeerRecord, PeerStatus, doc_statuses},
     registry::{DeviceRecord, Pairing, Revocation},
     session::{self, SessionHandle, short},
+    vectors::{VECTORS_ALPN, VectorClient, VectorProtocol, VectorSource},
     wire::{
         JoinReply, JoinRequest, MAX_PAIR_BYTES, OLD_PEER_REASON, PAIR_ALPN, SYNC_ALPN,
         SYNC_ALPN_V1, read_frame, write_frame,
@@ -217,7 +218,8 @@ struct Gate {
 
 impl EndpointHooks for Gate {
     async fn after_handshake(&self, connection: &Connection) -> AfterHandshakeOutcome {
-        if connection.alpn() != SYNC_ALPN {
+        let alpn = connection.alpn();
+        if alpn != SYNC_ALPN && alpn != VECTORS_ALPN {
             return AfterHandshakeOutcome::accept();
         }
         let remote = connection.remote_id();
@@ -225,7 +227,11 @@ impl EndpointHooks for Gate {
         if allowed {
             return AfterHandshakeOutcome::accept();
         }
-        tracing::info!(peer = %remote.fmt_short(), "refused a sync connection from a device that is not paired");
+        tracing::info!(
+            peer = %remote.fmt_short(),
+            alpn = %String::from_utf8_lossy(alpn),
+            "refused a connection from a device that is not paired"
+        );
         AfterHandshakeOutcome::Reject {
             error_code: NOT_PAIRED.into(),
             reason: b"not a paired device".to_vec(),
@@ -234,12 +240,15 @@ impl EndpointHooks for Gate {
 }
 
 impl Network {
-    /// Binds the endpoint and starts accepting and dialing.
+    /// Binds the endpoint and starts accepting and dialing. Paired devices
+    /// that ask for vectors are answered from `vectors` (refused when
+    /// `None`).
     pub async fn start(
         identity: Identity,
         replica: Arc<Replica>,
         config: NetworkConfig,
         observer: Arc<dyn SyncObserver>,
+        vectors: Option<Arc<dyn VectorSource>>,
     ) -> Result<Network, NetworkError> {
         std::fs::create_dir_all(&config.state_dir).map_err(|error| NetworkError::Bind {
             addr: config.bind,
@@ -281,10 +290,35 @@ impl Network {
             .accept(SYNC_ALPN, SyncProtocol(inner.clone()))
             .accept(SYNC_ALPN_V1, OldSyncProtocol)
             .accept(PAIR_ALPN, PairProtocol(inner.clone()))
+            .accept(VECTORS_ALPN, VectorProtocol(vectors))
             .spawn();
         tokio::spawn(supervise(inner.clone()));
         tracing::info!(id = %short(&inner.me), addrs = ?inner.addrs(), "network started");
         Ok(Network { inner, router })
+    }
+
+    /// The paired devices this node has a live sync connection with.
+    pub fn connected_peers(&self) -> Vec<String> {
+        let mut peers: Vec<String> = lock(&self.inner.slots)
+            .iter()
+            .filter(|(_, slot)| {
+                slot.live.as_ref().is_some_and(|live| live.connection.close_reason().is_none())
+            })
+            .map(|(peer, _)| peer.clone())
+            .collect();
+        peers.sort();
+        peers
+    }
+
+    /// Opens a `ferrex/vectors/1` exchange with the paired device `peer`.
+    pub async fn vector_client(&self, peer: &str) -> Result<VectorClient, String> {
+        let addr = self.inner.addr_of(peer)?;
+        let connection =
+            tokio::time::timeout(DIAL_TIMEOUT, self.inner.endpoint.connect(addr, VECTORS_ALPN))
+                .await
+                .map_err(|_| format!("no answer within {} s", DIAL_TIMEOUT.as_secs()))?
+                .map_err(|error| error.to_string())?;
+        VectorClient::open(connection).await.map_err(|error| error.to_string())
     }
 
     /// This device's id (hex).
@@ -537,7 +571,12 @@ async fn bind(
         };
         let builder = builder
             .secret_key(identity.secret().clone())
-            .alpns(vec![SYNC_ALPN.to_vec(), PAIR_ALPN.to_vec(), SYNC_ALPN_V1.to_vec()])
+            .alpns(vec![
+                SYNC_ALPN.to_vec(),
+                PAIR_ALPN.to_vec(),
+                SYNC_ALPN_V1.to_vec(),
+                VECTORS_ALPN.to_vec(),
+            ])
             .hooks(Gate { allowed: allowed.clone() })
             .clear_ip_transports()
             .bind_addr(*addr)
@@ -769,17 +808,22 @@ impl Inner {
         }
     }
 
+    /// Where `peer` can be dialed: its id and the addresses its registry
+    /// record names.
+    fn addr_of(&self, peer: &str) -> Result<EndpointAddr, String> {
+        let id: EndpointId = peer.parse().map_err(|_| "bad device id".to_owned())?;
+        let addrs = self.replica.registry().addrs_of(peer);
+        // Internet mode can find a device by its id alone; local mode cannot.
+        if addrs.is_empty() && self.mode == NetworkMode::Local {
+            return Err("no known address".to_owned());
+        }
+        Ok(EndpointAddr::from_parts(id, addrs.iter().copied().map(TransportAddr::Ip)))
+    }
+
     /// Dials `peer` once.
     async fn dial(self: Arc<Self>, peer: String) {
-        let registry = self.replica.registry();
-        let addrs = registry.addrs_of(&peer);
-        let outcome = async {
-            let id: EndpointId = peer.parse().map_err(|_| "bad device id".to_owned())?;
-            // Internet mode can find a device by its id alone; local mode cannot.
-            if addrs.is_empty() && self.mode == NetworkMode::Local {
-                return Err("no known address".to_owned());
-            }
-            let addr = EndpointAddr::from_parts(id, addrs.iter().copied().map(TransportAddr::Ip));
+        let outcome: Result<_, String> = async {
+            let addr = self.addr_of(&peer)?;
             let connection =
                 tokio::time::timeout(DIAL_TIMEOUT, self.endpoint.connect(addr, SYNC_ALPN))
                     .await

@@ -238,6 +238,7 @@ impl Session {
                 let doc: DocId = doc.parse().map_err(|error| format!("{error}"))?;
                 let (inner, shared) = (self.inner.clone(), self.shared.clone());
                 let doc_for_merge = doc.clone();
+                let (started, bytes) = (std::time::Instant::now(), message.len());
                 let (changes, reply, wanted) = tokio::task::spawn_blocking(move || {
                     let changes = {
                         let mut states = lock(&shared.states);
@@ -268,6 +269,15 @@ impl Session {
                 })
                 .await
                 .map_err(|error| error.to_string())??;
+                if !changes.is_empty() {
+                    tracing::debug!(
+                        %doc,
+                        bytes,
+                        memories = changes.iter().map(|change| change.keys.memories.len()).sum::<usize>(),
+                        merge_ms = started.elapsed().as_millis() as u64,
+                        "merged a sync message"
+                    );
+                }
                 if let Some(message) = reply {
                     self.shared.send_control(Frame::Sync { doc: doc.to_string(), message });
                 }
@@ -348,7 +358,14 @@ impl Session {
         let inner = self.inner.clone();
         tokio::task::spawn_blocking(move || {
             for change in &changes {
+                let started = std::time::Instant::now();
                 inner.observer.merged(change);
+                tracing::debug!(
+                    doc = %change.doc,
+                    memories = change.keys.memories.len(),
+                    observer_ms = started.elapsed().as_millis() as u64,
+                    "the observer took a merged change"
+                );
             }
         })
         .await

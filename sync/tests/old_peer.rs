@@ -51,7 +51,8 @@ async fn a_format_1_device_is_told_to_upgrade_and_nothing_is_exchanged() {
         name: "upgraded".into(),
         clock: now,
     };
-    let network = Network::start(identity, replica.clone(), config, Arc::new(Quiet)).await.unwrap();
+    let network =
+        Network::start(identity, replica.clone(), config, Arc::new(Quiet), None).await.unwrap();
 
     // An old device: a plain endpoint that speaks only ferrex/sync/1.
     let old = iroh::Endpoint::builder(presets::Minimal)

@@ -78,6 +78,9 @@ pub struct Stats {
     pub passages_queued: i64,
     /// Memories synced from a peer whose key has not arrived yet.
     pub waiting_for_keys: i64,
+    /// Memories whose vectors came from a peer running the same model
+    /// since the node started.
+    pub vectors_from_peers: u64,
     /// The embedding model.
     pub model_id: String,
 }
@@ -141,6 +144,11 @@ impl Engine {
     /// The index.
     pub fn index(&self) -> &Arc<Mutex<Index>> {
         &self.index
+    }
+
+    /// The foreground embedder.
+    pub fn foreground(&self) -> &Arc<Foreground> {
+        &self.embedder
     }
 
     /// The settings of `namespace`.
@@ -235,6 +243,7 @@ impl Engine {
             embeddings_queued: counts.embeddings_queued,
             passages_queued: counts.passages_queued,
             waiting_for_keys: counts.waiting_for_keys,
+            vectors_from_peers: self.work.taken_from_peers(),
             model_id: self.embedder.model_id().to_owned(),
         })
     }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use rusqlite::{OptionalExtension, params, params_from_iter, types::Value};
 
-use super::{Index, MemoryRow, PASSAGE_STRIDE};
+use super::{EMBEDDED, Index, MemoryRow, PASSAGE_STRIDE};
 
 /// An entity with everything resolution needs.
 #[derive(Debug, Clone, PartialEq)]
@@ -272,6 +272,27 @@ impl Index {
             vectors.push(floats(&bytes?));
         }
         Ok(vectors)
+    }
+
+    /// Every vector of memory `id` (as [`Index::vectors`]) if it has them
+    /// all and they were computed from content with `content_hash`: what a
+    /// peer running the same model may take instead of embedding.
+    pub fn complete_vectors(
+        &self,
+        id: &str,
+        content_hash: &str,
+    ) -> anyhow::Result<Option<Vec<Vec<f32>>>> {
+        let passages: Option<i64> = self
+            .conn()
+            .prepare_cached(&format!(
+                "SELECT passages FROM memories
+                 WHERE id = ?1 AND content_hash = ?2 AND embedded = {EMBEDDED}"
+            ))?
+            .query_row([id, content_hash], |row| row.get(0))
+            .optional()?;
+        let Some(passages) = passages else { return Ok(None) };
+        let vectors = self.vectors(id)?;
+        Ok((vectors.len() as i64 == passages + 1).then_some(vectors))
     }
 
     /// Ids of the memories of `namespace` that pass recall's filters: of

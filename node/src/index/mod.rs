@@ -492,6 +492,65 @@ mod tests {
     }
 
     #[test]
+    fn vectors_from_a_peer_fill_only_memories_without_any_and_only_complete_ones_are_offered() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut index, _) = Index::open(&dir.path().join("index.sqlite"), "model", 8).unwrap();
+        let two = "The billing worker retries three times. Then it emails the customer.";
+        let axis = |at: usize| {
+            let mut vector = vec![0.0; 8];
+            vector[at] = 1.0;
+            vector
+        };
+        let rowids: Vec<i64> = index
+            .transaction(|tx| {
+                let mut rowids = Vec::new();
+                for (id, text) in [("low", "One line."), ("mid", two), ("high", "Another line.")] {
+                    rowids.push(tx.upsert_memory(&memory_row(id, text))?.0);
+                }
+                Ok(rowids)
+            })
+            .unwrap();
+        // Taken from the top down, in pages.
+        let page = index.missing_vectors_from_top(2, i64::MAX).unwrap();
+        let ids: Vec<&str> = page.iter().map(|(_, id, _, _)| id.as_str()).collect();
+        assert_eq!(ids, ["high", "mid"]);
+        let rest = index.missing_vectors_from_top(2, page[1].0).unwrap();
+        assert_eq!(rest.len(), 1);
+        assert_eq!(rest[0].1, "low");
+        let hash_of = |id: &str| index.row(id).unwrap().unwrap().content_hash;
+        let (mid_hash, high_hash) = (hash_of("mid"), hash_of("high"));
+        // Nothing is offered before it is complete.
+        assert!(index.complete_vectors("mid", &mid_hash).unwrap().is_none());
+
+        let mid_vectors: Vectors = (0..3).map(axis).collect();
+        let stored = index.transaction(|tx| {
+            Ok((
+                tx.put_vectors_if_missing(rowids[1], "another text", &mid_vectors)?,
+                tx.put_vectors_if_missing(rowids[1], &mid_hash, &mid_vectors)?,
+                tx.put_vectors_if_missing(rowids[1], &mid_hash, &mid_vectors)?,
+            ))
+        });
+        assert_eq!(stored.unwrap(), (false, true, false), "other content, then once only");
+        assert_eq!(index.embedding_backlog(None).unwrap(), (2, 0));
+        assert_eq!(index.complete_vectors("mid", &mid_hash).unwrap(), Some(mid_vectors.clone()));
+        assert!(index.complete_vectors("mid", "another text").unwrap().is_none());
+        // Found by meaning at once, by a passage too.
+        assert_eq!(index.dense_best(&axis(2), "default", &[], 1).unwrap()[0].0, "mid");
+
+        // One the worker got to first (a store's whole text only) is kept.
+        index
+            .transaction(|tx| {
+                tx.put_vector(rowids[2], "default", "episodic", &vec![axis(5)], false)
+            })
+            .unwrap();
+        let late = index
+            .transaction(|tx| tx.put_vectors_if_missing(rowids[2], &high_hash, &vec![axis(6)]));
+        assert!(!late.unwrap());
+        assert_eq!(index.vectors("high").unwrap(), vec![axis(5)]);
+        assert!(index.complete_vectors("high", &high_hash).unwrap().is_none(), "passages pending");
+    }
+
+    #[test]
     fn near_finds_close_neighbours_by_sign_bits_and_ranks_them_exactly() {
         let dir = tempfile::tempdir().unwrap();
         let (mut index, _) = Index::open(&dir.path().join("index.sqlite"), "model", 64).unwrap();

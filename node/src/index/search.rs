@@ -280,6 +280,27 @@ impl Index {
         Ok(pending)
     }
 
+    /// Up to `limit` memories with no vector at all, of row id below
+    /// `below`, highest first (the worker takes them from the lowest, so
+    /// the two meet rather than race): row id, memory id, text and content
+    /// hash.
+    pub fn missing_vectors_from_top(
+        &self,
+        limit: usize,
+        below: i64,
+    ) -> anyhow::Result<Vec<(i64, String, String, String)>> {
+        let mut statement = self.conn().prepare_cached(&format!(
+            "SELECT rowid, id, text, content_hash FROM memories INDEXED BY memories_not_embedded
+             WHERE embedded = {NOT_EMBEDDED} AND rowid < ?2 ORDER BY rowid DESC LIMIT ?1"
+        ))?;
+        let missing = statement
+            .query_map([limit as i64, below], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(missing)
+    }
+
     /// How many memories of `namespace` (all namespaces when `None`) have no
     /// vector yet, and how many have their whole text's only.
     pub fn embedding_backlog(&self, namespace: Option<&str>) -> anyhow::Result<(i64, i64)> {

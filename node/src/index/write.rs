@@ -7,7 +7,7 @@ use ferrex_core::{Alias, Edge, Entity, MemoryKind, Tombstone};
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::{
-    EMBEDDED, MemoryRow, PASSAGE_STRIDE, Vectors, WHOLE_ONLY, encode_heads,
+    EMBEDDED, MemoryRow, NOT_EMBEDDED, PASSAGE_STRIDE, Vectors, WHOLE_ONLY, encode_heads,
     signs::{Edit, Set, sign_bits},
     vector_bytes,
 };
@@ -213,14 +213,7 @@ impl<'a> IndexTx<'a> {
         content_hash: &str,
         passages: &[Vec<f32>],
     ) -> anyhow::Result<bool> {
-        let current: Option<(String, String, String, i64)> = self
-            .tx
-            .query_row(
-                "SELECT namespace, kind, content_hash, embedded FROM memories WHERE rowid = ?1",
-                [rowid],
-                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
-            )
-            .optional()?;
+        let current = self.embedding_state(rowid)?;
         match current {
             Some((namespace, kind, hash, WHOLE_ONLY)) if hash == content_hash => {
                 self.delete_passages(rowid)?;
@@ -233,6 +226,19 @@ impl<'a> IndexTx<'a> {
             }
             _ => Ok(false),
         }
+    }
+
+    /// The namespace, kind, content hash and embedding state of the memory
+    /// at `rowid`, if it is there.
+    fn embedding_state(&self, rowid: i64) -> anyhow::Result<Option<(String, String, String, i64)>> {
+        Ok(self
+            .tx
+            .query_row(
+                "SELECT namespace, kind, content_hash, embedded FROM memories WHERE rowid = ?1",
+                [rowid],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+            )
+            .optional()?)
     }
 
     /// Removes the vectors of the memory at `rowid`.
@@ -268,16 +274,29 @@ impl<'a> IndexTx<'a> {
         content_hash: &str,
         vectors: &Vectors,
     ) -> anyhow::Result<bool> {
-        let current: Option<(String, String, String)> = self
-            .tx
-            .query_row(
-                "SELECT namespace, kind, content_hash FROM memories WHERE rowid = ?1",
-                [rowid],
-                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-            )
-            .optional()?;
+        match self.embedding_state(rowid)? {
+            Some((namespace, kind, hash, _)) if hash == content_hash => {
+                self.put_vector(rowid, &namespace, &kind, vectors, true)?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// Stores every vector of the memory at `rowid` (as [`Self::put_vector`]
+    /// with `complete`), computed elsewhere from content with
+    /// `content_hash`, if it still has that content and still has no vector
+    /// at all (the worker may have embedded it meanwhile). Returns whether
+    /// they were stored.
+    pub fn put_vectors_if_missing(
+        &self,
+        rowid: i64,
+        content_hash: &str,
+        vectors: &Vectors,
+    ) -> anyhow::Result<bool> {
+        let current = self.embedding_state(rowid)?;
         match current {
-            Some((namespace, kind, hash)) if hash == content_hash => {
+            Some((namespace, kind, hash, NOT_EMBEDDED)) if hash == content_hash => {
                 self.put_vector(rowid, &namespace, &kind, vectors, true)?;
                 Ok(true)
             }

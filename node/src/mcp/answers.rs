@@ -250,6 +250,7 @@ pub fn stats(stats: &Stats, detailed: Option<&DetailedStats>) -> Value {
             "embeddings_queued": stats.embeddings_queued,
             "passages_queued": stats.passages_queued,
             "waiting_for_keys": stats.waiting_for_keys,
+            "vectors_from_peers": stats.vectors_from_peers,
         },
         "model": stats.model_id,
     });

@@ -1,0 +1,135 @@
+//! Vectors from a peer: a fresh device takes the vectors of what it
+//! receives from a paired device running the same model (checked by
+//! embedding a sample itself) instead of embedding everything, and embeds
+//! by itself when the peer shares none. Real `ferrex` processes on
+//! loopback, the real model.
+
+#![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
+use std::time::Duration;
+
+use ferrex_tests::{Client, TestHome, eventually};
+use serde_json::{Value, json};
+
+/// How long a fresh device may take to receive and embed what it is sent.
+const CATCH_UP: Duration = Duration::from_secs(120);
+
+const SUBJECTS: [&str; 8] = [
+    "the billing service",
+    "the search cluster",
+    "the mobile app",
+    "the data pipeline",
+    "the auth gateway",
+    "the release train",
+    "the design system",
+    "the metrics stack",
+];
+const FACTS: [&str; 10] = [
+    "moved to a new region after the outage",
+    "needs a review from the platform team before each deploy",
+    "is owned by Priya since the reorganisation",
+    "logs too much at debug level and fills the disk",
+    "was rewritten in Rust to cut its memory use",
+    "depends on a cron job that runs at midnight",
+    "uses feature flags kept in the config repository",
+    "broke when the certificate expired in March",
+    "keeps its runbook in the wiki under operations",
+    "gets its secrets from the vault agent",
+];
+
+/// `count` distinct memories of two sentences (so each has passages too).
+fn texts(count: usize) -> Vec<String> {
+    (0..count)
+        .map(|index| {
+            let subject = SUBJECTS[index % SUBJECTS.len()];
+            let fact = FACTS[(index / SUBJECTS.len()) % FACTS.len()];
+            format!(
+                "Note {index}: {subject} {fact}. Ticket {} tracks the follow-up work.",
+                1000 + index
+            )
+        })
+        .collect()
+}
+
+async fn stats_of(client: &Client) -> Value {
+    client.ok("stats", json!({})).await
+}
+
+/// Waits until `client`'s node holds `count` memories, every one with all
+/// its vectors; returns its stats then.
+async fn caught_up(client: &Client, count: u64) -> Option<Value> {
+    eventually(CATCH_UP, || async {
+        let stats = stats_of(client).await;
+        let lag = &stats["index_lag"];
+        (stats["memories"] == count && lag["embeddings_queued"] == 0 && lag["passages_queued"] == 0)
+            .then_some(stats)
+    })
+    .await
+}
+
+const QUERIES: [&str; 4] = [
+    "who is responsible for billing now",
+    "which system had trouble with an expired certificate",
+    "where do we keep the operational procedures",
+    "what fills up the disk",
+];
+
+async fn answers(client: &Client) -> Vec<Vec<String>> {
+    let mut answers = Vec::new();
+    for query in QUERIES {
+        answers.push(client.recall_ids(query, "work", 10).await);
+    }
+    answers
+}
+
+/// Stores `count` memories on a device, and has a fresh device join it.
+async fn fresh_device_joins(source: &TestHome, fresh: &TestHome, count: usize) -> (Client, Client) {
+    let on_source = source.client().await;
+    for text in texts(count) {
+        on_source.store_text(&text, "work").await;
+    }
+    assert!(caught_up(&on_source, count as u64).await.is_some(), "the source never embedded");
+    let on_fresh = fresh.client().await;
+    let (ok, stderr) = fresh.join(&source.invite());
+    assert!(ok, "could not join: {stderr}");
+    (on_source, on_fresh)
+}
+
+#[tokio::test]
+async fn a_fresh_device_takes_vectors_from_a_peer_running_the_same_model() {
+    let source = TestHome::named("source");
+    let fresh = TestHome::named("fresh");
+    let count = 200;
+    let (on_source, on_fresh) = fresh_device_joins(&source, &fresh, count).await;
+    let stats = caught_up(&on_fresh, count as u64).await.expect("the fresh device caught up");
+    let from_peers = stats["index_lag"]["vectors_from_peers"].as_u64().unwrap();
+    // The worker embeds from the lowest row while vectors are taken from
+    // the highest; most of them arrive from the peer.
+    assert!(
+        from_peers >= count as u64 / 2 && from_peers <= count as u64,
+        "{from_peers} of {count} memories got their vectors from the peer: {stats}"
+    );
+    assert_eq!(stats_of(&on_source).await["index_lag"]["vectors_from_peers"], 0);
+    // Same documents, same answers (invariant 2): the vectors taken are
+    // as good as those computed here.
+    let (here, there) = (answers(&on_fresh).await, answers(&on_source).await);
+    assert!(here.iter().all(|ids| !ids.is_empty()), "{here:?}");
+    assert_eq!(here, there, "the fresh device answers as its peer does");
+    on_fresh.close().await;
+    on_source.close().await;
+}
+
+#[tokio::test]
+async fn a_device_that_shares_no_vectors_leaves_the_fresh_device_to_embed_everything() {
+    let source = TestHome::with_config("share_vectors = false\n[node]\nname = \"source\"\n");
+    let fresh = TestHome::named("fresh");
+    let count = 120;
+    let (on_source, on_fresh) = fresh_device_joins(&source, &fresh, count).await;
+    let stats = caught_up(&on_fresh, count as u64).await.expect("the fresh device caught up");
+    assert_eq!(stats["index_lag"]["vectors_from_peers"], 0, "{stats}");
+    let (here, there) = (answers(&on_fresh).await, answers(&on_source).await);
+    assert!(here.iter().all(|ids| !ids.is_empty()), "{here:?}");
+    assert_eq!(here, there);
+    on_fresh.close().await;
+    on_source.close().await;
+}
