@@ -40,7 +40,7 @@ struct Indexer {
 
 impl SyncObserver for Indexer {
     fn merged(&self, change: &DocChange) {
-        if let Err(error) = self.engine.apply_merged(change) {
+        if let Err(error) = self.signal.indexing(|| self.engine.apply_merged(change)) {
             tracing::error!(doc = %change.doc, "indexing merged changes: {error:#}");
         }
         self.signal.notify();

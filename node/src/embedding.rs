@@ -105,6 +105,9 @@ pub struct WorkSignal {
     micros_per_memory: AtomicU64,
     /// Memories whose vectors came from a peer since the node started.
     from_peers: AtomicU64,
+    /// Merged changes being indexed now: the worker waits for them, so
+    /// what arrives is searchable by its words before embedding starts.
+    indexing: AtomicU64,
 }
 
 /// What a memory is assumed to cost the worker before it has measured
@@ -128,6 +131,24 @@ impl WorkSignal {
     /// Memories whose vectors came from a peer since the node started.
     pub fn taken_from_peers(&self) -> u64 {
         self.from_peers.load(Ordering::Relaxed)
+    }
+
+    /// Runs `index`, the indexing of a merged change, with the worker
+    /// holding back its next batch until it is done.
+    pub fn indexing<T>(&self, index: impl FnOnce() -> T) -> T {
+        self.indexing.fetch_add(1, Ordering::SeqCst);
+        let result = index();
+        self.indexing.fetch_sub(1, Ordering::SeqCst);
+        result
+    }
+
+    /// Waits while merged changes are being indexed, at most `limit`: a
+    /// steady stream of merges delays embedding, it does not stop it.
+    pub(crate) fn yield_to_indexing(&self, limit: Duration) {
+        let started = Instant::now();
+        while self.indexing.load(Ordering::SeqCst) > 0 && started.elapsed() < limit {
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 
     /// How long the worker should take for `memories` memories.
@@ -156,6 +177,10 @@ impl WorkSignal {
     }
 }
 
+/// The longest the worker holds back a batch for merged changes being
+/// indexed.
+const YIELD_LIMIT: Duration = Duration::from_secs(5);
+
 /// Embeds every queued row of `index` with `embedder`, `batch` rows at a
 /// time, calling `progress(done)` after each batch: first the memories with
 /// no vector at all (dense search misses them), then the passages of those
@@ -176,6 +201,9 @@ pub fn embed_queued(
         loop {
             if stop() {
                 return Ok(done);
+            }
+            if let Some(signal) = signal {
+                signal.yield_to_indexing(YIELD_LIMIT);
             }
             let pending = {
                 let index = index.lock().unwrap_or_else(PoisonError::into_inner);

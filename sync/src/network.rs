@@ -173,7 +173,10 @@ impl Slot {
 /// Shared by the network's tasks.
 pub(crate) struct Inner {
     pub(crate) replica: Arc<Replica>,
-    pub(crate) observer: Arc<dyn SyncObserver>,
+    /// Merged changes on their way to the observer, in the order they were
+    /// merged: one thread hands them over, so a session merges the next
+    /// message while the last one is indexed.
+    pub(crate) merged: std::sync::mpsc::Sender<DocChange>,
     pub(crate) clock: fn() -> Timestamp,
     pub(crate) state_dir: PathBuf,
     pub(crate) stop: watch::Sender<bool>,
@@ -264,9 +267,13 @@ impl Network {
             crate::state_file::load_json(&config.state_dir.join("revoked.json"))?
                 .unwrap_or_default();
         let invites = Invites::load(&config.state_dir.join("invites.json"))?;
+        let merged = hand_over(observer).map_err(|error| NetworkError::Bind {
+            addr: config.bind,
+            reason: format!("cannot start the thread that indexes merged changes: {error}"),
+        })?;
         let inner = Arc::new(Inner {
             replica,
-            observer,
+            merged,
             clock: config.clock,
             invites: Mutex::new(invites),
             state_dir: config.state_dir,
@@ -910,6 +917,27 @@ impl Inner {
         tracing::info!(peer = %short(&joiner), name, "paired a new device");
         JoinReply::Accepted { name: self.name.clone(), addrs: self.addrs(), at: now.0 }
     }
+}
+
+/// Starts the thread that hands merged changes to `observer` in order; it
+/// ends when the network is gone.
+fn hand_over(
+    observer: Arc<dyn SyncObserver>,
+) -> std::io::Result<std::sync::mpsc::Sender<DocChange>> {
+    let (sender, queue) = std::sync::mpsc::channel::<DocChange>();
+    std::thread::Builder::new().name("ferrex-merged".into()).spawn(move || {
+        for change in queue {
+            let started = Instant::now();
+            observer.merged(&change);
+            tracing::debug!(
+                doc = %change.doc,
+                memories = change.keys.memories.len(),
+                observer_ms = started.elapsed().as_millis() as u64,
+                "the observer took a merged change"
+            );
+        }
+    })?;
+    Ok(sender)
 }
 
 /// Dials paired devices that have no connection, when their backoff allows.

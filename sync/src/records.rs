@@ -3,7 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use automerge::{AutoCommit, AutomergeError, ObjType, ScalarValue, transaction::Transactable};
+use automerge::{
+    AutoCommit, AutomergeError, ObjType, ReadDoc, ScalarValue, ValueRef, transaction::Transactable,
+};
 use ferrex_core::{
     AccessStat, Alias, Content, Edge, EdgeKind, Entity, Memory, MemoryKind, Namespace, Timestamp,
     Tombstone, Triple, predicate::Cardinality,
@@ -277,7 +279,30 @@ pub(crate) fn put_memory(
 /// The entities a live memory refers to (its subject's and those it
 /// mentions), read without its key; `None` when it is not a live memory.
 pub(crate) fn memory_refs(doc: &AutoCommit, roots: &Roots, id: &str) -> Option<Vec<String>> {
-    let view = live_memory(doc, roots, id)?;
+    live_memory(doc, roots, id).map(|view| refs_of(&view))
+}
+
+/// [`memory_refs`] of every memory of the document, in one pass over its
+/// memories (a start reads them all: one lookup of each in the memories
+/// and forgotten maps cost as much as the rest).
+pub(crate) fn all_memory_refs(
+    doc: &AutoCommit,
+    roots: &Roots,
+) -> Vec<(String, Option<Vec<String>>)> {
+    let forgotten: std::collections::HashSet<String> = doc.keys(roots.get("forgotten")).collect();
+    doc.map_range(roots.get("memories"), ..)
+        .map(|item| {
+            let id = item.key.to_string();
+            let live =
+                !forgotten.contains(&id) && matches!(item.value, ValueRef::Object(ObjType::Map));
+            let refs = live.then(|| refs_of(&MapView::new(doc, item.id())));
+            (id, refs)
+        })
+        .collect()
+}
+
+/// The entities the memory whose map `view` is refers to, sorted.
+fn refs_of(view: &MapView<'_>) -> Vec<String> {
     let mut refs: Vec<String> =
         view.string("entities").map(|text| decode_list(&text)).unwrap_or_default();
     if let Some(subject) = view.string("subject_entity") {
@@ -285,7 +310,7 @@ pub(crate) fn memory_refs(doc: &AutoCommit, roots: &Roots, id: &str) -> Option<V
     }
     refs.sort();
     refs.dedup();
-    Some(refs)
+    refs
 }
 
 pub(crate) fn read_memory(
@@ -298,6 +323,7 @@ pub(crate) fn read_memory(
     let Some(view) = live_memory(doc, roots, id) else {
         return Lookup::Absent;
     };
+    let view = view.read_whole();
     open_sealed(&view, &place("memories", id), keys)
         .and_then(|payload| memory_from(&view, namespace, id, payload))
 }
@@ -343,6 +369,7 @@ fn memory_from(
     let created_at = Timestamp(view.int("created_at")?);
     let validated = view
         .map("validated")
+        .map(MapView::read_whole)
         .map(|map| {
             map.keys()
                 .into_iter()
@@ -352,6 +379,7 @@ fn memory_from(
         .unwrap_or_default();
     let access = view
         .map("access")
+        .map(MapView::read_whole)
         .map(|map| {
             map.keys()
                 .into_iter()
@@ -653,4 +681,46 @@ fn encode_list(items: &[String]) -> String {
 
 fn decode_list(text: &str) -> Vec<String> {
     serde_json::from_str(text).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{DocId, keys::Key, schema::genesis};
+
+    #[test]
+    fn the_refs_of_every_memory_read_in_one_pass_equal_those_read_one_by_one() {
+        let shard = DocId::shard(&Namespace::default(), 0);
+        let mut doc = genesis(&shard);
+        let roots = Roots::find(&doc, &shard).unwrap();
+        let key = Key::random();
+        for (id, entities, subject) in [
+            ("m1", vec!["e2".to_owned(), "e1".to_owned()], None),
+            ("m2", Vec::new(), Some("e3".to_owned())),
+            ("m3", vec!["e1".to_owned()], Some("e1".to_owned())),
+            ("m4", vec!["e4".to_owned()], None),
+        ] {
+            let mut memory = NewMemory::episode(id, "text", "device", Timestamp(1));
+            memory.entity_ids = entities;
+            memory.subject_entity = subject;
+            put_memory(&mut doc, &roots, &memory, &key, &Counters::default()).unwrap();
+        }
+        let tombstone = Tombstone { memory_id: "m4".into(), at: Timestamp(2), by: "device".into() };
+        forget_memory(&mut doc, &roots, &tombstone).unwrap();
+        // A memory that survived its forget (written concurrently with it):
+        // the tombstone wins.
+        let survivor = NewMemory::episode("m5", "text", "device", Timestamp(1));
+        put_memory(&mut doc, &roots, &survivor, &key, &Counters::default()).unwrap();
+        doc.put_object(roots.get("forgotten"), "m5", ObjType::Map).unwrap();
+
+        let all = all_memory_refs(&doc, &roots);
+        let one_by_one: Vec<(String, Option<Vec<String>>)> = ["m1", "m2", "m3", "m5"]
+            .iter()
+            .map(|id| ((*id).to_owned(), memory_refs(&doc, &roots, id)))
+            .collect();
+        assert_eq!(all, one_by_one, "a forgotten memory is gone from the map");
+        assert_eq!(all[3], ("m5".to_owned(), None));
+        assert_eq!(all[0].1.as_deref(), Some(&["e1".to_owned(), "e2".to_owned()][..]));
+        assert_eq!(all[2].1.as_deref(), Some(&["e1".to_owned()][..]));
+    }
 }

@@ -116,14 +116,7 @@ fn open_documents(found: &[(DocId, PathBuf)]) -> Vec<Result<OpenedDocument, Repl
     let open = |(id, path): &(DocId, PathBuf)| -> Result<OpenedDocument, ReplicaError> {
         let document = Document::open(path, id.clone())?;
         let memories = if id.namespace().is_some() {
-            document
-                .keys("memories")
-                .into_iter()
-                .map(|memory| {
-                    let used = records::memory_refs(&document.doc, &document.roots, &memory);
-                    (memory, used)
-                })
-                .collect()
+            records::all_memory_refs(&document.doc, &document.roots)
         } else {
             Vec::new()
         };

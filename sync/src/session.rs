@@ -289,7 +289,7 @@ impl Session {
                         // Revocations take effect before anything else is sent.
                         self.inner.registry_changed();
                     }
-                    self.tell_observer(changes).await?;
+                    self.tell_observer(changes)?;
                 }
             }
             // Keys are answered and filed on their own: a failure there is
@@ -310,7 +310,7 @@ impl Session {
                         .await
                         .map_err(|error| error.to_string())?;
                 match accepted {
-                    Ok(Some(change)) => self.tell_observer(vec![change]).await?,
+                    Ok(Some(change)) => self.tell_observer(vec![change])?,
                     Ok(None) => {}
                     Err(error) => tracing::warn!(%doc, "could not file keys a peer sent: {error}"),
                 }
@@ -353,23 +353,17 @@ impl Session {
         Ok(())
     }
 
-    /// Hands merged (and keys-only) changes to the observer, in order.
-    async fn tell_observer(&self, changes: Vec<crate::DocChange>) -> Result<(), String> {
-        let inner = self.inner.clone();
-        tokio::task::spawn_blocking(move || {
-            for change in &changes {
-                let started = std::time::Instant::now();
-                inner.observer.merged(change);
-                tracing::debug!(
-                    doc = %change.doc,
-                    memories = change.keys.memories.len(),
-                    observer_ms = started.elapsed().as_millis() as u64,
-                    "the observer took a merged change"
-                );
-            }
-        })
-        .await
-        .map_err(|error| error.to_string())
+    /// Hands merged (and keys-only) changes to the observer, in order,
+    /// without waiting for it: they are durable already, and the index
+    /// catches up from the documents after a restart.
+    fn tell_observer(&self, changes: Vec<crate::DocChange>) -> Result<(), String> {
+        for change in changes {
+            self.inner
+                .merged
+                .send(change)
+                .map_err(|_| "the thread that indexes merged changes is gone".to_owned())?;
+        }
+        Ok(())
     }
 
     /// Sends the keys of `records` this node can send, and remembers the

@@ -54,9 +54,7 @@ impl IndexTx<'_> {
     /// Records the groups memory `id` belongs to now (call before and after
     /// changing it, so both its old and its new groups are re-derived).
     pub fn touch_memory(&self, id: &str, touched: &mut Touched) -> anyhow::Result<()> {
-        let row: Option<Groups> = self
-            .tx
-            .query_row(
+        let row: Option<Groups> = self.query_row(
                 "SELECT namespace, kind, content_hash, subject_key, predicate_key FROM memories WHERE id = ?1",
                 [id],
                 |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?)),
@@ -95,9 +93,7 @@ impl IndexTx<'_> {
     /// an edge can arrive before the memory it points at).
     pub fn touch_target(&self, id: &str, touched: &mut Touched) -> anyhow::Result<()> {
         touched.targets.insert(id.to_owned());
-        let text: Option<(String, String, String)> = self
-            .tx
-            .query_row(
+        let text: Option<(String, String, String)> = self.query_row(
                 "SELECT namespace, kind, content_hash FROM memories WHERE id = ?1 AND kind != 'semantic'",
                 [id],
                 |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
@@ -107,9 +103,7 @@ impl IndexTx<'_> {
             // Whether it may stand for its duplicates depends on its edges.
             touched.duplicate_groups.insert(group);
         }
-        let group: Option<(String, Option<String>, Option<String>)> = self
-            .tx
-            .query_row(
+        let group: Option<(String, Option<String>, Option<String>)> = self.query_row(
                 "SELECT namespace, subject_key, predicate_key FROM memories WHERE id = ?1 AND kind = 'semantic'",
                 [id],
                 |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
@@ -221,7 +215,7 @@ impl IndexTx<'_> {
             if let Some(canonical) = classes.get(id)
                 && canonical != old
             {
-                self.tx.execute(
+                self.execute(
                     "UPDATE entities SET canonical = ?2 WHERE id = ?1",
                     params![id, canonical],
                 )?;
@@ -256,9 +250,9 @@ impl IndexTx<'_> {
             .query_map([namespace], |row| Ok((row.get(0)?, row.get(1)?)))?
             .collect::<Result<_, _>>()?;
         let classes = predicate_classes(&first_use, &joins);
-        self.tx.execute("DELETE FROM predicate_classes WHERE namespace = ?1", [namespace])?;
+        self.execute("DELETE FROM predicate_classes WHERE namespace = ?1", [namespace])?;
         for (predicate, canonical) in &classes {
-            self.tx.execute(
+            self.execute(
                 "INSERT INTO predicate_classes (namespace, predicate, canonical) VALUES (?1, ?2, ?3)",
                 params![namespace, predicate, canonical],
             )?;
@@ -283,7 +277,6 @@ impl IndexTx<'_> {
     /// Sets a fact's subject key and predicate key; returns its group.
     fn rekey_fact(&self, id: &str) -> anyhow::Result<Option<(String, String, String)>> {
         let row: Option<Subject> = self
-            .tx
             .query_row(
                 "SELECT m.namespace, m.subject, m.predicate, e.canonical FROM memories m
                  LEFT JOIN entities e ON e.id = m.subject_entity
@@ -300,7 +293,6 @@ impl IndexTx<'_> {
             }
         };
         let predicate_key: String = self
-            .tx
             .query_row(
                 "SELECT canonical FROM predicate_classes WHERE namespace = ?1 AND predicate = ?2",
                 params![namespace, predicate],
@@ -308,7 +300,7 @@ impl IndexTx<'_> {
             )
             .optional()?
             .unwrap_or(predicate);
-        self.tx.execute(
+        self.execute(
             "UPDATE memories SET subject_key = ?2, predicate_key = ?3 WHERE id = ?1",
             params![id, key, predicate_key],
         )?;
@@ -383,7 +375,7 @@ impl IndexTx<'_> {
             } else {
                 "contested"
             };
-            self.tx.execute(
+            self.execute(
                 "UPDATE memories SET status = ?2, superseded_by = ?3, contradicts = ?4, t_invalid = ?5,
                     duplicate_of = ?6
                  WHERE id = ?1",
@@ -404,7 +396,6 @@ impl IndexTx<'_> {
     /// not), and the corrections of any memory.
     fn rederive_target(&self, id: &str) -> anyhow::Result<()> {
         let kind: Option<String> = self
-            .tx
             .query_row("SELECT kind FROM memories WHERE id = ?1", [id], |row| row.get(0))
             .optional()?;
         let Some(kind) = kind else { return Ok(()) };
@@ -412,7 +403,7 @@ impl IndexTx<'_> {
         let (corrections, _) = self.live_edges_into("corrects", &target)?;
         let mut corrected_by: Vec<String> = corrections.into_iter().map(|(from, _)| from).collect();
         corrected_by.sort();
-        self.tx.execute(
+        self.execute(
             "UPDATE memories SET corrected_by = ?2 WHERE id = ?1",
             params![id, json_list(&corrected_by)],
         )?;
@@ -424,7 +415,7 @@ impl IndexTx<'_> {
         superseded_by.sort();
         let t_invalid = live.values().min().map(|time| time.0);
         let status = if superseded_by.is_empty() { "active" } else { "superseded" };
-        self.tx.execute(
+        self.execute(
             "UPDATE memories SET status = ?2, superseded_by = ?3, t_invalid = ?4 WHERE id = ?1",
             params![id, status, json_list(&superseded_by), t_invalid],
         )?;
@@ -460,7 +451,7 @@ impl IndexTx<'_> {
         for (id, _, old, _) in &rows {
             let new = found.get(id);
             if new != old.as_ref() {
-                self.tx.execute(
+                self.execute(
                     "UPDATE memories SET duplicate_of = ?2 WHERE id = ?1",
                     params![id, new],
                 )?;

@@ -37,6 +37,27 @@ impl<'a> IndexTx<'a> {
     }
 
     /// What the transaction did to vectors.
+    /// Runs one statement through the connection's cache of prepared
+    /// statements: indexing a synced shard runs the same few statements
+    /// tens of thousands of times, and preparing them each time was a tenth
+    /// of the work.
+    pub(crate) fn execute<P: rusqlite::Params>(
+        &self,
+        sql: &str,
+        params: P,
+    ) -> rusqlite::Result<usize> {
+        self.tx.prepare_cached(sql)?.execute(params)
+    }
+
+    /// One row of a query, through the cache of prepared statements.
+    pub(crate) fn query_row<T, P, F>(&self, sql: &str, params: P, read: F) -> rusqlite::Result<T>
+    where
+        P: rusqlite::Params,
+        F: FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    {
+        self.tx.prepare_cached(sql)?.query_row(params, read)
+    }
+
     pub(crate) fn into_edits(self) -> Vec<Edit> {
         self.edits.into_inner()
     }
@@ -56,7 +77,6 @@ impl<'a> IndexTx<'a> {
     /// provides a new one.
     pub fn upsert_memory(&self, row: &MemoryRow) -> anyhow::Result<(i64, Upserted)> {
         let existing: Option<(i64, String)> = self
-            .tx
             .query_row("SELECT rowid, content_hash FROM memories WHERE id = ?1", [&row.id], |r| {
                 Ok((r.get(0)?, r.get(1)?))
             })
@@ -65,7 +85,7 @@ impl<'a> IndexTx<'a> {
         let entities = serde_json::to_string(&row.entities)?;
         match existing {
             Some((rowid, hash)) if hash == row.content_hash => {
-                self.tx.execute(
+                self.execute(
                     "UPDATE memories SET doc = ?2, confidence = ?3, source = ?4, context = ?5,
                         tags = ?6, entities = ?7, evidence = ?8, last_validated = ?9,
                         access_count = ?10, last_access = ?11, subject_entity = ?12
@@ -91,7 +111,7 @@ impl<'a> IndexTx<'a> {
                 if let Some((rowid, _)) = existing {
                     self.delete_rowid(rowid)?;
                 }
-                self.tx.execute(
+                self.execute(
                     "INSERT INTO memories (id, doc, namespace, kind, text, subject, predicate,
                         object, subject_entity, predicate_written, confidence, source, context,
                         tags, entities, created_at, created_by, t_valid, evidence,
@@ -127,7 +147,7 @@ impl<'a> IndexTx<'a> {
                     ],
                 )?;
                 let rowid = self.tx.last_insert_rowid();
-                self.tx.execute(
+                self.execute(
                     "INSERT INTO memory_text(rowid, text, context) VALUES (?1, ?2, ?3)",
                     params![rowid, row.text, row.keyword_context()],
                 )?;
@@ -155,18 +175,18 @@ impl<'a> IndexTx<'a> {
             anyhow::bail!("no vector for the memory at row {rowid}");
         };
         self.delete_vectors(rowid)?;
-        self.tx.execute(
+        self.execute(
             "INSERT INTO memory_vectors(rowid, namespace, embedding, kind) VALUES (?1, ?2, ?3, ?4)",
             params![rowid, namespace, vector_bytes(whole), kind],
         )?;
-        self.tx.execute(
+        self.execute(
             "INSERT INTO memory_bits(rowid, namespace, embedding, kind)
              VALUES (?1, ?2, vec_quantize_binary(?3), ?4)",
             params![rowid, namespace, vector_bytes(whole), kind],
         )?;
         self.record_put(Set::Memories, rowid, namespace, kind, whole);
         self.insert_passages(rowid, namespace, kind, passages)?;
-        self.tx.execute(
+        self.execute(
             "UPDATE memories SET embedded = ?2, passages = ?3 WHERE rowid = ?1",
             params![rowid, if complete { EMBEDDED } else { WHOLE_ONLY }, passages.len() as i64],
         )?;
@@ -189,12 +209,12 @@ impl<'a> IndexTx<'a> {
         for (index, passage) in passages.iter().enumerate() {
             let passage_rowid = rowid * PASSAGE_STRIDE + index as i64;
             let bytes = vector_bytes(passage);
-            self.tx.execute(
+            self.execute(
                 "INSERT INTO passage_vectors(rowid, namespace, embedding, kind)
                  VALUES (?1, ?2, vec_quantize_binary(?3), ?4)",
                 params![passage_rowid, namespace, bytes, kind],
             )?;
-            self.tx.execute(
+            self.execute(
                 "INSERT INTO passage_floats(rowid, embedding) VALUES (?1, ?2)",
                 params![passage_rowid, bytes],
             )?;
@@ -218,7 +238,7 @@ impl<'a> IndexTx<'a> {
             Some((namespace, kind, hash, WHOLE_ONLY)) if hash == content_hash => {
                 self.delete_passages(rowid)?;
                 self.insert_passages(rowid, &namespace, &kind, passages)?;
-                self.tx.execute(
+                self.execute(
                     "UPDATE memories SET embedded = ?2, passages = ?3 WHERE rowid = ?1",
                     params![rowid, EMBEDDED, passages.len() as i64],
                 )?;
@@ -232,7 +252,6 @@ impl<'a> IndexTx<'a> {
     /// at `rowid`, if it is there.
     fn embedding_state(&self, rowid: i64) -> anyhow::Result<Option<(String, String, String, i64)>> {
         Ok(self
-            .tx
             .query_row(
                 "SELECT namespace, kind, content_hash, embedded FROM memories WHERE rowid = ?1",
                 [rowid],
@@ -243,8 +262,8 @@ impl<'a> IndexTx<'a> {
 
     /// Removes the vectors of the memory at `rowid`.
     fn delete_vectors(&self, rowid: i64) -> anyhow::Result<()> {
-        self.tx.execute("DELETE FROM memory_vectors WHERE rowid = ?1", [rowid])?;
-        self.tx.execute("DELETE FROM memory_bits WHERE rowid = ?1", [rowid])?;
+        self.execute("DELETE FROM memory_vectors WHERE rowid = ?1", [rowid])?;
+        self.execute("DELETE FROM memory_bits WHERE rowid = ?1", [rowid])?;
         self.edits.borrow_mut().push(Edit::Remove { set: Set::Memories, rowid });
         self.delete_passages(rowid)
     }
@@ -252,14 +271,13 @@ impl<'a> IndexTx<'a> {
     /// Removes the passage vectors of the memory at `rowid`.
     fn delete_passages(&self, rowid: i64) -> anyhow::Result<()> {
         let passages: i64 = self
-            .tx
             .query_row("SELECT passages FROM memories WHERE rowid = ?1", [rowid], |row| row.get(0))
             .optional()?
             .unwrap_or(0);
         for index in 0..passages {
             let passage_rowid = rowid * PASSAGE_STRIDE + index;
-            self.tx.execute("DELETE FROM passage_vectors WHERE rowid = ?1", [passage_rowid])?;
-            self.tx.execute("DELETE FROM passage_floats WHERE rowid = ?1", [passage_rowid])?;
+            self.execute("DELETE FROM passage_vectors WHERE rowid = ?1", [passage_rowid])?;
+            self.execute("DELETE FROM passage_floats WHERE rowid = ?1", [passage_rowid])?;
             self.edits.borrow_mut().push(Edit::Remove { set: Set::Passages, rowid: passage_rowid });
         }
         Ok(())
@@ -307,13 +325,12 @@ impl<'a> IndexTx<'a> {
     /// Removes a memory and everything indexed about it. True if it was there.
     pub fn delete_memory(&self, id: &str) -> anyhow::Result<bool> {
         let rowid: Option<i64> = self
-            .tx
             .query_row("SELECT rowid FROM memories WHERE id = ?1", [id], |row| row.get(0))
             .optional()?;
         match rowid {
             Some(rowid) => {
                 self.delete_rowid(rowid)?;
-                self.tx.execute("DELETE FROM access_local WHERE id = ?1", [id])?;
+                self.execute("DELETE FROM access_local WHERE id = ?1", [id])?;
                 Ok(true)
             }
             None => Ok(false),
@@ -321,15 +338,15 @@ impl<'a> IndexTx<'a> {
     }
 
     fn delete_rowid(&self, rowid: i64) -> anyhow::Result<()> {
-        self.tx.execute("DELETE FROM memory_text WHERE rowid = ?1", [rowid])?;
+        self.execute("DELETE FROM memory_text WHERE rowid = ?1", [rowid])?;
         self.delete_vectors(rowid)?;
-        self.tx.execute("DELETE FROM memories WHERE rowid = ?1", [rowid])?;
+        self.execute("DELETE FROM memories WHERE rowid = ?1", [rowid])?;
         Ok(())
     }
 
     /// Records a tombstone.
     pub fn put_tombstone(&self, namespace: &str, tombstone: &Tombstone) -> anyhow::Result<()> {
-        self.tx.execute(
+        self.execute(
             "INSERT OR REPLACE INTO tombstones(id, namespace, at, by) VALUES (?1, ?2, ?3, ?4)",
             params![tombstone.memory_id, namespace, tombstone.at.0, tombstone.by],
         )?;
@@ -338,7 +355,7 @@ impl<'a> IndexTx<'a> {
 
     /// Inserts or updates an entity (its class is re-derived afterwards).
     pub fn put_entity(&self, namespace: &str, doc: &str, entity: &Entity) -> anyhow::Result<()> {
-        self.tx.execute(
+        self.execute(
             "INSERT INTO entities(id, namespace, doc, name, norm_name, kind, created_at, created_by,
                 canonical) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?1)
              ON CONFLICT(id) DO UPDATE SET namespace = ?2, doc = ?3, name = ?4, norm_name = ?5,
@@ -360,13 +377,13 @@ impl<'a> IndexTx<'a> {
     /// Removes an entity and this node's vector of its name (its key went:
     /// only forgotten memories used it). True if it was there.
     pub fn delete_entity(&self, id: &str) -> anyhow::Result<bool> {
-        self.tx.execute("DELETE FROM entity_vectors WHERE id = ?1", [id])?;
-        Ok(self.tx.execute("DELETE FROM entities WHERE id = ?1", [id])? > 0)
+        self.execute("DELETE FROM entity_vectors WHERE id = ?1", [id])?;
+        Ok(self.execute("DELETE FROM entities WHERE id = ?1", [id])? > 0)
     }
 
     /// Removes the alias stored under `key`.
     pub fn delete_alias(&self, key: &str) -> anyhow::Result<()> {
-        self.tx.execute("DELETE FROM aliases WHERE key = ?1", [key])?;
+        self.execute("DELETE FROM aliases WHERE key = ?1", [key])?;
         Ok(())
     }
 
@@ -379,12 +396,12 @@ impl<'a> IndexTx<'a> {
         waiting: bool,
     ) -> anyhow::Result<()> {
         if waiting {
-            self.tx.execute(
+            self.execute(
                 "INSERT OR REPLACE INTO pending_keys(root, id, doc) VALUES (?1, ?2, ?3)",
                 params![root, id, doc],
             )?;
         } else {
-            self.tx.execute(
+            self.execute(
                 "DELETE FROM pending_keys WHERE root = ?1 AND id = ?2",
                 params![root, id],
             )?;
@@ -394,7 +411,7 @@ impl<'a> IndexTx<'a> {
 
     /// Stores this node's embedding of an entity's name.
     pub fn put_entity_vector(&self, id: &str, vector: &[f32]) -> anyhow::Result<()> {
-        self.tx.execute(
+        self.execute(
             "INSERT OR REPLACE INTO entity_vectors(id, vector) VALUES (?1, ?2)",
             params![id, vector_bytes(vector)],
         )?;
@@ -403,7 +420,7 @@ impl<'a> IndexTx<'a> {
 
     /// Inserts or replaces an alias stored under `key`.
     pub fn put_alias(&self, namespace: &str, key: &str, alias: &Alias) -> anyhow::Result<()> {
-        self.tx.execute(
+        self.execute(
             "INSERT OR REPLACE INTO aliases(key, namespace, entity_id, name, method, created_at,
                 created_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![
@@ -421,7 +438,7 @@ impl<'a> IndexTx<'a> {
 
     /// Inserts or replaces an edge.
     pub fn put_edge(&self, namespace: &str, edge: &Edge) -> anyhow::Result<()> {
-        self.tx.execute(
+        self.execute(
             "INSERT OR REPLACE INTO edges(key, namespace, kind, from_id, to_id, created_at,
                 created_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![
@@ -439,7 +456,7 @@ impl<'a> IndexTx<'a> {
 
     /// Records the heads of `doc` that the index now reflects.
     pub fn set_doc_heads(&self, doc: &str, heads: &[ChangeHash]) -> anyhow::Result<()> {
-        self.tx.execute(
+        self.execute(
             "INSERT OR REPLACE INTO doc_heads(doc, heads) VALUES (?1, ?2)",
             params![doc, encode_heads(heads)],
         )?;
@@ -456,19 +473,19 @@ impl<'a> IndexTx<'a> {
         for rowid in rowids {
             self.delete_rowid(rowid)?;
         }
-        self.tx.execute(
+        self.execute(
             "DELETE FROM entity_vectors WHERE id IN (SELECT id FROM entities WHERE doc = ?1)",
             [doc],
         )?;
-        self.tx.execute("DELETE FROM entities WHERE doc = ?1", [doc])?;
-        self.tx.execute("DELETE FROM pending_keys WHERE doc = ?1", [doc])?;
-        self.tx.execute("DELETE FROM doc_heads WHERE doc = ?1", [doc])?;
+        self.execute("DELETE FROM entities WHERE doc = ?1", [doc])?;
+        self.execute("DELETE FROM pending_keys WHERE doc = ?1", [doc])?;
+        self.execute("DELETE FROM doc_heads WHERE doc = ?1", [doc])?;
         Ok(())
     }
 
     /// Moves the fold mark of `id` forward by `count` recalls.
     pub fn mark_folded(&self, id: &str, count: u64) -> anyhow::Result<()> {
-        self.tx.execute(
+        self.execute(
             "UPDATE access_local SET folded = min(count, folded + ?2) WHERE id = ?1",
             params![id, count as i64],
         )?;
@@ -477,7 +494,7 @@ impl<'a> IndexTx<'a> {
 
     /// Adds one local recall of memory `id` at `now` to the access buffer.
     pub fn record_access(&self, id: &str, now: i64) -> anyhow::Result<()> {
-        self.tx.execute(
+        self.execute(
             "INSERT INTO access_local(id, count, last) VALUES (?1, 1, ?2)
              ON CONFLICT(id) DO UPDATE SET count = count + 1, last = max(last, ?2)",
             params![id, now],
