@@ -4,6 +4,9 @@
 //! with a cache of query vectors. Text that arrives without a vector (remote
 //! changes, rebuilds) is embedded by a worker thread on its own session, in
 //! batches, so a long catch-up never holds a request up behind the model.
+//! That session is loaded when there is work and let go after a minute
+//! without any ([`Background`]): a node that only serves holds one copy of
+//! the model (about 90 MB for MiniLM, whose weights run as floats).
 
 use std::{
     sync::{
@@ -91,6 +94,70 @@ impl Foreground {
         let mut guard = self.embedder.lock().unwrap_or_else(PoisonError::into_inner);
         let (embedder, cache) = &mut *guard;
         cache.embed(embedder.as_mut(), query)
+    }
+}
+
+/// Loads a session of the node's model.
+pub type LoadSession = Box<dyn Fn() -> anyhow::Result<Box<dyn Embedder>> + Send + Sync>;
+
+/// The background session: loaded on first use, let go when idle.
+pub struct Background {
+    session: Mutex<Option<Box<dyn Embedder>>>,
+    load: LoadSession,
+    last_used: Mutex<Instant>,
+}
+
+impl std::fmt::Debug for Background {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_struct("Background").finish_non_exhaustive()
+    }
+}
+
+impl Background {
+    /// A background session that `load` makes when it is first needed.
+    pub fn new(load: LoadSession) -> Background {
+        Background { session: Mutex::new(None), load, last_used: Mutex::new(Instant::now()) }
+    }
+
+    /// Runs `work` on the session, loading it first if it is not loaded.
+    pub fn with<T>(
+        &self,
+        work: impl FnOnce(&mut dyn Embedder) -> anyhow::Result<T>,
+    ) -> anyhow::Result<T> {
+        let mut session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+        let embedder = match &mut *session {
+            Some(embedder) => embedder,
+            empty => {
+                let started = Instant::now();
+                let loaded = empty.insert((self.load)()?);
+                tracing::debug!(
+                    elapsed_ms = started.elapsed().as_millis() as u64,
+                    "loaded the background session"
+                );
+                loaded
+            }
+        };
+        let result = work(embedder.as_mut());
+        *self.last_used.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
+        result
+    }
+
+    /// Lets the session go if it has not been used for `idle`.
+    pub(crate) fn unload_if_idle(&self, idle: Duration) {
+        let Ok(mut session) = self.session.try_lock() else { return };
+        let last_used = *self.last_used.lock().unwrap_or_else(PoisonError::into_inner);
+        if session.is_some() && last_used.elapsed() >= idle {
+            *session = None;
+            drop(session);
+            crate::allocator::release_free_memory();
+            tracing::debug!("let the idle background session go");
+        }
+    }
+
+    /// Whether the session is loaded now.
+    #[cfg(test)]
+    fn is_loaded(&self) -> bool {
+        self.session.lock().unwrap_or_else(PoisonError::into_inner).is_some()
     }
 }
 
@@ -255,4 +322,55 @@ pub fn embed_queued(
         }
     }
     Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, atomic::AtomicUsize};
+
+    use super::*;
+
+    /// A deterministic test embedder: one float, the text's length.
+    struct LengthTestEmbedder;
+
+    impl Embedder for LengthTestEmbedder {
+        fn model_id(&self) -> &str {
+            "length-test-embedder"
+        }
+        fn dimension(&self) -> usize {
+            1
+        }
+        fn embed_batch(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+            Ok(texts.iter().map(|text| vec![text.len() as f32]).collect())
+        }
+    }
+
+    #[test]
+    fn the_background_session_loads_on_first_use_and_goes_when_idle() {
+        let loads = Arc::new(AtomicUsize::new(0));
+        let counted = loads.clone();
+        let background = Background::new(Box::new(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            Ok(Box::new(LengthTestEmbedder) as Box<dyn Embedder>)
+        }));
+        assert!(!background.is_loaded(), "nothing is loaded before there is work");
+        let vectors = background.with(|embedder| Ok(embedder.embed_batch(&["four"])?)).unwrap();
+        assert_eq!(vectors, vec![vec![4.0]]);
+        background.with(|_| Ok(())).unwrap();
+        assert_eq!(loads.load(Ordering::SeqCst), 1, "loaded once for both");
+        background.unload_if_idle(Duration::from_secs(60));
+        assert!(background.is_loaded(), "used just now");
+        background.unload_if_idle(Duration::ZERO);
+        assert!(!background.is_loaded());
+        background.with(|_| Ok(())).unwrap();
+        assert_eq!(loads.load(Ordering::SeqCst), 2, "loaded again for new work");
+    }
+
+    #[test]
+    fn a_session_that_cannot_load_is_an_error_and_is_tried_again() {
+        let background = Background::new(Box::new(|| anyhow::bail!("no model here")));
+        let error = background.with(|_| Ok(())).unwrap_err();
+        assert!(error.to_string().contains("no model here"), "{error}");
+        assert!(!background.is_loaded());
+    }
 }

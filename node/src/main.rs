@@ -1,5 +1,6 @@
 //! The `ferrex` binary: command line, node lifecycle and MCP server.
 
+mod allocator;
 mod bridge;
 mod clock;
 mod config;
@@ -148,6 +149,7 @@ impl NodeFlags {
 }
 
 fn main() -> ExitCode {
+    allocator::limit_arenas();
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,

@@ -3,7 +3,7 @@
 
 use std::{
     sync::{
-        Arc, Mutex, PoisonError,
+        Arc, Mutex,
         atomic::{AtomicBool, Ordering},
     },
     thread::JoinHandle,
@@ -18,7 +18,7 @@ use ferrex_sync::{Replica, ReplicaOptions};
 use crate::{
     config::Config,
     device::Device,
-    embedding::{self, Foreground, WorkSignal},
+    embedding::{self, Background, Foreground, WorkSignal},
     engine::{Engine, lock},
     home::Home,
     index::{Index, Opened},
@@ -29,6 +29,8 @@ use crate::{
 const QUERY_CACHE: usize = 1024;
 /// Texts the background worker embeds per batch.
 pub const BACKGROUND_BATCH: usize = 32;
+/// How long the background session stays loaded without work.
+const BACKGROUND_IDLE: Duration = Duration::from_secs(60);
 /// How often the worker logs its progress through a long backlog.
 const PROGRESS_EVERY: Duration = Duration::from_secs(5);
 
@@ -36,8 +38,9 @@ const PROGRESS_EVERY: Duration = Duration::from_secs(5);
 pub struct Node {
     /// The operations.
     pub engine: Arc<Engine>,
-    /// The background session, shared with `reindex`.
-    pub background: Arc<Mutex<Box<dyn Embedder>>>,
+    /// The background session (loaded when there is work), shared with
+    /// `reindex`.
+    pub background: Arc<Background>,
     stop: Arc<AtomicBool>,
     /// Wakes the embedding worker.
     pub signal: Arc<WorkSignal>,
@@ -98,14 +101,14 @@ impl Node {
         let (sessions, replica) = std::thread::scope(|scope| {
             let sessions = scope.spawn(|| -> anyhow::Result<_> {
                 let files = locate_model(home, config)?;
-                let sessions = (load_session(&files, config)?, load_session(&files, config)?);
+                let session = load_session(&files, config)?;
                 let model_time = started.elapsed();
-                let (model_id, dimension) = (sessions.0.model_id(), sessions.0.dimension());
+                let (model_id, dimension) = (session.model_id(), session.dimension());
                 let profile = format!("{model_id} {}", files.hashes()?.join(" "));
                 let (index, opened) = Index::open(&home.index_file(), model_id, dimension)
                     .context("opening the index")?;
                 index.load_signs().context("reading the index's sign bits")?;
-                Ok((sessions, index, opened, model_time, profile))
+                Ok((session, files, index, opened, model_time, profile))
             });
             let replica = Replica::open(
                 &home.docs_dir(),
@@ -119,7 +122,7 @@ impl Node {
                 .unwrap_or_else(|_| Err(anyhow::anyhow!("loading the model panicked")));
             (sessions, replica.map(|replica| (replica, documents)))
         });
-        let ((foreground, background), mut index, opened, model_time, vector_profile) = sessions?;
+        let (foreground, files, mut index, opened, model_time, vector_profile) = sessions?;
         let (replica, documents_time) = replica?;
         let (model_ms, documents_ms) =
             (model_time.as_millis() as u64, documents_time.as_millis() as u64);
@@ -166,16 +169,20 @@ impl Node {
             settings,
             signal.clone(),
         ));
-        let background: Arc<Mutex<Box<dyn Embedder>>> = Arc::new(Mutex::new(background));
+        let background = {
+            let config = config.clone();
+            Arc::new(Background::new(Box::new(move || load_session(&files, &config))))
+        };
         let stop = Arc::new(AtomicBool::new(false));
         let worker = {
             let (index, background, signal, stop) =
                 (index, background.clone(), signal.clone(), stop.clone());
             std::thread::Builder::new().name("ferrex-embed".into()).spawn(move || {
                 while !stop.load(Ordering::Relaxed) {
-                    {
-                        let mut embedder =
-                            background.lock().unwrap_or_else(PoisonError::into_inner);
+                    let queued = lock(&index)
+                        .embedding_backlog(None)
+                        .map_or(true, |(missing, passages)| missing + passages > 0);
+                    if queued {
                         let stopping = || stop.load(Ordering::Relaxed);
                         // A long backlog (a new model, a rebuild, a fresh
                         // device) reports its progress every few seconds.
@@ -187,18 +194,22 @@ impl Node {
                                 tracing::info!(done, left = ?left, "embedding the backlog");
                             }
                         };
-                        match embedding::embed_queued(
-                            &index,
-                            embedder.as_mut(),
-                            BACKGROUND_BATCH,
-                            report,
-                            &stopping,
-                            Some(&signal),
-                        ) {
+                        match background.with(|embedder| {
+                            embedding::embed_queued(
+                                &index,
+                                embedder,
+                                BACKGROUND_BATCH,
+                                report,
+                                &stopping,
+                                Some(&signal),
+                            )
+                        }) {
                             Ok(0) => {}
                             Ok(count) => tracing::debug!(count, "embedded queued memories"),
                             Err(error) => tracing::error!("embedding queued memories: {error:#}"),
                         }
+                    } else {
+                        background.unload_if_idle(BACKGROUND_IDLE);
                     }
                     signal.wait(Duration::from_millis(500));
                 }

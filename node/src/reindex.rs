@@ -46,8 +46,9 @@ pub fn rebuild_running(node: &Node, mut progress: impl FnMut(Progress)) -> anyho
         let mut index = engine.index().lock().unwrap_or_else(PoisonError::into_inner);
         project(&mut index, engine.replica(), &mut progress)
     })?;
-    let mut embedder = node.background.lock().unwrap_or_else(PoisonError::into_inner);
-    let embedded = embed_all(engine.index(), embedder.as_mut(), memories, &mut progress)?;
+    let embedded = node
+        .background
+        .with(|embedder| embed_all(engine.index(), embedder, memories, &mut progress))?;
     Ok(Summary { memories, embedded })
 }
 
