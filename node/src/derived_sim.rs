@@ -265,7 +265,7 @@ fn replicas_with_equal_heads_answer_equally_whatever_the_order_of_their_changes(
     let seeds: u64 = std::env::var("FERREX_DERIVED_SEEDS")
         .ok()
         .and_then(|value| value.parse().ok())
-        .unwrap_or(6);
+        .unwrap_or(24);
     for number in 1..=seeds {
         run(0x9e37_79b9_7f4a_7c15_u64.wrapping_mul(number));
     }

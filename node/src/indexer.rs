@@ -36,7 +36,15 @@ pub fn apply_change(
         // (keys arrived, or were deleted with a forget): re-read those keys.
         return index.transaction(|tx| apply_keys(tx, replica, &change.doc, &change.keys, vectors));
     }
-    if index.doc_heads(&doc)?.as_deref() == Some(change.before.as_slice()) {
+    let follows = match index.doc_heads(&doc)? {
+        Some(heads) => heads == change.before,
+        // A document the index has not seen, and the change made it from
+        // its genesis (a fresh device's first sync of it): the change names
+        // every key it holds, and diffing it from the start again (and
+        // relocating every memory again) would cost as much as the merge.
+        None => change.before == ferrex_sync::schema::genesis(&change.doc).get_heads(),
+    };
+    if follows {
         index.transaction(|tx| {
             apply_keys(tx, replica, &change.doc, &change.keys, vectors)?;
             tx.set_doc_heads(&doc, &change.after)

@@ -323,6 +323,13 @@ pub(crate) fn read_memory(
     let Some(view) = live_memory(doc, roots, id) else {
         return Lookup::Absent;
     };
+    // One whose key has not arrived (all of a shard that just synced) is
+    // only looked at; the rest are read whole.
+    if let Some(key_id) = key_id_of(&view)
+        && keys.get(&key_id).is_none()
+    {
+        return Lookup::Locked(key_id);
+    }
     let view = view.read_whole();
     open_sealed(&view, &place("memories", id), keys)
         .and_then(|payload| memory_from(&view, namespace, id, payload))

@@ -129,7 +129,13 @@ impl TestHome {
         let status =
             Command::new("kill").arg("-9").arg(pid.to_string()).status().expect("running kill");
         assert!(status.success(), "kill -9 {pid} failed");
-        wait_for_exit(pid, Duration::from_secs(30));
+        // A killed process ends once every thread leaves the kernel; one in
+        // an uninterruptible wait (a sync to a busy disk) holds it up.
+        assert!(
+            wait_for_exit(pid, Duration::from_secs(60)),
+            "node {pid} still runs 60 s after SIGKILL; its threads: {}",
+            thread_states(pid)
+        );
     }
 
     /// `ferrex invite`: starts the node if needed; returns the ticket.
@@ -256,6 +262,30 @@ pub fn process_alive(pid: u32) -> bool {
             .and_then(|stat| state(&stat))
             .is_some_and(|state| !matches!(state, 'Z' | 'X'))
     })
+}
+
+/// Each thread of process `pid` with its state and kernel wait channel,
+/// for a failure message.
+pub fn thread_states(pid: u32) -> String {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return "gone".to_owned();
+    };
+    tasks
+        .flatten()
+        .map(|task| {
+            let read =
+                |name: &str| std::fs::read_to_string(task.path().join(name)).unwrap_or_default();
+            let stat = read("stat");
+            let state = stat.rsplit(')').next().unwrap_or_default().split_whitespace().next();
+            format!(
+                "{} {} ({})",
+                task.file_name().to_string_lossy(),
+                state.unwrap_or("?"),
+                read("wchan").trim()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Waits (bounded) for process `pid` to end; true if it did.

@@ -45,8 +45,11 @@ pub struct IndexCounts {
 impl Index {
     /// The `k` memories of `namespace` nearest to `vector` by their whole
     /// text, nearest first, with their L2 distance (on unit vectors this
-    /// ranks like cosine). Ties are broken by id, so the order does not
-    /// depend on row ids, which differ between nodes.
+    /// ranks like cosine), by a scan of every vector. Ties are broken by
+    /// id, also at the limit, so the answer does not depend on row ids,
+    /// which differ between nodes (sqlite-vec's KNN took whichever of the
+    /// vectors tied at the limit it met first: two nodes with equal heads
+    /// could answer differently, as the derived-view simulation found).
     pub fn dense(
         &self,
         vector: &[f32],
@@ -54,17 +57,14 @@ impl Index {
         kinds: &[MemoryKind],
         k: usize,
     ) -> anyhow::Result<Vec<(String, f64)>> {
-        let (sql, values) = knn_query(
-            "SELECT m.id, v.distance FROM memory_vectors v JOIN memories m ON m.rowid = v.rowid",
-            "?1",
-            vector,
-            namespace,
-            kinds,
-            k,
-        );
-        let mut found = self.id_distances(&sql, values)?;
-        sort_by_distance(&mut found);
-        Ok(found)
+        let mut sql = "SELECT m.id, vec_distance_l2(v.embedding, ?1) AS distance
+             FROM memory_vectors v JOIN memories m ON m.rowid = v.rowid WHERE m.namespace = ?2"
+            .to_owned();
+        let mut values: Vec<Value> =
+            vec![Value::Blob(vector_bytes(vector)), Value::Text(namespace.to_owned())];
+        push_kind_filter(&mut sql, &mut values, "m.kind", kinds);
+        sql.push_str(&format!(" ORDER BY distance, m.id LIMIT {k}"));
+        self.id_distances(&sql, values)
     }
 
     /// The `k` memories of `namespace` nearest to `vector` by their whole
@@ -394,27 +394,6 @@ fn push_kind_filter(sql: &mut String, values: &mut Vec<Value>, column: &str, kin
         (0..kinds.len()).map(|offset| format!("?{}", first + offset)).collect();
     sql.push_str(&format!(" AND {column} IN ({})", placeholders.join(", ")));
     values.extend(kinds.iter().map(|kind| Value::from(kind.as_str().to_owned())));
-}
-
-/// A KNN query over vector table `v` (in `select`), matching `target`
-/// (`?1` is `vector`), in `namespace`, of `kinds` (any when empty).
-fn knn_query(
-    select: &str,
-    target: &str,
-    vector: &[f32],
-    namespace: &str,
-    kinds: &[MemoryKind],
-    k: usize,
-) -> (String, Vec<Value>) {
-    let mut sql =
-        format!("{select} WHERE v.embedding MATCH {target} AND v.k = ?2 AND v.namespace = ?3");
-    let mut values: Vec<Value> = vec![
-        Value::Blob(vector_bytes(vector)),
-        Value::Integer(k as i64),
-        Value::Text(namespace.to_owned()),
-    ];
-    push_kind_filter(&mut sql, &mut values, "v.kind", kinds);
-    (sql, values)
 }
 
 /// Each memory once, at its nearest distance in `found`; the `k` nearest,
