@@ -45,11 +45,13 @@ pub struct IndexCounts {
 impl Index {
     /// The `k` memories of `namespace` nearest to `vector` by their whole
     /// text, nearest first, with their L2 distance (on unit vectors this
-    /// ranks like cosine), by a scan of every vector. Ties are broken by
-    /// id, also at the limit, so the answer does not depend on row ids,
-    /// which differ between nodes (sqlite-vec's KNN took whichever of the
-    /// vectors tied at the limit it met first: two nodes with equal heads
-    /// could answer differently, as the derived-view simulation found).
+    /// ranks like cosine), every vector compared. Ties are broken by id,
+    /// also at the limit, so the answer does not depend on row ids, which
+    /// differ between nodes: sqlite-vec's KNN keeps whichever of the
+    /// vectors tied at its limit it meets first, so it is asked for more
+    /// than `k`, and when the `k`-th is still tied with its last, every
+    /// vector is ranked by a scan ordered by distance and id (the
+    /// derived-view simulation found two nodes answering differently).
     pub fn dense(
         &self,
         vector: &[f32],
@@ -57,14 +59,34 @@ impl Index {
         kinds: &[MemoryKind],
         k: usize,
     ) -> anyhow::Result<Vec<(String, f64)>> {
-        let mut sql = "SELECT m.id, vec_distance_l2(v.embedding, ?1) AS distance
-             FROM memory_vectors v JOIN memories m ON m.rowid = v.rowid WHERE m.namespace = ?2"
-            .to_owned();
-        let mut values: Vec<Value> =
-            vec![Value::Blob(vector_bytes(vector)), Value::Text(namespace.to_owned())];
-        push_kind_filter(&mut sql, &mut values, "m.kind", kinds);
-        sql.push_str(&format!(" ORDER BY distance, m.id LIMIT {k}"));
-        self.id_distances(&sql, values)
+        let wide = k.saturating_mul(2).max(k + 8);
+        let (sql, values) = knn_query(
+            "SELECT m.id, v.distance FROM memory_vectors v JOIN memories m ON m.rowid = v.rowid",
+            "?1",
+            vector,
+            namespace,
+            kinds,
+            wide,
+        );
+        let mut found = self.id_distances(&sql, values)?;
+        sort_by_distance(&mut found);
+        let tied_at_the_limit = found.len() == wide
+            && k > 0
+            && found.get(k - 1).map(|(_, distance)| *distance)
+                == found.last().map(|(_, distance)| *distance);
+        if tied_at_the_limit {
+            let mut sql = "SELECT m.id, vec_distance_l2(v.embedding, ?1) AS distance
+                 FROM memory_vectors v JOIN memories m ON m.rowid = v.rowid
+                 WHERE m.namespace = ?2"
+                .to_owned();
+            let mut values: Vec<Value> =
+                vec![Value::Blob(vector_bytes(vector)), Value::Text(namespace.to_owned())];
+            push_kind_filter(&mut sql, &mut values, "m.kind", kinds);
+            sql.push_str(&format!(" ORDER BY distance, m.id LIMIT {k}"));
+            return self.id_distances(&sql, values);
+        }
+        found.truncate(k);
+        Ok(found)
     }
 
     /// The `k` memories of `namespace` nearest to `vector` by their whole
@@ -413,4 +435,25 @@ fn best_per_memory(found: impl Iterator<Item = (String, f64)>, k: usize) -> Vec<
 /// Nearest first, ties broken by id.
 fn sort_by_distance(found: &mut [(String, f64)]) {
     found.sort_by(|left, right| left.1.total_cmp(&right.1).then_with(|| left.0.cmp(&right.0)));
+}
+
+/// A KNN query over vector table `v` (in `select`), matching `target`
+/// (`?1` is `vector`), in `namespace`, of `kinds` (any when empty).
+fn knn_query(
+    select: &str,
+    target: &str,
+    vector: &[f32],
+    namespace: &str,
+    kinds: &[MemoryKind],
+    k: usize,
+) -> (String, Vec<Value>) {
+    let mut sql =
+        format!("{select} WHERE v.embedding MATCH {target} AND v.k = ?2 AND v.namespace = ?3");
+    let mut values: Vec<Value> = vec![
+        Value::Blob(vector_bytes(vector)),
+        Value::Integer(k as i64),
+        Value::Text(namespace.to_owned()),
+    ];
+    push_kind_filter(&mut sql, &mut values, "v.kind", kinds);
+    (sql, values)
 }
