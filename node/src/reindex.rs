@@ -59,19 +59,27 @@ pub fn rebuild_offline(
     mut progress: impl FnMut(Progress),
 ) -> anyhow::Result<Summary> {
     let device = Device::load_or_create(home, config)?;
-    let mut embedder = load_session(&locate_model(home, config)?, config)?;
+    let files = locate_model(home, config)?;
+    // The model is loaded for its id and size, and again after the
+    // documents are let go: at 100k memories, holding both at once was most
+    // of the rebuild's peak memory.
+    let (model_id, dimension) = {
+        let embedder = load_session(&files, config)?;
+        (embedder.model_id().to_owned(), embedder.dimension())
+    };
     let replica = Replica::open(
         &home.docs_dir(),
         &device.id,
         ReplicaOptions { shard_capacity: config.shard_capacity },
     )
     .context("opening the documents")?;
-    let (mut index, _) =
-        Index::open(&home.index_file(), embedder.model_id(), embedder.dimension())?;
+    let (mut index, _) = Index::open(&home.index_file(), &model_id, dimension)?;
     let memories = project(&mut index, &replica, &mut progress)?;
     // Embedding reads the index alone: the documents (most of the memory
     // of a large home) can go before its long phase.
     drop(replica);
+    crate::allocator::release_free_memory();
+    let mut embedder = load_session(&files, config)?;
     let index = std::sync::Mutex::new(index);
     let embedded = embed_all(&index, embedder.as_mut(), memories, &mut progress)?;
     Ok(Summary { memories, embedded })

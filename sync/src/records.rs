@@ -729,5 +729,13 @@ mod tests {
         assert_eq!(all[3], ("m5".to_owned(), None));
         assert_eq!(all[0].1.as_deref(), Some(&["e1".to_owned(), "e2".to_owned()][..]));
         assert_eq!(all[2].1.as_deref(), Some(&["e1".to_owned()][..]));
+
+        // What changed since nothing, listed from the root maps, is what a
+        // diff from nothing finds.
+        let heads = doc.get_heads();
+        let listed = crate::document::every_key(&doc, &roots);
+        let diffed = crate::document::keys_of_patches(doc.diff(&[], &heads));
+        assert_eq!(listed, diffed);
+        assert_eq!(listed.forgotten.len(), 2, "{listed:?}");
     }
 }

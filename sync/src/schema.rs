@@ -112,6 +112,11 @@ impl Roots {
         Some(Roots { maps })
     }
 
+    /// Every root map, with its name.
+    pub(crate) fn all(&self) -> impl Iterator<Item = (&'static str, &ObjId)> {
+        self.maps.iter().map(|(name, object)| (*name, object))
+    }
+
     /// The root map called `name`.
     pub(crate) fn get(&self, name: &str) -> &ObjId {
         self.maps
