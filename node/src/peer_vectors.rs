@@ -25,7 +25,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use ferrex_core::passages::texts_to_embed;
+use ferrex_core::{cosine, passages::texts_to_embed};
 use ferrex_sync::{
     Network,
     vectors::{MAX_WANTED, MemoryVectors, VectorReply, VectorRequest, VectorSource, Wanted},
@@ -109,10 +109,7 @@ pub(crate) struct Missing {
 /// Vectors received for a memory, checked for shape.
 #[derive(Debug, Clone)]
 pub(crate) struct Received {
-    pub(crate) rowid: i64,
-    pub(crate) id: String,
-    pub(crate) text: String,
-    pub(crate) content_hash: String,
+    pub(crate) memory: Missing,
     pub(crate) vectors: Vectors,
 }
 
@@ -172,23 +169,9 @@ pub(crate) fn match_batch(
         if memory.vectors.iter().flatten().any(|value| !value.is_finite()) {
             return Err(malformed("a vector holds a value that is not a number".into()));
         }
-        taken.push(Received {
-            rowid: ours.rowid,
-            id: memory.id,
-            text: ours.text.clone(),
-            content_hash: ours.content_hash.clone(),
-            vectors: memory.vectors,
-        });
+        taken.push(Received { memory: (*ours).clone(), vectors: memory.vectors });
     }
     Ok(taken)
-}
-
-/// The cosine of two vectors (0 when either is zero).
-fn cosine(left: &[f32], right: &[f32]) -> f32 {
-    let dot: f32 = left.iter().zip(right).map(|(a, b)| a * b).sum();
-    let norms = left.iter().map(|a| a * a).sum::<f32>().sqrt()
-        * right.iter().map(|b| b * b).sum::<f32>().sqrt();
-    if norms == 0.0 { 0.0 } else { dot / norms }
 }
 
 /// Checks `received` against `ours`, this node's vectors of the same texts.
@@ -362,11 +345,11 @@ async fn check_and_store(
         let samples = if first { 2 } else { 1 };
         let mut rng = rand::rng();
         for _ in 0..samples.min(received.len()) {
-            let memory = &received[rng.random_range(0..received.len())];
-            let texts = texts_to_embed(&memory.text);
+            let sample = &received[rng.random_range(0..received.len())];
+            let texts = texts_to_embed(&sample.memory.text);
             let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
             match foreground.embed(&texts) {
-                Ok(ours) => agrees(&memory.id, &memory.vectors, &ours)?,
+                Ok(ours) => agrees(&sample.memory.id, &sample.vectors, &ours)?,
                 Err(error) => {
                     // Not the peer's fault: leave the batch to the worker.
                     tracing::warn!("embedding a sample of a peer's vectors: {error}");
@@ -378,12 +361,8 @@ async fn check_and_store(
         let stored = index
             .transaction(|tx| {
                 let mut stored = 0;
-                for memory in &received {
-                    if tx.put_vectors_if_missing(
-                        memory.rowid,
-                        &memory.content_hash,
-                        &memory.vectors,
-                    )? {
+                for Received { memory, vectors } in &received {
+                    if tx.put_vectors_if_missing(memory.rowid, &memory.content_hash, vectors)? {
                         stored += 1;
                     }
                 }
@@ -434,7 +413,7 @@ mod tests {
         ];
         let taken = match_batch(&asked, received, 4).unwrap();
         assert_eq!(taken.len(), 1);
-        assert_eq!(taken[0].content_hash, "hash of b");
+        assert_eq!(taken[0].memory.content_hash, "hash of b");
         assert_eq!(taken[0].vectors.len(), needed);
     }
 
