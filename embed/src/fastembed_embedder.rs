@@ -75,6 +75,7 @@ impl FastEmbedder {
             .with_pooling(tier.pooling());
         let init = InitOptionsUserDefined::new()
             .with_environment(environment)
+            .with_execution_providers(vec![crate::runtime::cpu_without_arena()])
             .with_intra_threads(options.intra_threads.max(1))
             .with_max_length(options.max_length);
         let model = TextEmbedding::try_new_from_user_defined(model, init).map_err(|error| {

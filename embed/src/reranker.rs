@@ -61,6 +61,7 @@ impl Reranker {
         );
         let init = RerankInitOptionsUserDefined::new()
             .with_environment(runtime::environment(&runtime_file)?)
+            .with_execution_providers(vec![runtime::cpu_without_arena()])
             .with_intra_threads(intra_threads.max(1))
             .with_max_length(MAX_LENGTH);
         let model = TextRerank::try_new_from_user_defined(model, init).map_err(|error| {

@@ -32,3 +32,11 @@ pub fn environment(library: &Path) -> Result<Environment, LoadError> {
     *slot = Some(environment.clone());
     Ok(environment)
 }
+
+/// The CPU execution provider without ONNX Runtime's memory arena. The arena
+/// keeps the largest buffers any inference ever needed (a batch of long
+/// passages) for the life of the session; without it each inference's
+/// buffers go back to malloc, which the node trims when idle.
+pub fn cpu_without_arena() -> ort::ep::ExecutionProviderDispatch {
+    ort::ep::CPU::default().with_arena_allocator(false).build()
+}

@@ -149,7 +149,7 @@ impl NodeFlags {
 }
 
 fn main() -> ExitCode {
-    allocator::limit_arenas();
+    allocator::tune_allocator();
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
