@@ -32,6 +32,8 @@ mod replica;
 pub mod schema;
 mod seal;
 mod session;
+#[cfg(feature = "simulation")]
+pub mod sim;
 mod state_file;
 pub mod storage;
 mod ticket;

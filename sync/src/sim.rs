@@ -1,0 +1,322 @@
+//! Replicas linked without a network, for deterministic simulation tests
+//! (feature `simulation`): every message of the sync protocol goes through
+//! queues a seeded generator reorders, duplicates and drops, links go down
+//! and up, and devices restart from their files mid-exchange.
+//!
+//! The sync crate's own simulation (`tests/simulation.rs`) checks what the
+//! documents converge to; the node's (`derived_sim.rs`) runs the same
+//! faults and also checks that the indexes derived from them answer alike.
+
+#![allow(clippy::unwrap_used, reason = "test support: an error fails the simulation")]
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use automerge::sync;
+
+use crate::{DocId, Replica};
+
+/// A small deterministic generator (xorshift64*), so a failing seed replays.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator seeded with `seed` (any value).
+    pub fn new(seed: u64) -> Self {
+        Rng(seed | 1)
+    }
+
+    /// The next number.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A number in `0..bound` (`bound` > 0).
+    pub fn below(&mut self, bound: usize) -> usize {
+        (self.next_u64() % bound as u64) as usize
+    }
+
+    /// True `percent` times in a hundred.
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next_u64() % 100 < percent
+    }
+}
+
+/// The seed of run `number` of a simulation: spread out, so neighbouring
+/// numbers do not start alike.
+pub fn seed(number: u64) -> u64 {
+    0x9e37_79b9_7f4a_7c15_u64.wrapping_mul(number)
+}
+
+/// One direction of a link: per document, the sender's sync state and the
+/// messages in flight (in order, as on a stream).
+#[derive(Default)]
+struct Direction {
+    states: BTreeMap<DocId, sync::State>,
+    in_flight: BTreeMap<DocId, VecDeque<Vec<u8>>>,
+}
+
+struct Link {
+    ends: [usize; 2],
+    /// `sides[0]` is `ends[0]`'s view of the peer, `sides[1]` is `ends[1]`'s.
+    sides: [Direction; 2],
+    up: bool,
+}
+
+impl Link {
+    /// A dropped connection: messages in flight are lost, and each side
+    /// resumes from its shared heads, as a reconnect does.
+    fn reset(&mut self) {
+        for side in &mut self.sides {
+            side.in_flight.clear();
+            for state in side.states.values_mut() {
+                let shared = state.shared_heads.clone();
+                *state = sync::State::new();
+                state.shared_heads = shared;
+            }
+        }
+    }
+
+    /// Lets side `which` generate a message for `doc`, queued to the other side.
+    fn generate(&mut self, replicas: &[Replica], which: usize, doc: &DocId) -> bool {
+        let side = &mut self.sides[which];
+        let state = side.states.entry(doc.clone()).or_default();
+        match replicas[self.ends[which]].generate_sync_message(doc, state).unwrap() {
+            Some(message) => {
+                side.in_flight.entry(doc.clone()).or_default().push_back(message);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Delivers the next message in flight from side `which` for `doc`, and
+    /// lets the receiver answer.
+    fn deliver(&mut self, replicas: &[Replica], which: usize, doc: &DocId) -> bool {
+        let Some(message) = self.sides[which].in_flight.get_mut(doc).and_then(VecDeque::pop_front)
+        else {
+            return false;
+        };
+        let receiver = 1 - which;
+        let state = self.sides[receiver].states.entry(doc.clone()).or_default();
+        replicas[self.ends[receiver]].receive_sync_message(doc, state, &message).unwrap();
+        self.generate(replicas, receiver, doc);
+        true
+    }
+}
+
+/// Every pair of devices linked, each link with its own sync states and
+/// messages in flight.
+pub struct Network {
+    links: Vec<Link>,
+}
+
+impl Network {
+    /// Links between every pair of `devices` devices, all up.
+    pub fn full_mesh(devices: usize) -> Self {
+        let links = (0..devices)
+            .flat_map(|a| (a + 1..devices).map(move |b| [a, b]))
+            .map(|ends| Link { ends, sides: Default::default(), up: true })
+            .collect();
+        Network { links }
+    }
+
+    /// A partition begins or ends on a random link, or its connection drops.
+    pub fn disturb(&mut self, rng: &mut Rng) {
+        let at = rng.below(self.links.len());
+        let link = &mut self.links[at];
+        if rng.chance(50) {
+            link.up = !link.up;
+        }
+        link.reset();
+    }
+
+    /// Device `device` restarted: its connections dropped, and the
+    /// messages to and from it are lost.
+    pub fn restarted(&mut self, device: usize) {
+        for link in self.links.iter_mut().filter(|link| link.ends.contains(&device)) {
+            link.reset();
+        }
+    }
+
+    /// Up to five random events on the links that are up: a message
+    /// generated, delivered (and answered), delivered twice, swapped with
+    /// the next, or lost.
+    pub fn traffic(&mut self, replicas: &[Replica], rng: &mut Rng) {
+        let docs: Vec<DocId> = all_docs(replicas).into_iter().collect();
+        if docs.is_empty() {
+            return;
+        }
+        for _ in 0..rng.below(6) {
+            let at = rng.below(self.links.len());
+            let link = &mut self.links[at];
+            if !link.up {
+                continue;
+            }
+            let doc = &docs[rng.below(docs.len())];
+            let which = rng.below(2);
+            let queue = link.sides[which].in_flight.entry(doc.clone()).or_default();
+            match rng.below(20) {
+                0 => {
+                    if let Some(first) = queue.front().cloned() {
+                        queue.push_front(first);
+                    }
+                }
+                1 if queue.len() >= 2 => queue.swap(0, 1),
+                2 => {
+                    queue.pop_front();
+                }
+                roll if roll < 11 => {
+                    link.generate(replicas, which, doc);
+                }
+                _ => {
+                    link.deliver(replicas, which, doc);
+                }
+            }
+        }
+    }
+
+    /// Every link up and reconnected, then messages exchanged until none
+    /// is in flight or generated, at most `rounds` times over every
+    /// document; whether it went quiet.
+    pub fn heal(&mut self, replicas: &[Replica], rounds: usize) -> bool {
+        for link in &mut self.links {
+            link.up = true;
+            link.reset();
+        }
+        for _round in 0..rounds {
+            let docs = all_docs(replicas);
+            let mut busy = false;
+            for link in &mut self.links {
+                for doc in &docs {
+                    for which in 0..2 {
+                        busy |= link.generate(replicas, which, doc);
+                        while link.deliver(replicas, which, doc) {
+                            busy = true;
+                        }
+                    }
+                }
+            }
+            if !busy {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// Heals the network and checks that `replicas` converged: quiet within
+/// 200 rounds, equal heads, and, once keys are exchanged, exactly the
+/// memories of `expected` alive on each, every one of them readable and
+/// read alike field by field. `Err` says what differs.
+pub fn converge(
+    network: &mut Network,
+    replicas: &[Replica],
+    expected: &BTreeSet<String>,
+) -> Result<(), String> {
+    if !network.heal(replicas, 200) {
+        return Err("the replicas never went quiet".into());
+    }
+    for doc in &all_docs(replicas) {
+        let heads: Vec<_> = replicas.iter().map(|replica| replica.heads(doc).unwrap()).collect();
+        if heads.iter().any(|h| *h != heads[0]) {
+            return Err(format!("{doc} differs: {heads:?}"));
+        }
+    }
+    exchange_keys(replicas);
+    for (number, replica) in replicas.iter().enumerate() {
+        let live = live_memories(replica);
+        if live != *expected {
+            let lost: Vec<_> = expected.difference(&live).collect();
+            let invented: Vec<_> = live.difference(expected).collect();
+            return Err(format!(
+                "replica {number} lost {lost:?} and holds {invented:?} unexpectedly"
+            ));
+        }
+    }
+    for id in expected {
+        let read: Vec<String> = replicas.iter().map(|replica| read_memory(replica, id)).collect();
+        if read.iter().any(|r| *r != read[0]) || !read[0].starts_with("Some") {
+            return Err(format!("{id} reads differently or not at all: {read:?}"));
+        }
+    }
+    Ok(())
+}
+
+/// Every document any of `replicas` holds.
+pub fn all_docs(replicas: &[Replica]) -> BTreeSet<DocId> {
+    replicas.iter().flat_map(Replica::doc_ids).collect()
+}
+
+/// Keys travel beside the documents: each replica asks every other for the
+/// keys of the records it cannot read.
+pub fn exchange_keys(replicas: &[Replica]) {
+    for doc in &all_docs(replicas) {
+        for asking in 0..replicas.len() {
+            let wanted = replicas[asking].wanted_keys(doc, None).unwrap();
+            for answering in (0..replicas.len()).filter(|other| *other != asking) {
+                let (keys, _) = replicas[answering].answer_keys(doc, &wanted).unwrap();
+                replicas[asking].accept_keys(doc, &keys).unwrap();
+            }
+        }
+    }
+}
+
+/// The ids of the memories `replica` holds alive, in every namespace.
+pub fn live_memories(replica: &Replica) -> BTreeSet<String> {
+    replica
+        .doc_ids()
+        .iter()
+        .filter(|doc| doc.namespace().is_some())
+        .flat_map(|doc| replica.read(doc, |reader| reader.keys("memories")).unwrap())
+        .collect()
+}
+
+/// Memory `id` as `replica` reads it, every field.
+pub fn read_memory(replica: &Replica, id: &str) -> String {
+    let doc = replica.locate(id).unwrap();
+    format!("{:?}", replica.read(&doc, |reader| reader.memory(id)).unwrap())
+}
+
+/// A number from environment variable `name`, if set.
+pub fn env_number(name: &str) -> Option<u64> {
+    let value = std::env::var(name).ok()?;
+    Some(value.parse().unwrap_or_else(|_| panic!("{name}={value:?} is not a number")))
+}
+
+/// The seeds a simulation runs: `{prefix}_SEED=S` replays one seed;
+/// otherwise `{prefix}_SEEDS` (default `default_count`) from seed number
+/// `{prefix}_FIRST` (default 1).
+pub fn seeds(prefix: &str, default_count: u64) -> Vec<u64> {
+    match env_number(&format!("{prefix}_SEED")) {
+        Some(seed) => vec![seed],
+        None => {
+            let first = env_number(&format!("{prefix}_FIRST")).unwrap_or(1);
+            let count = env_number(&format!("{prefix}_SEEDS")).unwrap_or(default_count);
+            (first..first + count).map(seed).collect()
+        }
+    }
+}
+
+/// Runs `run` for every seed of `seeds`; a failure prints the command
+/// that replays it (`replay`, with `{seed}` replaced) and fails.
+pub fn run_seeds(seeds: &[u64], replay: &str, run: impl Fn(u64) + std::panic::RefUnwindSafe) {
+    for &seed in seeds {
+        if let Err(panic) = std::panic::catch_unwind(|| run(seed)) {
+            #[allow(clippy::print_stderr, reason = "how to replay the failing seed")]
+            {
+                eprintln!(
+                    "seed {seed} failed; replay it with: {}",
+                    replay.replace("{seed}", &seed.to_string())
+                );
+            }
+            std::panic::resume_unwind(panic);
+        }
+    }
+    #[allow(clippy::print_stderr, reason = "the figure of record, shown with --nocapture")]
+    {
+        eprintln!("{} seeds passed", seeds.len());
+    }
+}
