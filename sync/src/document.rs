@@ -112,6 +112,11 @@ pub(crate) struct Document {
 }
 
 impl Document {
+    /// Lookups of records by id in this document's root maps.
+    pub(crate) fn maps(&self) -> crate::schema::RootMaps<'_> {
+        crate::schema::RootMaps::new(&self.doc, &self.roots)
+    }
+
     /// Opens the document in `dir`, creating it from its genesis if new.
     pub(crate) fn open(dir: &Path, id: DocId) -> Result<Document, ReplicaError> {
         Self::open_with(dir, id, schema::genesis)

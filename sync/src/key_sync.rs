@@ -14,6 +14,7 @@ use crate::{
     keys::Key,
     records,
     replica::{RecordRef, Replica, SEALED_ROOTS, lock},
+    schema::RootMaps,
 };
 
 impl Replica {
@@ -33,6 +34,7 @@ impl Replica {
         let store = lock(&self.keys);
         let mut asked = lock(&self.asked);
         let mut wanted = Vec::new();
+        let maps = document.maps();
         for (number, root) in SEALED_ROOTS.iter().enumerate() {
             let candidates: Vec<String> = match (keys, *root) {
                 (Some(keys), "memories") => keys.memories.iter().cloned().collect(),
@@ -41,12 +43,10 @@ impl Replica {
                 (None, root) => document.keys(root),
             };
             for record in candidates {
-                let Some(key_id) =
-                    records::record_key(&document.doc, &document.roots, root, &record)
-                else {
+                let Some(key_id) = records::record_key(&maps, root, &record) else {
                     continue;
                 };
-                if store.contains(&key_id) || !self.is_live(&document, root, &record) {
+                if store.contains(&key_id) || !self.is_live(&maps, root, &record) {
                     continue;
                 }
                 asked.insert(key_id, (id.clone(), number as u8, record.clone()));
@@ -59,11 +59,11 @@ impl Replica {
     /// Whether a record is live here: a memory not forgotten, an entity a
     /// live memory uses, an alias whose entity is used and whose memory is
     /// not forgotten.
-    fn is_live(&self, document: &crate::document::Document, root: &str, record: &str) -> bool {
+    fn is_live(&self, maps: &RootMaps<'_>, root: &str, record: &str) -> bool {
         match root {
-            "memories" => records::memory_refs(&document.doc, &document.roots, record).is_some(),
+            "memories" => records::memory_refs(maps, record).is_some(),
             "entities" => self.entity_used(record),
-            _ => self.alias_live(document, record),
+            _ => self.alias_live(maps, record),
         }
     }
 
@@ -83,11 +83,12 @@ impl Replica {
         let Ok(document) = self.document(id) else { return Ok((answer, records.to_vec())) };
         let mut unanswered = Vec::new();
         let document = lock(&document);
+        let maps = document.maps();
         let store = lock(&self.keys);
         for (number, record) in records {
             let Some(root) = SEALED_ROOTS.get(*number as usize) else { continue };
-            let key = records::record_key(&document.doc, &document.roots, root, record)
-                .filter(|_| self.is_live(&document, root, record))
+            let key = records::record_key(&maps, root, record)
+                .filter(|_| self.is_live(&maps, root, record))
                 .and_then(|key_id| store.get(&key_id));
             match key {
                 Some(key) => answer.push(key.bytes()),
@@ -127,11 +128,14 @@ impl Replica {
         let mut document = lock(&document);
         // Still live, and still naming this key (a record forgotten while its
         // key travelled must not become readable again).
-        accepted.retain(|(number, record, key)| {
-            let root = SEALED_ROOTS[*number as usize];
-            records::record_key(&document.doc, &document.roots, root, record) == Some(key.id())
-                && self.is_live(&document, root, record)
-        });
+        {
+            let maps = document.maps();
+            accepted.retain(|(number, record, key)| {
+                let root = SEALED_ROOTS[*number as usize];
+                records::record_key(&maps, root, record) == Some(key.id())
+                    && self.is_live(&maps, root, record)
+            });
+        }
         let filed: Vec<(&str, Key)> =
             accepted.iter().map(|(_, record, key)| (record.as_str(), key.clone())).collect();
         lock(&self.keys).insert(&filed)?;

@@ -114,10 +114,7 @@ fn rewrite(old: &Path, new: &Path, device: &str) -> Result<Upgrade, ReplicaError
     for (_, document) in &shards {
         for memory in document.keys("memories") {
             if records::read_tombstone(&document.doc, &document.roots, &memory).is_none() {
-                used.extend(
-                    records::memory_refs(&document.doc, &document.roots, &memory)
-                        .unwrap_or_default(),
-                );
+                used.extend(records::memory_refs(&document.maps(), &memory).unwrap_or_default());
             }
         }
     }

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     keys::{Key, KeyId, KeyStore},
-    schema::{MapView, Roots},
+    schema::{MapView, RootMaps, Roots},
     seal,
 };
 
@@ -278,8 +278,8 @@ pub(crate) fn put_memory(
 
 /// The entities a live memory refers to (its subject's and those it
 /// mentions), read without its key; `None` when it is not a live memory.
-pub(crate) fn memory_refs(doc: &AutoCommit, roots: &Roots, id: &str) -> Option<Vec<String>> {
-    live_memory(doc, roots, id).map(|view| refs_of(&view))
+pub(crate) fn memory_refs(maps: &RootMaps<'_>, id: &str) -> Option<Vec<String>> {
+    live_memory(maps, id).map(|view| refs_of(&view))
 }
 
 /// [`memory_refs`] of every memory of the document, in one pass over its
@@ -314,13 +314,12 @@ fn refs_of(view: &MapView<'_>) -> Vec<String> {
 }
 
 pub(crate) fn read_memory(
-    doc: &AutoCommit,
-    roots: &Roots,
+    maps: &RootMaps<'_>,
     namespace: &Namespace,
     id: &str,
     keys: &KeyStore,
 ) -> Lookup<StoredMemory> {
-    let Some(view) = live_memory(doc, roots, id) else {
+    let Some(view) = live_memory(maps, id) else {
         return Lookup::Absent;
     };
     // One whose key has not arrived (all of a shard that just synced) is
@@ -424,23 +423,23 @@ fn memory_from(
 }
 
 /// Whether `id` is a live memory in this document.
-pub(crate) fn has_memory(doc: &AutoCommit, roots: &Roots, id: &str) -> bool {
-    live_memory(doc, roots, id).is_some()
+pub(crate) fn has_memory(maps: &RootMaps<'_>, id: &str) -> bool {
+    live_memory(maps, id).is_some()
 }
 
 /// Whether memory `id` has a tombstone.
-pub(crate) fn is_forgotten(doc: &AutoCommit, roots: &Roots, id: &str) -> bool {
-    MapView::new(doc, roots.get("forgotten").clone()).map(id).is_some()
+pub(crate) fn is_forgotten(maps: &RootMaps<'_>, id: &str) -> bool {
+    maps.child("forgotten", id).is_some()
 }
 
 /// The map of memory `id`, unless it is absent or forgotten. A tombstone
 /// wins over an object that survived it: one written concurrently with the
 /// forget, or by another device's upgrade of the same memory.
-fn live_memory<'a>(doc: &'a AutoCommit, roots: &Roots, id: &str) -> Option<MapView<'a>> {
-    if is_forgotten(doc, roots, id) {
+fn live_memory<'a>(maps: &RootMaps<'a>, id: &str) -> Option<MapView<'a>> {
+    if is_forgotten(maps, id) {
         return None;
     }
-    MapView::new(doc, roots.get("memories").clone()).map(id)
+    maps.child("memories", id)
 }
 
 /// Deletes the memory and records its tombstone.
@@ -621,12 +620,8 @@ pub(crate) fn read_alias(
 }
 
 /// An alias's entity and the memory that introduced it, read without its key.
-pub(crate) fn alias_links(
-    doc: &AutoCommit,
-    roots: &Roots,
-    key_name: &str,
-) -> Option<(String, Option<String>)> {
-    let view = MapView::new(doc, roots.get("aliases").clone()).map(key_name)?;
+pub(crate) fn alias_links(maps: &RootMaps<'_>, key_name: &str) -> Option<(String, Option<String>)> {
+    let view = maps.child("aliases", key_name)?;
     Some((view.string("entity")?, view.string("memory")))
 }
 
@@ -648,8 +643,8 @@ fn alias_from(view: &MapView<'_>, name: String) -> Option<Alias> {
 }
 
 /// The id of the key a record of `root` names, read without its key.
-pub(crate) fn record_key(doc: &AutoCommit, roots: &Roots, root: &str, id: &str) -> Option<KeyId> {
-    key_id_of(&MapView::new(doc, roots.get(root).clone()).map(id)?)
+pub(crate) fn record_key(maps: &RootMaps<'_>, root: &str, id: &str) -> Option<KeyId> {
+    key_id_of(&maps.child(root, id)?)
 }
 
 pub(crate) fn put_edge(
@@ -723,7 +718,7 @@ mod tests {
         let all = all_memory_refs(&doc, &roots);
         let one_by_one: Vec<(String, Option<Vec<String>>)> = ["m1", "m2", "m3", "m5"]
             .iter()
-            .map(|id| ((*id).to_owned(), memory_refs(&doc, &roots, id)))
+            .map(|id| ((*id).to_owned(), memory_refs(&RootMaps::new(&doc, &roots), id)))
             .collect();
         assert_eq!(all, one_by_one, "a forgotten memory is gone from the map");
         assert_eq!(all[3], ("m5".to_owned(), None));
@@ -737,5 +732,41 @@ mod tests {
         let diffed = crate::document::keys_of_patches(doc.diff(&[], &heads));
         assert_eq!(listed, diffed);
         assert_eq!(listed.forgotten.len(), 2, "{listed:?}");
+    }
+
+    #[test]
+    fn lookups_after_a_root_map_is_read_whole_answer_as_seeks_do() {
+        let shard = DocId::shard(&Namespace::default(), 0);
+        let mut doc = crate::schema::genesis(&shard);
+        let roots = Roots::find(&doc, &shard).unwrap();
+        let key = Key::random();
+        for number in 0..300 {
+            let id = format!("m{number:03}");
+            let mut memory = NewMemory::episode(&id, "text", "device", Timestamp(1));
+            memory.entity_ids = vec![format!("e{}", number % 7)];
+            put_memory(&mut doc, &roots, &memory, &key, &Counters::default()).unwrap();
+            if number % 5 == 0 {
+                let at = Timestamp(2);
+                let tombstone = Tombstone { memory_id: id, at, by: "device".into() };
+                forget_memory(&mut doc, &roots, &tombstone).unwrap();
+            }
+        }
+        // Ids that exist, were forgotten, or never were, in an order that
+        // is not the map's.
+        let ids: Vec<String> = (0..400).rev().map(|number| format!("m{number:03}")).collect();
+        let bulk = RootMaps::new(&doc, &roots);
+        for id in &ids {
+            let seek = RootMaps::new(&doc, &roots);
+            assert_eq!(memory_refs(&bulk, id), memory_refs(&seek, id), "{id}");
+            assert_eq!(
+                record_key(&bulk, "memories", id),
+                record_key(&seek, "memories", id),
+                "{id}"
+            );
+            assert_eq!(is_forgotten(&bulk, id), is_forgotten(&seek, id), "{id}");
+        }
+        let live = ids.iter().filter(|id| memory_refs(&bulk, id).is_some()).count();
+        assert_eq!(live, 240, "300 written, 60 forgotten");
+        assert_eq!(bulk.read_whole_count(), 2, "memories and forgotten are read whole");
     }
 }

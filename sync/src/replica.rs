@@ -17,6 +17,7 @@ use crate::{
     keys::{Key, KeyId, KeyStore, RecordTag},
     migrate,
     records::{self, Counters, Lookup, NewMemory, new_alias_key},
+    schema::RootMaps,
     storage,
 };
 
@@ -237,7 +238,7 @@ impl Replica {
         for shard in self.shards(namespace) {
             let document = self.document(&shard)?;
             let document = lock(&document);
-            if let Some(key) = records::record_key(&document.doc, &document.roots, "entities", id) {
+            if let Some(key) = records::record_key(&document.maps(), "entities", id) {
                 return Ok(!lock(&self.keys).contains(&key));
             }
         }
@@ -251,12 +252,10 @@ impl Replica {
 
     /// Whether the alias `key` of `document` is live: its entity is used and
     /// the memory that introduced it (if it names one) is not forgotten.
-    pub(crate) fn alias_live(&self, document: &Document, key: &str) -> bool {
-        records::alias_links(&document.doc, &document.roots, key).is_some_and(|(entity, memory)| {
+    pub(crate) fn alias_live(&self, maps: &RootMaps<'_>, key: &str) -> bool {
+        records::alias_links(maps, key).is_some_and(|(entity, memory)| {
             self.entity_used(&entity)
-                && !memory.is_some_and(|memory| {
-                    records::is_forgotten(&document.doc, &document.roots, &memory)
-                })
+                && !memory.is_some_and(|memory| records::is_forgotten(maps, &memory))
         })
     }
 
@@ -376,8 +375,9 @@ impl Replica {
                     keys.entities.insert(entity);
                 }
             }
+            let maps = document.maps();
             for alias in document.keys("aliases") {
-                if self.alias_live(&document, &alias) {
+                if self.alias_live(&maps, &alias) {
                     used.insert(RecordTag::of(&alias));
                 } else {
                     keys.aliases.insert(alias);
@@ -591,7 +591,7 @@ impl Replica {
             let (forgotten, change) = document.write(now, |doc, roots, keys| {
                 let mut forgotten = Vec::new();
                 for id in &ids {
-                    if records::has_memory(doc, roots, id) {
+                    if records::has_memory(&RootMaps::new(doc, roots), id) {
                         let tombstone =
                             Tombstone { memory_id: id.clone(), at: now, by: self.device.clone() };
                         records::forget_memory(doc, roots, &tombstone)?;
@@ -656,13 +656,14 @@ impl Replica {
                 }
             }
             for alias in document.keys("aliases") {
-                let dead = records::alias_links(&document.doc, &document.roots, &alias)
-                    .is_some_and(|(entity, memory)| {
+                let dead = records::alias_links(&document.maps(), &alias).is_some_and(
+                    |(entity, memory)| {
                         orphaned.contains(entity.as_str())
                             || memory
                                 .as_ref()
                                 .is_some_and(|memory| forgotten_set.contains(memory.as_str()))
-                    });
+                    },
+                );
                 if dead {
                     keys.aliases.insert(alias);
                 }
@@ -827,8 +828,9 @@ impl Replica {
         let mut locations = self.locations.write().unwrap_or_else(PoisonError::into_inner);
         let mut refs = lock(&self.refs);
         let (mut orphaned, mut revived) = (Vec::new(), Vec::new());
+        let maps = document.maps();
         for memory in changed.memories.iter().chain(&changed.forgotten) {
-            let used = records::memory_refs(&document.doc, &document.roots, memory);
+            let used = records::memory_refs(&maps, memory);
             if used.is_some() {
                 locations.insert(memory.clone(), document.id.clone());
             } else {
@@ -852,14 +854,14 @@ impl Replica {
         for id in self.shards(namespace) {
             let document = self.document(&id)?;
             let mut document = lock(&document);
-            let held = entities
-                .iter()
-                .filter(|entity| {
-                    records::record_key(&document.doc, &document.roots, "entities", entity)
-                        .is_some()
-                })
-                .cloned()
-                .collect();
+            let held = {
+                let maps = document.maps();
+                entities
+                    .iter()
+                    .filter(|entity| records::record_key(&maps, "entities", entity).is_some())
+                    .cloned()
+                    .collect()
+            };
             let keys = ChangedKeys { entities: held, ..ChangedKeys::default() };
             if !keys.entities.is_empty() {
                 let heads = document.heads();
@@ -885,7 +887,13 @@ impl Replica {
         let document = lock(&document);
         let keys = lock(&self.keys);
         let namespace = id.namespace().cloned().unwrap_or_default();
-        Ok(read(&ShardReader { document: &document, namespace, keys: &keys, replica: self }))
+        Ok(read(&ShardReader {
+            document: &document,
+            maps: document.maps(),
+            namespace,
+            keys: &keys,
+            replica: self,
+        }))
     }
 
     /// Size figures of every document.
@@ -908,6 +916,9 @@ impl Replica {
 /// Typed reads of one shard, handed out by [`Replica::read`].
 pub struct ShardReader<'a> {
     document: &'a Document,
+    /// Lookups by id in the document's root maps, read whole once a reader
+    /// has looked many records up.
+    maps: RootMaps<'a>,
     namespace: Namespace,
     keys: &'a KeyStore,
     replica: &'a Replica,
@@ -921,13 +932,7 @@ impl ShardReader<'_> {
 
     /// The memory `id`: readable, locked (its key is not here), or absent.
     pub fn memory_lookup(&self, id: &str) -> Lookup<StoredMemory> {
-        records::read_memory(
-            &self.document.doc,
-            &self.document.roots,
-            &self.namespace,
-            id,
-            self.keys,
-        )
+        records::read_memory(&self.maps, &self.namespace, id, self.keys)
     }
 
     /// The tombstone of `id`, if it was forgotten.
@@ -947,7 +952,7 @@ impl ShardReader<'_> {
     /// The alias stored under `key`: readable, locked, or absent (also when
     /// its entity is unused or the memory that introduced it is forgotten).
     pub fn alias(&self, key: &str) -> Lookup<Alias> {
-        if !self.replica.alias_live(self.document, key) {
+        if !self.replica.alias_live(&self.maps, key) {
             return Lookup::Absent;
         }
         records::read_alias(&self.document.doc, &self.document.roots, key, self.keys)

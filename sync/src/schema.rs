@@ -127,6 +127,74 @@ impl Roots {
     }
 }
 
+/// How many lookups in one root map before [`RootMaps`] reads it whole:
+/// a seek in a root map of 10k records costs about as much as a hundredth
+/// of a pass over it.
+const LOOKUPS_BEFORE_WHOLE: usize = 64;
+
+/// Looks records up by id in a document's root maps. The first lookups in
+/// a root map are seeks in the document; once there have been
+/// [`LOOKUPS_BEFORE_WHOLE`], the map is read whole in one pass and the rest
+/// are searches in memory. Work over a whole shard (a fresh device's keys,
+/// and indexing what they make readable) made a seek per record in two or
+/// three root maps: at 100k memories, a third of a fresh device's time.
+///
+/// It borrows the document, so the document cannot change while it is
+/// alive and what it has read stays true.
+pub(crate) struct RootMaps<'a> {
+    doc: &'a AutoCommit,
+    roots: &'a Roots,
+    read: std::cell::RefCell<Vec<RootRead<'a>>>,
+}
+
+/// What [`RootMaps`] knows of one root map: its name, the lookups made in
+/// it so far, and the map once read whole.
+type RootRead<'a> = (&'static str, usize, Option<std::rc::Rc<MapView<'a>>>);
+
+impl<'a> RootMaps<'a> {
+    pub(crate) fn new(doc: &'a AutoCommit, roots: &'a Roots) -> Self {
+        RootMaps { doc, roots, read: std::cell::RefCell::new(Vec::new()) }
+    }
+
+    /// The view of root map `root` to look one key up in.
+    fn view(&self, root: &str) -> std::rc::Rc<MapView<'a>> {
+        let mut read = self.read.borrow_mut();
+        let at = match read.iter().position(|(name, _, _)| *name == root) {
+            Some(at) => at,
+            None => {
+                let Some((name, _)) = self.roots.all().find(|(name, _)| *name == root) else {
+                    return std::rc::Rc::new(MapView::new(self.doc, ROOT));
+                };
+                read.push((name, 0, None));
+                read.len() - 1
+            }
+        };
+        let (_, lookups, whole) = &mut read[at];
+        if let Some(whole) = whole {
+            return whole.clone();
+        }
+        *lookups += 1;
+        let view = MapView::new(self.doc, self.roots.get(root).clone());
+        if *lookups < LOOKUPS_BEFORE_WHOLE {
+            return std::rc::Rc::new(view);
+        }
+        let view = std::rc::Rc::new(view.read_whole());
+        *whole = Some(view.clone());
+        view
+    }
+
+    /// How many root maps have been read whole.
+    #[cfg(test)]
+    pub(crate) fn read_whole_count(&self) -> usize {
+        self.read.borrow().iter().filter(|(_, _, whole)| whole.is_some()).count()
+    }
+
+    /// The map stored at `key` of root map `root`.
+    pub(crate) fn child(&self, root: &str, key: &str) -> Option<MapView<'a>> {
+        self.view(root).map(key)
+    }
+}
+
 /// Typed reads of one map object.
 pub(crate) struct MapView<'a> {
     doc: &'a AutoCommit,
@@ -144,7 +212,8 @@ impl<'a> MapView<'a> {
     /// This view with every entry read in one pass over the map. A record
     /// read field by field costs a seek in the document per field (at
     /// 100k memories, most of what indexing a synced shard spent); one
-    /// pass costs about one. Not for the root maps, which hold thousands.
+    /// pass costs about one. For a root map, which holds thousands, only
+    /// through [`RootMaps`], when many of them are looked up.
     pub(crate) fn read_whole(self) -> Self {
         let mut entries: Vec<(String, Value<'static>, ObjId)> = self
             .doc
