@@ -112,9 +112,10 @@ fn rewrite(old: &Path, new: &Path, device: &str) -> Result<Upgrade, ReplicaError
     // of an older shard).
     let mut used: HashSet<String> = HashSet::new();
     for (_, document) in &shards {
+        let maps = document.maps();
         for memory in document.keys("memories") {
-            if records::read_tombstone(&document.doc, &document.roots, &memory).is_none() {
-                used.extend(records::memory_refs(&document.maps(), &memory).unwrap_or_default());
+            if records::read_tombstone(&maps, &memory).is_none() {
+                used.extend(records::memory_refs(&maps, &memory).unwrap_or_default());
             }
         }
     }
@@ -153,7 +154,9 @@ fn rewrite_shard(
 
     let forgotten: HashSet<String> = old.keys("forgotten").into_iter().collect();
     for memory in &forgotten {
-        if let Some(tombstone) = records::read_tombstone(old_doc, old_roots, memory) {
+        if let Some(tombstone) =
+            records::read_tombstone(&crate::schema::RootMaps::new(old_doc, old_roots), memory)
+        {
             let object = doc
                 .put_object(roots.get("forgotten"), memory, automerge::ObjType::Map)
                 .map_err(write_error)?;

@@ -455,8 +455,8 @@ pub(crate) fn forget_memory(
     Ok(())
 }
 
-pub(crate) fn read_tombstone(doc: &AutoCommit, roots: &Roots, id: &str) -> Option<Tombstone> {
-    let view = MapView::new(doc, roots.get("forgotten").clone()).map(id)?;
+pub(crate) fn read_tombstone(maps: &RootMaps<'_>, id: &str) -> Option<Tombstone> {
+    let view = maps.child("forgotten", id)?;
     Some(Tombstone {
         memory_id: id.to_owned(),
         at: Timestamp(view.int("at").unwrap_or(0)),

@@ -937,7 +937,7 @@ impl ShardReader<'_> {
 
     /// The tombstone of `id`, if it was forgotten.
     pub fn tombstone(&self, id: &str) -> Option<Tombstone> {
-        records::read_tombstone(&self.document.doc, &self.document.roots, id)
+        records::read_tombstone(&self.maps, id)
     }
 
     /// The entity `id`: readable, locked, or absent (also when no live

@@ -153,6 +153,63 @@ fn changes_since_old_heads_name_every_touched_key() {
     assert!(replica.changes_since(&shard, &unknown).unwrap().0.is_none());
 }
 
+/// Runs the sync protocol on `doc` from `from` to `to` until quiet;
+/// the changes `to` reported merging.
+fn sync_doc(from: &Replica, to: &Replica, doc: &DocId) -> Vec<ferrex_sync::DocChange> {
+    let (mut state_from, mut state_to) =
+        (automerge::sync::State::new(), automerge::sync::State::new());
+    let mut merged = Vec::new();
+    for _ in 0..20 {
+        let to_to = from.generate_sync_message(doc, &mut state_from).unwrap();
+        let to_from = to.generate_sync_message(doc, &mut state_to).unwrap();
+        if to_to.is_none() && to_from.is_none() {
+            break;
+        }
+        if let Some(message) = to_to {
+            merged.extend(to.receive_sync_message(doc, &mut state_to, &message).unwrap());
+        }
+        if let Some(message) = to_from {
+            from.receive_sync_message(doc, &mut state_from, &message).unwrap();
+        }
+    }
+    merged
+}
+
+#[test]
+fn a_merge_names_every_key_it_touched_into_an_empty_shard_and_a_full_one() {
+    let temp = tempfile::tempdir().unwrap();
+    let namespace = Namespace::default();
+    let origin = open(&temp.path().join("origin"), 100);
+    store(&origin, &namespace, vec![memory("m1", "one"), memory("m2", "two"), memory("m3", "x")]);
+    origin.forget(&["m3".to_owned()], Timestamp(2)).unwrap();
+    let shard = DocId::shard(&namespace, 0);
+
+    // Into a shard that holds nothing: every key, forgotten ones too.
+    let fresh = Replica::open(
+        &temp.path().join("fresh"),
+        "device-b",
+        ReplicaOptions { shard_capacity: 100 },
+    )
+    .unwrap();
+    let merged = sync_doc(&origin, &fresh, &shard);
+    let keys: Vec<_> = merged.iter().filter(|change| change.doc == shard).collect();
+    assert_eq!(keys.len(), 1, "{merged:?}");
+    assert_eq!(keys[0].keys.memories.iter().collect::<Vec<_>>(), ["m1", "m2"]);
+    assert_eq!(keys[0].keys.forgotten.iter().collect::<Vec<_>>(), ["m3"]);
+    assert_eq!(fresh.heads(&shard).unwrap(), origin.heads(&shard).unwrap());
+
+    // Into one that holds records: only what changed.
+    store(&origin, &namespace, vec![memory("m4", "four")]);
+    origin.add_evidence("m1", 1, Timestamp(3)).unwrap().unwrap();
+    let merged = sync_doc(&origin, &fresh, &shard);
+    let memories: std::collections::BTreeSet<&String> = merged
+        .iter()
+        .filter(|change| change.doc == shard)
+        .flat_map(|change| &change.keys.memories)
+        .collect();
+    assert_eq!(memories.into_iter().collect::<Vec<_>>(), ["m1", "m4"]);
+}
+
 #[test]
 fn a_write_torn_by_a_crash_loses_only_itself() {
     let temp = tempfile::tempdir().unwrap();
