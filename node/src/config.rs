@@ -29,6 +29,36 @@ pub fn mode_name(mode: NetworkMode) -> &'static str {
     }
 }
 
+/// `http.*`: MCP over Streamable HTTP, served by the node at `/mcp`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpSettings {
+    /// `http.bind`: the TCP address (off when unset).
+    pub bind: Option<SocketAddr>,
+    /// `http.max_body_bytes`: a larger request is refused with 413.
+    pub max_body_bytes: usize,
+    /// `http.max_concurrent`: requests served at once; more get 429.
+    pub max_concurrent: usize,
+    /// `http.requests_per_second`: the sustained rate (bursts of twice
+    /// that); faster gets 429.
+    pub requests_per_second: u32,
+    /// `http.loopback_without_token`: serve without the bearer token, on a
+    /// loopback address only (for tools that cannot send a header, like
+    /// the MCP conformance suite). Never the default.
+    pub loopback_without_token: bool,
+}
+
+impl Default for HttpSettings {
+    fn default() -> Self {
+        HttpSettings {
+            bind: None,
+            max_body_bytes: 1 << 20,
+            max_concurrent: 16,
+            requests_per_second: 200,
+            loopback_without_token: false,
+        }
+    }
+}
+
 /// Every setting, with its default.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
@@ -42,6 +72,8 @@ pub struct Config {
     /// model with this node's vectors, and take theirs for memories that
     /// arrive without one (default true; vectors never enter the documents).
     pub share_vectors: bool,
+    /// `http.*`: MCP over Streamable HTTP (off unless `http.bind` is set).
+    pub http: HttpSettings,
     /// `embed.model_dir`: where the model is, when not in the home or cache.
     pub model_dir: Option<PathBuf>,
     /// `embed.model`: which embedding model the node runs (`embed.tier`, its
@@ -67,6 +99,7 @@ impl Default for Config {
             mode: NetworkMode::Local,
             bind: SocketAddr::from(([0, 0, 0, 0], 0)),
             share_vectors: true,
+            http: HttpSettings::default(),
             model_dir: None,
             tier: ModelTier::default(),
             threads: 1,
@@ -83,6 +116,11 @@ pub const KEYS: &[&str] = &[
     "network.mode",
     "network.bind",
     "network.share_vectors",
+    "http.bind",
+    "http.max_body_bytes",
+    "http.max_concurrent",
+    "http.requests_per_second",
+    "http.loopback_without_token",
     "embed.model_dir",
     "embed.model",
     "embed.tier",
@@ -119,7 +157,7 @@ pub const KEYS: &[&str] = &[
 ];
 
 const SECTIONS: &[&str] =
-    &["node", "network", "embed", "memory", "predicates", "cardinality", "namespaces"];
+    &["node", "network", "http", "embed", "memory", "predicates", "cardinality", "namespaces"];
 
 impl Config {
     /// Loads the file (if any), then the environment, then `flags`
@@ -287,6 +325,36 @@ impl Config {
                 self.share_vectors =
                     value.parse().map_err(|_| invalid("must be true or false".into()))?
             }
+            "http.bind" => {
+                self.http.bind = Some(value.parse().map_err(|_| {
+                    invalid("must be an address and port, like 127.0.0.1:7878".into())
+                })?)
+            }
+            "http.max_body_bytes" => {
+                self.http.max_body_bytes = value
+                    .parse()
+                    .ok()
+                    .filter(|bytes| (1024..=64 << 20).contains(bytes))
+                    .ok_or_else(|| invalid("must be a whole number from 1024 to 67108864".into()))?
+            }
+            "http.max_concurrent" => {
+                self.http.max_concurrent = value
+                    .parse()
+                    .ok()
+                    .filter(|count| (1..=1024).contains(count))
+                    .ok_or_else(|| invalid("must be a whole number from 1 to 1024".into()))?
+            }
+            "http.requests_per_second" => {
+                self.http.requests_per_second = value
+                    .parse()
+                    .ok()
+                    .filter(|rate| (1..=100_000).contains(rate))
+                    .ok_or_else(|| invalid("must be a whole number from 1 to 100000".into()))?
+            }
+            "http.loopback_without_token" => {
+                self.http.loopback_without_token =
+                    value.parse().map_err(|_| invalid("must be true or false".into()))?
+            }
             "embed.model_dir" => self.model_dir = Some(PathBuf::from(value)),
             "embed.model" | "embed.tier" => {
                 self.tier = value.parse().map_err(|error| invalid(format!("{error}")))?
@@ -317,6 +385,15 @@ impl Config {
     }
 
     fn check(&self) -> anyhow::Result<()> {
+        if self.http.loopback_without_token
+            && self.http.bind.is_some_and(|bind| !bind.ip().is_loopback())
+        {
+            bail!(
+                "http.loopback_without_token serves MCP without a token, which only a loopback \
+                 address (127.0.0.1, ::1) may do; http.bind is {}",
+                self.http.bind.map(|bind| bind.to_string()).unwrap_or_default()
+            );
+        }
         self.check_staleness(&self.memory, "memory")?;
         for namespace in self.namespace_overrides.keys() {
             self.check_staleness(&self.memory_for(namespace), &format!("namespaces.{namespace}"))?;

@@ -143,6 +143,8 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
         .with_context(|| format!("listening on {}", socket.display()))?;
     std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))?;
     tracing::info!(socket = %socket.display(), "serving");
+    let stop_http = tokio_util::sync::CancellationToken::new();
+    crate::http::serve(&home, &config.http, node.engine.clone(), stop_http.clone()).await?;
 
     let fold = {
         let node = node.clone();
@@ -184,6 +186,7 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
         }
     }
     tracing::info!("stopping");
+    stop_http.cancel();
     fold.abort();
     if let Some(taking) = taking {
         taking.abort();

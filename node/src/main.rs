@@ -12,6 +12,7 @@ mod device;
 mod embedding;
 mod engine;
 mod home;
+mod http;
 mod index;
 mod indexer;
 mod logging;
@@ -89,6 +90,22 @@ enum Command {
         #[command(subcommand)]
         action: SyncAction,
     },
+    /// MCP over HTTP (`ferrex node --http ADDR`, or `http.bind`).
+    Http {
+        #[command(subcommand)]
+        action: HttpAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum HttpAction {
+    /// Print the bearer token HTTP clients send (created if there is none).
+    Token {
+        /// Replace it with a new one first: clients holding the old one are
+        /// refused from their next request.
+        #[arg(long)]
+        rotate: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -124,6 +141,10 @@ struct NodeFlags {
     /// Network mode: local or internet.
     #[arg(long)]
     mode: Option<String>,
+    /// Also serve MCP over Streamable HTTP at http://ADDR/mcp, like
+    /// 127.0.0.1:7878 (sets http.bind).
+    #[arg(long, value_name = "ADDR")]
+    http: Option<String>,
     /// Model directory.
     #[arg(long, value_name = "DIR")]
     model_dir: Option<PathBuf>,
@@ -140,6 +161,9 @@ impl NodeFlags {
         }
         if let Some(mode) = &self.mode {
             flags.push(("network.mode", mode.clone()));
+        }
+        if let Some(http) = &self.http {
+            flags.push(("http.bind", http.clone()));
         }
         if let Some(dir) = &self.model_dir {
             flags.push(("embed.model_dir", dir.display().to_string()));
@@ -228,6 +252,16 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let _guard = logging::init("warn", None, "");
             let config = load_config(&home, &NodeFlags::default())?;
             runtime()?.block_on(peers_cli::sync_status(&home, &config, json))
+        }
+        Command::Http { action: HttpAction::Token { rotate } } => {
+            let _guard = logging::init("warn", None, "");
+            home.create()?;
+            let token = if rotate { http::rotate_token(&home)? } else { http::token(&home)? };
+            #[allow(clippy::print_stdout, reason = "the token is this command's output")]
+            {
+                println!("{token}");
+            }
+            Ok(())
         }
     }
 }

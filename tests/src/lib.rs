@@ -322,6 +322,24 @@ impl Client {
         Ok(Client { service })
     }
 
+    /// Opens an MCP session over Streamable HTTP at `url`, sending `token`
+    /// as the bearer token.
+    pub async fn connect_http(url: &str, token: Option<&str>) -> anyhow::Result<Client> {
+        use rmcp::transport::{
+            StreamableHttpClientTransport,
+            streamable_http_client::StreamableHttpClientTransportConfig,
+        };
+        // Another test may have installed it already.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_owned());
+        if let Some(token) = token {
+            config = config.auth_header(token.to_owned());
+        }
+        let transport = StreamableHttpClientTransport::from_config(config);
+        let service = ().serve(transport).await.context("initialising the MCP session")?;
+        Ok(Client { service })
+    }
+
     /// The names of the server's tools.
     pub async fn tool_names(&self) -> anyhow::Result<Vec<String>> {
         Ok(self
