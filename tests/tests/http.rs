@@ -123,6 +123,39 @@ async fn http_serves_the_tools_behind_a_token_and_refuses_what_it_must() {
     assert_eq!(status, 200, "{answer}");
     assert!(answer.contains("memories"), "{answer}");
 
+    // Protocol revision 2026-07-28: no handshake, each request carries its
+    // version and capabilities in _meta, and its method and tool as headers.
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}});
+    let discover =
+        json!({"jsonrpc": "2.0", "id": 6, "method": "server/discover", "params": {"_meta": meta}});
+    let new_protocol = ("MCP-Protocol-Version", "2026-07-28");
+    let (status, answer) = post(
+        port,
+        &[new_protocol, ("Authorization", &bearer), ("Mcp-Method", "server/discover")],
+        &discover.to_string(),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    for version in ["2026-07-28", "2025-11-25"] {
+        assert!(answer.contains(version), "{version} not offered: {answer}");
+    }
+    let stats = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                       "params": {"name": "stats", "arguments": {}, "_meta": meta}});
+    let (status, answer) = post(
+        port,
+        &[
+            new_protocol,
+            ("Authorization", &bearer),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "stats"),
+        ],
+        &stats.to_string(),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert!(answer.contains("memories") && !answer.contains("\"isError\":true"), "{answer}");
+
     // Faster than the rate allows (20/s, bursts of 40): some are refused
     // with 429 and Retry-After, none with anything else.
     let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}).to_string();

@@ -59,6 +59,10 @@ impl ServerHandler for FerrexServer {
             .with_instructions(INSTRUCTIONS)
     }
 
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        tool_list().into_iter().find(|tool| tool.name == name)
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
