@@ -1,0 +1,53 @@
+"""Calls every ferrex tool over Streamable HTTP through the official Python
+MCP SDK (the version scripts/http-clients pins), with the bearer token, and
+checks each answer. Usage: python_sdk.py URL TOKEN"""
+
+import asyncio
+import sys
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+TOOLS = {"store", "recall", "forget", "reflect", "history", "stats"}
+
+
+async def main(url: str, token: str) -> None:
+    headers = {"Authorization": f"Bearer {token}"}
+    async with httpx2.AsyncClient(headers=headers) as http:
+        async with Client(streamable_http_client(url, http_client=http)) as client:
+            listed = await client.list_tools()
+            names = {tool.name for tool in listed.tools}
+            assert names == TOOLS, f"tools listed: {sorted(names)}"
+
+            async def call(tool: str, arguments: dict) -> dict:
+                result = await client.call_tool(tool, arguments)
+                assert not result.is_error, f"{tool} failed: {result}"
+                assert isinstance(result.structured_content, dict), f"{tool}: {result}"
+                return result.structured_content
+
+            stored = await call(
+                "store",
+                {"content": "the python sdk wrote this note about port 7311", "namespace": "py"},
+            )
+            assert stored["status"] == "stored", stored
+            memory = stored["id"]
+            fact = await call(
+                "store",
+                {"subject": "ci runner", "predicate": "os", "object": "debian", "namespace": "py"},
+            )
+            recalled = await call("recall", {"query": "which port did the sdk note", "namespace": "py"})
+            assert memory in [hit["id"] for hit in recalled["results"]], recalled
+            history = await call("history", {"subject": "ci runner", "predicate": "os", "namespace": "py"})
+            assert history, history
+            await call("reflect", {"namespace": "py"})
+            stats = await call("stats", {})
+            assert stats["memories"] >= 2, stats
+            forgotten = await call("forget", {"ids": [memory, fact["id"]]})
+            assert memory in str(forgotten), forgotten
+            again = await call("recall", {"query": "which port did the sdk note", "namespace": "py"})
+            assert memory not in [hit["id"] for hit in again["results"]], again
+    print(f"python sdk: {len(TOOLS)} tools called over HTTP", file=sys.stderr)
+
+
+asyncio.run(main(sys.argv[1], sys.argv[2]))
