@@ -19,6 +19,16 @@ async def main(url: str, token: str) -> None:
             listed = await client.list_tools()
             names = {tool.name for tool in listed.tools}
             assert names == TOOLS, f"tools listed: {sorted(names)}"
+            # What each does to the memory, as annotations (on the wire).
+            wire = {
+                tool.name: tool.model_dump(by_alias=True, mode="json", exclude_none=True)
+                for tool in listed.tools
+            }
+            for name in ["recall", "reflect", "history", "stats"]:
+                assert wire[name]["annotations"]["readOnlyHint"] is True, wire[name]
+            assert wire["forget"]["annotations"]["destructiveHint"] is True, wire["forget"]
+            assert wire["store"]["annotations"]["readOnlyHint"] is False, wire["store"]
+            assert all(tool.get("title") for tool in wire.values()), wire
 
             async def call(tool: str, arguments: dict) -> dict:
                 result = await client.call_tool(tool, arguments)

@@ -11,13 +11,14 @@ use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
         CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, InitializeResult,
-        ListToolsResult, PaginatedRequestParams, ServerCapabilities, Tool,
+        ListToolsResult, PaginatedRequestParams, ServerCapabilities, Tool, ToolAnnotations,
     },
     service::RequestContext,
 };
 use serde_json::json;
 
 use crate::engine::{Engine, ToolError};
+use tools::Effect;
 
 /// What the server tells agents about itself.
 const INSTRUCTIONS: &str = "ferrex is your persistent memory, shared with this user's other \
@@ -47,7 +48,14 @@ pub fn tool_list() -> Vec<Tool> {
                 serde_json::Value::Object(map) => map,
                 _ => serde_json::Map::new(),
             };
+            let annotations = ToolAnnotations::with_title(spec.title)
+                .read_only(spec.effect == Effect::ReadOnly)
+                .destructive(spec.effect == Effect::Destructive)
+                .idempotent(spec.effect != Effect::Additive)
+                .open_world(false);
             Tool::new(spec.name, spec.description, Arc::new(schema))
+                .with_title(spec.title)
+                .with_annotations(annotations)
         })
         .collect()
 }
@@ -105,5 +113,28 @@ impl ServerHandler for FerrexServer {
             }
         };
         Ok(CallToolResponse::Complete(result))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_says_what_it_does_to_the_memory() {
+        let tools = tool_list();
+        assert_eq!(tools.len(), tools::TOOLS.len());
+        let hint = |name: &str| {
+            let tool = tools.iter().find(|tool| tool.name == name).expect(name);
+            let annotations = tool.annotations.clone().expect("annotations");
+            assert!(tool.title.as_deref().is_some_and(|title| !title.is_empty()), "{name}");
+            assert_eq!(annotations.open_world_hint, Some(false), "{name}");
+            (annotations.read_only_hint, annotations.destructive_hint, annotations.idempotent_hint)
+        };
+        for read_only in ["recall", "reflect", "history", "stats"] {
+            assert_eq!(hint(read_only), (Some(true), Some(false), Some(true)), "{read_only}");
+        }
+        assert_eq!(hint("store"), (Some(false), Some(false), Some(false)));
+        assert_eq!(hint("forget"), (Some(false), Some(true), Some(true)));
     }
 }

@@ -10,10 +10,29 @@ use crate::{
     engine::{Engine, RecallRequest, ToolError},
 };
 
+/// What a tool does to the memory, as MCP's tool annotations tell clients
+/// (a client may run a read-only tool without asking, and ask before a
+/// destructive one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// Reads only (recall still counts the access, locally).
+    ReadOnly,
+    /// Adds to the memory; calling it again may add again (or grow the
+    /// evidence of what it added).
+    Additive,
+    /// Removes from the memory, on every device; calling it again with the
+    /// same ids changes nothing more.
+    Destructive,
+}
+
 /// A tool: its name, what it does, and its input schema.
 pub struct ToolSpec {
     /// The tool's name.
     pub name: &'static str,
+    /// Its name for people.
+    pub title: &'static str,
+    /// What it does to the memory.
+    pub effect: Effect,
     /// What it does, for the agent.
     pub description: &'static str,
     /// JSON schema of its arguments.
@@ -24,6 +43,8 @@ pub struct ToolSpec {
 pub const TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: "store",
+        title: "Store a memory",
+        effect: Effect::Additive,
         description: "Store a memory. Give `content` (free text: an event or a how-to) or \
             `subject`+`predicate`+`object` (a fact). A near-duplicate is not stored (the answer \
             names the existing memory, whose evidence grows). A fact's predicate is filed under \
@@ -37,6 +58,8 @@ pub const TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: "recall",
+        title: "Recall memories",
+        effect: Effect::ReadOnly,
         description: "Find the memories most relevant to `query` (hybrid semantic and keyword \
             search), best first, with staleness, whether a fact is current, what superseded it, \
             and contradictions. Superseded and stale memories are left out unless asked for.",
@@ -44,6 +67,8 @@ pub const TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: "forget",
+        title: "Forget memories",
+        effect: Effect::Destructive,
         description: "Forget memories by id, on this device and every paired device: their \
             text leaves every file of every device (at once here, on a device offline now when \
             it next syncs). Answers which ids were forgotten and which were unknown. It cannot \
@@ -53,6 +78,8 @@ pub const TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: "reflect",
+        title: "Review a namespace",
+        effect: Effect::ReadOnly,
         description: "Review a namespace: stale memories to re-check, facts that contradict \
             each other (also from different devices), entities that may be the same, \
             predicates of a subject that may name one attribute, and single-valued predicates \
@@ -61,6 +88,8 @@ pub const TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: "history",
+        title: "History of a belief",
+        effect: Effect::ReadOnly,
         description: "How a belief evolved: the facts of a subject and predicate (or the text \
             linked to a memory by supersession and correction), oldest first, with when and on \
             which device each was recorded.",
@@ -68,6 +97,8 @@ pub const TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: "stats",
+        title: "Memory statistics",
+        effect: Effect::ReadOnly,
         description: "Counts by type and namespace, entities, documents and their size, index \
             lag, and the embedding model; with `detailed`, staleness and belief figures.",
         schema: schemas::stats,
