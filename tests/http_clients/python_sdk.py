@@ -53,11 +53,29 @@ async def main(url: str, token: str) -> None:
             await call("reflect", {"namespace": "py"})
             stats = await call("stats", {})
             assert stats["memories"] >= 2, stats
+            # Each memory is a resource; the primer is a prompt.
+            templates = await client.list_resource_templates()
+            uris = [template.uri_template for template in templates.resource_templates]
+            assert uris == ["ferrex://memory/{id}"], uris
+            read = await client.read_resource(f"ferrex://memory/{memory}")
+            assert "port 7311" in read.contents[0].text, read
+            try:
+                await client.read_resource("ferrex://memory/no-such-memory")
+                raise AssertionError("an unknown memory was read")
+            except AssertionError:
+                raise
+            except Exception as error:  # the SDK raises the server's error
+                assert "no memory" in str(error), error
+            prompts = await client.list_prompts()
+            assert [prompt.name for prompt in prompts.prompts] == ["use-memory"], prompts
+            primer = await client.get_prompt("use-memory")
+            assert "recall" in primer.messages[0].content.text, primer
+
             forgotten = await call("forget", {"ids": [memory, fact["id"]]})
             assert memory in str(forgotten), forgotten
             again = await call("recall", {"query": "which port did the sdk note", "namespace": "py"})
             assert memory not in [hit["id"] for hit in again["results"]], again
-    print(f"python sdk: {len(TOOLS)} tools called over HTTP", file=sys.stderr)
+    print(f"python sdk: {len(TOOLS)} tools, a resource and a prompt over HTTP", file=sys.stderr)
 
 
 asyncio.run(main(sys.argv[1], sys.argv[2]))

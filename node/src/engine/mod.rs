@@ -271,6 +271,11 @@ impl Engine {
         Ok(done.len())
     }
 
+    /// The live memory `id` as the index holds it, if there is one.
+    pub fn memory(&self, id: &str) -> Result<Option<MemoryRow>, ToolError> {
+        Ok(lock(&self.index).row(id)?)
+    }
+
     /// Marks `ids` validated by this device now (for staleness); returns the
     /// ids that named live memories.
     pub fn validate(&self, ids: &[String]) -> Result<Vec<String>, ToolError> {

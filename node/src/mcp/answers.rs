@@ -51,17 +51,22 @@ fn standing(item: &mut Value, row: &MemoryRow) {
 
 /// One recalled memory.
 pub fn recalled(result: &Recalled) -> Value {
-    let row = &result.row;
+    let mut item = memory(&result.row);
+    item["score"] = json!(result.score);
+    item["trust"] = json!(result.confidence);
+    item["staleness"] = json!(result.staleness.as_str());
+    item
+}
+
+/// A memory: its content, standing, and what was recorded with it.
+pub fn memory(row: &MemoryRow) -> Value {
     let mut item = json!({
         "id": row.id,
         "type": row.kind.as_str(),
         "namespace": row.namespace,
-        "score": result.score,
         "created_at": clock::iso(Timestamp(row.created_at)),
         "confidence": row.confidence,
-        "trust": result.confidence,
         "evidence": row.evidence,
-        "staleness": result.staleness.as_str(),
     });
     content(&mut item, row);
     standing(&mut item, row);

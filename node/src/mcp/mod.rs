@@ -2,6 +2,7 @@
 
 mod answers;
 mod args;
+mod resources;
 mod schemas;
 pub mod tools;
 
@@ -10,8 +11,10 @@ use std::sync::Arc;
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, InitializeResult,
-        ListToolsResult, PaginatedRequestParams, ServerCapabilities, Tool, ToolAnnotations,
+        CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams,
+        GetPromptResponse, Implementation, InitializeResult, ListPromptsResult,
+        ListResourceTemplatesResult, ListToolsResult, PaginatedRequestParams,
+        ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, Tool, ToolAnnotations,
     },
     service::RequestContext,
 };
@@ -62,13 +65,56 @@ pub fn tool_list() -> Vec<Tool> {
 
 impl ServerHandler for FerrexServer {
     fn get_info(&self) -> InitializeResult {
-        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("ferrex", env!("CARGO_PKG_VERSION")))
-            .with_instructions(INSTRUCTIONS)
+        InitializeResult::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .enable_prompts()
+                .build(),
+        )
+        .with_server_info(Implementation::new("ferrex", env!("CARGO_PKG_VERSION")))
+        .with_instructions(INSTRUCTIONS)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
         tool_list().into_iter().find(|tool| tool.name == name)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(resources::templates()))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let engine = self.engine.clone();
+        let uri = request.uri.clone();
+        let read = tokio::task::spawn_blocking(move || resources::read(&engine, &uri))
+            .await
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))??;
+        Ok(ReadResourceResponse::Complete(read))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(resources::prompts()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        Ok(GetPromptResponse::Complete(resources::prompt(&request.name)?))
     }
 
     async fn list_tools(
