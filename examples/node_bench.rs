@@ -34,7 +34,7 @@
 //! a fixed order, for scripts comparing runs.
 
 use std::{
-    path::{Path, PathBuf},
+    path::PathBuf,
     process::{Command, Stdio},
     time::{Duration, Instant},
 };
@@ -43,8 +43,8 @@ use anyhow::Context;
 use ferrex_core::{Embedder, passages::texts_to_embed};
 use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch, ModelTier};
 use ferrex_examples::{
-    DEFAULT_LOCOMO, bare_fastembed, bench_texts, load_locomo, millis, paraphrase_cases, percentile,
-    prefill,
+    DEFAULT_LOCOMO, bare_fastembed, bench_texts, copy_home, load_locomo, millis, paraphrase_cases,
+    percentile, prefill,
 };
 use ferrex_tests::{TestHome, ferrex_bin};
 use serde_json::json;
@@ -430,28 +430,6 @@ fn prefill_and_rebuild(
         anyhow::bail!("reindex failed: {stderr}");
     }
     Ok(Built { bare_rate, ferrex_rate, rebuild_rate, rebuild_peak_mb })
-}
-
-/// Copies a node's home from `from` to `to` (documents, keys, index and
-/// state), leaving out its `ferrex.toml`, logs, socket and pid file: the
-/// destination keeps its own configuration.
-fn copy_home(from: &Path, to: &Path) -> anyhow::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let name = entry.file_name();
-        if ["ferrex.toml", "logs", "ferrex.sock", "node.pid"].iter().any(|skip| name == *skip) {
-            continue;
-        }
-        let kind = entry.file_type()?;
-        if kind.is_dir() {
-            copy_home(&entry.path(), &to.join(&name))?;
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), to.join(&name))
-                .with_context(|| format!("copying {}", entry.path().display()))?;
-        }
-    }
-    Ok(())
 }
 
 /// The resident memory of process `pid` in MB, from /proc.

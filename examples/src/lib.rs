@@ -238,6 +238,28 @@ pub fn load_locomo(path: &Path) -> anyhow::Result<Vec<Conversation>> {
     Ok(conversations)
 }
 
+/// Copies a node's home from `from` to `to` (documents, keys, index and
+/// state), leaving out its `ferrex.toml`, logs, socket and pid file: the
+/// destination keeps its own configuration.
+pub fn copy_home(from: &Path, to: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        if ["ferrex.toml", "logs", "ferrex.sock", "node.pid"].iter().any(|skip| name == *skip) {
+            continue;
+        }
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            copy_home(&entry.path(), &to.join(&name))?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), to.join(&name))
+                .with_context(|| format!("copying {}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
 /// The `percent`th percentile of `values` (sorted in place), nearest rank.
 pub fn percentile(values: &mut [Duration], percent: usize) -> Duration {
     values.sort_unstable();
