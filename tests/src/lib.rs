@@ -351,6 +351,17 @@ impl Client {
             .collect())
     }
 
+    /// Each tool's name and input schema.
+    pub async fn tool_schemas(&self) -> anyhow::Result<Vec<(String, Value)>> {
+        Ok(self
+            .service
+            .list_all_tools()
+            .await?
+            .into_iter()
+            .map(|tool| (tool.name.to_string(), Value::Object((*tool.input_schema).clone())))
+            .collect())
+    }
+
     /// Calls `tool` with `arguments` (a JSON object, or anything else to send
     /// it as given).
     pub async fn call(&self, tool: &str, arguments: Value) -> anyhow::Result<ToolAnswer> {

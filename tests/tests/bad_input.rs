@@ -1,5 +1,9 @@
-//! Malformed tool calls: each gets a clear tool error (naming the field) or
-//! a valid answer, changes nothing, and the node keeps serving.
+//! Malformed tool calls, over stdio and over HTTP: each gets a clear tool
+//! error (naming the field) or a valid answer, changes nothing, and the
+//! node keeps serving. Besides the cases written out, every parameter of
+//! every tool is sent with each JSON type its schema does not allow, and
+//! queries, ids and namespaces carry unicode edge cases and FTS and SQL
+//! metacharacters.
 
 #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
@@ -7,11 +11,105 @@ use ferrex_tests::TestHome;
 use serde_json::{Value, json};
 
 /// What a call must answer.
+#[derive(Clone, Copy)]
 enum Expect {
     /// A tool error whose message contains this text.
     Error(&'static str),
     /// A valid answer.
     Answer,
+}
+
+/// A call and what it must answer.
+type Case = (String, Value, Expect);
+
+/// Each parameter of each tool (from its schema) with every JSON type the
+/// schema does not allow it: an error naming the parameter.
+fn wrong_types(schemas: &[(String, Value)]) -> Vec<Case> {
+    // The least each tool needs, so that the bad parameter is what fails.
+    let base = |tool: &str| match tool {
+        "store" => json!({"content": "probe"}),
+        "recall" => json!({"query": "probe"}),
+        "forget" => json!({"ids": ["no-such-memory"]}),
+        "history" => json!({"subject": "probe", "predicate": "probe"}),
+        _ => json!({}),
+    };
+    let samples = [
+        ("string", json!("text")),
+        ("number", json!(42.5)),
+        ("integer", json!(7)),
+        ("boolean", json!(true)),
+        ("object", json!({"a": 1})),
+        ("array", json!([1, 2])),
+    ];
+    let mut cases = Vec::new();
+    for (tool, schema) in schemas {
+        let Some(properties) = schema["properties"].as_object() else { continue };
+        for (name, property) in properties {
+            let allowed = property["type"].as_str().unwrap_or("");
+            for (kind, value) in &samples {
+                let fits = *kind == allowed
+                    || (allowed == "number" && *kind == "integer")
+                    || allowed.is_empty();
+                if fits {
+                    continue;
+                }
+                let mut arguments = base(tool);
+                arguments[name.as_str()] = value.clone();
+                cases.push((tool.clone(), arguments, Expect::Error(leak(name))));
+            }
+        }
+    }
+    cases
+}
+
+/// `text` for the lifetime of the test (cases borrow their expectations).
+fn leak(text: &str) -> &'static str {
+    Box::leak(text.to_owned().into_boxed_str())
+}
+
+/// Unicode edge cases and FTS and SQL metacharacters where tools take text:
+/// searched or looked up as text, refused where a name's rules forbid them.
+fn edge_cases() -> Vec<Case> {
+    use Expect::{Answer, Error};
+    let texts = [
+        "'; DROP TABLE memories; --",
+        "\" OR 1=1 --",
+        "%",
+        "_",
+        "\\",
+        "memories MATCH 'x'",
+        "NEAR(a b, 2)",
+        "col:term",
+        "a\u{202E}b",
+        "e\u{301}",
+        "🦀🦀",
+        "\u{FEFF}word",
+        "𝔘𝔫𝔦𝔠𝔬𝔡𝔢",
+        "日本語のテキスト",
+        "\u{200B}",
+    ];
+    let mut cases = Vec::new();
+    for text in texts {
+        cases.push(("recall".to_owned(), json!({"query": text}), Answer));
+        cases.push(("forget".to_owned(), json!({"ids": [text]}), Answer));
+        cases.push(("history".to_owned(), json!({"id": text}), Error("id names no memory")));
+        cases.push((
+            "store".to_owned(),
+            json!({"content": "probe", "supersedes": text}),
+            Error("supersedes names no memory"),
+        ));
+        // A namespace is a name: what its rules allow is searched (and empty).
+        let namespace =
+            if ferrex_core::Namespace::parse(text).is_ok() { Answer } else { Error("namespace") };
+        cases.push(("recall".to_owned(), json!({"query": "x", "namespace": text}), namespace));
+    }
+    cases.push(("recall".to_owned(), json!({"query": "é".repeat(8000)}), Answer));
+    cases.push((
+        "recall".to_owned(),
+        json!({"query": "é".repeat(8193)}),
+        Error("query is 16386 bytes"),
+    ));
+    cases
 }
 
 fn cases(existing: &str) -> Vec<(&'static str, Value, Expect)> {
@@ -163,40 +261,73 @@ fn cases(existing: &str) -> Vec<(&'static str, Value, Expect)> {
     ]
 }
 
-#[tokio::test]
-async fn malformed_calls_get_clear_errors_and_change_nothing() {
-    let home = TestHome::new();
-    let client = home.client().await;
-    let existing = client.store_text("the original memory", "default").await;
-    let table = cases(&existing);
-    assert!(table.len() >= 30);
+#[tokio::test(flavor = "multi_thread")]
+async fn malformed_calls_get_clear_errors_and_change_nothing_over_stdio_and_http() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let home = TestHome::with_config(&format!(
+        "[http]\nbind = \"127.0.0.1:{port}\"\nrequests_per_second = 10000\n"
+    ));
+    let stdio = home.client().await;
+    let (ok, token, stderr) = home.run(&["http", "token"]);
+    assert!(ok, "{stderr}");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let http = ferrex_tests::Client::connect_http(&url, Some(token.trim())).await.unwrap();
+    let existing = stdio.store_text("the original memory", "default").await;
+    let schemas = stdio.tool_schemas().await.unwrap();
+    let mut table: Vec<Case> = cases(&existing)
+        .into_iter()
+        .map(|(tool, arguments, expect)| (tool.to_owned(), arguments, expect))
+        .collect();
+    table.extend(wrong_types(&schemas));
+    table.extend(edge_cases());
+    assert!(table.len() >= 200, "{} cases", table.len());
     let mut stored_by_valid_calls = 0;
-    for (tool, arguments, expect) in table {
-        let answer = client.call(tool, arguments.clone()).await.unwrap();
-        match (expect, answer) {
-            (Expect::Error(needle), Err(message)) => {
-                assert!(
-                    message.contains(needle),
-                    "{tool} {arguments}: {message:?} lacks {needle:?}"
-                )
-            }
-            (Expect::Error(needle), Ok(answer)) => {
-                panic!("{tool} {arguments} was accepted ({answer}) but should fail with {needle:?}")
-            }
-            (Expect::Answer, Ok(answer)) => {
-                if tool == "store" {
-                    stored_by_valid_calls += 1;
-                }
-                assert!(answer.is_object(), "{answer}");
-            }
-            (Expect::Answer, Err(message)) => panic!("{tool} {arguments} failed: {message}"),
+    let mut calls = 0;
+    for client in [&stdio, &http] {
+        for (tool, arguments, expect) in &table {
+            stored_by_valid_calls += check(client, tool, arguments, *expect).await;
+            calls += 1;
         }
     }
+    eprintln_calls(calls);
     // Nothing but the valid stores changed anything, and the node still serves.
-    let stats = client.ok("stats", json!({})).await;
+    let stats = stdio.ok("stats", json!({})).await;
     assert_eq!(stats["memories"], 1 + stored_by_valid_calls);
     assert_eq!(stats["forgotten"], 0);
-    let id = client.store_text("still serving after all that", "default").await;
-    assert_eq!(client.recall_ids("still serving", "default", 1).await, vec![id]);
-    client.close().await;
+    let id = http.store_text("still serving after all that", "default").await;
+    assert_eq!(stdio.recall_ids("still serving", "default", 1).await, vec![id]);
+    http.close().await;
+    stdio.close().await;
+}
+
+#[allow(clippy::print_stderr, reason = "the figure of record, shown with --nocapture")]
+fn eprintln_calls(calls: usize) {
+    eprintln!("{calls} malformed or edge-case calls, over stdio and HTTP");
+}
+
+/// Makes one call and checks its answer; 1 if it was a store that stored.
+async fn check(
+    client: &ferrex_tests::Client,
+    tool: &str,
+    arguments: &Value,
+    expect: Expect,
+) -> u64 {
+    let answer = client.call(tool, arguments.clone()).await.unwrap();
+    let mut stored = 0;
+    match (expect, answer) {
+        (Expect::Error(needle), Err(message)) => {
+            assert!(message.contains(needle), "{tool} {arguments}: {message:?} lacks {needle:?}")
+        }
+        (Expect::Error(needle), Ok(answer)) => {
+            panic!("{tool} {arguments} was accepted ({answer}) but should fail with {needle:?}")
+        }
+        (Expect::Answer, Ok(answer)) => {
+            if tool == "store" && answer["status"] == "stored" {
+                stored = 1;
+            }
+            assert!(answer.is_object(), "{answer}");
+        }
+        (Expect::Answer, Err(message)) => panic!("{tool} {arguments} failed: {message}"),
+    }
+    stored
 }
