@@ -100,6 +100,9 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
         tokio::task::spawn_blocking(move || Node::open(&home, &config, &device)).await??
     };
     let node = Arc::new(node);
+    // Before the network: a port in use stops the node before it has
+    // started anything else.
+    let http = crate::http::serve(&home, &config.http, node.engine.clone()).await?;
     let network = Network::start(
         device.identity.clone(),
         node.engine.replica().clone(),
@@ -143,8 +146,6 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
         .with_context(|| format!("listening on {}", socket.display()))?;
     std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))?;
     tracing::info!(socket = %socket.display(), "serving");
-    let stop_http = tokio_util::sync::CancellationToken::new();
-    crate::http::serve(&home, &config.http, node.engine.clone(), stop_http.clone()).await?;
 
     let fold = {
         let node = node.clone();
@@ -186,7 +187,9 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
         }
     }
     tracing::info!("stopping");
-    stop_http.cancel();
+    if let Some(http) = http {
+        http.stop(std::time::Duration::from_secs(10)).await;
+    }
     fold.abort();
     if let Some(taking) = taking {
         taking.abort();

@@ -8,7 +8,9 @@
 //! across documents, duplicated, swapped, lost, connections dropped
 //! mid-exchange, partitions, and devices restarted from their files (the
 //! replica and its index reopened) mid-exchange. Each device's index
-//! catches up now and then, as a running node's does, so row ids differ
+//! catches up from its documents now and then (`indexer::catch_up_all`,
+//! as a node does at start; a running node also indexes each merged change
+//! as it arrives, which this simulation does not), so row ids differ
 //! between them. Then the links heal and everything must agree: equal
 //! heads, the same live memories read field by field, nothing lost,
 //! invented or forgotten-but-alive; and every index, brought up to date and

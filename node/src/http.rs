@@ -14,8 +14,7 @@
 
 use std::{
     io::Write,
-    net::SocketAddr,
-    os::unix::fs::OpenOptionsExt,
+    os::unix::fs::{OpenOptionsExt, PermissionsExt},
     path::PathBuf,
     sync::{Arc, Mutex, PoisonError},
     time::Instant,
@@ -58,15 +57,18 @@ pub fn token(home: &Home) -> anyhow::Result<String> {
 pub fn rotate_token(home: &Home) -> anyhow::Result<String> {
     let path = token_file(home);
     let token = hex::encode(rand::random::<[u8; 32]>());
-    let temporary = path.with_extension("token.new");
+    // A name of its own (two writers never share it), created new with
+    // mode 0600 and set so again (a umask or a leftover cannot widen it).
+    let temporary =
+        path.with_extension(format!("token.{}", hex::encode(rand::random::<[u8; 8]>())));
     {
         let mut file = std::fs::OpenOptions::new()
             .write(true)
-            .create(true)
-            .truncate(true)
+            .create_new(true)
             .mode(0o600)
             .open(&temporary)
             .with_context(|| format!("writing {}", temporary.display()))?;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
         file.write_all(format!("{token}\n").as_bytes())?;
         file.sync_all()?;
     }
@@ -89,15 +91,31 @@ struct Bucket {
     at: Instant,
 }
 
-/// Serves MCP over HTTP at `settings.bind` until `stop` is cancelled.
-/// Returns once the listener is bound (the address, with the port the
-/// system chose for port 0), serving on a task of its own.
+/// A running HTTP server.
+pub struct Serving {
+    stop: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Serving {
+    /// Stops taking requests and waits (up to `limit`) for those being
+    /// served to be answered: a tool call under way finishes and its
+    /// client gets the answer.
+    pub async fn stop(self, limit: std::time::Duration) {
+        self.stop.cancel();
+        if tokio::time::timeout(limit, self.task).await.is_err() {
+            tracing::warn!("requests over HTTP still running after {limit:?}; stopping anyway");
+        }
+    }
+}
+
+/// Serves MCP over HTTP at `settings.bind` (`None` when unset), on a task
+/// of its own, once the listener is bound.
 pub async fn serve(
     home: &Home,
     settings: &HttpSettings,
     engine: Arc<Engine>,
-    stop: CancellationToken,
-) -> anyhow::Result<Option<SocketAddr>> {
+) -> anyhow::Result<Option<Serving>> {
     let Some(bind) = settings.bind else { return Ok(None) };
     let token_file = if settings.loopback_without_token {
         tracing::warn!(%bind, "serving MCP over HTTP without a token (http.loopback_without_token)");
@@ -119,7 +137,7 @@ pub async fn serve(
     let local = listener.local_addr()?;
 
     let mut hosts = vec!["localhost".to_owned(), "127.0.0.1".to_owned(), "::1".to_owned()];
-    if !bind.ip().is_unspecified() && !bind.ip().is_loopback() {
+    if !bind.ip().is_unspecified() {
         hosts.push(bind.ip().to_string());
     }
     let mut config = StreamableHttpServerConfig::default()
@@ -131,8 +149,7 @@ pub async fn serve(
             "http://127.0.0.1:*",
             "http://[::1]:*",
             "https://localhost:*",
-        ])
-        .with_cancellation_token(stop.child_token());
+        ]);
     // On every interface, the Host a client uses is whatever name reaches
     // this machine: the token guards it, Origin still guards browsers.
     config = if bind.ip().is_unspecified() {
@@ -159,14 +176,16 @@ pub async fn serve(
         .route_service("/mcp", mcp)
         .layer(middleware::from_fn_with_state(gate.clone(), limit))
         .layer(middleware::from_fn_with_state(gate, authenticate));
-    tokio::spawn(async move {
-        let served = axum::serve(listener, app).with_graceful_shutdown(stop.cancelled_owned());
+    let stop = CancellationToken::new();
+    let stopping = stop.clone();
+    let task = tokio::spawn(async move {
+        let served = axum::serve(listener, app).with_graceful_shutdown(stopping.cancelled_owned());
         if let Err(error) = served.await {
             tracing::error!("serving MCP over HTTP: {error}");
         }
     });
     tracing::info!(address = %local, "serving MCP over HTTP at /mcp");
-    Ok(Some(local))
+    Ok(Some(Serving { stop, task }))
 }
 
 /// An error answer: `status`, and why in a line of plain text.

@@ -24,8 +24,9 @@ async def main(url: str, token: str) -> None:
                 tool.name: tool.model_dump(by_alias=True, mode="json", exclude_none=True)
                 for tool in listed.tools
             }
-            for name in ["recall", "reflect", "history", "stats"]:
+            for name in ["reflect", "history", "stats"]:
                 assert wire[name]["annotations"]["readOnlyHint"] is True, wire[name]
+            assert wire["recall"]["annotations"]["idempotentHint"] is True, wire["recall"]
             assert wire["forget"]["annotations"]["destructiveHint"] is True, wire["forget"]
             assert wire["store"]["annotations"]["readOnlyHint"] is False, wire["store"]
             assert all(tool.get("title") for tool in wire.values()), wire

@@ -177,9 +177,11 @@ mod tests {
             assert_eq!(annotations.open_world_hint, Some(false), "{name}");
             (annotations.read_only_hint, annotations.destructive_hint, annotations.idempotent_hint)
         };
-        for read_only in ["recall", "reflect", "history", "stats"] {
+        for read_only in ["reflect", "history", "stats"] {
             assert_eq!(hint(read_only), (Some(true), Some(false), Some(true)), "{read_only}");
         }
+        // validate_ids writes (that memories were checked): not read-only.
+        assert_eq!(hint("recall"), (Some(false), Some(false), Some(true)));
         assert_eq!(hint("store"), (Some(false), Some(false), Some(false)));
         assert_eq!(hint("forget"), (Some(false), Some(true), Some(true)));
     }

@@ -15,8 +15,12 @@ use crate::{
 /// destructive one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Effect {
-    /// Reads only (recall still counts the access, locally).
+    /// Reads only.
     ReadOnly,
+    /// Reads, and may mark what it read (recall's `validate_ids` records
+    /// that memories were checked, on every device); calling it again
+    /// changes nothing more.
+    Marks,
     /// Adds to the memory; calling it again may add again (or grow the
     /// evidence of what it added).
     Additive,
@@ -59,7 +63,7 @@ pub const TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: "recall",
         title: "Recall memories",
-        effect: Effect::ReadOnly,
+        effect: Effect::Marks,
         description: "Find the memories most relevant to `query` (hybrid semantic and keyword \
             search), best first, with staleness, whether a fact is current, what superseded it, \
             and contradictions. Superseded and stale memories are left out unless asked for.",
