@@ -147,51 +147,49 @@ pub(crate) struct RootMaps<'a> {
     read: std::cell::RefCell<Vec<RootRead<'a>>>,
 }
 
-/// What [`RootMaps`] knows of one root map: its name, the lookups made in
-/// it so far, and the map once read whole.
-type RootRead<'a> = (&'static str, usize, Option<std::rc::Rc<MapView<'a>>>);
+/// What [`RootMaps`] knows of one root map.
+struct RootRead<'a> {
+    name: &'static str,
+    /// Lookups made in it by seeking.
+    lookups: usize,
+    /// The map, once read whole.
+    whole: Option<MapView<'a>>,
+}
 
 impl<'a> RootMaps<'a> {
     pub(crate) fn new(doc: &'a AutoCommit, roots: &'a Roots) -> Self {
         RootMaps { doc, roots, read: std::cell::RefCell::new(Vec::new()) }
     }
 
-    /// The view of root map `root` to look one key up in.
-    fn view(&self, root: &str) -> std::rc::Rc<MapView<'a>> {
-        let mut read = self.read.borrow_mut();
-        let at = match read.iter().position(|(name, _, _)| *name == root) {
-            Some(at) => at,
-            None => {
-                let Some((name, _)) = self.roots.all().find(|(name, _)| *name == root) else {
-                    return std::rc::Rc::new(MapView::new(self.doc, ROOT));
-                };
-                read.push((name, 0, None));
-                read.len() - 1
-            }
-        };
-        let (_, lookups, whole) = &mut read[at];
-        if let Some(whole) = whole {
-            return whole.clone();
-        }
-        *lookups += 1;
-        let view = MapView::new(self.doc, self.roots.get(root).clone());
-        if *lookups < LOOKUPS_BEFORE_WHOLE {
-            return std::rc::Rc::new(view);
-        }
-        let view = std::rc::Rc::new(view.read_whole());
-        *whole = Some(view.clone());
-        view
-    }
-
     /// How many root maps have been read whole.
     #[cfg(test)]
     pub(crate) fn read_whole_count(&self) -> usize {
-        self.read.borrow().iter().filter(|(_, _, whole)| whole.is_some()).count()
+        self.read.borrow().iter().filter(|root| root.whole.is_some()).count()
     }
 
     /// The map stored at `key` of root map `root`.
     pub(crate) fn child(&self, root: &str, key: &str) -> Option<MapView<'a>> {
-        self.view(root).map(key)
+        let mut read = self.read.borrow_mut();
+        let at = match read.iter().position(|known| known.name == root) {
+            Some(at) => at,
+            None => {
+                let Some((name, _)) = self.roots.all().find(|(name, _)| *name == root) else {
+                    return MapView::new(self.doc, ROOT).map(key);
+                };
+                read.push(RootRead { name, lookups: 0, whole: None });
+                read.len() - 1
+            }
+        };
+        let known = &mut read[at];
+        if known.whole.is_none() {
+            let view = MapView::new(self.doc, self.roots.get(root).clone());
+            known.lookups += 1;
+            if known.lookups < LOOKUPS_BEFORE_WHOLE {
+                return view.map(key);
+            }
+            known.whole = Some(view.read_whole());
+        }
+        known.whole.as_ref().and_then(|whole| whole.map(key))
     }
 }
 
