@@ -655,15 +655,14 @@ impl Replica {
                     keys.entities.insert(entity);
                 }
             }
+            let maps = document.maps();
             for alias in document.keys("aliases") {
-                let dead = records::alias_links(&document.maps(), &alias).is_some_and(
-                    |(entity, memory)| {
-                        orphaned.contains(entity.as_str())
-                            || memory
-                                .as_ref()
-                                .is_some_and(|memory| forgotten_set.contains(memory.as_str()))
-                    },
-                );
+                let dead = records::alias_links(&maps, &alias).is_some_and(|(entity, memory)| {
+                    orphaned.contains(entity.as_str())
+                        || memory
+                            .as_ref()
+                            .is_some_and(|memory| forgotten_set.contains(memory.as_str()))
+                });
                 if dead {
                     keys.aliases.insert(alias);
                 }
