@@ -42,8 +42,14 @@ impl FerrexServer {
     }
 }
 
-/// The tool list as rmcp types.
-pub fn tool_list() -> Vec<Tool> {
+/// The tool list as rmcp types, built once: rmcp asks for a tool by name
+/// on every call of protocol 2026-07-28 (to check its headers).
+pub fn tool_list() -> &'static [Tool] {
+    static TOOLS: std::sync::LazyLock<Vec<Tool>> = std::sync::LazyLock::new(build_tool_list);
+    &TOOLS
+}
+
+fn build_tool_list() -> Vec<Tool> {
     tools::TOOLS
         .iter()
         .map(|spec| {
@@ -77,7 +83,7 @@ impl ServerHandler for FerrexServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        tool_list().into_iter().find(|tool| tool.name == name)
+        tool_list().iter().find(|tool| tool.name == name).cloned()
     }
 
     async fn list_resource_templates(
@@ -122,7 +128,7 @@ impl ServerHandler for FerrexServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tool_list()))
+        Ok(ListToolsResult::with_all_items(tool_list().to_vec()))
     }
 
     async fn call_tool(
