@@ -32,8 +32,7 @@ use rmcp::transport::{
     streamable_http_server::session::never::NeverSessionManager,
 };
 use sha2::{Digest, Sha256};
-use tokio::sync::Semaphore;
-use tokio_util::sync::CancellationToken;
+use tokio::sync::{Semaphore, oneshot};
 
 use crate::{config::HttpSettings, engine::Engine, home::Home, mcp::FerrexServer};
 
@@ -93,7 +92,7 @@ struct Bucket {
 
 /// A running HTTP server.
 pub struct Serving {
-    stop: CancellationToken,
+    stop: oneshot::Sender<()>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -102,7 +101,7 @@ impl Serving {
     /// served to be answered: a tool call under way finishes and its
     /// client gets the answer.
     pub async fn stop(self, limit: std::time::Duration) {
-        self.stop.cancel();
+        let _ = self.stop.send(());
         if tokio::time::timeout(limit, self.task).await.is_err() {
             tracing::warn!("requests over HTTP still running after {limit:?}; stopping anyway");
         }
@@ -176,10 +175,12 @@ pub async fn serve(
         .route_service("/mcp", mcp)
         .layer(middleware::from_fn_with_state(gate.clone(), limit))
         .layer(middleware::from_fn_with_state(gate, authenticate));
-    let stop = CancellationToken::new();
-    let stopping = stop.clone();
+    let (stop, stopping) = oneshot::channel();
     let task = tokio::spawn(async move {
-        let served = axum::serve(listener, app).with_graceful_shutdown(stopping.cancelled_owned());
+        let stopped = async {
+            let _ = stopping.await;
+        };
+        let served = axum::serve(listener, app).with_graceful_shutdown(stopped);
         if let Err(error) = served.await {
             tracing::error!("serving MCP over HTTP: {error}");
         }
