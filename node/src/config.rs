@@ -331,25 +331,13 @@ impl Config {
                 })?)
             }
             "http.max_body_bytes" => {
-                self.http.max_body_bytes = value
-                    .parse()
-                    .ok()
-                    .filter(|bytes| (1024..=64 << 20).contains(bytes))
-                    .ok_or_else(|| invalid("must be a whole number from 1024 to 67108864".into()))?
+                self.http.max_body_bytes = whole_number(value, 1024..=64 << 20).map_err(invalid)?
             }
             "http.max_concurrent" => {
-                self.http.max_concurrent = value
-                    .parse()
-                    .ok()
-                    .filter(|count| (1..=1024).contains(count))
-                    .ok_or_else(|| invalid("must be a whole number from 1 to 1024".into()))?
+                self.http.max_concurrent = whole_number(value, 1..=1024).map_err(invalid)?
             }
             "http.requests_per_second" => {
-                self.http.requests_per_second = value
-                    .parse()
-                    .ok()
-                    .filter(|rate| (1..=100_000).contains(rate))
-                    .ok_or_else(|| invalid("must be a whole number from 1 to 100000".into()))?
+                self.http.requests_per_second = whole_number(value, 1..=100_000).map_err(invalid)?
             }
             "http.loopback_without_token" => {
                 self.http.loopback_without_token =
@@ -359,13 +347,7 @@ impl Config {
             "embed.model" | "embed.tier" => {
                 self.tier = value.parse().map_err(|error| invalid(format!("{error}")))?
             }
-            "embed.threads" => {
-                self.threads = value
-                    .parse()
-                    .ok()
-                    .filter(|threads| (1..=64).contains(threads))
-                    .ok_or_else(|| invalid("must be a whole number from 1 to 64".into()))?
-            }
+            "embed.threads" => self.threads = whole_number(value, 1..=64).map_err(invalid)?,
             "memory.shard_capacity" => {
                 self.shard_capacity = value
                     .parse()
@@ -414,6 +396,18 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// `value` as a whole number within `range`, or why not.
+fn whole_number<T>(value: &str, range: std::ops::RangeInclusive<T>) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display,
+{
+    value
+        .parse()
+        .ok()
+        .filter(|number| range.contains(number))
+        .ok_or_else(|| format!("must be a whole number from {} to {}", range.start(), range.end()))
 }
 
 /// The key a `FERREX_<SECTION>_<KEY>` variable sets; `None` for variables
