@@ -26,11 +26,11 @@
 
 use std::sync::Mutex;
 
-use std::{collections::BTreeSet, path::Path};
+use std::path::Path;
 
 use ferrex_core::{EmbedError, Embedder, Namespace, Timestamp};
 use ferrex_sync::{
-    NewMemory, NewRecords, Replica, ReplicaOptions,
+    NewMemory, Replica, ReplicaOptions,
     sim::{self, Network, Rng},
 };
 
@@ -164,8 +164,7 @@ fn run(seed: u64) {
     let skew: Vec<i64> = (0..3).map(|_| rng.below(2 * DAY + 1) as i64 - DAY as i64).collect();
     let namespaces = [Namespace::default(), Namespace::parse("work").unwrap()];
     let mut network = Network::full_mesh(3);
-    let mut written: Vec<String> = Vec::new();
-    let mut forgotten: BTreeSet<String> = BTreeSet::new();
+    let mut ledger = sim::Ledger::default();
     for step in 0..200_i64 {
         let node = rng.below(3);
         let now = Timestamp(1_700_000_000_000 + step * 1_000 + skew[node]);
@@ -173,20 +172,11 @@ fn run(seed: u64) {
             0..=4 => {
                 let id = format!("m{step:03}-{}", devices[node]);
                 let namespace = &namespaces[rng.below(2)];
-                let memory = NewMemory::episode(id.clone(), text(&mut rng), devices[node], now);
-                let records = NewRecords { memories: vec![memory], ..NewRecords::default() };
-                replicas[node].write_new(namespace, now, &records).unwrap();
-                written.push(id);
+                let memory = NewMemory::episode(id, text(&mut rng), devices[node], now);
+                ledger.write(&replicas[node], namespace, memory, now);
             }
-            5 if !written.is_empty() => {
-                let id = written[rng.below(written.len())].clone();
-                let outcome = replicas[node].forget(std::slice::from_ref(&id), now).unwrap();
-                forgotten.extend(outcome.forgotten);
-            }
-            6 if !written.is_empty() => {
-                let id = &written[rng.below(written.len())];
-                replicas[node].add_evidence(id, 1, now).unwrap();
-            }
+            5 if ledger.any_written() => ledger.forget_one(&replicas[node], &mut rng, now),
+            6 if ledger.any_written() => ledger.add_evidence_to_one(&replicas[node], &mut rng, now),
             7 => network.disturb(&mut rng),
             8 if rng.chance(20) => {
                 // The device restarts from its files mid-exchange: replica
@@ -206,8 +196,7 @@ fn run(seed: u64) {
         network.traffic(&replicas, &mut rng);
     }
 
-    let expected: BTreeSet<String> =
-        written.iter().filter(|id| !forgotten.contains(*id)).cloned().collect();
+    let expected = ledger.expected();
     if let Err(difference) = sim::converge(&mut network, &replicas, &expected) {
         panic!("seed {seed}: {difference}");
     }

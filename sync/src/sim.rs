@@ -13,7 +13,9 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use automerge::sync;
 
-use crate::{DocId, Replica};
+use ferrex_core::{Namespace, Timestamp};
+
+use crate::{DocId, NewMemory, NewRecords, Replica};
 
 /// A small deterministic generator (xorshift64*), so a failing seed replays.
 #[derive(Debug, Clone)]
@@ -46,7 +48,7 @@ impl Rng {
 
 /// The seed of run `number` of a simulation: spread out, so neighbouring
 /// numbers do not start alike.
-pub fn seed(number: u64) -> u64 {
+fn seed(number: u64) -> u64 {
     0x9e37_79b9_7f4a_7c15_u64.wrapping_mul(number)
 }
 
@@ -181,7 +183,7 @@ impl Network {
     /// Every link up and reconnected, then messages exchanged until none
     /// is in flight or generated, at most `rounds` times over every
     /// document; whether it went quiet.
-    pub fn heal(&mut self, replicas: &[Replica], rounds: usize) -> bool {
+    fn heal(&mut self, replicas: &[Replica], rounds: usize) -> bool {
         for link in &mut self.links {
             link.up = true;
             link.reset();
@@ -204,6 +206,54 @@ impl Network {
             }
         }
         false
+    }
+}
+
+/// What the devices wrote and forgot, from which what must be alive in
+/// the end follows.
+#[derive(Debug, Default)]
+pub struct Ledger {
+    written: Vec<String>,
+    forgotten: BTreeSet<String>,
+}
+
+impl Ledger {
+    /// Writes `memory` on `replica`, in `namespace`, at `now`.
+    pub fn write(
+        &mut self,
+        replica: &Replica,
+        namespace: &Namespace,
+        memory: NewMemory,
+        now: Timestamp,
+    ) {
+        let id = memory.id.clone();
+        let records = NewRecords { memories: vec![memory], ..NewRecords::default() };
+        replica.write_new(namespace, now, &records).unwrap();
+        self.written.push(id);
+    }
+
+    /// Whether anything was written yet.
+    pub fn any_written(&self) -> bool {
+        !self.written.is_empty()
+    }
+
+    /// Forgets on `replica` a memory any device wrote, chosen by `rng`.
+    pub fn forget_one(&mut self, replica: &Replica, rng: &mut Rng, now: Timestamp) {
+        let id = self.written[rng.below(self.written.len())].clone();
+        let outcome = replica.forget(std::slice::from_ref(&id), now).unwrap();
+        self.forgotten.extend(outcome.forgotten);
+    }
+
+    /// Adds evidence on `replica` to a memory any device wrote, chosen by
+    /// `rng`.
+    pub fn add_evidence_to_one(&self, replica: &Replica, rng: &mut Rng, now: Timestamp) {
+        let id = &self.written[rng.below(self.written.len())];
+        replica.add_evidence(id, 1, now).unwrap();
+    }
+
+    /// What must be alive: written and not forgotten.
+    pub fn expected(&self) -> BTreeSet<String> {
+        self.written.iter().filter(|id| !self.forgotten.contains(*id)).cloned().collect()
     }
 }
 
@@ -246,13 +296,13 @@ pub fn converge(
 }
 
 /// Every document any of `replicas` holds.
-pub fn all_docs(replicas: &[Replica]) -> BTreeSet<DocId> {
+fn all_docs(replicas: &[Replica]) -> BTreeSet<DocId> {
     replicas.iter().flat_map(Replica::doc_ids).collect()
 }
 
 /// Keys travel beside the documents: each replica asks every other for the
 /// keys of the records it cannot read.
-pub fn exchange_keys(replicas: &[Replica]) {
+fn exchange_keys(replicas: &[Replica]) {
     for doc in &all_docs(replicas) {
         for asking in 0..replicas.len() {
             let wanted = replicas[asking].wanted_keys(doc, None).unwrap();
@@ -275,13 +325,13 @@ pub fn live_memories(replica: &Replica) -> BTreeSet<String> {
 }
 
 /// Memory `id` as `replica` reads it, every field.
-pub fn read_memory(replica: &Replica, id: &str) -> String {
+fn read_memory(replica: &Replica, id: &str) -> String {
     let doc = replica.locate(id).unwrap();
     format!("{:?}", replica.read(&doc, |reader| reader.memory(id)).unwrap())
 }
 
 /// A number from environment variable `name`, if set.
-pub fn env_number(name: &str) -> Option<u64> {
+fn env_number(name: &str) -> Option<u64> {
     let value = std::env::var(name).ok()?;
     Some(value.parse().unwrap_or_else(|_| panic!("{name}={value:?} is not a number")))
 }

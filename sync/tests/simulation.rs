@@ -16,11 +16,9 @@
 
 #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
-use std::collections::BTreeSet;
-
 use ferrex_core::{Namespace, Timestamp};
 use ferrex_sync::{
-    NewMemory, NewRecords, Replica, ReplicaOptions,
+    NewMemory, Replica, ReplicaOptions,
     sim::{self, Network, Rng},
 };
 
@@ -39,8 +37,7 @@ fn run(seed: u64) {
     let skew: Vec<i64> = (0..3).map(|_| rng.below(2 * DAY + 1) as i64 - DAY as i64).collect();
     let namespaces = [Namespace::default(), Namespace::parse("work").unwrap()];
     let mut network = Network::full_mesh(3);
-    let mut written: Vec<String> = Vec::new();
-    let mut forgotten: BTreeSet<String> = BTreeSet::new();
+    let mut ledger = sim::Ledger::default();
 
     for step in 0..400 {
         let node = rng.below(3);
@@ -49,22 +46,10 @@ fn run(seed: u64) {
             0..=3 => {
                 let id = format!("m{step}-{}", devices[node]);
                 let namespace = &namespaces[rng.below(2)];
-                let records = NewRecords {
-                    memories: vec![memory(id.clone(), devices[node], now.0)],
-                    ..NewRecords::default()
-                };
-                replicas[node].write_new(namespace, now, &records).unwrap();
-                written.push(id);
+                ledger.write(&replicas[node], namespace, memory(id, devices[node], now.0), now);
             }
-            4 if !written.is_empty() => {
-                let id = written[rng.below(written.len())].clone();
-                let outcome = replicas[node].forget(std::slice::from_ref(&id), now).unwrap();
-                forgotten.extend(outcome.forgotten);
-            }
-            5 if !written.is_empty() => {
-                let id = &written[rng.below(written.len())];
-                replicas[node].add_evidence(id, 1, now).unwrap();
-            }
+            4 if ledger.any_written() => ledger.forget_one(&replicas[node], &mut rng, now),
+            5 if ledger.any_written() => ledger.add_evidence_to_one(&replicas[node], &mut rng, now),
             6 => network.disturb(&mut rng),
             7 if rng.chance(20) => {
                 // A device restarts from its files: its connections drop,
@@ -80,8 +65,7 @@ fn run(seed: u64) {
     }
 
     // Heal, and everything must agree.
-    let expected: BTreeSet<String> =
-        written.iter().filter(|id| !forgotten.contains(*id)).cloned().collect();
+    let expected = ledger.expected();
     if let Err(difference) = sim::converge(&mut network, &replicas, &expected) {
         panic!("seed {seed}: {difference}");
     }
