@@ -58,16 +58,11 @@ async fn main() -> anyhow::Result<()> {
         questions.len()
     );
 
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-    let home = TestHome::with_config(&format!(
-        "[http]\nbind = \"127.0.0.1:{port}\"\nrequests_per_second = 100000\nmax_concurrent = 256\n"
-    ));
+    let (home, port) = TestHome::with_http("requests_per_second = 100000\nmax_concurrent = 256");
     copy_home(&kept, home.path())?;
     let stdio = Client::connect(&home).await?;
-    let (ok, token, stderr) = home.run(&["http", "token"]);
-    anyhow::ensure!(ok, "ferrex http token: {stderr}");
-    let token = token.trim().to_owned();
-    let url = format!("http://127.0.0.1:{port}/mcp");
+    let token = home.http_token();
+    let url = ferrex_tests::mcp_url(port);
     let http = Client::connect_http(&url, Some(&token)).await?;
     println!("http_bench: a copy of {}, {clients} concurrent HTTP clients", kept.display());
 

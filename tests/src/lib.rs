@@ -65,6 +65,23 @@ impl TestHome {
         ))
     }
 
+    /// A fresh home that also serves MCP over HTTP on a free loopback port,
+    /// with `extra` settings of `[http]`; and that port (see [`mcp_url`]).
+    pub fn with_http(extra: &str) -> (TestHome, u16) {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free loopback port")
+            .port();
+        (Self::with_config(&format!("[http]\nbind = \"127.0.0.1:{port}\"\n{extra}")), port)
+    }
+
+    /// The bearer token HTTP clients send (`ferrex http token`).
+    pub fn http_token(&self) -> String {
+        let (ok, token, stderr) = self.run(&["http", "token"]);
+        assert!(ok, "ferrex http token: {stderr}");
+        token.trim().to_owned()
+    }
+
     /// A fresh home whose `ferrex.toml` is exactly `config`.
     pub fn with_raw_config(config: &str) -> TestHome {
         let dir = tempfile::Builder::new()
@@ -262,6 +279,11 @@ pub fn process_alive(pid: u32) -> bool {
             .and_then(|stat| state(&stat))
             .is_some_and(|state| !matches!(state, 'Z' | 'X'))
     })
+}
+
+/// The MCP endpoint of a node serving HTTP on loopback `port`.
+pub fn mcp_url(port: u16) -> String {
+    format!("http://127.0.0.1:{port}/mcp")
 }
 
 /// Each thread of process `pid` with its state and kernel wait channel,

@@ -263,15 +263,10 @@ fn cases(existing: &str) -> Vec<(&'static str, Value, Expect)> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn malformed_calls_get_clear_errors_and_change_nothing_over_stdio_and_http() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let home = TestHome::with_config(&format!(
-        "[http]\nbind = \"127.0.0.1:{port}\"\nrequests_per_second = 10000\n"
-    ));
+    let (home, port) = TestHome::with_http("requests_per_second = 10000");
     let stdio = home.client().await;
-    let (ok, token, stderr) = home.run(&["http", "token"]);
-    assert!(ok, "{stderr}");
-    let url = format!("http://127.0.0.1:{port}/mcp");
-    let http = ferrex_tests::Client::connect_http(&url, Some(token.trim())).await.unwrap();
+    let url = ferrex_tests::mcp_url(port);
+    let http = ferrex_tests::Client::connect_http(&url, Some(&home.http_token())).await.unwrap();
     let existing = stdio.store_text("the original memory", "default").await;
     let schemas = stdio.tool_schemas().await.unwrap();
     let mut table: Vec<Case> = cases(&existing)

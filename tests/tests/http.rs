@@ -12,11 +12,6 @@ use ferrex_tests::{Client, TestHome};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-/// A port free on loopback now (the node binds it next).
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
 /// Sends one HTTP/1.1 POST to `/mcp` with `headers` and `body`; the status
 /// and the body of the answer.
 async fn post(port: u16, headers: &[(&str, &str)], body: &str) -> (u16, String) {
@@ -55,17 +50,12 @@ type Refusal<'a> = (&'a str, Vec<(&'a str, &'a str)>, String, u16);
 
 #[tokio::test(flavor = "multi_thread")]
 async fn http_serves_the_tools_behind_a_token_and_refuses_what_it_must() {
-    let port = free_port();
-    let home = TestHome::with_config(&format!(
-        "[http]\nbind = \"127.0.0.1:{port}\"\nmax_body_bytes = 65536\nrequests_per_second = 20\n"
-    ));
+    let (home, port) = TestHome::with_http("max_body_bytes = 65536\nrequests_per_second = 20");
     // A stdio session starts the node.
     let stdio = home.client().await;
-    let (ok, token, stderr) = home.run(&["http", "token"]);
-    assert!(ok, "{stderr}");
-    let token = token.trim().to_owned();
+    let token = home.http_token();
     assert_eq!(token.len(), 64, "{token}");
-    let url = format!("http://127.0.0.1:{port}/mcp");
+    let url = ferrex_tests::mcp_url(port);
 
     // The tools over HTTP, through rmcp's client with the token.
     let http = Client::connect_http(&url, Some(&token)).await.unwrap();
