@@ -11,16 +11,25 @@ pub struct Namespace(String);
 impl Namespace {
     /// The namespace used when none is given.
     pub const DEFAULT: &'static str = "default";
+    /// The longest name, in characters.
+    pub const MAX_CHARS: usize = 64;
+    /// The rule `parse` applies, as a JSON-schema pattern (for the tools'
+    /// schemas; `parse` itself does not use regular expressions).
+    pub const PATTERN: &'static str = "^[A-Za-z0-9_.-]{1,64}$";
 
     /// Checks `name`; the error names the `namespace` field and says why.
     pub fn parse(name: &str) -> Result<Namespace, FieldError> {
         if name.is_empty() {
             return Err(FieldError::new("namespace", "must not be empty"));
         }
-        if name.len() > 64 {
+        if name.len() > Self::MAX_CHARS {
             return Err(FieldError::new(
                 "namespace",
-                format!("is {} characters long; at most 64 are allowed", name.chars().count()),
+                format!(
+                    "is {} characters long; at most {} are allowed",
+                    name.chars().count(),
+                    Self::MAX_CHARS
+                ),
             ));
         }
         if let Some(bad) =
@@ -76,6 +85,12 @@ mod tests {
         check("slash/y", false);
         check("ünï", false);
         check("..", true);
+    }
+
+    #[test]
+    fn the_schema_pattern_states_the_same_length() {
+        let bounds = format!("{{1,{}}}", Namespace::MAX_CHARS);
+        assert!(Namespace::PATTERN.contains(&bounds), "{}", Namespace::PATTERN);
     }
 
     #[test]

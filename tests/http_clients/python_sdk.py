@@ -30,6 +30,11 @@ async def main(url: str, token: str) -> None:
             assert wire["forget"]["annotations"]["destructiveHint"] is True, wire["forget"]
             assert wire["store"]["annotations"]["readOnlyHint"] is False, wire["store"]
             assert all(tool.get("title") for tool in wire.values()), wire
+            # Every tool declares its answer's schema; the SDK checks each
+            # answer below against it (and raises if one does not conform).
+            for name, tool in wire.items():
+                assert tool["outputSchema"]["type"] == "object", (name, tool)
+                assert tool["inputSchema"]["additionalProperties"] is False, (name, tool)
 
             async def call(tool: str, arguments: dict) -> dict:
                 result = await client.call_tool(tool, arguments)
@@ -43,17 +48,28 @@ async def main(url: str, token: str) -> None:
             )
             assert stored["status"] == "stored", stored
             memory = stored["id"]
+            again = await call(
+                "store",
+                {"content": "the python sdk wrote this note about port 7311", "namespace": "py"},
+            )
+            assert again["status"] == "duplicate" and again["existing_id"] == memory, again
             fact = await call(
                 "store",
                 {"subject": "ci runner", "predicate": "os", "object": "debian", "namespace": "py"},
             )
             recalled = await call("recall", {"query": "which port did the sdk note", "namespace": "py"})
             assert memory in [hit["id"] for hit in recalled["results"]], recalled
+            validated = await call(
+                "recall", {"query": "sdk note", "namespace": "py", "validate_ids": [memory]}
+            )
+            assert validated["validated"] == [memory], validated
+            by_id = await call("history", {"id": fact["id"], "namespace": "py"})
+            assert by_id["history"][0]["object"] == "debian", by_id
             history = await call("history", {"subject": "ci runner", "predicate": "os", "namespace": "py"})
             assert history, history
             await call("reflect", {"namespace": "py"})
-            stats = await call("stats", {})
-            assert stats["memories"] >= 2, stats
+            stats = await call("stats", {"detailed": True})
+            assert stats["memories"] >= 2 and "staleness" in stats["detailed"], stats
             # Each memory is a resource; the primer is a prompt.
             templates = await client.list_resource_templates()
             uris = [template.uri_template for template in templates.resource_templates]
@@ -71,6 +87,12 @@ async def main(url: str, token: str) -> None:
             assert [prompt.name for prompt in prompts.prompts] == ["use-memory"], prompts
             primer = await client.get_prompt("use-memory")
             assert "recall" in primer.messages[0].content.text, primer
+
+            # A malformed call is a tool error naming the field, as text
+            # (no structured content to check against the answer's schema).
+            bad = await client.call_tool("recall", {"query": "x", "types": ["fact"]})
+            assert bad.is_error and bad.structured_content is None, bad
+            assert "types[0] must be episodic" in bad.content[0].text, bad
 
             forgotten = await call("forget", {"ids": [memory, fact["id"]]})
             assert memory in str(forgotten), forgotten

@@ -399,11 +399,15 @@ impl Client {
             .iter()
             .filter_map(|block| block.as_text().map(|text| text.text.clone()))
             .collect();
-        let structured = result.structured_content.clone().unwrap_or(Value::Null);
         if result.is_error == Some(true) {
-            let message = structured["error"].as_str().map(str::to_owned).unwrap_or(text);
+            // ferrex writes an error as `{"error": …, "field": …}` text,
+            // without structured content.
+            anyhow::ensure!(result.structured_content.is_none(), "an error has structured content");
+            let error: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+            let message = error["error"].as_str().map(str::to_owned).unwrap_or(text);
             return Ok(Err(message));
         }
+        let structured = result.structured_content.clone().unwrap_or(Value::Null);
         anyhow::ensure!(structured.is_object(), "the answer has no structured JSON object: {text}");
         let parsed: Value =
             serde_json::from_str(&text).context("the text content is the same JSON")?;

@@ -22,17 +22,20 @@ enum Expect {
 /// A call and what it must answer.
 type Case = (String, Value, Expect);
 
-/// Each parameter of each tool (from its schema) with every JSON type the
-/// schema does not allow it: an error naming the parameter.
-fn wrong_types(schemas: &[(String, Value)]) -> Vec<Case> {
-    // The least each tool needs, so that the bad parameter is what fails.
-    let base = |tool: &str| match tool {
+/// The least each tool needs, so that the bad parameter is what fails.
+fn base_arguments(tool: &str) -> Value {
+    match tool {
         "store" => json!({"content": "probe"}),
         "recall" => json!({"query": "probe"}),
         "forget" => json!({"ids": ["no-such-memory"]}),
         "history" => json!({"subject": "probe", "predicate": "probe"}),
         _ => json!({}),
-    };
+    }
+}
+
+/// Each parameter of each tool (from its schema) with every JSON type the
+/// schema does not allow it: an error naming the parameter.
+fn wrong_types(schemas: &[(String, Value)]) -> Vec<Case> {
     let samples = [
         ("string", json!("text")),
         ("number", json!(42.5)),
@@ -53,10 +56,85 @@ fn wrong_types(schemas: &[(String, Value)]) -> Vec<Case> {
                 if fits {
                     continue;
                 }
-                let mut arguments = base(tool);
+                let mut arguments = base_arguments(tool);
                 arguments[name.as_str()] = value.clone();
                 cases.push((tool.clone(), arguments, Expect::Error(leak(name))));
             }
+        }
+    }
+    cases
+}
+
+/// Every bound a tool's schema states (lengths, item counts, ranges,
+/// patterns, required and unknown parameters), crossed: an error naming the
+/// parameter. The schemas are generated from the tools' types with core's
+/// constants; this checks that what they promise is what the node enforces.
+fn bound_cases(schemas: &[(String, Value)]) -> Vec<Case> {
+    let mut cases = Vec::new();
+    for (tool, schema) in schemas {
+        let base = base_arguments(tool);
+        let mut call = |name: &str, value: Value, needle: String| {
+            let mut arguments = base.clone();
+            arguments[name] = value;
+            cases.push((tool.clone(), arguments, Expect::Error(leak(&needle))));
+        };
+        let Some(properties) = schema["properties"].as_object() else { continue };
+        for (name, property) in properties {
+            let number = |key: &str| property[key].as_u64().map(|value| value as usize);
+            if let Some(max) = number("maxLength") {
+                call(name, json!("x".repeat(max + 1)), name.clone());
+            }
+            if number("minLength") == Some(1) {
+                call(name, json!(""), name.clone());
+            }
+            if let Some(max) = number("maxItems") {
+                let items: Vec<String> = (0..=max).map(|index| format!("item{index}")).collect();
+                call(name, json!(items), name.clone());
+            }
+            if number("minItems") == Some(1) {
+                call(name, json!([]), name.clone());
+            }
+            let items = &property["items"];
+            if let Some(max) = items["maxLength"].as_u64() {
+                call(name, json!(["x".repeat(max as usize + 1)]), format!("{name}[0]"));
+            }
+            if items["minLength"].as_u64() == Some(1) {
+                call(name, json!(["   "]), format!("{name}[0]"));
+            }
+            if let Some(max) = property["maximum"].as_f64() {
+                let above = if property["type"] == "integer" {
+                    json!(max as i64 + 1)
+                } else {
+                    json!(max + 0.5)
+                };
+                call(name, above, name.clone());
+            }
+            if let Some(min) = property["minimum"].as_f64() {
+                let below = if property["type"] == "integer" {
+                    json!(min as i64 - 1)
+                } else {
+                    json!(min - 0.5)
+                };
+                call(name, below, name.clone());
+            }
+            if property["pattern"].is_string() {
+                call(name, json!("not a name!"), name.clone());
+            }
+            if let Some(values) = property["enum"].as_array() {
+                assert!(!values.contains(&json!("bogus")));
+                call(name, json!("bogus"), name.clone());
+            }
+        }
+        call("unexpected_extra", json!(1), "unexpected_extra is not a parameter".to_owned());
+        for required in schema["required"].as_array().into_iter().flatten() {
+            let name = required.as_str().unwrap();
+            let mut arguments = base.clone();
+            arguments.as_object_mut().unwrap().remove(name);
+            cases.push((
+                tool.clone(),
+                arguments,
+                Expect::Error(leak(&format!("{name} is missing"))),
+            ));
         }
     }
     cases
@@ -137,7 +215,7 @@ fn cases(existing: &str) -> Vec<(&'static str, Value, Expect)> {
         ("store", json!({}), Error("content is missing")),
         ("store", json!({"subject": "a", "predicate": "b"}), Error("object is missing")),
         ("recall", json!({}), Error("query is missing")),
-        ("forget", json!({}), Error("ids must list at least one")),
+        ("forget", json!({}), Error("ids is missing")),
         ("forget", json!({"ids": []}), Error("ids must list at least one")),
         // Oversized strings and lists.
         ("store", json!({"content": long}), Error("content is 16385 bytes long")),
@@ -274,6 +352,7 @@ async fn malformed_calls_get_clear_errors_and_change_nothing_over_stdio_and_http
         .map(|(tool, arguments, expect)| (tool.to_owned(), arguments, expect))
         .collect();
     table.extend(wrong_types(&schemas));
+    table.extend(bound_cases(&schemas));
     table.extend(edge_cases());
     assert!(table.len() >= 200, "{} cases", table.len());
     let mut stored_by_valid_calls = 0;

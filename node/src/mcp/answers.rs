@@ -1,7 +1,12 @@
-//! How the engine's results are written as the tools' JSON answers.
+//! The tools' answers as Rust types: each tool's output schema is generated
+//! from its answer type, and the structured content it returns is that type
+//! serialized, so the two cannot drift apart.
+
+use std::collections::BTreeMap;
 
 use ferrex_core::{Content, Timestamp};
-use serde_json::{Map, Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use crate::{
     clock,
@@ -15,273 +20,312 @@ use crate::{
 /// Names devices by id (the registry's names), for answers people read.
 pub type DeviceNames<'a> = &'a dyn Fn(&str) -> Option<String>;
 
-fn content(item: &mut Value, row: &MemoryRow) {
-    match content_parts(row) {
-        Content::Text(text) => item["content"] = json!(text),
-        Content::Triple(triple) => {
-            item["subject"] = json!(triple.subject);
-            item["predicate"] = json!(triple.predicate);
-            item["object"] = json!(triple.object);
+/// A memory's content: free text, or a fact's three parts.
+#[derive(Debug, Default, Serialize, JsonSchema)]
+pub struct ContentFields {
+    /// Free text (episodic and procedural memories).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// A fact's subject.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+    /// A fact's predicate (the attribute it is filed under).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predicate: Option<String>,
+    /// A fact's value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object: Option<String>,
+}
+
+impl ContentFields {
+    fn of(row: &MemoryRow) -> ContentFields {
+        match content_parts(row) {
+            Content::Text(text) => {
+                ContentFields { content: Some(text), ..ContentFields::default() }
+            }
+            Content::Triple(triple) => ContentFields {
+                content: None,
+                subject: Some(triple.subject),
+                predicate: Some(triple.predicate),
+                object: Some(triple.object),
+            },
         }
     }
 }
 
-/// What every answer says of a memory's standing in the derived view.
-fn standing(item: &mut Value, row: &MemoryRow) {
-    let derived = &row.derived;
-    if row.kind == ferrex_core::MemoryKind::Semantic {
-        item["current"] = json!(derived.status == "current");
-        item["status"] = json!(derived.status);
-        if !derived.contradicts.is_empty() {
-            item["contradicts"] = json!(derived.contradicts);
-        }
-    } else if derived.status == "superseded" {
-        item["status"] = json!("superseded");
-    }
-    if !derived.superseded_by.is_empty() {
-        item["superseded_by"] = json!(derived.superseded_by);
-    }
-    if let Some(at) = derived.t_invalid {
-        item["t_invalid"] = json!(clock::iso(Timestamp(at)));
-    }
-    if !derived.corrected_by.is_empty() {
-        item["corrected_by"] = json!(derived.corrected_by);
-    }
+/// A memory's standing in the derived view: whether a fact is current, what
+/// superseded or corrected it.
+#[derive(Debug, Default, Serialize, JsonSchema)]
+pub struct Standing {
+    /// A fact: whether it is its subject's current value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current: Option<bool>,
+    /// A fact's status (`current`, `superseded`, `contested`); text's only
+    /// when superseded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// Facts this one contradicts.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub contradicts: Vec<String>,
+    /// Memories that superseded this one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub superseded_by: Vec<String>,
+    /// When it stopped being true (ISO-8601).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub t_invalid: Option<String>,
+    /// Text that corrected this one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub corrected_by: Vec<String>,
 }
 
-/// One recalled memory.
-pub fn recalled(result: &Recalled) -> Value {
-    let mut item = memory(&result.row);
-    item["score"] = json!(result.score);
-    item["trust"] = json!(result.confidence);
-    item["staleness"] = json!(result.staleness.as_str());
-    item
+impl Standing {
+    fn of(row: &MemoryRow) -> Standing {
+        let derived = &row.derived;
+        let fact = row.kind == ferrex_core::MemoryKind::Semantic;
+        Standing {
+            current: fact.then(|| derived.status == "current"),
+            status: (fact || derived.status == "superseded").then(|| derived.status.clone()),
+            contradicts: if fact { derived.contradicts.clone() } else { Vec::new() },
+            superseded_by: derived.superseded_by.clone(),
+            t_invalid: derived.t_invalid.map(|at| clock::iso(Timestamp(at))),
+            corrected_by: derived.corrected_by.clone(),
+        }
+    }
 }
 
 /// A memory: its content, standing, and what was recorded with it.
-pub fn memory(row: &MemoryRow) -> Value {
-    let mut item = json!({
-        "id": row.id,
-        "type": row.kind.as_str(),
-        "namespace": row.namespace,
-        "created_at": clock::iso(Timestamp(row.created_at)),
-        "confidence": row.confidence,
-        "evidence": row.evidence,
-    });
-    content(&mut item, row);
-    standing(&mut item, row);
-    if !row.tags.is_empty() {
-        item["tags"] = json!(row.tags);
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Memory {
+    /// Its id.
+    pub id: String,
+    /// `episodic`, `semantic` or `procedural`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Its namespace.
+    pub namespace: String,
+    /// When it was stored (ISO-8601).
+    pub created_at: String,
+    /// How sure whoever stored it was, 0 to 1.
+    pub confidence: f64,
+    /// How many times it was stored (duplicates add evidence).
+    pub evidence: i64,
+    /// What it says.
+    #[serde(flatten)]
+    pub content: ContentFields,
+    /// Where it stands.
+    #[serde(flatten)]
+    pub standing: Standing,
+    /// Its labels.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// The entities it is about.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub entities: Vec<String>,
+    /// Where it came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Context kept with it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+}
+
+/// A memory as `recall` finds it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RecalledMemory {
+    /// The memory.
+    #[serde(flatten)]
+    pub memory: Memory,
+    /// Relevance to the query (higher is better).
+    pub score: f64,
+    /// Its confidence, lowered by staleness and contradiction.
+    pub trust: f64,
+    /// `fresh`, `aging` or `stale`.
+    pub staleness: &'static str,
+}
+
+/// One recalled memory.
+pub fn recalled(result: &Recalled) -> RecalledMemory {
+    RecalledMemory {
+        memory: memory(&result.row),
+        score: result.score,
+        trust: result.confidence,
+        staleness: result.staleness.as_str(),
     }
-    if !row.entities.is_empty() {
-        item["entities"] = json!(row.entities);
+}
+
+/// A memory: its content, standing, and what was recorded with it.
+pub fn memory(row: &MemoryRow) -> Memory {
+    Memory {
+        id: row.id.clone(),
+        kind: row.kind.as_str(),
+        namespace: row.namespace.clone(),
+        created_at: clock::iso(Timestamp(row.created_at)),
+        confidence: row.confidence,
+        evidence: row.evidence,
+        content: ContentFields::of(row),
+        standing: Standing::of(row),
+        tags: row.tags.clone(),
+        entities: row.entities.clone(),
+        source: row.source.clone(),
+        context: row.context.clone(),
     }
-    if let Some(source) = &row.source {
-        item["source"] = json!(source);
-    }
-    if let Some(context) = &row.context {
-        item["context"] = json!(context);
-    }
-    item
+}
+
+/// A name given, and the entity it resolved to.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EntityMatch {
+    /// The name as given.
+    pub name: String,
+    /// The entity's id.
+    pub id: String,
+    /// How it was matched: `exact`, `fuzzy`, `embedding`, or `new`.
+    #[serde(rename = "match")]
+    pub method: &'static str,
+}
+
+/// A credential replaced before the memory was stored.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Redacted {
+    /// The field it was in.
+    pub field: String,
+    /// What it looked like.
+    pub found: &'static str,
+}
+
+/// A memory the new one corrects.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Correction {
+    /// The corrected memory.
+    pub id: String,
+    /// Why it counts as a correction.
+    pub why: &'static str,
 }
 
 /// The answer of `store`.
-pub fn stored(stored: &Stored) -> Value {
-    let mut answer = json!({
-        "id": stored.id,
-        "status": if stored.duplicate { "duplicate" } else { "stored" },
-        "memory_type": stored.kind.as_str(),
-        "namespace": stored.namespace.as_str(),
-        "entities": stored.entities.iter().map(|found| json!({"name": found.name, "id": found.id, "match": found.method})).collect::<Vec<_>>(),
-    });
-    if let Some(predicate) = &stored.predicate {
-        answer["predicate"] = json!(predicate);
-        answer["predicate_match"] = json!(stored.predicate_match);
-        if let Some(written) = &stored.predicate_written {
-            answer["predicate_written"] = json!(written);
-        }
-        answer["cardinality"] = json!(stored.cardinality.map(|cardinality| cardinality.as_str()));
-        if !stored.predicate_candidates.is_empty() {
-            answer["predicate_candidates"] = json!(stored.predicate_candidates);
-        }
-    }
-    if stored.duplicate {
-        // Nothing was stored: entities the request would have created do not exist.
-        let known: Vec<Value> = stored
-            .entities
-            .iter()
-            .filter(|found| found.method != "new")
-            .map(|found| json!({"name": found.name, "id": found.id, "match": found.method}))
-            .collect();
-        answer["entities"] = json!(known);
-        answer["existing_id"] = json!(stored.id);
-        answer["evidence"] = json!(stored.evidence);
-        return answer;
-    }
-    if !stored.redacted.is_empty() {
-        answer["redacted"] = json!(
-            stored
-                .redacted
-                .iter()
-                .map(|redaction| json!({"field": redaction.field, "found": redaction.rule}))
-                .collect::<Vec<_>>()
-        );
-    }
-    if !stored.supersedes.is_empty() {
-        answer["supersedes"] = json!(stored.supersedes);
-    }
-    if !stored.ambiguous_with.is_empty() {
-        answer["ambiguous_with"] = json!(stored.ambiguous_with);
-        answer["note"] = json!(
-            "this subject already has a close value of this multi-valued predicate; both are kept. Store again with `supersedes` if this one replaces it."
-        );
-    }
-    if !stored.corrects.is_empty() {
-        answer["corrects"] = json!(
-            stored
-                .corrects
-                .iter()
-                .map(|(id, why)| json!({"id": id, "why": why}))
-                .collect::<Vec<_>>()
-        );
-    }
-    answer
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct StoreAnswer {
+    /// The new memory's id (for a duplicate, the existing memory's).
+    pub id: String,
+    /// `stored`, or `duplicate` when nothing new was stored.
+    pub status: &'static str,
+    /// `episodic`, `semantic` or `procedural`.
+    pub memory_type: &'static str,
+    /// Its namespace.
+    pub namespace: String,
+    /// The names given, and the entities they resolved to.
+    pub entities: Vec<EntityMatch>,
+    /// A fact's predicate as filed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predicate: Option<String>,
+    /// How the predicate was resolved (`new`, `synonym`, `structure`,
+    /// `fuzzy`, `embedding`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predicate_match: Option<&'static str>,
+    /// The predicate as written, when filed under another.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predicate_written: Option<String>,
+    /// A fact predicate's cardinality: `one` or `many`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cardinality: Option<&'static str>,
+    /// Predicates of this subject the new one may mean (not taken).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub predicate_candidates: Vec<String>,
+    /// A duplicate: the memory it duplicates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub existing_id: Option<String>,
+    /// A duplicate: that memory's evidence now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<i64>,
+    /// Credentials replaced by `[REDACTED]`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub redacted: Vec<Redacted>,
+    /// Memories it supersedes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub supersedes: Vec<String>,
+    /// Facts it may replace but did not.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ambiguous_with: Vec<String>,
+    /// What to do about `ambiguous_with`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<&'static str>,
+    /// Memories it corrects.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub corrects: Vec<Correction>,
 }
 
-fn device(id: &str, names: DeviceNames<'_>) -> Value {
-    json!({"id": id, "name": names(id)})
-}
-
-/// The answer of `reflect`.
-pub fn reflection(namespace: &str, reflection: &Reflection, names: DeviceNames<'_>) -> Value {
-    json!({
-        "namespace": namespace,
-        "stale": reflection.stale.iter().map(recalled).collect::<Vec<_>>(),
-        "contradictions": reflection.contradictions.iter().map(|found| contradiction(found, names)).collect::<Vec<_>>(),
-        "alias_candidates": reflection.alias_candidates.iter().map(|found| json!({
-            "entity": {"id": found.entity, "name": found.entity_name},
-            "candidate": {"id": found.candidate, "name": found.candidate_name},
-            "recorded_by": device(&found.recorded_by, names),
-        })).collect::<Vec<_>>(),
-        "predicate_candidates": reflection.predicate_candidates.iter().map(|found| json!({
-            "subject": found.subject,
-            "predicate": {"name": found.fact.1, "fact": found.fact.0},
-            "candidate": {"name": found.candidate.1, "fact": found.candidate.0},
-            "recorded_by": device(&found.recorded_by, names),
-            "hint": format!("if they name one attribute, add \"{}\" to the group of {} under [predicates] in ferrex.toml", found.fact.1.replace('_', " "), found.candidate.1),
-        })).collect::<Vec<_>>(),
-        "cardinality_suspects": reflection.cardinality_suspects.iter().map(|found| json!({
-            "subject": found.subject,
-            "predicate": found.predicate,
-            "cardinality": "one",
-            "values": found.values,
-            "contested": found.contested,
-            "hours": found.hours,
-            "hint": format!("a subject seems to have several values of {}: set {} = \"many\" under [cardinality] in ferrex.toml if so", found.predicate, found.predicate),
-        })).collect::<Vec<_>>(),
-    })
-}
-
-fn contradiction(found: &Contradiction, names: DeviceNames<'_>) -> Value {
-    let first = &found.facts[0];
-    json!({
-        "subject": first.subject,
-        "predicate": first.predicate,
-        "across_devices": found.across_devices,
-        "facts": found.facts.iter().map(|row| json!({
-            "id": row.id,
-            "object": row.object,
-            "current": row.derived.status == "current",
-            "t_valid": clock::iso(Timestamp(row.t_valid)),
-            "device": device(&row.created_by, names),
-        })).collect::<Vec<_>>(),
-    })
-}
-
-/// The answer of `history`.
-pub fn history(entries: &[HistoryEntry], names: DeviceNames<'_>) -> Value {
-    let chain: Vec<Value> = entries
+/// The answer of `store`.
+pub fn stored(stored: &Stored) -> StoreAnswer {
+    let entities = stored
+        .entities
         .iter()
-        .map(|entry| {
-            let row = &entry.row;
-            let mut item = json!({
-                "id": row.id,
-                "type": row.kind.as_str(),
-                "t_valid": clock::iso(Timestamp(row.t_valid)),
-                "created_at": clock::iso(Timestamp(row.created_at)),
-                "device": device(&row.created_by, names),
-            });
-            content(&mut item, row);
-            standing(&mut item, row);
-            if !entry.replaces.is_empty() {
-                item["replaces"] = json!(entry.replaces);
-            }
-            item
+        // A duplicate stored nothing: entities it would have created do not exist.
+        .filter(|found| !stored.duplicate || found.method != "new")
+        .map(|found| EntityMatch {
+            name: found.name.clone(),
+            id: found.id.clone(),
+            method: found.method,
         })
         .collect();
-    json!({"count": chain.len(), "history": chain})
-}
-
-/// The answer of `stats`.
-pub fn stats(stats: &Stats, detailed: Option<&DetailedStats>) -> Value {
-    let mut by_type = Map::new();
-    let mut by_namespace = Map::new();
-    let mut total = 0;
-    for (namespace, kind, count) in &stats.by_namespace_kind {
-        total += count;
-        let entry = by_type.entry(kind.clone()).or_insert(json!(0));
-        *entry = json!(entry.as_i64().unwrap_or(0) + count);
-        let entry = by_namespace.entry(namespace.clone()).or_insert(json!(0));
-        *entry = json!(entry.as_i64().unwrap_or(0) + count);
+    let fact = stored.predicate.is_some();
+    let mut answer = StoreAnswer {
+        id: stored.id.clone(),
+        status: if stored.duplicate { "duplicate" } else { "stored" },
+        memory_type: stored.kind.as_str(),
+        namespace: stored.namespace.as_str().to_owned(),
+        entities,
+        predicate: stored.predicate.clone(),
+        predicate_match: stored.predicate_match.filter(|_| fact),
+        predicate_written: stored.predicate_written.clone().filter(|_| fact),
+        cardinality: stored.cardinality.filter(|_| fact).map(|cardinality| cardinality.as_str()),
+        predicate_candidates: if fact { stored.predicate_candidates.clone() } else { Vec::new() },
+        existing_id: None,
+        evidence: None,
+        redacted: Vec::new(),
+        supersedes: Vec::new(),
+        ambiguous_with: Vec::new(),
+        note: None,
+        corrects: Vec::new(),
+    };
+    if stored.duplicate {
+        answer.existing_id = Some(stored.id.clone());
+        answer.evidence = stored.evidence;
+        return answer;
     }
-    let documents: Vec<Value> = stats
-        .docs
+    answer.redacted = stored
+        .redacted
         .iter()
-        .map(|doc| json!({"id": doc.id.to_string(), "memories": doc.memories, "bytes": doc.disk_bytes}))
+        .map(|redaction| Redacted { field: redaction.field.clone(), found: redaction.rule })
         .collect();
-    let mut answer = json!({
-        "memories": total,
-        "by_type": by_type,
-        "by_namespace": by_namespace,
-        "entities": stats.entities,
-        "forgotten": stats.forgotten,
-        "documents": {
-            "count": stats.docs.len(),
-            "bytes": stats.docs.iter().map(|doc| doc.disk_bytes).sum::<u64>(),
-            "list": documents,
-        },
-        "index_lag": {
-            "changes": stats.index_lag_changes,
-            "embeddings_queued": stats.embeddings_queued,
-            "passages_queued": stats.passages_queued,
-            "waiting_for_keys": stats.waiting_for_keys,
-            "vectors_from_peers": stats.vectors_from_peers,
-        },
-        "model": stats.model_id,
-    });
-    if let Some(detailed) = detailed {
-        let staleness: Map<String, Value> = detailed
-            .staleness
-            .iter()
-            .map(|(kind, [fresh, aging, stale])| {
-                (kind.clone(), json!({"fresh": fresh, "aging": aging, "stale": stale}))
-            })
-            .collect();
-        answer["detailed"] = json!({
-            "staleness": staleness,
-            "facts": detailed.facts,
-            "entities": {"records": detailed.entities.0, "distinct": detailed.entities.1},
-            "alias_candidates": detailed.alias_candidates,
-            "contradictions": detailed.contradictions,
-            "duplicates_collapsed": detailed.duplicates,
-            "corrected": detailed.corrected,
-        });
+    answer.supersedes = stored.supersedes.clone();
+    answer.ambiguous_with = stored.ambiguous_with.clone();
+    if !stored.ambiguous_with.is_empty() {
+        answer.note = Some(
+            "this subject already has a close value of this multi-valued predicate; both are \
+             kept. Store again with `supersedes` if this one replaces it.",
+        );
     }
+    answer.corrects =
+        stored.corrects.iter().map(|(id, why)| Correction { id: id.clone(), why }).collect();
     answer
 }
 
 /// What a recall could not search fully yet, and what that means.
-pub fn backlog(backlog: &Backlog) -> Value {
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Pending {
+    /// Memories of the namespace with no vector yet.
+    pub without_vectors: i64,
+    /// Memories whose sentences are not embedded yet.
+    pub without_passages: i64,
+    /// Whether results by meaning are partial.
+    pub dense_partial: bool,
+    /// How long the recall waited for the index, in milliseconds.
+    pub waited_ms: u64,
+    /// What it means, in words.
+    pub note: String,
+}
+
+/// What a recall could not search fully yet, and what that means.
+pub fn backlog(backlog: &Backlog) -> Pending {
     let note = if backlog.without_vectors > 0 {
         format!(
             "{} memories of this namespace have no vector yet (the index is catching up): \
@@ -295,11 +339,445 @@ pub fn backlog(backlog: &Backlog) -> Value {
             backlog.without_passages
         )
     };
-    json!({
-        "without_vectors": backlog.without_vectors,
-        "without_passages": backlog.without_passages,
-        "dense_partial": backlog.without_vectors > 0,
-        "waited_ms": backlog.waited.as_millis() as u64,
-        "note": note,
-    })
+    Pending {
+        without_vectors: backlog.without_vectors,
+        without_passages: backlog.without_passages,
+        dense_partial: backlog.without_vectors > 0,
+        waited_ms: u64::try_from(backlog.waited.as_millis()).unwrap_or(u64::MAX),
+        note,
+    }
+}
+
+/// The answer of `recall`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RecallAnswer {
+    /// The query, as searched.
+    pub query: String,
+    /// The namespace searched.
+    pub namespace: String,
+    /// How many results.
+    pub count: usize,
+    /// The memories found, best first.
+    pub results: Vec<RecalledMemory>,
+    /// What could not be searched fully yet (only when something could not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pending: Option<Pending>,
+    /// Of `validate_ids`, those marked confirmed (only when some were given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub validated: Option<Vec<String>>,
+}
+
+/// The answer of `forget`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ForgetAnswer {
+    /// Ids forgotten, here and (as they sync) on every device.
+    pub forgotten: Vec<String>,
+    /// Ids that name no memory (never stored, or already forgotten).
+    pub unknown: Vec<String>,
+}
+
+/// A device, by id and name.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Device {
+    /// Its id.
+    pub id: String,
+    /// Its name (null when this device does not know it).
+    pub name: Option<String>,
+}
+
+fn device(id: &str, names: DeviceNames<'_>) -> Device {
+    Device { id: id.to_owned(), name: names(id) }
+}
+
+/// An entity, by id and name.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EntityRef {
+    /// Its id.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+}
+
+/// Two entities that may be one.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct AliasCandidate {
+    /// The entity.
+    pub entity: EntityRef,
+    /// The entity it may be.
+    pub candidate: EntityRef,
+    /// The device that noticed.
+    pub recorded_by: Device,
+}
+
+/// A fact's predicate.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct PredicateRef {
+    /// The predicate.
+    pub name: String,
+    /// A fact filed under it.
+    pub fact: String,
+}
+
+/// Two predicates of a subject that may name one attribute.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct PredicateCandidate {
+    /// The subject.
+    pub subject: String,
+    /// The newer fact's predicate.
+    pub predicate: PredicateRef,
+    /// The older fact's predicate it may mean.
+    pub candidate: PredicateRef,
+    /// The device that noticed.
+    pub recorded_by: Device,
+    /// What to do if they are one.
+    pub hint: String,
+}
+
+/// A single-valued predicate whose values pile up on one subject.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CardinalitySuspect {
+    /// The subject.
+    pub subject: String,
+    /// The predicate.
+    pub predicate: String,
+    /// Its cardinality now (`one`).
+    pub cardinality: &'static str,
+    /// Distinct values stored.
+    pub values: usize,
+    /// Of those, contested now.
+    pub contested: usize,
+    /// Hours between the first value and the last.
+    pub hours: i64,
+    /// What to do if it is multi-valued.
+    pub hint: String,
+}
+
+/// One of the facts that contradict each other.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ContradictingFact {
+    /// The fact.
+    pub id: String,
+    /// Its value.
+    pub object: Option<String>,
+    /// Whether it is the current value.
+    pub current: bool,
+    /// When it became true (ISO-8601).
+    pub t_valid: String,
+    /// The device that recorded it.
+    pub device: Device,
+}
+
+/// Facts of one subject and predicate that contradict each other.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ContradictionAnswer {
+    /// The subject.
+    pub subject: Option<String>,
+    /// The predicate.
+    pub predicate: Option<String>,
+    /// Whether different devices recorded them.
+    pub across_devices: bool,
+    /// The facts.
+    pub facts: Vec<ContradictingFact>,
+}
+
+/// The answer of `reflect`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ReflectAnswer {
+    /// The namespace reviewed.
+    pub namespace: String,
+    /// Stale memories to re-check.
+    pub stale: Vec<RecalledMemory>,
+    /// Facts that contradict each other.
+    pub contradictions: Vec<ContradictionAnswer>,
+    /// Entities that may be the same.
+    pub alias_candidates: Vec<AliasCandidate>,
+    /// Predicates of a subject that may name one attribute.
+    pub predicate_candidates: Vec<PredicateCandidate>,
+    /// Single-valued predicates whose values pile up.
+    pub cardinality_suspects: Vec<CardinalitySuspect>,
+}
+
+/// The answer of `reflect`.
+pub fn reflection(
+    namespace: &str,
+    reflection: &Reflection,
+    names: DeviceNames<'_>,
+) -> ReflectAnswer {
+    ReflectAnswer {
+        namespace: namespace.to_owned(),
+        stale: reflection.stale.iter().map(recalled).collect(),
+        contradictions: reflection.contradictions.iter().map(|found| contradiction(found, names)).collect(),
+        alias_candidates: reflection
+            .alias_candidates
+            .iter()
+            .map(|found| AliasCandidate {
+                entity: EntityRef { id: found.entity.clone(), name: found.entity_name.clone() },
+                candidate: EntityRef { id: found.candidate.clone(), name: found.candidate_name.clone() },
+                recorded_by: device(&found.recorded_by, names),
+            })
+            .collect(),
+        predicate_candidates: reflection
+            .predicate_candidates
+            .iter()
+            .map(|found| PredicateCandidate {
+                subject: found.subject.clone(),
+                predicate: PredicateRef { name: found.fact.1.clone(), fact: found.fact.0.clone() },
+                candidate: PredicateRef { name: found.candidate.1.clone(), fact: found.candidate.0.clone() },
+                recorded_by: device(&found.recorded_by, names),
+                hint: format!(
+                    "if they name one attribute, add \"{}\" to the group of {} under [predicates] in ferrex.toml",
+                    found.fact.1.replace('_', " "),
+                    found.candidate.1
+                ),
+            })
+            .collect(),
+        cardinality_suspects: reflection
+            .cardinality_suspects
+            .iter()
+            .map(|found| CardinalitySuspect {
+                subject: found.subject.clone(),
+                predicate: found.predicate.clone(),
+                cardinality: "one",
+                values: found.values,
+                contested: found.contested,
+                hours: found.hours,
+                hint: format!(
+                    "a subject seems to have several values of {}: set {} = \"many\" under [cardinality] in ferrex.toml if so",
+                    found.predicate, found.predicate
+                ),
+            })
+            .collect(),
+    }
+}
+
+fn contradiction(found: &Contradiction, names: DeviceNames<'_>) -> ContradictionAnswer {
+    let first = found.facts.first();
+    ContradictionAnswer {
+        subject: first.and_then(|row| row.subject.clone()),
+        predicate: first.and_then(|row| row.predicate.clone()),
+        across_devices: found.across_devices,
+        facts: found
+            .facts
+            .iter()
+            .map(|row| ContradictingFact {
+                id: row.id.clone(),
+                object: row.object.clone(),
+                current: row.derived.status == "current",
+                t_valid: clock::iso(Timestamp(row.t_valid)),
+                device: device(&row.created_by, names),
+            })
+            .collect(),
+    }
+}
+
+/// One step of a belief's history.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct HistoryStep {
+    /// The memory.
+    pub id: String,
+    /// `episodic`, `semantic` or `procedural`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// When it became true (ISO-8601).
+    pub t_valid: String,
+    /// When it was stored (ISO-8601).
+    pub created_at: String,
+    /// The device that recorded it.
+    pub device: Device,
+    /// What it says.
+    #[serde(flatten)]
+    pub content: ContentFields,
+    /// Where it stands.
+    #[serde(flatten)]
+    pub standing: Standing,
+    /// The memories it replaced.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub replaces: Vec<String>,
+}
+
+/// The answer of `history`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct HistoryAnswer {
+    /// The namespace.
+    pub namespace: String,
+    /// How many steps.
+    pub count: usize,
+    /// The steps, oldest first.
+    pub history: Vec<HistoryStep>,
+}
+
+/// The answer of `history`.
+pub fn history(namespace: &str, entries: &[HistoryEntry], names: DeviceNames<'_>) -> HistoryAnswer {
+    let history: Vec<HistoryStep> = entries
+        .iter()
+        .map(|entry| {
+            let row = &entry.row;
+            HistoryStep {
+                id: row.id.clone(),
+                kind: row.kind.as_str(),
+                t_valid: clock::iso(Timestamp(row.t_valid)),
+                created_at: clock::iso(Timestamp(row.created_at)),
+                device: device(&row.created_by, names),
+                content: ContentFields::of(row),
+                standing: Standing::of(row),
+                replaces: entry.replaces.clone(),
+            }
+        })
+        .collect();
+    HistoryAnswer { namespace: namespace.to_owned(), count: history.len(), history }
+}
+
+/// One Automerge document.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DocumentStat {
+    /// Its id.
+    pub id: String,
+    /// Memories in it.
+    pub memories: usize,
+    /// Its size on disk, in bytes.
+    pub bytes: u64,
+}
+
+/// The documents that hold the memories.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Documents {
+    /// How many.
+    pub count: usize,
+    /// Their size on disk, in bytes.
+    pub bytes: u64,
+    /// Each of them.
+    pub list: Vec<DocumentStat>,
+}
+
+/// How far the index is behind the documents.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct IndexLag {
+    /// Document changes not yet indexed.
+    pub changes: usize,
+    /// Memories waiting for their vector.
+    pub embeddings_queued: i64,
+    /// Memories waiting for their sentences' vectors.
+    pub passages_queued: i64,
+    /// Memories whose text key has not arrived from a peer.
+    pub waiting_for_keys: i64,
+    /// Vectors taken from peers instead of computed here.
+    pub vectors_from_peers: u64,
+}
+
+/// Memories of one kind by staleness.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct StalenessCounts {
+    /// Recent, used or confirmed.
+    pub fresh: usize,
+    /// Getting old without use or confirmation.
+    pub aging: usize,
+    /// Worth re-checking.
+    pub stale: usize,
+}
+
+/// Entity records and the distinct entities they name.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EntityCounts {
+    /// Records.
+    pub records: usize,
+    /// Distinct entities.
+    pub distinct: usize,
+}
+
+/// `stats` with `detailed`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Detailed {
+    /// By kind.
+    pub staleness: BTreeMap<String, StalenessCounts>,
+    /// Facts by status.
+    pub facts: BTreeMap<String, usize>,
+    /// Entities.
+    pub entities: EntityCounts,
+    /// Pairs of entities that may be one.
+    pub alias_candidates: usize,
+    /// Sets of facts that contradict each other.
+    pub contradictions: usize,
+    /// Duplicates collapsed into an existing memory.
+    pub duplicates_collapsed: usize,
+    /// Memories corrected by later text.
+    pub corrected: usize,
+}
+
+/// The answer of `stats`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct StatsAnswer {
+    /// Memories in all.
+    pub memories: i64,
+    /// Memories by kind.
+    pub by_type: BTreeMap<String, i64>,
+    /// Memories by namespace.
+    pub by_namespace: BTreeMap<String, i64>,
+    /// Entities.
+    pub entities: i64,
+    /// Memories forgotten.
+    pub forgotten: i64,
+    /// The documents.
+    pub documents: Documents,
+    /// The index's lag.
+    pub index_lag: IndexLag,
+    /// The embedding model.
+    pub model: String,
+    /// With `detailed`: staleness and belief figures.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detailed: Option<Detailed>,
+}
+
+/// The answer of `stats`.
+pub fn stats(stats: &Stats, detailed: Option<&DetailedStats>) -> StatsAnswer {
+    let mut by_type = BTreeMap::new();
+    let mut by_namespace = BTreeMap::new();
+    let mut total = 0;
+    for (namespace, kind, count) in &stats.by_namespace_kind {
+        total += count;
+        *by_type.entry(kind.clone()).or_insert(0) += count;
+        *by_namespace.entry(namespace.clone()).or_insert(0) += count;
+    }
+    StatsAnswer {
+        memories: total,
+        by_type,
+        by_namespace,
+        entities: stats.entities,
+        forgotten: stats.forgotten,
+        documents: Documents {
+            count: stats.docs.len(),
+            bytes: stats.docs.iter().map(|doc| doc.disk_bytes).sum(),
+            list: stats
+                .docs
+                .iter()
+                .map(|doc| DocumentStat {
+                    id: doc.id.to_string(),
+                    memories: doc.memories,
+                    bytes: doc.disk_bytes,
+                })
+                .collect(),
+        },
+        index_lag: IndexLag {
+            changes: stats.index_lag_changes,
+            embeddings_queued: stats.embeddings_queued,
+            passages_queued: stats.passages_queued,
+            waiting_for_keys: stats.waiting_for_keys,
+            vectors_from_peers: stats.vectors_from_peers,
+        },
+        model: stats.model_id.clone(),
+        detailed: detailed.map(|detailed| Detailed {
+            staleness: detailed
+                .staleness
+                .iter()
+                .map(|(kind, [fresh, aging, stale])| {
+                    (kind.clone(), StalenessCounts { fresh: *fresh, aging: *aging, stale: *stale })
+                })
+                .collect(),
+            facts: detailed.facts.clone(),
+            entities: EntityCounts { records: detailed.entities.0, distinct: detailed.entities.1 },
+            alias_candidates: detailed.alias_candidates,
+            contradictions: detailed.contradictions,
+            duplicates_collapsed: detailed.duplicates,
+            corrected: detailed.corrected,
+        }),
+    }
 }

@@ -1,12 +1,129 @@
-//! Reading tool arguments: JSON in, typed values out, and an error that
-//! names the parameter for anything else.
+//! Reading tool arguments: each tool's JSON schema is generated from its
+//! parameter type ([`super::params`]), a call's arguments are checked
+//! against that schema (so that a mistake is an error naming its field
+//! path, like `types[0]`, in words an agent can act on), and then read
+//! into the type.
+//!
+//! The check covers what the generated schemas say of a value's shape:
+//! `type`, `properties`, `required`, `additionalProperties`, `items` and
+//! `enum`. Bounds (lengths, ranges, patterns) are left to core's checks,
+//! which enforce the same constants the schemas state. A null property is
+//! read as absent, and a whole number written as `5.0` as `5`.
 
 use ferrex_core::FieldError;
+use schemars::{
+    JsonSchema, Schema,
+    generate::{Contract, SchemaSettings},
+    transform::{Transform, transform_subschemas},
+};
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-/// The arguments of one tool call.
-pub struct Args {
-    map: Map<String, Value>,
+/// The input schema of a tool whose parameters are `T`: every subschema
+/// inline, no `$schema`, `title` or root description (the tool has its
+/// own), and an optional parameter described by what it holds when present
+/// (null is read as absent all the same).
+pub fn input_schema<T: JsonSchema>() -> Map<String, Value> {
+    let mut schema = generate::<T>(Contract::Deserialize);
+    WithoutNull.transform(&mut schema);
+    root(schema)
+}
+
+/// The output schema of a tool whose answer is `T` (an optional field is
+/// left out of the answer when absent, or null where the type says so).
+pub fn output_schema<T: JsonSchema>() -> Map<String, Value> {
+    root(generate::<T>(Contract::Serialize))
+}
+
+fn generate<T: JsonSchema>(contract: Contract) -> Schema {
+    let settings = SchemaSettings::draft2020_12().with(|settings| {
+        settings.inline_subschemas = true;
+        settings.meta_schema = None;
+        settings.contract = contract;
+    });
+    let mut schema = settings.into_generator().into_root_schema_for::<T>();
+    Tidy.transform(&mut schema);
+    schema
+}
+
+fn root(schema: Schema) -> Map<String, Value> {
+    let mut map = match schema.to_value() {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    map.remove("title");
+    map.remove("description");
+    map
+}
+
+/// Makes generated schemas read as written: a doc comment's wrapped lines
+/// joined into one, and no `format` (Rust's integer and float widths,
+/// which tell a client nothing).
+struct Tidy;
+
+impl Transform for Tidy {
+    fn transform(&mut self, schema: &mut Schema) {
+        if let Some(map) = schema.as_object_mut() {
+            map.remove("format");
+            if let Some(Value::String(description)) = map.get_mut("description") {
+                let paragraphs: Vec<String> = description
+                    .split("\n\n")
+                    .map(|paragraph| paragraph.lines().collect::<Vec<_>>().join(" "))
+                    .collect();
+                *description = paragraphs.join("\n\n");
+            }
+        }
+        transform_subschemas(self, schema);
+    }
+}
+
+/// Drops `null` from optional values' schemas: `["string", "null"]`
+/// becomes `"string"`, `anyOf: [S, {"type": "null"}]` becomes `S`, and
+/// `null` leaves an `enum`.
+struct WithoutNull;
+
+impl Transform for WithoutNull {
+    fn transform(&mut self, schema: &mut Schema) {
+        if let Some(map) = schema.as_object_mut() {
+            if let Some(Value::Array(options)) = map.get_mut("enum") {
+                options.retain(|option| !option.is_null());
+            }
+            if let Some(Value::Array(types)) = map.get("type") {
+                let kept: Vec<Value> =
+                    types.iter().filter(|kind| *kind != "null").cloned().collect();
+                if kept.len() == 1 {
+                    map.insert("type".to_owned(), kept[0].clone());
+                }
+            }
+            if let Some(Value::Array(branches)) = map.get("anyOf") {
+                let kept: Vec<&Value> = branches
+                    .iter()
+                    .filter(|branch| branch.get("type") != Some(&"null".into()))
+                    .collect();
+                if kept.len() == 1
+                    && let Value::Object(inner) = kept[0].clone()
+                {
+                    map.remove("anyOf");
+                    for (key, value) in inner {
+                        map.entry(key).or_insert(value);
+                    }
+                }
+            }
+        }
+        transform_subschemas(self, schema);
+    }
+}
+
+/// Checks `arguments` against `schema` (the tool's, from [`input_schema`]) and
+/// reads them into `T`.
+pub fn read<T: DeserializeOwned>(
+    schema: &Map<String, Value>,
+    arguments: Map<String, Value>,
+) -> Result<T, FieldError> {
+    let mut value = Value::Object(arguments);
+    conform(schema, &mut value, "")?;
+    serde_json::from_value(value)
+        .map_err(|error| FieldError::new("arguments", format!("could not be read: {error}")))
 }
 
 fn type_name(value: &Value) -> &'static str {
@@ -20,118 +137,230 @@ fn type_name(value: &Value) -> &'static str {
     }
 }
 
-impl Args {
-    /// Wraps the arguments, refusing parameters not in `known`.
-    pub fn new(map: Map<String, Value>, known: &[&str]) -> Result<Args, FieldError> {
-        if let Some(unknown) = map.keys().find(|key| !known.contains(&key.as_str())) {
-            return Err(FieldError::new(
-                unknown.as_str(),
-                format!(
-                    "is not a parameter of this tool; its parameters are: {}",
-                    known.join(", ")
-                ),
-            ));
+/// `a, b and c`.
+fn listing(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// `a, b or c` of a schema's `enum`.
+fn choices(schema: &Map<String, Value>) -> Option<String> {
+    let options: Vec<&str> =
+        schema.get("enum")?.as_array()?.iter().filter_map(Value::as_str).collect();
+    Some(match options.as_slice() {
+        [rest @ .., last] if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => options.join(""),
+    })
+}
+
+/// What a value of `schema` is, in words: "a string", "a list of strings".
+fn expected(schema: &Map<String, Value>) -> String {
+    if let Some(choices) = choices(schema) {
+        return choices;
+    }
+    match schema.get("type").and_then(Value::as_str).unwrap_or("") {
+        "string" => "a string".to_owned(),
+        "integer" => "a whole number".to_owned(),
+        "number" => "a number".to_owned(),
+        "boolean" => "true or false".to_owned(),
+        "object" => "an object".to_owned(),
+        "array" => match schema.get("items").and_then(Value::as_object) {
+            Some(items) if items.get("type").and_then(Value::as_str) == Some("string") => {
+                "a list of strings".to_owned()
+            }
+            _ => "a list".to_owned(),
+        },
+        other => format!("of type {other}"),
+    }
+}
+
+fn child(path: &str, key: &str) -> String {
+    if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") }
+}
+
+fn wrong(path: &str, schema: &Map<String, Value>, value: &Value) -> FieldError {
+    FieldError::new(path, format!("must be {}, not {}", expected(schema), type_name(value)))
+}
+
+/// Checks `value` at `path` against `schema`; whole numbers of an integer
+/// schema become integers, null properties are removed.
+fn conform(schema: &Map<String, Value>, value: &mut Value, path: &str) -> Result<(), FieldError> {
+    match schema.get("type").and_then(Value::as_str) {
+        Some("object") => conform_object(schema, value, path),
+        Some("array") => {
+            let Value::Array(items) = value else { return Err(wrong(path, schema, value)) };
+            if let Some(item_schema) = schema.get("items").and_then(Value::as_object) {
+                for (index, item) in items.iter_mut().enumerate() {
+                    conform(item_schema, item, &format!("{path}[{index}]"))?;
+                }
+            }
+            Ok(())
         }
-        Ok(Args { map })
-    }
-
-    /// A value that is present and not null.
-    pub fn value(&self, key: &str) -> Option<&Value> {
-        self.map.get(key).filter(|value| !value.is_null())
-    }
-
-    /// An optional string.
-    pub fn string(&self, key: &str) -> Result<Option<String>, FieldError> {
-        match self.value(key) {
-            None => Ok(None),
-            Some(Value::String(text)) => Ok(Some(text.clone())),
-            Some(other) => {
-                Err(FieldError::new(key, format!("must be a string, not {}", type_name(other))))
+        Some("string") => {
+            let Value::String(text) = value else { return Err(wrong(path, schema, value)) };
+            match (schema.get("enum").and_then(Value::as_array), choices(schema)) {
+                (Some(options), Some(choices)) if !options.iter().any(|option| option == text) => {
+                    Err(FieldError::new(path, format!("must be {choices}, not {text:?}")))
+                }
+                _ => Ok(()),
             }
         }
-    }
-
-    /// A required string.
-    pub fn required_string(&self, key: &str) -> Result<String, FieldError> {
-        self.string(key)?.ok_or_else(|| FieldError::new(key, "is missing"))
-    }
-
-    /// An optional number.
-    pub fn number(&self, key: &str) -> Result<Option<f64>, FieldError> {
-        match self.value(key) {
-            None => Ok(None),
-            Some(Value::Number(number)) => number
-                .as_f64()
-                .map(Some)
-                .ok_or_else(|| FieldError::new(key, "must be a finite number")),
-            Some(other) => {
-                Err(FieldError::new(key, format!("must be a number, not {}", type_name(other))))
+        Some("integer") => {
+            let Value::Number(number) = value else { return Err(wrong(path, schema, value)) };
+            if number.is_i64() || number.is_u64() {
+                return Ok(());
+            }
+            match number.as_f64() {
+                Some(whole) if whole.fract() == 0.0 && whole.abs() < 1e15 => {
+                    #[allow(clippy::cast_possible_truncation, reason = "whole and below 1e15")]
+                    let whole = whole as i64;
+                    *value = Value::from(whole);
+                    Ok(())
+                }
+                _ => Err(FieldError::new(path, format!("must be a whole number, not {number}"))),
             }
         }
+        Some("number") if !value.is_number() => Err(wrong(path, schema, value)),
+        Some("boolean") if !value.is_boolean() => Err(wrong(path, schema, value)),
+        _ => Ok(()),
     }
+}
 
-    /// An optional whole number.
-    pub fn integer(&self, key: &str) -> Result<Option<i64>, FieldError> {
-        match self.value(key) {
-            None => Ok(None),
-            Some(Value::Number(number)) => match number.as_i64() {
-                Some(value) => Ok(Some(value)),
-                None => match number.as_f64() {
-                    Some(value) if value.fract() == 0.0 && value.abs() < 1e15 => {
-                        Ok(Some(value as i64))
-                    }
-                    _ => Err(FieldError::new(key, format!("must be a whole number, not {number}"))),
-                },
-            },
-            Some(other) => Err(FieldError::new(
-                key,
-                format!("must be a whole number, not {}", type_name(other)),
-            )),
+fn conform_object(
+    schema: &Map<String, Value>,
+    value: &mut Value,
+    path: &str,
+) -> Result<(), FieldError> {
+    let Value::Object(map) = value else { return Err(wrong(path, schema, value)) };
+    map.retain(|_, value| !value.is_null());
+    let empty = Map::new();
+    let properties = schema.get("properties").and_then(Value::as_object).unwrap_or(&empty);
+    if schema.get("additionalProperties") == Some(&Value::Bool(false))
+        && let Some(unknown) = map.keys().find(|key| !properties.contains_key(*key))
+    {
+        let names: Vec<&str> = properties.keys().map(String::as_str).collect();
+        let reason = if path.is_empty() {
+            format!("is not a parameter of this tool; its parameters are: {}", names.join(", "))
+        } else {
+            format!("is not a field of {path}; it has {}", listing(&names))
+        };
+        return Err(FieldError::new(child(path, unknown), reason));
+    }
+    let required = schema.get("required").and_then(Value::as_array);
+    for name in required.into_iter().flatten().filter_map(Value::as_str) {
+        if !map.contains_key(name) {
+            return Err(FieldError::new(child(path, name), "is missing"));
         }
     }
-
-    /// An optional boolean.
-    pub fn boolean(&self, key: &str) -> Result<Option<bool>, FieldError> {
-        match self.value(key) {
-            None => Ok(None),
-            Some(Value::Bool(flag)) => Ok(Some(*flag)),
-            Some(other) => Err(FieldError::new(
-                key,
-                format!("must be true or false, not {}", type_name(other)),
-            )),
+    for (name, property) in map.iter_mut() {
+        if let Some(property_schema) = properties.get(name).and_then(Value::as_object) {
+            conform(property_schema, property, &child(path, name))?;
         }
     }
+    Ok(())
+}
 
-    /// An optional JSON object.
-    pub fn object(&self, key: &str) -> Result<Option<&Map<String, Value>>, FieldError> {
-        match self.value(key) {
-            None => Ok(None),
-            Some(Value::Object(map)) => Ok(Some(map)),
-            Some(other) => {
-                Err(FieldError::new(key, format!("must be an object, not {}", type_name(other))))
-            }
-        }
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::mcp::params;
+
+    fn check<T: JsonSchema + DeserializeOwned>(arguments: Value) -> Result<T, String> {
+        let schema = input_schema::<T>();
+        let Value::Object(arguments) = arguments else { panic!("arguments are an object") };
+        read::<T>(&schema, arguments).map_err(|error| error.to_string())
     }
 
-    /// An optional list of strings (absent means empty).
-    pub fn strings(&self, key: &str) -> Result<Vec<String>, FieldError> {
-        match self.value(key) {
-            None => Ok(Vec::new()),
-            Some(Value::Array(items)) => items
-                .iter()
-                .enumerate()
-                .map(|(index, item)| match item {
-                    Value::String(text) => Ok(text.clone()),
-                    other => Err(FieldError::new(
-                        format!("{key}[{index}]"),
-                        format!("must be a string, not {}", type_name(other)),
-                    )),
-                })
-                .collect(),
-            Some(other) => Err(FieldError::new(
-                key,
-                format!("must be a list of strings, not {}", type_name(other)),
-            )),
-        }
+    #[test]
+    fn schemas_are_closed_inline_and_not_nullable() {
+        let schema = Value::Object(input_schema::<params::Recall>());
+        assert_eq!(schema["type"], "object");
+        assert_eq!(schema["additionalProperties"], false);
+        assert_eq!(schema["required"], json!(["query"]));
+        assert_eq!(schema["properties"]["namespace"]["type"], "string");
+        assert_eq!(schema["properties"]["limit"]["type"], "integer");
+        assert_eq!(schema["properties"]["time_range"]["type"], "object");
+        assert_eq!(
+            schema["properties"]["types"]["items"]["enum"],
+            json!(["episodic", "semantic", "procedural"])
+        );
+        let text = schema.to_string();
+        assert!(!text.contains("null") && !text.contains("$ref"), "{text}");
+        assert!(!text.contains("\\n") && !text.contains("format"), "{text}");
+    }
+
+    #[test]
+    fn limits_come_from_core() {
+        use ferrex_core::validate;
+        let recall = Value::Object(input_schema::<params::Recall>());
+        assert_eq!(recall["properties"]["limit"]["maximum"], validate::MAX_RECALL_LIMIT);
+        assert_eq!(recall["properties"]["query"]["maxLength"], validate::MAX_CONTENT_BYTES);
+        let store = Value::Object(input_schema::<params::Store>());
+        assert_eq!(store["properties"]["tags"]["maxItems"], validate::MAX_LIST_ITEMS);
+        assert_eq!(store["properties"]["tags"]["items"]["maxLength"], validate::MAX_NAME_BYTES);
+        assert_eq!(store["properties"]["namespace"]["pattern"], ferrex_core::Namespace::PATTERN);
+        let forget = Value::Object(input_schema::<params::Forget>());
+        assert_eq!(forget["properties"]["ids"]["maxItems"], validate::MAX_FORGET_IDS);
+    }
+
+    #[test]
+    fn descriptions_come_from_doc_comments() {
+        let store = Value::Object(input_schema::<params::Store>());
+        let description =
+            store["properties"]["allow_secrets"]["description"].as_str().unwrap_or("");
+        assert!(
+            description.starts_with("Store text that looks like a credential"),
+            "{description}"
+        );
+    }
+
+    #[test]
+    fn mistakes_name_their_field_path() {
+        let error = |arguments| check::<params::Recall>(arguments).unwrap_err();
+        assert_eq!(error(json!({})), "query is missing");
+        assert_eq!(error(json!({"query": 1})), "query must be a string, not a number");
+        assert_eq!(
+            error(json!({"query": "x", "types": ["fact"]})),
+            "types[0] must be episodic, semantic or procedural, not \"fact\""
+        );
+        assert_eq!(
+            error(json!({"query": "x", "types": "x"})),
+            "types must be a list of strings, not a string"
+        );
+        assert_eq!(
+            error(json!({"query": "x", "limit": 2.5})),
+            "limit must be a whole number, not 2.5"
+        );
+        assert_eq!(
+            error(json!({"query": "x", "time_range": {"from": "x"}})),
+            "time_range.from is not a field of time_range; it has end and start"
+        );
+        assert_eq!(
+            error(json!({"query": "x", "time_range": {"start": 3}})),
+            "time_range.start must be a string, not a number"
+        );
+        assert!(
+            error(json!({"query": "x", "k": 3}))
+                .starts_with("k is not a parameter of this tool; its parameters are: ")
+        );
+        let error = check::<params::Store>(json!({"tags": ["a", 2]})).unwrap_err();
+        assert_eq!(error, "tags[1] must be a string, not a number");
+        let error = check::<params::Stats>(json!({"detailed": "yes"})).unwrap_err();
+        assert_eq!(error, "detailed must be true or false, not a string");
+    }
+
+    #[test]
+    fn nulls_are_absent_and_whole_numbers_are_integers() {
+        let recall =
+            check::<params::Recall>(json!({"query": "x", "limit": 5.0, "namespace": null}))
+                .unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(recall.limit, Some(5));
+        assert_eq!(recall.namespace, None);
+        assert!(check::<params::Recall>(json!({"query": null})).unwrap_err().contains("missing"));
     }
 }

@@ -2,8 +2,8 @@
 
 mod answers;
 mod args;
+mod params;
 mod resources;
-mod schemas;
 pub mod tools;
 
 use std::sync::Arc;
@@ -11,9 +11,9 @@ use std::sync::Arc;
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams,
-        GetPromptResponse, Implementation, InitializeResult, ListPromptsResult,
-        ListResourceTemplatesResult, ListToolsResult, PaginatedRequestParams,
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
+        GetPromptRequestParams, GetPromptResponse, Implementation, InitializeResult,
+        ListPromptsResult, ListResourceTemplatesResult, ListToolsResult, PaginatedRequestParams,
         ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, Tool, ToolAnnotations,
     },
     service::RequestContext,
@@ -52,17 +52,15 @@ pub fn tool_list() -> &'static [Tool] {
 fn build_tool_list() -> Vec<Tool> {
     tools::TOOLS
         .iter()
-        .map(|spec| {
-            let schema = match (spec.schema)() {
-                serde_json::Value::Object(map) => map,
-                _ => serde_json::Map::new(),
-            };
+        .zip(tools::schemas())
+        .map(|(spec, tools::Schemas { input, output })| {
             let annotations = ToolAnnotations::with_title(spec.title)
                 .read_only(spec.effect == Effect::ReadOnly)
                 .destructive(spec.effect == Effect::Destructive)
                 .idempotent(spec.effect != Effect::Additive)
                 .open_world(false);
-            Tool::new(spec.name, spec.description, Arc::new(schema))
+            Tool::new(spec.name, spec.description, Arc::new(input.clone()))
+                .with_raw_output_schema(Arc::new(output.clone()))
                 .with_title(spec.title)
                 .with_annotations(annotations)
         })
@@ -144,28 +142,31 @@ impl ServerHandler for FerrexServer {
             tokio::task::spawn_blocking(move || tools::call(&engine, &name, arguments)).await;
         let result = match outcome {
             Ok(Ok(answer)) => CallToolResult::structured(answer),
-            Ok(Err(ToolError::Invalid(error))) => CallToolResult::structured_error(json!({
+            Ok(Err(ToolError::Invalid(error))) => failed(json!({
                 "error": format!("invalid {error}"),
                 "field": error.field,
             })),
-            Ok(Err(ToolError::Conflict(reason))) => {
-                CallToolResult::structured_error(json!({"error": reason}))
-            }
+            Ok(Err(ToolError::Conflict(reason))) => failed(json!({"error": reason})),
             Ok(Err(ToolError::Internal(error))) => {
                 tracing::error!(tool, "tool failed: {error:#}");
-                CallToolResult::structured_error(
-                    json!({"error": format!("{tool} failed: {error:#}")}),
-                )
+                failed(json!({"error": format!("{tool} failed: {error:#}")}))
             }
             Err(join_error) => {
                 tracing::error!(tool, "tool panicked: {join_error}");
-                CallToolResult::structured_error(
+                failed(
                     json!({"error": format!("{tool} failed: an internal error (see the node log)")}),
                 )
             }
         };
         Ok(CallToolResponse::Complete(result))
     }
+}
+
+/// A tool error: `{"error": …, "field": …}` as the result's text, with no
+/// structured content (clients check structured content against the tool's
+/// output schema, which describes its answer, even on an error).
+fn failed(error: serde_json::Value) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(error.to_string())])
 }
 
 #[cfg(test)]

@@ -1,10 +1,14 @@
 //! The MCP tools: what each is called and does, and the translation of its
-//! JSON arguments into the engine's requests. Every answer is a JSON object.
+//! typed parameters into the engine's requests and of the engine's results
+//! into its typed answer.
+
+use std::sync::LazyLock;
 
 use ferrex_core::{FieldError, MemoryKind, Namespace, StoreInput, validate};
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
-use super::{answers, args::Args, schemas};
+use super::{answers, args, params};
 use crate::{
     clock,
     engine::{Engine, RecallRequest, ToolError},
@@ -29,7 +33,8 @@ pub enum Effect {
     Destructive,
 }
 
-/// A tool: its name, what it does, and its input schema.
+/// A tool: its name, what it does, and the schemas of its parameters and
+/// its answer (generated from their Rust types).
 pub struct ToolSpec {
     /// The tool's name.
     pub name: &'static str,
@@ -40,7 +45,9 @@ pub struct ToolSpec {
     /// What it does, for the agent.
     pub description: &'static str,
     /// JSON schema of its arguments.
-    pub schema: fn() -> Value,
+    pub input: fn() -> Map<String, Value>,
+    /// JSON schema of its answer.
+    pub output: fn() -> Map<String, Value>,
 }
 
 /// Every tool the server offers.
@@ -58,7 +65,8 @@ pub const TOOLS: &[ToolSpec] = &[
             changes a detail of earlier text, or announces a fact's new value (\"Alice moved to \
             Munich\"), is recorded as its correction. Text that looks like a credential (API key, \
             token, private key, password in a URL) is refused unless `allow_secrets` is true.",
-        schema: schemas::store,
+        input: args::input_schema::<params::Store>,
+        output: args::output_schema::<answers::StoreAnswer>,
     },
     ToolSpec {
         name: "recall",
@@ -67,7 +75,8 @@ pub const TOOLS: &[ToolSpec] = &[
         description: "Find the memories most relevant to `query` (hybrid semantic and keyword \
             search), best first, with staleness, whether a fact is current, what superseded it, \
             and contradictions. Superseded and stale memories are left out unless asked for.",
-        schema: schemas::recall,
+        input: args::input_schema::<params::Recall>,
+        output: args::output_schema::<answers::RecallAnswer>,
     },
     ToolSpec {
         name: "forget",
@@ -78,7 +87,8 @@ pub const TOOLS: &[ToolSpec] = &[
             it next syncs). Answers which ids were forgotten and which were unknown. It cannot \
             reach copies outside ferrex: this conversation's transcript, backups or filesystem \
             snapshots, or a device that never comes back.",
-        schema: schemas::forget,
+        input: args::input_schema::<params::Forget>,
+        output: args::output_schema::<answers::ForgetAnswer>,
     },
     ToolSpec {
         name: "reflect",
@@ -88,7 +98,8 @@ pub const TOOLS: &[ToolSpec] = &[
             each other (also from different devices), entities that may be the same, \
             predicates of a subject that may name one attribute, and single-valued predicates \
             whose values pile up (perhaps multi-valued).",
-        schema: schemas::reflect,
+        input: args::input_schema::<params::Reflect>,
+        output: args::output_schema::<answers::ReflectAnswer>,
     },
     ToolSpec {
         name: "history",
@@ -97,7 +108,8 @@ pub const TOOLS: &[ToolSpec] = &[
         description: "How a belief evolved: the facts of a subject and predicate (or the text \
             linked to a memory by supersession and correction), oldest first, with when and on \
             which device each was recorded.",
-        schema: schemas::history,
+        input: args::input_schema::<params::History>,
+        output: args::output_schema::<answers::HistoryAnswer>,
     },
     ToolSpec {
         name: "stats",
@@ -105,15 +117,28 @@ pub const TOOLS: &[ToolSpec] = &[
         effect: Effect::ReadOnly,
         description: "Counts by type and namespace, entities, documents and their size, index \
             lag, and the embedding model; with `detailed`, staleness and belief figures.",
-        schema: schemas::stats,
+        input: args::input_schema::<params::Stats>,
+        output: args::output_schema::<answers::StatsAnswer>,
     },
 ];
 
-fn properties(schema: &Value) -> Vec<&str> {
-    schema["properties"]
-        .as_object()
-        .map(|map| map.keys().map(String::as_str).collect())
-        .unwrap_or_default()
+/// A tool's schemas, as generated.
+pub struct Schemas {
+    /// Of its arguments.
+    pub input: Map<String, Value>,
+    /// Of its answer.
+    pub output: Map<String, Value>,
+}
+
+/// Each tool's schemas, generated once, in the order of [`TOOLS`].
+pub fn schemas() -> &'static [Schemas] {
+    static SCHEMAS: LazyLock<Vec<Schemas>> = LazyLock::new(|| {
+        TOOLS
+            .iter()
+            .map(|spec| Schemas { input: (spec.input)(), output: (spec.output)() })
+            .collect()
+    });
+    &SCHEMAS
 }
 
 /// Runs tool `name` with `arguments`; `Err` is a message for the agent.
@@ -122,7 +147,7 @@ pub fn call(
     name: &str,
     arguments: Map<String, Value>,
 ) -> Result<Value, ToolError> {
-    let Some(spec) = TOOLS.iter().find(|spec| spec.name == name) else {
+    let Some(index) = TOOLS.iter().position(|spec| spec.name == name) else {
         let names: Vec<&str> = TOOLS.iter().map(|spec| spec.name).collect();
         return Err(FieldError::new(
             "name",
@@ -130,30 +155,27 @@ pub fn call(
         )
         .into());
     };
-    let schema = (spec.schema)();
-    let args = Args::new(arguments, &properties(&schema))?;
+    let input = &schemas()[index].input;
     match name {
-        "store" => store(engine, &args),
-        "recall" => recall(engine, &args),
-        "forget" => forget(engine, &args),
-        "reflect" => reflect(engine, &args),
-        "history" => history(engine, &args),
-        "stats" => stats(engine, &args),
+        "store" => answer(store(engine, args::read(input, arguments)?)),
+        "recall" => answer(recall(engine, args::read(input, arguments)?)),
+        "forget" => answer(forget(engine, args::read(input, arguments)?)),
+        "reflect" => answer(reflect(engine, args::read(input, arguments)?)),
+        "history" => answer(history(engine, args::read(input, arguments)?)),
+        "stats" => answer(stats(engine, args::read(input, arguments)?)),
         _ => unreachable!("every tool in TOOLS is dispatched"),
     }
 }
 
-fn kind(field: &str, text: &str) -> Result<MemoryKind, FieldError> {
-    text.parse().map_err(|_| {
-        FieldError::new(field, format!("must be episodic, semantic or procedural, not {text:?}"))
+/// A tool's answer as the JSON it returns.
+fn answer<T: Serialize>(outcome: Result<T, ToolError>) -> Result<Value, ToolError> {
+    serde_json::to_value(outcome?).map_err(|error| {
+        ToolError::Internal(anyhow::Error::new(error).context("writing the answer"))
     })
 }
 
-fn namespace(args: &Args) -> Result<Namespace, FieldError> {
-    match args.string("namespace")? {
-        None => Ok(Namespace::default()),
-        Some(name) => Namespace::parse(&name),
-    }
+fn namespace(name: Option<&str>) -> Result<Namespace, FieldError> {
+    name.map_or_else(|| Ok(Namespace::default()), Namespace::parse)
 }
 
 fn device_names(engine: &Engine) -> impl Fn(&str) -> Option<String> {
@@ -162,59 +184,47 @@ fn device_names(engine: &Engine) -> impl Fn(&str) -> Option<String> {
     move |id: &str| registry.name_of(id).or_else(|| (id == me).then(|| "this device".to_owned()))
 }
 
-fn store(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
+fn time(field: &str, text: Option<&str>) -> Result<Option<ferrex_core::Timestamp>, FieldError> {
+    text.map(|text| {
+        clock::parse(text).ok_or_else(|| {
+            FieldError::new(
+                field,
+                format!(
+                    "{text:?} is not an ISO-8601 time or date, like 2026-11-23 or 2026-11-23T09:30:00Z"
+                ),
+            )
+        })
+    })
+    .transpose()
+}
+
+fn store(engine: &Engine, params: params::Store) -> Result<answers::StoreAnswer, ToolError> {
     let input = StoreInput {
-        content: args.string("content")?,
-        subject: args.string("subject")?,
-        predicate: args.string("predicate")?,
-        object: args.string("object")?,
-        kind: args.string("memory_type")?.map(|text| kind("memory_type", &text)).transpose()?,
-        namespace: args.string("namespace")?,
-        confidence: args.number("confidence")?,
-        entities: args.strings("entities")?,
-        tags: args.strings("tags")?,
-        source: args.string("source")?,
-        context: args.string("context")?,
-        supersedes: args.string("supersedes")?,
-        valid_from: time("valid_from", args.value("valid_from"))?,
+        valid_from: time("valid_from", params.valid_from.as_deref())?,
+        content: params.content,
+        subject: params.subject,
+        predicate: params.predicate,
+        object: params.object,
+        kind: params.memory_type.map(MemoryKind::from),
+        namespace: params.namespace,
+        confidence: params.confidence,
+        entities: params.entities,
+        tags: params.tags,
+        source: params.source,
+        context: params.context,
+        supersedes: params.supersedes,
     };
-    let allow_secrets = args.boolean("allow_secrets")?.unwrap_or(false);
-    Ok(answers::stored(&engine.store(input, allow_secrets)?))
+    Ok(answers::stored(&engine.store(input, params.allow_secrets)?))
 }
 
-fn time(field: &str, text: Option<&Value>) -> Result<Option<ferrex_core::Timestamp>, FieldError> {
-    match text {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(text)) => clock::parse(text).map(Some).ok_or_else(|| {
-            FieldError::new(field, format!("{text:?} is not an ISO-8601 time or date, like 2026-11-23 or 2026-11-23T09:30:00Z"))
-        }),
-        Some(_) => Err(FieldError::new(field, "must be a string (an ISO-8601 time or date)")),
-    }
-}
-
-fn recall(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
-    let query = validate::query_text("query", &args.required_string("query")?)?;
-    let kinds = args
-        .strings("types")?
-        .iter()
-        .enumerate()
-        .map(|(index, text)| kind(&format!("types[{index}]"), text))
-        .collect::<Result<Vec<_>, _>>()?;
-    let entities = validate::name_list("entities", args.strings("entities")?)?;
-    let (start, end) = match args.object("time_range")? {
+fn recall(engine: &Engine, params: params::Recall) -> Result<answers::RecallAnswer, ToolError> {
+    let query = validate::query_text("query", &params.query)?;
+    let entities = validate::name_list("entities", params.entities)?;
+    let (start, end) = match &params.time_range {
         None => (None, None),
         Some(range) => {
-            if let Some(unknown) =
-                range.keys().find(|key| !["start", "end"].contains(&key.as_str()))
-            {
-                return Err(FieldError::new(
-                    format!("time_range.{unknown}"),
-                    "is not a field of time_range; it has start and end",
-                )
-                .into());
-            }
-            let start = time("time_range.start", range.get("start"))?;
-            let end = time("time_range.end", range.get("end"))?;
+            let start = time("time_range.start", range.start.as_deref())?;
+            let end = time("time_range.end", range.end.as_deref())?;
             if let (Some(start), Some(end)) = (start, end)
                 && start >= end
             {
@@ -223,68 +233,60 @@ fn recall(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
             (start, end)
         }
     };
-    let validate_ids = validate::memory_ids("validate_ids", &args.strings("validate_ids")?)?;
-    let diversity = match args.number("diversity")? {
+    let validate_ids = validate::memory_ids("validate_ids", &params.validate_ids)?;
+    let diversity = match params.diversity {
         None => 0.0,
         Some(value) => validate::unit_interval("diversity", value)?,
     };
     let request = RecallRequest {
         query,
-        namespace: namespace(args)?,
-        kinds,
-        limit: validate::recall_limit(args.integer("limit")?)?,
+        namespace: namespace(params.namespace.as_deref())?,
+        kinds: params.types.into_iter().map(MemoryKind::from).collect(),
+        limit: validate::recall_limit(params.limit)?,
         entities,
         start,
         end,
-        include_stale: args.boolean("include_stale")?.unwrap_or(false),
-        include_invalidated: args.boolean("include_invalidated")?.unwrap_or(false),
+        include_stale: params.include_stale,
+        include_invalidated: params.include_invalidated,
         validate_ids,
         diversity,
     };
     let (results, validated, backlog) = engine.recall(&request)?;
-    let mut answer = json!({
-        "query": request.query,
-        "namespace": request.namespace.as_str(),
-        "count": results.len(),
-        "results": results.iter().map(answers::recalled).collect::<Vec<_>>(),
-    });
-    if !backlog.is_empty() {
-        answer["pending"] = answers::backlog(&backlog);
-    }
-    if !request.validate_ids.is_empty() {
-        answer["validated"] = json!(validated);
-    }
-    Ok(answer)
+    Ok(answers::RecallAnswer {
+        count: results.len(),
+        results: results.iter().map(answers::recalled).collect(),
+        pending: (!backlog.is_empty()).then(|| answers::backlog(&backlog)),
+        validated: (!request.validate_ids.is_empty()).then_some(validated),
+        namespace: request.namespace.as_str().to_owned(),
+        query: request.query,
+    })
 }
 
-fn forget(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
-    let ids = args.strings("ids")?;
-    if ids.is_empty() {
+fn forget(engine: &Engine, params: params::Forget) -> Result<answers::ForgetAnswer, ToolError> {
+    if params.ids.is_empty() {
         return Err(FieldError::new("ids", "must list at least one memory id").into());
     }
-    let ids = validate::memory_ids("ids", &ids)?;
+    let ids = validate::memory_ids("ids", &params.ids)?;
     let outcome = engine.forget(&ids)?;
-    Ok(json!({"forgotten": outcome.forgotten, "unknown": outcome.unknown}))
+    Ok(answers::ForgetAnswer { forgotten: outcome.forgotten, unknown: outcome.unknown })
 }
 
-fn reflect(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
-    let namespace = namespace(args)?;
-    let limit = validate::recall_limit(args.integer("limit")?)?;
+fn reflect(engine: &Engine, params: params::Reflect) -> Result<answers::ReflectAnswer, ToolError> {
+    let namespace = namespace(params.namespace.as_deref())?;
+    let limit = validate::recall_limit(params.limit)?;
     let reflection = engine.reflect(
         &namespace,
         limit,
-        args.boolean("include_stale")?.unwrap_or(true),
-        args.boolean("include_contradictions")?.unwrap_or(true),
+        params.include_stale.unwrap_or(true),
+        params.include_contradictions.unwrap_or(true),
     )?;
     Ok(answers::reflection(namespace.as_str(), &reflection, &device_names(engine)))
 }
 
-fn history(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
-    let namespace = namespace(args)?;
-    let id = args.string("id")?.map(|id| validate::memory_id("id", &id)).transpose()?;
-    let subject = args.string("subject")?;
-    let predicate = args.string("predicate")?;
-    let pair = match (&id, subject, predicate) {
+fn history(engine: &Engine, params: params::History) -> Result<answers::HistoryAnswer, ToolError> {
+    let namespace = namespace(params.namespace.as_deref())?;
+    let id = params.id.map(|id| validate::memory_id("id", &id)).transpose()?;
+    let pair = match (&id, params.subject, params.predicate) {
         (Some(_), None, None) => None,
         (Some(_), _, _) => {
             return Err(FieldError::new(
@@ -314,18 +316,12 @@ fn history(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
         id.as_deref(),
         pair.as_ref().map(|(subject, predicate)| (subject.as_str(), predicate.as_str())),
     )?;
-    let mut answer = answers::history(&entries, &device_names(engine));
-    answer["namespace"] = json!(namespace.as_str());
-    Ok(answer)
+    Ok(answers::history(namespace.as_str(), &entries, &device_names(engine)))
 }
 
-fn stats(engine: &Engine, args: &Args) -> Result<Value, ToolError> {
+fn stats(engine: &Engine, params: params::Stats) -> Result<answers::StatsAnswer, ToolError> {
     let stats = engine.stats()?;
-    let detailed = if args.boolean("detailed")?.unwrap_or(false) {
-        Some(engine.detailed_stats()?)
-    } else {
-        None
-    };
+    let detailed = if params.detailed { Some(engine.detailed_stats()?) } else { None };
     Ok(answers::stats(&stats, detailed.as_ref()))
 }
 
@@ -335,10 +331,15 @@ mod tests {
 
     #[test]
     fn every_schema_is_a_closed_object() {
-        for spec in TOOLS {
-            let schema = (spec.schema)();
-            assert_eq!(schema["type"], "object", "{}", spec.name);
-            assert_eq!(schema["additionalProperties"], false, "{}", spec.name);
+        for (spec, Schemas { input, output }) in TOOLS.iter().zip(schemas()) {
+            assert_eq!(input["type"], "object", "{}", spec.name);
+            assert_eq!(input["additionalProperties"], false, "{}", spec.name);
+            assert_eq!(output["type"], "object", "{}", spec.name);
+            assert!(
+                output["properties"].as_object().is_some_and(|map| !map.is_empty()),
+                "{}",
+                spec.name
+            );
         }
     }
 }

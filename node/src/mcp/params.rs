@@ -1,0 +1,198 @@
+//! Each tool's parameters as one Rust type: its input schema is generated
+//! from it (descriptions from these doc comments, limits from core's
+//! constants), and a call's arguments are read into it after
+//! [`super::args::read`] has checked them against that schema.
+//!
+//! The limits the schemas state are what core's checks enforce
+//! ([`ferrex_core::validate`]); lengths there count UTF-8 bytes, so a
+//! string within `maxLength` characters may still be refused as too long.
+
+use ferrex_core::{
+    MemoryKind, Namespace,
+    validate::{MAX_CONTENT_BYTES, MAX_FORGET_IDS, MAX_ID_BYTES, MAX_LIST_ITEMS, MAX_NAME_BYTES},
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// The recall limit's bounds, as the schema states them.
+const MAX_LIMIT: usize = ferrex_core::validate::MAX_RECALL_LIMIT;
+
+/// A kind of memory: episodic (something that happened), semantic (a
+/// fact) or procedural (how to do something).
+// The variants have no doc comments: with them the schema would be a
+// `oneOf` of constants rather than an `enum`.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(missing_docs, reason = "the enum's doc names each kind")]
+pub enum Kind {
+    Episodic,
+    Semantic,
+    Procedural,
+}
+
+impl From<Kind> for MemoryKind {
+    fn from(kind: Kind) -> MemoryKind {
+        match kind {
+            Kind::Episodic => MemoryKind::Episodic,
+            Kind::Semantic => MemoryKind::Semantic,
+            Kind::Procedural => MemoryKind::Procedural,
+        }
+    }
+}
+
+/// `store`'s parameters.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Store {
+    /// Free text: an event or a how-to (its length counts UTF-8 bytes).
+    #[schemars(length(max = MAX_CONTENT_BYTES))]
+    pub content: Option<String>,
+    /// Subject of a fact, e.g. "api-server".
+    #[schemars(length(max = MAX_NAME_BYTES))]
+    pub subject: Option<String>,
+    /// Relation of a fact, e.g. "port" (resolved to the attribute it names:
+    /// "uses" and "requires" become "depends_on", "listens on port" becomes
+    /// "port").
+    #[schemars(length(max = MAX_NAME_BYTES))]
+    pub predicate: Option<String>,
+    /// Value of a fact, e.g. "8080".
+    #[schemars(length(max = MAX_CONTENT_BYTES))]
+    pub object: Option<String>,
+    /// Detected when omitted: a fact is semantic, text is episodic.
+    pub memory_type: Option<Kind>,
+    /// Namespace (default "default"): 1-64 characters of [A-Za-z0-9_.-].
+    #[schemars(regex(pattern = Namespace::PATTERN))]
+    pub namespace: Option<String>,
+    /// Default 1.0.
+    #[schemars(range(min = 0, max = 1))]
+    pub confidence: Option<f64>,
+    /// Names of things the memory is about; matched to known entities
+    /// (exact, spelling, meaning) or created.
+    #[serde(default)]
+    #[schemars(length(max = MAX_LIST_ITEMS), inner(length(min = 1, max = MAX_NAME_BYTES)))]
+    pub entities: Vec<String>,
+    /// Labels.
+    #[serde(default)]
+    #[schemars(length(max = MAX_LIST_ITEMS), inner(length(min = 1, max = MAX_NAME_BYTES)))]
+    pub tags: Vec<String>,
+    /// Where this came from.
+    #[schemars(length(max = MAX_CONTENT_BYTES))]
+    pub source: Option<String>,
+    /// Context to keep with it.
+    #[schemars(length(max = MAX_CONTENT_BYTES))]
+    pub context: Option<String>,
+    /// Id of a memory this one replaces (skips the duplicate and conflict
+    /// checks).
+    #[schemars(length(min = 1, max = MAX_ID_BYTES))]
+    pub supersedes: Option<String>,
+    /// ISO-8601 time or date when what the text tells happened or became
+    /// true (default: now; text only). A recall whose query names a date
+    /// ("on 8 May", "last week") favours memories of that time.
+    pub valid_from: Option<String>,
+    /// Store text that looks like a credential (API key, token, private key,
+    /// password in a URL) as it is; refused by default.
+    #[serde(default)]
+    pub allow_secrets: bool,
+}
+
+/// A span of time: from `start`, before `end`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TimeRange {
+    /// ISO-8601 time or date, inclusive.
+    pub start: Option<String>,
+    /// ISO-8601 time or date, exclusive.
+    pub end: Option<String>,
+}
+
+/// `recall`'s parameters.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Recall {
+    /// What to look for, in words.
+    #[schemars(length(min = 1, max = MAX_CONTENT_BYTES))]
+    pub query: String,
+    /// Namespace (default "default"): 1-64 characters of [A-Za-z0-9_.-].
+    #[schemars(regex(pattern = Namespace::PATTERN))]
+    pub namespace: Option<String>,
+    /// Only these kinds (default: all).
+    #[serde(default)]
+    pub types: Vec<Kind>,
+    /// How many results, at most (default 10).
+    #[schemars(range(min = 1, max = MAX_LIMIT))]
+    pub limit: Option<i64>,
+    /// Only memories about these entities (names; aliases and spellings
+    /// match).
+    #[serde(default)]
+    #[schemars(length(max = MAX_LIST_ITEMS), inner(length(min = 1, max = MAX_NAME_BYTES)))]
+    pub entities: Vec<String>,
+    /// Only memories valid from start and before end.
+    pub time_range: Option<TimeRange>,
+    /// Also memories labelled stale (default false).
+    #[serde(default)]
+    pub include_stale: bool,
+    /// Also superseded facts and text (default false).
+    #[serde(default)]
+    pub include_invalidated: bool,
+    /// Ids of memories you confirmed are still true: they stay fresh.
+    #[serde(default)]
+    #[schemars(length(max = MAX_FORGET_IDS), inner(length(min = 1, max = MAX_ID_BYTES)))]
+    pub validate_ids: Vec<String>,
+    /// 0 (default) to 1: trade relevance for variety among the results
+    /// (MMR).
+    #[schemars(range(min = 0, max = 1))]
+    pub diversity: Option<f64>,
+}
+
+/// `forget`'s parameters.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Forget {
+    /// The memories to forget, by id.
+    #[schemars(length(min = 1, max = MAX_FORGET_IDS), inner(length(min = 1, max = MAX_ID_BYTES)))]
+    pub ids: Vec<String>,
+}
+
+/// `reflect`'s parameters.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Reflect {
+    /// Namespace (default "default"): 1-64 characters of [A-Za-z0-9_.-].
+    #[schemars(regex(pattern = Namespace::PATTERN))]
+    pub namespace: Option<String>,
+    /// How many of each finding, at most (default 10).
+    #[schemars(range(min = 1, max = MAX_LIMIT))]
+    pub limit: Option<i64>,
+    /// List facts that contradict the current one (default true).
+    pub include_contradictions: Option<bool>,
+    /// List stale memories (default true).
+    pub include_stale: Option<bool>,
+}
+
+/// `history`'s parameters: `id`, or `subject` and `predicate`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct History {
+    /// A memory; its fact's subject and predicate, or the text linked to it.
+    #[schemars(length(min = 1, max = MAX_ID_BYTES))]
+    pub id: Option<String>,
+    /// With predicate, instead of id.
+    #[schemars(length(min = 1, max = MAX_NAME_BYTES))]
+    pub subject: Option<String>,
+    /// With subject, instead of id.
+    #[schemars(length(min = 1, max = MAX_NAME_BYTES))]
+    pub predicate: Option<String>,
+    /// Namespace (default "default"): 1-64 characters of [A-Za-z0-9_.-].
+    #[schemars(regex(pattern = Namespace::PATTERN))]
+    pub namespace: Option<String>,
+}
+
+/// `stats`'s parameters.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Stats {
+    /// Also staleness per type, fact states, entities, alias candidates,
+    /// contradictions (default false).
+    #[serde(default)]
+    pub detailed: bool,
+}
