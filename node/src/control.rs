@@ -47,6 +47,15 @@ pub enum Request {
         /// Its id (hex), a unique prefix of it, or its unique name.
         id: String,
     },
+    /// Run an operation on the memory: a tool (`recall`, `store`, …) or a
+    /// view (`list`, `show`, `topics`), with the tools' argument checks.
+    /// The answer is `{"ok": true, "answer": …}`.
+    Call {
+        /// Its name.
+        name: String,
+        /// Its arguments.
+        arguments: serde_json::Map<String, Value>,
+    },
 }
 
 /// Whether a node is listening on `socket`.

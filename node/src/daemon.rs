@@ -30,6 +30,7 @@ use crate::{
     peer_vectors::{self, Shared},
     reindex,
     status::{self, ThisDevice},
+    views,
 };
 
 /// Indexes what peers send, and wakes the embedding worker for it.
@@ -277,6 +278,15 @@ async fn serve_control(stream: UnixStream, served: Arc<Served>) -> anyhow::Resul
         },
         Request::Peers => peers_status(&served).await,
         Request::RemovePeer { id } => remove_peer(&served, &id),
+        Request::Call { name, arguments } => {
+            let engine = node.engine.clone();
+            match tokio::task::spawn_blocking(move || views::call(&engine, &name, arguments))
+                .await?
+            {
+                Ok(answer) => Ok(json!({"ok": true, "answer": answer})),
+                Err(error) => Err(anyhow::anyhow!("{error}")),
+            }
+        }
         Request::Reindex => {
             let (events, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Value>();
             let node = node.clone();

@@ -17,11 +17,13 @@ mod index;
 mod indexer;
 mod logging;
 mod mcp;
+mod memory_cli;
 mod node;
 mod peer_vectors;
 mod peers_cli;
 mod reindex;
 mod status;
+mod views;
 
 use std::{path::PathBuf, process::ExitCode, time::Instant};
 
@@ -95,6 +97,166 @@ enum Command {
         #[command(subcommand)]
         action: HttpAction,
     },
+    /// Search the memory as an agent's recall does, best first.
+    Recall(RecallArgs),
+    /// List memories by filters, newest first, a page at a time.
+    List(ListArgs),
+    /// Show one memory: content, standing, trust, entities, edges, history.
+    Show {
+        /// The memory's id.
+        id: String,
+        /// Print JSON (a stable format) instead of a page.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Forget memories on every paired device (asks first unless --yes).
+    Forget {
+        /// The memories' ids.
+        #[arg(required = true)]
+        ids: Vec<String>,
+        /// Do not ask.
+        #[arg(long, short = 'y')]
+        yes: bool,
+        /// Print JSON (a stable format).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Store a memory: TEXT, or --subject, --predicate and --object.
+    Store(StoreArgs),
+    /// Correct a memory: store its new text or value, superseding it
+    /// (opens $VISUAL or $EDITOR without --content or --object).
+    Edit {
+        /// The memory's id.
+        id: String,
+        /// The new text (of text).
+        #[arg(long)]
+        content: Option<String>,
+        /// The new value (of a fact).
+        #[arg(long)]
+        object: Option<String>,
+        /// Print JSON (a stable format).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Tags and entities with how many memories each.
+    Topics {
+        /// Namespace [default: default].
+        #[arg(long, short)]
+        namespace: Option<String>,
+        /// How many of each, at most.
+        #[arg(long)]
+        limit: Option<u32>,
+        /// Print JSON (a stable format) instead of tables.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `ferrex recall`'s flags (the `recall` tool's parameters).
+#[derive(Debug, clap::Args)]
+struct RecallArgs {
+    /// What to look for, in words.
+    query: String,
+    #[command(flatten)]
+    filters: Filters,
+    /// How many results, at most [default: 10].
+    #[arg(long, short)]
+    limit: Option<u32>,
+    /// Also stale memories.
+    #[arg(long)]
+    include_stale: bool,
+    /// Also superseded facts and text.
+    #[arg(long)]
+    include_invalidated: bool,
+    /// 0 to 1: trade relevance for variety.
+    #[arg(long)]
+    diversity: Option<f64>,
+    /// Print JSON (a stable format) instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The filters `ferrex recall` and `ferrex list` share.
+#[derive(Debug, clap::Args)]
+struct Filters {
+    /// Namespace [default: default].
+    #[arg(long, short)]
+    namespace: Option<String>,
+    /// Only this kind (episodic, semantic, procedural); repeatable.
+    #[arg(long = "type", short = 't', value_name = "TYPE")]
+    types: Vec<String>,
+    /// Only memories about this entity; repeatable.
+    #[arg(long = "entity", short = 'e', value_name = "NAME")]
+    entities: Vec<String>,
+    /// Only memories valid from this time or date on.
+    #[arg(long, value_name = "TIME")]
+    since: Option<String>,
+    /// Only memories valid before this time or date.
+    #[arg(long, value_name = "TIME")]
+    until: Option<String>,
+}
+
+/// `ferrex list`'s flags.
+#[derive(Debug, clap::Args)]
+struct ListArgs {
+    #[command(flatten)]
+    filters: Filters,
+    /// Only memories with this tag.
+    #[arg(long)]
+    tag: Option<String>,
+    /// Only this status: active, current, contested, superseded, or any
+    /// [default: any but superseded].
+    #[arg(long)]
+    status: Option<String>,
+    /// Page size [default: 50].
+    #[arg(long, short)]
+    limit: Option<u32>,
+    /// Memories to skip.
+    #[arg(long)]
+    offset: Option<u64>,
+    /// Print JSON (a stable format) instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `ferrex store`'s flags (the `store` tool's parameters).
+#[derive(Debug, clap::Args)]
+struct StoreArgs {
+    /// The text (an event or a how-to); or give a fact's three parts.
+    content: Option<String>,
+    /// A fact's subject.
+    #[arg(long)]
+    subject: Option<String>,
+    /// A fact's predicate.
+    #[arg(long)]
+    predicate: Option<String>,
+    /// A fact's value.
+    #[arg(long)]
+    object: Option<String>,
+    /// episodic, semantic or procedural [default: detected].
+    #[arg(long = "type", short = 't', value_name = "TYPE")]
+    memory_type: Option<String>,
+    /// Namespace [default: default].
+    #[arg(long, short)]
+    namespace: Option<String>,
+    /// A tag; repeatable.
+    #[arg(long = "tag", value_name = "TAG")]
+    tags: Vec<String>,
+    /// An entity it is about; repeatable.
+    #[arg(long = "entity", short = 'e', value_name = "NAME")]
+    entities: Vec<String>,
+    /// Where it came from.
+    #[arg(long)]
+    source: Option<String>,
+    /// The id of a memory it replaces.
+    #[arg(long)]
+    supersedes: Option<String>,
+    /// When it happened or became true (text only), if not now.
+    #[arg(long, value_name = "TIME")]
+    valid_from: Option<String>,
+    /// Print JSON (a stable format).
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -263,6 +425,114 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
             Ok(())
         }
+        Command::Recall(args) => {
+            let _guard = logging::init("warn", None, "");
+            let filters = args.filters;
+            let time_range = (filters.since.is_some() || filters.until.is_some()).then(|| {
+                memory_cli::Arguments::default()
+                    .set("start", filters.since)
+                    .set("end", filters.until)
+                    .value()
+            });
+            let arguments = memory_cli::Arguments::default()
+                .set("query", Some(args.query))
+                .set("namespace", filters.namespace)
+                .list("types", &filters.types)
+                .set("limit", args.limit)
+                .list("entities", &filters.entities)
+                .set("time_range", time_range)
+                .flag("include_stale", args.include_stale)
+                .flag("include_invalidated", args.include_invalidated)
+                .set("diversity", args.diversity);
+            let answer =
+                runtime()?.block_on(memory_cli::call(&home, "recall", arguments.value()))?;
+            show_answer(&answer, args.json, memory_cli::recall_table);
+            Ok(())
+        }
+        Command::List(args) => {
+            let _guard = logging::init("warn", None, "");
+            let filters = args.filters;
+            let arguments = memory_cli::Arguments::default()
+                .set("namespace", filters.namespace)
+                .list("types", &filters.types)
+                .set("tag", args.tag)
+                .list("entities", &filters.entities)
+                .set("since", filters.since)
+                .set("until", filters.until)
+                .set("status", args.status)
+                .set("limit", args.limit)
+                .set("offset", args.offset);
+            let answer = runtime()?.block_on(memory_cli::call(&home, "list", arguments.value()))?;
+            show_answer(&answer, args.json, memory_cli::list_table);
+            Ok(())
+        }
+        Command::Show { id, json } => {
+            let _guard = logging::init("warn", None, "");
+            let answer = runtime()?.block_on(memory_cli::call(
+                &home,
+                "show",
+                serde_json::json!({"id": id}),
+            ))?;
+            show_answer(&answer, json, memory_cli::show_page);
+            Ok(())
+        }
+        Command::Forget { ids, yes, json } => {
+            let _guard = logging::init("warn", None, "");
+            runtime()?.block_on(memory_cli::forget(&home, &ids, yes, json))
+        }
+        Command::Store(args) => {
+            let _guard = logging::init("warn", None, "");
+            let arguments = memory_cli::Arguments::default()
+                .set("content", args.content)
+                .set("subject", args.subject)
+                .set("predicate", args.predicate)
+                .set("object", args.object)
+                .set("memory_type", args.memory_type)
+                .set("namespace", args.namespace)
+                .list("tags", &args.tags)
+                .list("entities", &args.entities)
+                .set("source", args.source)
+                .set("supersedes", args.supersedes)
+                .set("valid_from", args.valid_from);
+            let answer =
+                runtime()?.block_on(memory_cli::call(&home, "store", arguments.value()))?;
+            show_answer(&answer, args.json, |answer| match answer["status"].as_str() {
+                Some("duplicate") => format!(
+                    "already stored as {} (its evidence is now {})",
+                    answer["existing_id"].as_str().unwrap_or("?"),
+                    answer["evidence"]
+                ),
+                _ => format!("stored {}", answer["id"].as_str().unwrap_or("?")),
+            });
+            Ok(())
+        }
+        Command::Edit { id, content, object, json } => {
+            let _guard = logging::init("warn", None, "");
+            let edit = memory_cli::Edit { content, object };
+            runtime()?.block_on(memory_cli::edit(&home, &id, edit, json))
+        }
+        Command::Topics { namespace, limit, json } => {
+            let _guard = logging::init("warn", None, "");
+            let arguments =
+                memory_cli::Arguments::default().set("namespace", namespace).set("limit", limit);
+            let answer =
+                runtime()?.block_on(memory_cli::call(&home, "topics", arguments.value()))?;
+            show_answer(&answer, json, memory_cli::topics_tables);
+            Ok(())
+        }
+    }
+}
+
+/// Prints a command's answer: JSON, or as `render` writes it for people.
+fn show_answer(
+    answer: &serde_json::Value,
+    json: bool,
+    render: impl Fn(&serde_json::Value) -> String,
+) {
+    if json {
+        memory_cli::print_json(answer);
+    } else {
+        peers_cli::output(&render(answer));
     }
 }
 

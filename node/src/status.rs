@@ -150,7 +150,7 @@ fn header(status: &Value) -> String {
 }
 
 /// Renders a table: a header row and rows, columns padded to fit.
-fn table(rows: &[Vec<String>]) -> String {
+pub fn table(rows: &[Vec<String>]) -> String {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns)
         .map(|column| {

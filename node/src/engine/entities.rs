@@ -229,6 +229,26 @@ impl Engine {
         Ok(resolved)
     }
 
+    /// The entity filter of `names` (recall's, list's): every entity of the
+    /// classes they resolve to ([`Engine::lookup_names`]); `None` for no
+    /// names (no filter).
+    pub(super) fn entity_filter(
+        &self,
+        namespace: &Namespace,
+        names: &[String],
+    ) -> anyhow::Result<Option<Vec<String>>> {
+        if names.is_empty() {
+            return Ok(None);
+        }
+        let canonical = self.lookup_names(namespace, names)?;
+        let index = lock(&self.index);
+        let mut members = Vec::new();
+        for canonical in canonical {
+            members.extend(index.class_members(&canonical)?);
+        }
+        Ok(Some(members))
+    }
+
     /// Resolves `names` without creating anything: the canonical entities of
     /// those that match by name, alias or spelling (for recall's filter and
     /// history's subject). Meaning is not used here: it would depend on this

@@ -3,6 +3,7 @@
 //! the search, `review.rs` reflect, history and detailed stats, and
 //! `entities.rs` entity resolution against the index.
 
+mod browse;
 mod entities;
 mod predicates;
 mod recall;
@@ -17,6 +18,7 @@ use std::{
 use ferrex_core::{Content, FieldError, MemorySettings, Timestamp, Usage};
 use ferrex_sync::{DocStat, Replica};
 
+pub use browse::ListRequest;
 pub use recall::{Backlog, RecallRequest, Recalled};
 pub use review::{Contradiction, DetailedStats, HistoryEntry, Reflection};
 pub use store::Stored;

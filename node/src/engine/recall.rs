@@ -14,13 +14,16 @@ use std::{
 };
 
 use ferrex_core::{
-    MemoryKind, Namespace, Staleness, Timestamp, cosine, rank,
+    MemoryKind, MemorySettings, Namespace, Staleness, Timestamp, cosine, rank,
     scoring::{confidence, recency_boost},
     staleness, staleness_label, when,
 };
 
 use super::{Engine, ToolError, lock, usage_of};
-use crate::{clock, index::MemoryRow};
+use crate::{
+    clock,
+    index::{MemoryFilter, MemoryRow},
+};
 
 /// Candidates taken from each of the dense and full-text lists.
 const CANDIDATES: usize = 100;
@@ -132,17 +135,7 @@ impl Engine {
         let backlog = self.settle_backlog(request.namespace.as_str())?;
         let vector = self.embedder.embed_query(&request.query)?;
         let settings = self.settings(request.namespace.as_str()).clone();
-        let entity_filter = if request.entities.is_empty() {
-            None
-        } else {
-            let canonical = self.lookup_names(&request.namespace, &request.entities)?;
-            let index = lock(&self.index);
-            let mut members = Vec::new();
-            for canonical in canonical {
-                members.extend(index.class_members(&canonical)?);
-            }
-            Some(members)
-        };
+        let entity_filter = self.entity_filter(&request.namespace, &request.entities)?;
         let now = clock::now();
         let mut index = lock(&self.index);
         let namespace = request.namespace.as_str();
@@ -150,14 +143,15 @@ impl Engine {
         let allowed: Option<BTreeSet<String>> = if filtering {
             Some(
                 index
-                    .filtered(
+                    .filtered(&MemoryFilter {
                         namespace,
-                        &request.kinds,
-                        entity_filter.as_deref(),
-                        request.start.map(|time| time.0),
-                        request.end.map(|time| time.0),
-                        request.include_invalidated,
-                    )?
+                        kinds: &request.kinds,
+                        entities: entity_filter.as_deref(),
+                        start: request.start.map(|time| time.0),
+                        end: request.end.map(|time| time.0),
+                        invalidated: request.include_invalidated,
+                        ..MemoryFilter::default()
+                    })?
                     .into_iter()
                     .collect(),
             )
@@ -335,18 +329,10 @@ impl Engine {
                 if row.derived.status == "superseded" && !request.include_invalidated {
                     return None;
                 }
-                let usage = usage_of(&row);
-                let label = staleness_label(
-                    staleness(&usage, now, &settings.staleness),
-                    &settings.staleness,
-                );
+                let (label, trust) = judge(&row, now, settings);
                 if label == Staleness::Stale && !request.include_stale {
                     return None;
                 }
-                let half_life = settings.staleness.half_life_days(row.kind);
-                let confirmed = row.last_validated.unwrap_or(row.created_at).max(row.created_at);
-                let trust =
-                    confidence(row.confidence, row.evidence, Timestamp(confirmed), now, half_life);
                 let mut score = fused_score
                     * recency_boost(
                         row.kind,
@@ -393,6 +379,20 @@ impl Engine {
     }
 }
 
+/// A memory's staleness label and its trust (its confidence, grown by
+/// evidence and fading since it was last confirmed) at `now`.
+pub(super) fn judge(
+    row: &MemoryRow,
+    now: Timestamp,
+    settings: &MemorySettings,
+) -> (Staleness, f64) {
+    let label =
+        staleness_label(staleness(&usage_of(row), now, &settings.staleness), &settings.staleness);
+    let half_life = settings.staleness.half_life_days(row.kind);
+    let confirmed = row.last_validated.unwrap_or(row.created_at).max(row.created_at);
+    (label, confidence(row.confidence, row.evidence, Timestamp(confirmed), now, half_life))
+}
+
 /// The ranked lists a recall fuses.
 struct Lists<'a> {
     /// By meaning.
@@ -434,14 +434,14 @@ fn dated_list(
     now: Timestamp,
 ) -> anyhow::Result<Vec<String>> {
     let Some(window) = when::named_window(&request.query, now) else { return Ok(Vec::new()) };
-    let ids = index.filtered(
-        request.namespace.as_str(),
-        &request.kinds,
-        None,
-        Some(window.start.0),
-        Some(window.end.plus_days(DATE_SLACK_DAYS).0),
-        request.include_invalidated,
-    )?;
+    let ids = index.filtered(&MemoryFilter {
+        namespace: request.namespace.as_str(),
+        kinds: &request.kinds,
+        start: Some(window.start.0),
+        end: Some(window.end.plus_days(DATE_SLACK_DAYS).0),
+        invalidated: request.include_invalidated,
+        ..MemoryFilter::default()
+    })?;
     if ids.len() > EXACT_FILTER_LIMIT {
         return Ok(Vec::new());
     }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use rusqlite::{OptionalExtension, params, params_from_iter, types::Value};
+use rusqlite::{OptionalExtension, params};
 
 use super::{EMBEDDED, Index, MemoryRow, PASSAGE_STRIDE};
 
@@ -293,60 +293,6 @@ impl Index {
         let Some(passages) = passages else { return Ok(None) };
         let vectors = self.vectors(id)?;
         Ok((vectors.len() as i64 == passages + 1).then_some(vectors))
-    }
-
-    /// Ids of the memories of `namespace` that pass recall's filters: of
-    /// one of `kinds` (any when empty), mentioning one of `entities` (as an
-    /// entity or a fact's subject), valid within `[start, end)`, not a
-    /// collapsed duplicate, and not superseded unless `invalidated`. `None`
-    /// for a filter means no condition.
-    pub fn filtered(
-        &self,
-        namespace: &str,
-        kinds: &[ferrex_core::MemoryKind],
-        entities: Option<&[String]>,
-        start: Option<i64>,
-        end: Option<i64>,
-        invalidated: bool,
-    ) -> anyhow::Result<Vec<String>> {
-        let mut sql = String::from(
-            "SELECT m.id FROM memories m WHERE m.namespace = ?1 AND m.duplicate_of IS NULL",
-        );
-        if !invalidated {
-            sql.push_str(" AND m.status != 'superseded'");
-        }
-        let mut values: Vec<Value> = vec![Value::Text(namespace.to_owned())];
-        if let Some(start) = start {
-            values.push(Value::Integer(start));
-            sql.push_str(&format!(" AND m.t_valid >= ?{}", values.len()));
-        }
-        if let Some(end) = end {
-            values.push(Value::Integer(end));
-            sql.push_str(&format!(" AND m.t_valid < ?{}", values.len()));
-        }
-        if !kinds.is_empty() {
-            let first = values.len() + 1;
-            let placeholders: Vec<String> =
-                (0..kinds.len()).map(|offset| format!("?{}", first + offset)).collect();
-            sql.push_str(&format!(" AND m.kind IN ({})", placeholders.join(", ")));
-            values.extend(kinds.iter().map(|kind| Value::Text(kind.as_str().to_owned())));
-        }
-        if let Some(entities) = entities {
-            let first = values.len() + 1;
-            let placeholders: Vec<String> =
-                (0..entities.len()).map(|offset| format!("?{}", first + offset)).collect();
-            let list = placeholders.join(", ");
-            sql.push_str(&format!(
-                " AND (m.subject_entity IN ({list}) OR EXISTS (
-                    SELECT 1 FROM json_each(m.entities) WHERE json_each.value IN ({list})))"
-            ));
-            values.extend(entities.iter().map(|id| Value::Text(id.clone())));
-        }
-        let mut statement = self.conn().prepare(&sql)?;
-        let ids = statement
-            .query_map(params_from_iter(values), |row| row.get(0))?
-            .collect::<Result<_, _>>()?;
-        Ok(ids)
     }
 
     /// Facts of `namespace` that contradict the current fact of their

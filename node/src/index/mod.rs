@@ -6,6 +6,7 @@
 //! and the document heads the index reflects. It can always be deleted and
 //! rebuilt (`ferrex reindex`).
 
+mod browse;
 pub(crate) mod derive;
 mod fts_query;
 pub(crate) mod lookup;
@@ -25,6 +26,7 @@ use anyhow::Context;
 use automerge::ChangeHash;
 use rusqlite::{Connection, OptionalExtension};
 
+pub use browse::{EdgeRow, MemoryFilter};
 pub use derive::Touched;
 pub use fts_query::fts_query;
 pub use rows::{MemoryRow, content_hash};

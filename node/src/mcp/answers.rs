@@ -105,6 +105,8 @@ pub struct Memory {
     pub namespace: String,
     /// When it was stored (ISO-8601).
     pub created_at: String,
+    /// When what it says happened or became true (ISO-8601).
+    pub t_valid: String,
     /// How sure whoever stored it was, 0 to 1.
     pub confidence: f64,
     /// How many times it was stored (duplicates add evidence).
@@ -160,6 +162,7 @@ pub fn memory(row: &MemoryRow) -> Memory {
         kind: row.kind.as_str(),
         namespace: row.namespace.clone(),
         created_at: clock::iso(Timestamp(row.created_at)),
+        t_valid: clock::iso(Timestamp(row.t_valid)),
         confidence: row.confidence,
         evidence: row.evidence,
         content: ContentFields::of(row),

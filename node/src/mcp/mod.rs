@@ -1,8 +1,8 @@
 //! The MCP server: ferrex's tools over rmcp, on any byte stream.
 
-mod answers;
-mod args;
-mod params;
+pub(crate) mod answers;
+pub(crate) mod args;
+pub(crate) mod params;
 mod resources;
 pub mod tools;
 

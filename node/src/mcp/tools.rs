@@ -174,17 +174,23 @@ fn answer<T: Serialize>(outcome: Result<T, ToolError>) -> Result<Value, ToolErro
     })
 }
 
-fn namespace(name: Option<&str>) -> Result<Namespace, FieldError> {
+/// The namespace `name` names (the default one when absent).
+pub(crate) fn namespace(name: Option<&str>) -> Result<Namespace, FieldError> {
     name.map_or_else(|| Ok(Namespace::default()), Namespace::parse)
 }
 
-fn device_names(engine: &Engine) -> impl Fn(&str) -> Option<String> {
+/// Names devices by id: the registry's names, and this device's.
+pub(crate) fn device_names(engine: &Engine) -> impl Fn(&str) -> Option<String> {
     let registry = engine.replica().registry();
     let me = engine.replica().device().to_owned();
     move |id: &str| registry.name_of(id).or_else(|| (id == me).then(|| "this device".to_owned()))
 }
 
-fn time(field: &str, text: Option<&str>) -> Result<Option<ferrex_core::Timestamp>, FieldError> {
+/// An ISO-8601 time or date given as `field`.
+pub(crate) fn time(
+    field: &str,
+    text: Option<&str>,
+) -> Result<Option<ferrex_core::Timestamp>, FieldError> {
     text.map(|text| {
         clock::parse(text).ok_or_else(|| {
             FieldError::new(

@@ -1,0 +1,131 @@
+//! What a person browses: memories listed by filters, one memory with all
+//! that is known of it, and the tags and entities with their counts.
+
+use ferrex_core::{MemoryKind, Namespace, Timestamp};
+
+use super::{Engine, HistoryEntry, Recalled, ToolError, lock, recall::judge};
+use crate::{
+    clock,
+    index::{EdgeRow, MemoryFilter},
+};
+
+/// What `list` lists.
+#[derive(Debug, Clone, Default)]
+pub struct ListRequest {
+    /// The namespace.
+    pub namespace: Namespace,
+    /// Of these kinds (any when empty).
+    pub kinds: Vec<MemoryKind>,
+    /// With this tag.
+    pub tag: Option<String>,
+    /// About these entities (names; any of them).
+    pub entities: Vec<String>,
+    /// Valid from this time on.
+    pub since: Option<Timestamp>,
+    /// Valid before this time.
+    pub until: Option<Timestamp>,
+    /// With this derived status; `None` is any but superseded, `any` any.
+    pub status: Option<String>,
+    /// How many at most.
+    pub limit: usize,
+    /// How many to skip first.
+    pub offset: usize,
+}
+
+/// A page of memories and how many there are in all.
+#[derive(Debug)]
+pub struct Listed {
+    /// The page, newest first (by when each became true).
+    pub memories: Vec<Recalled>,
+    /// How many memories the filters let through.
+    pub total: usize,
+}
+
+/// A memory with all that is known of it.
+#[derive(Debug)]
+pub struct Shown {
+    /// The memory, its staleness and trust (no score).
+    pub memory: Recalled,
+    /// The entities it is about: id and name.
+    pub entities: Vec<(String, String)>,
+    /// Every edge that starts or ends at it.
+    pub edges: Vec<EdgeRow>,
+    /// Its belief's history (see [`Engine::history`]).
+    pub history: Vec<HistoryEntry>,
+}
+
+/// Tags and entities of a namespace with their counts.
+#[derive(Debug)]
+pub struct Topics {
+    /// Tag and how many memories carry it.
+    pub tags: Vec<(String, usize)>,
+    /// Entity (canonical id, name) and how many memories are about it.
+    pub entities: Vec<(String, String, usize)>,
+}
+
+impl Engine {
+    /// A page of the memories of a namespace that pass `request`'s filters.
+    pub fn list(&self, request: &ListRequest) -> Result<Listed, ToolError> {
+        let entity_ids = self.entity_filter(&request.namespace, &request.entities)?;
+        let any = request.status.as_deref() == Some("any");
+        let filter = MemoryFilter {
+            namespace: request.namespace.as_str(),
+            kinds: &request.kinds,
+            entities: entity_ids.as_deref(),
+            tag: request.tag.as_deref(),
+            start: request.since.map(|time| time.0),
+            end: request.until.map(|time| time.0),
+            status: request.status.as_deref().filter(|_| !any),
+            invalidated: any,
+        };
+        let (rows, total) = lock(&self.index).list(&filter, request.limit, request.offset)?;
+        let now = clock::now();
+        let settings = self.settings(request.namespace.as_str());
+        let memories = rows
+            .into_iter()
+            .map(|row| {
+                let (staleness, confidence) = judge(&row, now, settings);
+                Recalled { row, score: 0.0, staleness, confidence }
+            })
+            .collect();
+        Ok(Listed { memories, total })
+    }
+
+    /// Memory `id` with its entities, edges and history; `None` if no
+    /// memory has that id (never stored, or forgotten).
+    pub fn show(&self, id: &str) -> Result<Option<Shown>, ToolError> {
+        let Some(row) = self.memory(id)? else { return Ok(None) };
+        let namespace = Namespace::parse(&row.namespace)?;
+        let (staleness, confidence) = judge(&row, clock::now(), self.settings(&row.namespace));
+        let (entities, edges) = {
+            let index = lock(&self.index);
+            let mut ids = row.entities.clone();
+            ids.extend(row.subject_entity.clone());
+            ids.sort();
+            ids.dedup();
+            let mut entities = Vec::new();
+            for entity in ids {
+                if let Some((name, _)) = index.entity(&entity)? {
+                    entities.push((entity, name));
+                }
+            }
+            (entities, index.edges_touching(id)?)
+        };
+        let history = self.history(&namespace, Some(id), None)?;
+        Ok(Some(Shown {
+            memory: Recalled { row, score: 0.0, staleness, confidence },
+            entities,
+            edges,
+            history,
+        }))
+    }
+
+    /// The `limit` most used tags and entities of `namespace`.
+    pub fn topics(&self, namespace: &Namespace, limit: usize) -> Result<Topics, ToolError> {
+        let index = lock(&self.index);
+        Ok(Topics {
+            tags: index.tag_counts(namespace.as_str(), limit)?,
+            entities: index.entity_counts(namespace.as_str(), limit)?,
+        })
+    }
+}

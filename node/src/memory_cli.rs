@@ -1,0 +1,445 @@
+//! The commands with which a person reads and corrects their memory in a
+//! terminal: `ferrex recall`, `list`, `show`, `forget`, `store`, `edit` and
+//! `topics`. Each asks the home's node (started first if it is not
+//! running) through the control socket, so it runs the same pipeline as an
+//! agent's tool call; the result goes to stdout (a table, or `--json`),
+//! anything else to stderr.
+
+use std::{
+    io::{BufRead, IsTerminal, Write},
+    process::Command,
+};
+
+use anyhow::{Context, bail};
+use serde_json::{Map, Value, json};
+
+use crate::{
+    bridge,
+    control::{self, Request},
+    home::Home,
+    peers_cli::output,
+    report,
+};
+
+/// Runs operation `name` on the node of `home` (starting it if needed).
+pub async fn call(home: &Home, name: &str, arguments: Value) -> anyhow::Result<Value> {
+    let Value::Object(arguments) = arguments else { bail!("arguments must be a JSON object") };
+    drop(bridge::connect_or_start(home, &[]).await?);
+    let request = Request::Call { name: name.to_owned(), arguments };
+    let mut answer = control::send(&home.socket_file(), &request, |_| {}).await?;
+    Ok(answer["answer"].take())
+}
+
+/// Arguments built from flags: absent flags are left out.
+#[derive(Default)]
+pub struct Arguments(Map<String, Value>);
+
+impl Arguments {
+    /// Sets `key` if `value` is given.
+    pub fn set(mut self, key: &str, value: Option<impl Into<Value>>) -> Self {
+        if let Some(value) = value {
+            self.0.insert(key.to_owned(), value.into());
+        }
+        self
+    }
+
+    /// Sets `key` to a list if it is not empty.
+    pub fn list(mut self, key: &str, values: &[String]) -> Self {
+        if !values.is_empty() {
+            self.0.insert(key.to_owned(), json!(values));
+        }
+        self
+    }
+
+    /// Sets `key` to true if `flag` is.
+    pub fn flag(self, key: &str, flag: bool) -> Self {
+        self.set(key, flag.then_some(true))
+    }
+
+    /// The JSON object.
+    pub fn value(self) -> Value {
+        Value::Object(self.0)
+    }
+}
+
+/// Prints `answer` as JSON (pretty, keys sorted: a stable format).
+pub fn print_json(answer: &Value) {
+    output(&serde_json::to_string_pretty(answer).unwrap_or_else(|_| answer.to_string()));
+}
+
+/// One line of a memory's content: the text, or a fact's three parts.
+fn content_line(memory: &Value) -> String {
+    let text = match memory["content"].as_str() {
+        Some(text) => text.to_owned(),
+        None => format!(
+            "{} · {} · {}",
+            memory["subject"].as_str().unwrap_or(""),
+            memory["predicate"].as_str().unwrap_or(""),
+            memory["object"].as_str().unwrap_or("")
+        ),
+    };
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `text` cut to `width` characters, with `…` if it was longer.
+fn cut(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// The date of an ISO-8601 time.
+fn date(time: &Value) -> String {
+    time.as_str().unwrap_or("").chars().take(10).collect()
+}
+
+/// A memory's standing in a word: a fact's status, `superseded`, or its type.
+fn standing(memory: &Value) -> String {
+    memory["status"].as_str().map_or_else(|| "-".to_owned(), str::to_owned)
+}
+
+/// The widest content column that keeps a table within a terminal.
+const CONTENT_WIDTH: usize = 72;
+
+/// Renders rows with a header, columns padded to fit.
+fn table(rows: &[Vec<String>]) -> String {
+    crate::status::table(rows).trim_end().to_owned()
+}
+
+/// `ferrex recall`'s table.
+pub fn recall_table(answer: &Value) -> String {
+    let results = answer["results"].as_array().map(Vec::as_slice).unwrap_or_default();
+    if results.is_empty() {
+        return format!("no memories in {} match", answer["namespace"].as_str().unwrap_or("?"));
+    }
+    let mut rows = vec![
+        vec!["SCORE", "ID", "TYPE", "STALENESS", "CONTENT"]
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
+    ];
+    for memory in results {
+        rows.push(vec![
+            format!("{:.3}", memory["score"].as_f64().unwrap_or(0.0)),
+            memory["id"].as_str().unwrap_or("").to_owned(),
+            memory["type"].as_str().unwrap_or("").to_owned(),
+            memory["staleness"].as_str().unwrap_or("").to_owned(),
+            cut(&content_line(memory), CONTENT_WIDTH),
+        ]);
+    }
+    let mut out = table(&rows);
+    if let Some(note) = answer["pending"]["note"].as_str() {
+        out.push_str(&format!("\n({note})"));
+    }
+    out
+}
+
+/// `ferrex list`'s table.
+pub fn list_table(answer: &Value) -> String {
+    let memories = answer["memories"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let total = answer["total"].as_u64().unwrap_or(0);
+    let offset = answer["offset"].as_u64().unwrap_or(0);
+    if memories.is_empty() {
+        return format!(
+            "no memories in {} match (of {total}, from {offset})",
+            answer["namespace"].as_str().unwrap_or("?")
+        );
+    }
+    let mut rows = vec![
+        vec!["ID", "TYPE", "STATUS", "VALID FROM", "CONTENT"]
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
+    ];
+    for memory in memories {
+        rows.push(vec![
+            memory["id"].as_str().unwrap_or("").to_owned(),
+            memory["type"].as_str().unwrap_or("").to_owned(),
+            standing(memory),
+            date(&memory["t_valid"]),
+            cut(&content_line(memory), CONTENT_WIDTH),
+        ]);
+    }
+    let shown = memories.len() as u64;
+    format!("{}\n{}–{} of {total}", table(&rows), offset + 1, offset + shown)
+}
+
+/// `ferrex show`'s page.
+pub fn show_page(answer: &Value) -> String {
+    let memory = &answer["memory"];
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut line = |label: &str, value: String| {
+        if !value.is_empty() {
+            rows.push(vec![label.to_owned(), value]);
+        }
+    };
+    line("id", memory["id"].as_str().unwrap_or("").to_owned());
+    line("type", memory["type"].as_str().unwrap_or("").to_owned());
+    line("namespace", memory["namespace"].as_str().unwrap_or("").to_owned());
+    match memory["content"].as_str() {
+        Some(text) => line("content", text.to_owned()),
+        None => {
+            for part in ["subject", "predicate", "object"] {
+                line(part, memory[part].as_str().unwrap_or("").to_owned());
+            }
+        }
+    }
+    line("status", memory["status"].as_str().unwrap_or("").to_owned());
+    line("stored", memory["created_at"].as_str().unwrap_or("").to_owned());
+    line("valid from", memory["t_valid"].as_str().unwrap_or("").to_owned());
+    line("invalid from", memory["t_invalid"].as_str().unwrap_or("").to_owned());
+    line(
+        "trust",
+        format!(
+            "{:.2} (confidence {}, evidence {}), {}",
+            memory["trust"].as_f64().unwrap_or(0.0),
+            memory["confidence"],
+            memory["evidence"],
+            memory["staleness"].as_str().unwrap_or("")
+        ),
+    );
+    let joined = |key: &str| {
+        memory[key]
+            .as_array()
+            .map(|items| items.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", "))
+            .unwrap_or_default()
+    };
+    line("tags", joined("tags"));
+    let entities: Vec<String> = answer["entities"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|entity| {
+            format!(
+                "{} ({})",
+                entity["name"].as_str().unwrap_or(""),
+                entity["id"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    line("entities", entities.join(", "));
+    line("source", memory["source"].as_str().unwrap_or("").to_owned());
+    line("context", memory["context"].as_str().unwrap_or("").to_owned());
+    line("superseded by", joined("superseded_by"));
+    line("corrected by", joined("corrected_by"));
+    line("contradicts", joined("contradicts"));
+    let mut out = table(&rows);
+    let edges = answer["edges"].as_array().map(Vec::as_slice).unwrap_or_default();
+    if !edges.is_empty() {
+        out.push_str("\n\nedges\n");
+        let rows: Vec<Vec<String>> = edges
+            .iter()
+            .map(|edge| {
+                vec![
+                    format!("  {}", edge["from"].as_str().unwrap_or("")),
+                    format!("—{}→", edge["kind"].as_str().unwrap_or("")),
+                    edge["to"].as_str().unwrap_or("").to_owned(),
+                ]
+            })
+            .collect();
+        out.push_str(&table(&rows));
+    }
+    let history = answer["history"].as_array().map(Vec::as_slice).unwrap_or_default();
+    if history.len() > 1 {
+        out.push_str("\n\nhistory (oldest first)\n");
+        let rows: Vec<Vec<String>> = history
+            .iter()
+            .map(|step| {
+                let marker = if step["id"] == memory["id"] { "*" } else { " " };
+                vec![
+                    format!(" {marker} {}", date(&step["t_valid"])),
+                    step["id"].as_str().unwrap_or("").to_owned(),
+                    standing(step),
+                    step["device"]["name"]
+                        .as_str()
+                        .or(step["device"]["id"].as_str())
+                        .unwrap_or("")
+                        .to_owned(),
+                    cut(&content_line(step), 48),
+                ]
+            })
+            .collect();
+        out.push_str(&table(&rows));
+    }
+    out
+}
+
+/// `ferrex topics`' tables.
+pub fn topics_tables(answer: &Value) -> String {
+    let mut out = String::new();
+    let tags = answer["tags"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let entities = answer["entities"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let mut rows = vec![vec!["TAG".to_owned(), "MEMORIES".to_owned()]];
+    rows.extend(
+        tags.iter().map(|tag| {
+            vec![tag["tag"].as_str().unwrap_or("").to_owned(), tag["count"].to_string()]
+        }),
+    );
+    out.push_str(&if tags.is_empty() { "no tags".to_owned() } else { table(&rows) });
+    out.push_str("\n\n");
+    let mut rows = vec![vec!["ENTITY".to_owned(), "MEMORIES".to_owned(), "ID".to_owned()]];
+    rows.extend(entities.iter().map(|entity| {
+        vec![
+            entity["name"].as_str().unwrap_or("").to_owned(),
+            entity["count"].to_string(),
+            entity["id"].as_str().unwrap_or("").to_owned(),
+        ]
+    }));
+    out.push_str(&if entities.is_empty() { "no entities".to_owned() } else { table(&rows) });
+    out
+}
+
+/// `ferrex forget`: shows what would go, asks unless `yes`, forgets.
+pub async fn forget(home: &Home, ids: &[String], yes: bool, json: bool) -> anyhow::Result<()> {
+    if ids.is_empty() {
+        bail!("give the ids of the memories to forget (see `ferrex list` or `ferrex recall`)");
+    }
+    if !yes {
+        let mut lines = Vec::new();
+        for id in ids {
+            match call(home, "show", json!({"id": id})).await {
+                Ok(shown) => {
+                    lines.push(format!("  {id}  {}", cut(&content_line(&shown["memory"]), 60)))
+                }
+                Err(_) => lines.push(format!("  {id}  (no such memory)")),
+            }
+        }
+        report(&format!("This forgets on every paired device, for good:\n{}", lines.join("\n")));
+        if !std::io::stdin().is_terminal() {
+            bail!("not forgetting without a confirmation: run it in a terminal, or pass --yes");
+        }
+        eprint_flush("Forget them? [y/N] ");
+        let mut reply = String::new();
+        std::io::stdin().lock().read_line(&mut reply).context("reading the confirmation")?;
+        if !matches!(reply.trim(), "y" | "Y" | "yes" | "YES" | "Yes") {
+            report("nothing forgotten");
+            return Ok(());
+        }
+    }
+    let answer = call(home, "forget", json!({"ids": ids})).await?;
+    if json {
+        print_json(&answer);
+    } else {
+        let count = |key: &str| answer[key].as_array().map_or(0, Vec::len);
+        let mut text = format!("forgot {} memories", count("forgotten"));
+        if count("unknown") > 0 {
+            text.push_str(&format!(
+                "; unknown: {}",
+                answer["unknown"]
+                    .as_array()
+                    .map(|ids| ids.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", "))
+                    .unwrap_or_default()
+            ));
+        }
+        output(&text);
+    }
+    Ok(())
+}
+
+#[allow(clippy::print_stderr, reason = "a question for the person at the terminal")]
+fn eprint_flush(text: &str) {
+    eprint!("{text}");
+    let _ = std::io::stderr().flush();
+}
+
+/// What `ferrex edit` changes.
+pub struct Edit {
+    /// The new text (text memories).
+    pub content: Option<String>,
+    /// The new value (facts).
+    pub object: Option<String>,
+}
+
+/// `ferrex edit ID`: stores the corrected memory, superseding the old one
+/// (same namespace, type, tags, entities, source and context). Without
+/// `--content` or `--object` it opens `$VISUAL` or `$EDITOR` on the text or
+/// the value.
+pub async fn edit(home: &Home, id: &str, edit: Edit, json: bool) -> anyhow::Result<()> {
+    let shown = call(home, "show", json!({"id": id})).await?;
+    let memory = &shown["memory"];
+    let fact = memory["content"].is_null();
+    let (current, given) = match (fact, edit.content, edit.object) {
+        (true, Some(_), _) => bail!("{id} is a fact: give its new value with --object"),
+        (false, _, Some(_)) => bail!("{id} is text: give its new text with --content"),
+        (true, None, object) => (memory["object"].as_str().unwrap_or(""), object),
+        (false, content, None) => (memory["content"].as_str().unwrap_or(""), content),
+    };
+    let new = match given {
+        Some(new) => new,
+        None => edit_in_editor(current)?,
+    };
+    if new.trim() == current.trim() {
+        report("nothing changed");
+        return Ok(());
+    }
+    let names: Vec<String> = shown["entities"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|entity| entity["name"].as_str().map(str::to_owned))
+        .collect();
+    let tags: Vec<String> = memory["tags"]
+        .as_array()
+        .map(|tags| tags.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .unwrap_or_default();
+    let mut arguments = Arguments::default()
+        .set("namespace", memory["namespace"].as_str())
+        .set("memory_type", memory["type"].as_str())
+        .set("supersedes", Some(id))
+        .set("source", memory["source"].as_str())
+        .set("context", memory["context"].as_str())
+        .list("tags", &tags);
+    if fact {
+        arguments = arguments
+            .set("subject", memory["subject"].as_str())
+            .set("predicate", memory["predicate"].as_str())
+            .set("object", Some(new.trim()));
+    } else {
+        arguments = arguments.set("content", Some(new.trim())).list("entities", &names);
+    }
+    let answer = call(home, "store", arguments.value()).await?;
+    if json {
+        print_json(&answer);
+    } else {
+        output(&format!("stored {} (supersedes {id})", answer["id"].as_str().unwrap_or("?")));
+    }
+    Ok(())
+}
+
+/// Opens the person's editor on `text`; the edited text.
+fn edit_in_editor(text: &str) -> anyhow::Result<String> {
+    let editor = std::env::var("VISUAL")
+        .or_else(|_| std::env::var("EDITOR"))
+        .unwrap_or_else(|_| "vi".to_owned());
+    let dir = std::env::temp_dir();
+    let path = dir.join(format!("ferrex-edit-{}.txt", std::process::id()));
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+            .with_context(|| format!("creating {}", path.display()))?;
+        file.write_all(text.as_bytes())?;
+    }
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{editor} \"$1\""))
+        .arg("sh")
+        .arg(&path)
+        .status()
+        .with_context(|| format!("running the editor {editor:?}"));
+    let edited = std::fs::read_to_string(&path);
+    let _ = std::fs::remove_file(&path);
+    let status = status?;
+    if !status.success() {
+        bail!("the editor {editor:?} failed ({status}); nothing changed");
+    }
+    edited.with_context(|| format!("reading {}", path.display()))
+}

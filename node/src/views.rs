@@ -1,0 +1,295 @@
+//! What a person asks of their memory besides the agents' tools: a page of
+//! memories by filters (`list`), one memory with all that is known of it
+//! (`show`), and the tags and entities with their counts (`topics`). The
+//! terminal commands and the web page call these and the tools by name
+//! through [`call`], with the tools' argument checks and error contract.
+
+use std::sync::LazyLock;
+
+use ferrex_core::{FieldError, MemoryKind, validate};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::{
+    engine::{Engine, ListRequest, ToolError},
+    mcp::{
+        answers::{self, Memory},
+        args,
+        params::Kind,
+        tools::{self, namespace, time},
+    },
+};
+
+/// The most memories one `list` page holds.
+pub const MAX_PAGE: usize = 1000;
+/// A `list` page's size when none is given.
+pub const DEFAULT_PAGE: usize = 50;
+
+/// A derived status to list by.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(missing_docs, reason = "the statuses are described where they are used")]
+pub enum Status {
+    Active,
+    Current,
+    Contested,
+    Superseded,
+    Any,
+}
+
+impl Status {
+    fn as_str(self) -> &'static str {
+        match self {
+            Status::Active => "active",
+            Status::Current => "current",
+            Status::Contested => "contested",
+            Status::Superseded => "superseded",
+            Status::Any => "any",
+        }
+    }
+}
+
+/// `list`'s parameters.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListParams {
+    /// Namespace (default "default").
+    pub namespace: Option<String>,
+    /// Only these kinds (default: all).
+    #[serde(default)]
+    pub types: Vec<Kind>,
+    /// Only memories with this tag.
+    pub tag: Option<String>,
+    /// Only memories about these entities (names).
+    #[serde(default)]
+    pub entities: Vec<String>,
+    /// Only memories valid from this ISO-8601 time or date on.
+    pub since: Option<String>,
+    /// Only memories valid before this ISO-8601 time or date.
+    pub until: Option<String>,
+    /// Only memories of this status: active (text), current, contested or
+    /// superseded (facts), or any; default any but superseded.
+    pub status: Option<Status>,
+    /// Page size (default 50).
+    #[schemars(range(min = 1, max = MAX_PAGE))]
+    pub limit: Option<i64>,
+    /// Memories to skip (default 0).
+    #[schemars(range(min = 0))]
+    pub offset: Option<i64>,
+}
+
+/// `show`'s parameters.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShowParams {
+    /// The memory.
+    pub id: String,
+}
+
+/// `topics`'s parameters.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TopicsParams {
+    /// Namespace (default "default").
+    pub namespace: Option<String>,
+    /// How many tags and how many entities, at most (default 50).
+    #[schemars(range(min = 1, max = MAX_PAGE))]
+    pub limit: Option<i64>,
+}
+
+/// A memory as a person browses it: no score, its staleness and trust.
+#[derive(Debug, Serialize)]
+pub struct Browsed {
+    /// The memory.
+    #[serde(flatten)]
+    pub memory: Memory,
+    /// Its confidence, grown by evidence, fading since last confirmed.
+    pub trust: f64,
+    /// `fresh`, `aging` or `stale`.
+    pub staleness: &'static str,
+}
+
+fn browsed(recalled: &crate::engine::Recalled) -> Browsed {
+    Browsed {
+        memory: answers::memory(&recalled.row),
+        trust: recalled.confidence,
+        staleness: recalled.staleness.as_str(),
+    }
+}
+
+/// `list`'s answer.
+#[derive(Debug, Serialize)]
+pub struct ListAnswer {
+    /// The namespace.
+    pub namespace: String,
+    /// How many memories pass the filters.
+    pub total: usize,
+    /// How many were skipped.
+    pub offset: usize,
+    /// How many this page holds.
+    pub count: usize,
+    /// The page, newest first.
+    pub memories: Vec<Browsed>,
+}
+
+/// An edge of a shown memory.
+#[derive(Debug, Serialize)]
+pub struct EdgeAnswer {
+    /// Its kind.
+    pub kind: String,
+    /// Where it starts.
+    pub from: String,
+    /// Where it ends.
+    pub to: String,
+}
+
+/// `show`'s answer.
+#[derive(Debug, Serialize)]
+pub struct ShowAnswer {
+    /// The memory.
+    pub memory: Browsed,
+    /// The entities it is about.
+    pub entities: Vec<answers::EntityRef>,
+    /// The edges that start or end at it.
+    pub edges: Vec<EdgeAnswer>,
+    /// Its belief's history, oldest first.
+    pub history: Vec<answers::HistoryStep>,
+}
+
+/// A tag and its count.
+#[derive(Debug, Serialize)]
+pub struct TagCount {
+    /// The tag.
+    pub tag: String,
+    /// Memories carrying it.
+    pub count: usize,
+}
+
+/// An entity and its count.
+#[derive(Debug, Serialize)]
+pub struct EntityCount {
+    /// The entity (the canonical one of its class).
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// Memories about it.
+    pub count: usize,
+}
+
+/// `topics`'s answer.
+#[derive(Debug, Serialize)]
+pub struct TopicsAnswer {
+    /// The namespace.
+    pub namespace: String,
+    /// Tags, most used first.
+    pub tags: Vec<TagCount>,
+    /// Entities, most mentioned first.
+    pub entities: Vec<EntityCount>,
+}
+
+/// Runs operation `op` (a tool or a view) with `arguments`.
+pub fn call(engine: &Engine, op: &str, arguments: Map<String, Value>) -> Result<Value, ToolError> {
+    static SCHEMAS: LazyLock<[Map<String, Value>; 3]> = LazyLock::new(|| {
+        [
+            args::input_schema::<ListParams>(),
+            args::input_schema::<ShowParams>(),
+            args::input_schema::<TopicsParams>(),
+        ]
+    });
+    match op {
+        "list" => to_json(list(engine, args::read(&SCHEMAS[0], arguments)?)?),
+        "show" => to_json(show(engine, args::read(&SCHEMAS[1], arguments)?)?),
+        "topics" => to_json(topics(engine, args::read(&SCHEMAS[2], arguments)?)?),
+        tool => tools::call(engine, tool, arguments),
+    }
+}
+
+fn to_json(answer: impl Serialize) -> Result<Value, ToolError> {
+    serde_json::to_value(answer).map_err(|error| {
+        ToolError::Internal(anyhow::Error::new(error).context("writing the answer"))
+    })
+}
+
+fn bounded(field: &str, value: Option<i64>, default: usize, min: i64) -> Result<usize, FieldError> {
+    match value {
+        None => Ok(default),
+        Some(value) if (min..=MAX_PAGE as i64).contains(&value) => Ok(value as usize),
+        Some(value) => Err(FieldError::new(
+            field,
+            format!("must be between {min} and {MAX_PAGE}, not {value}"),
+        )),
+    }
+}
+
+fn list(engine: &Engine, params: ListParams) -> Result<ListAnswer, ToolError> {
+    let offset = match params.offset {
+        None => 0,
+        Some(offset) if offset >= 0 => usize::try_from(offset).unwrap_or(usize::MAX),
+        Some(offset) => {
+            return Err(
+                FieldError::new("offset", format!("must be 0 or more, not {offset}")).into()
+            );
+        }
+    };
+    let request = ListRequest {
+        namespace: namespace(params.namespace.as_deref())?,
+        kinds: params.types.into_iter().map(MemoryKind::from).collect(),
+        tag: params.tag,
+        entities: validate::name_list("entities", params.entities)?,
+        since: time("since", params.since.as_deref())?,
+        until: time("until", params.until.as_deref())?,
+        status: params.status.map(|status| status.as_str().to_owned()),
+        limit: bounded("limit", params.limit, DEFAULT_PAGE, 1)?,
+        offset,
+    };
+    let listed = engine.list(&request)?;
+    Ok(ListAnswer {
+        namespace: request.namespace.as_str().to_owned(),
+        total: listed.total,
+        offset,
+        count: listed.memories.len(),
+        memories: listed.memories.iter().map(browsed).collect(),
+    })
+}
+
+fn show(engine: &Engine, params: ShowParams) -> Result<ShowAnswer, ToolError> {
+    let id = validate::memory_id("id", &params.id)?;
+    let Some(shown) = engine.show(&id)? else {
+        return Err(FieldError::new(
+            "id",
+            format!("{id:?} names no memory (never stored, or forgotten)"),
+        )
+        .into());
+    };
+    let names = tools::device_names(engine);
+    let history = answers::history(&shown.memory.row.namespace, &shown.history, &names).history;
+    Ok(ShowAnswer {
+        memory: browsed(&shown.memory),
+        entities: shown
+            .entities
+            .into_iter()
+            .map(|(id, name)| answers::EntityRef { id, name })
+            .collect(),
+        edges: shown
+            .edges
+            .into_iter()
+            .map(|edge| EdgeAnswer { kind: edge.kind, from: edge.from, to: edge.to })
+            .collect(),
+        history,
+    })
+}
+
+fn topics(engine: &Engine, params: TopicsParams) -> Result<TopicsAnswer, ToolError> {
+    let namespace = namespace(params.namespace.as_deref())?;
+    let topics = engine.topics(&namespace, bounded("limit", params.limit, DEFAULT_PAGE, 1)?)?;
+    Ok(TopicsAnswer {
+        namespace: namespace.as_str().to_owned(),
+        tags: topics.tags.into_iter().map(|(tag, count)| TagCount { tag, count }).collect(),
+        entities: topics
+            .entities
+            .into_iter()
+            .map(|(id, name, count)| EntityCount { id, name, count })
+            .collect(),
+    })
+}

@@ -1,0 +1,255 @@
+//! The terminal commands a person reads and corrects their memory with —
+//! `ferrex store`, `recall`, `list`, `show`, `topics`, `edit`, `forget` —
+//! run as real processes against a real node (started by the first
+//! command), with the real model. Their stable `--json` and their tables
+//! are compared with snapshots (`tests/snapshots`), ids, times and scores
+//! masked.
+
+#![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
+use ferrex_tests::TestHome;
+use regex::Regex;
+use serde_json::Value;
+
+/// Runs `ferrex <args>`; stdout if it succeeded, else panics with stderr.
+fn ok(home: &TestHome, args: &[&str]) -> String {
+    let (success, stdout, stderr) = home.run(args);
+    assert!(success, "ferrex {args:?} failed: {stderr}");
+    stdout
+}
+
+/// Runs `ferrex <args> --json` and parses its stdout.
+fn json(home: &TestHome, args: &[&str]) -> Value {
+    let mut args = args.to_vec();
+    args.push("--json");
+    let stdout = ok(home, &args);
+    serde_json::from_str(&stdout).unwrap_or_else(|error| panic!("{args:?}: {error}: {stdout}"))
+}
+
+/// Runs `ferrex <args>`, which must fail: its stderr (stdout must be empty).
+fn fails(home: &TestHome, args: &[&str]) -> String {
+    let (success, stdout, stderr) = home.run(args);
+    assert!(!success, "ferrex {args:?} succeeded: {stdout}");
+    assert!(stdout.is_empty(), "ferrex {args:?} printed on stdout: {stdout}");
+    stderr
+}
+
+/// `text` with each memory and entity id replaced by `<id N>` (numbered by
+/// first appearance), device ids by `<device id>`, times and dates by
+/// `<time>` and `<date>`, scores and trust by `<score>`, so a snapshot says
+/// what does not vary.
+fn masked(text: &str) -> String {
+    let id = Regex::new(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}").unwrap();
+    let mut seen: Vec<String> = Vec::new();
+    let text = id.replace_all(text, |found: &regex::Captures<'_>| {
+        let found = found[0].to_owned();
+        let number = match seen.iter().position(|known| *known == found) {
+            Some(number) => number,
+            None => {
+                seen.push(found);
+                seen.len() - 1
+            }
+        };
+        format!("<id {number}>")
+    });
+    let time = Regex::new(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z").unwrap();
+    let text = time.replace_all(&text, "<time>");
+    let date = Regex::new(r"\d{4}-\d{2}-\d{2}").unwrap();
+    let text = date.replace_all(&text, "<date>");
+    let score = Regex::new(r#"("(score|trust)": )-?[0-9.e-]+"#).unwrap();
+    let text = score.replace_all(&text, "$1<score>");
+    let column = Regex::new(r"(?m)^\d\.\d{3}  ").unwrap();
+    let text = column.replace_all(&text, "<score>  ");
+    let trust = Regex::new(r"trust       \d\.\d\d").unwrap();
+    let text = trust.replace_all(&text, "trust       <score>");
+    let device = Regex::new(r"[0-9a-f]{64}").unwrap();
+    device.replace_all(&text, "<device id>").into_owned()
+}
+
+#[test]
+fn a_person_reads_and_corrects_their_memory_in_a_terminal() {
+    let home = TestHome::named("laptop");
+    // The first command starts the node.
+    let backup = json(
+        &home,
+        &[
+            "store",
+            "the backup job runs nightly at 02:00 on the home server",
+            "--tag",
+            "ops",
+            "--entity",
+            "home server",
+        ],
+    );
+    assert_eq!(backup["status"], "stored", "{backup}");
+    let backup = backup["id"].as_str().unwrap().to_owned();
+    let old_port = json(
+        &home,
+        &[
+            "store",
+            "--subject",
+            "api-server",
+            "--predicate",
+            "port",
+            "--object",
+            "8080",
+            "--tag",
+            "ops",
+        ],
+    )["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let port =
+        ok(&home, &["store", "--subject", "api-server", "--predicate", "port", "--object", "9090"]);
+    let port = port.trim().strip_prefix("stored ").unwrap().to_owned();
+    let howto = json(
+        &home,
+        &[
+            "store",
+            "to rotate the logs run logrotate -f /etc/logrotate.conf",
+            "--type",
+            "procedural",
+        ],
+    )["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let again = ok(&home, &["store", "the backup job runs nightly at 02:00 on the home server"]);
+    assert!(again.starts_with(&format!("already stored as {backup}")), "{again}");
+
+    // Recall: the same pipeline as the tool, best first.
+    let recalled = json(&home, &["recall", "when does the backup run", "--limit", "3"]);
+    assert_eq!(recalled["results"][0]["id"], backup.as_str(), "{recalled}");
+    let table = ok(&home, &["recall", "when does the backup run", "--limit", "3"]);
+    assert!(table.starts_with("SCORE  ID"), "{table}");
+    assert!(table.contains(&backup), "{table}");
+    let facts = json(&home, &["recall", "api-server port", "--type", "semantic"]);
+    let ids: Vec<&str> = facts["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|hit| hit["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, vec![port.as_str()], "superseded facts are left out: {facts}");
+
+    // List: filters and pages.
+    let listed = json(&home, &["list"]);
+    assert_eq!(listed["total"], 3, "{listed}");
+    assert_eq!(json(&home, &["list", "--status", "any"])["total"], 4);
+    assert_eq!(
+        json(&home, &["list", "--status", "superseded"])["memories"][0]["id"],
+        old_port.as_str()
+    );
+    let tagged = json(&home, &["list", "--tag", "ops"]);
+    assert_eq!(tagged["memories"].as_array().unwrap().len(), 1, "{tagged}");
+    assert_eq!(tagged["memories"][0]["id"], backup.as_str());
+    assert_eq!(json(&home, &["list", "--type", "procedural"])["memories"][0]["id"], howto.as_str());
+    assert_eq!(
+        json(&home, &["list", "--entity", "home server"])["memories"][0]["id"],
+        backup.as_str()
+    );
+    assert_eq!(json(&home, &["list", "--since", "2999-01-01"])["total"], 0);
+    let page: Vec<String> = [0, 1, 2]
+        .iter()
+        .map(|offset| {
+            let page = json(&home, &["list", "--limit", "1", "--offset", &offset.to_string()]);
+            assert_eq!(page["count"], 1, "{page}");
+            page["memories"][0]["id"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    let all: Vec<&str> =
+        listed["memories"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap()).collect();
+    assert_eq!(page, all, "pages of one walk the list in order");
+
+    // Show: standing, entities, edges, history.
+    let shown = json(&home, &["show", &port]);
+    assert_eq!(shown["memory"]["status"], "current", "{shown}");
+    assert_eq!(shown["entities"][0]["name"], "api-server", "{shown}");
+    assert_eq!(shown["edges"][0]["kind"], "supersedes", "{shown}");
+    assert_eq!(shown["edges"][0]["to"], old_port.as_str(), "{shown}");
+    let history: Vec<&str> = shown["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|step| step["object"].as_str().unwrap())
+        .collect();
+    assert_eq!(history, vec!["8080", "9090"], "{shown}");
+
+    // Topics: tags and entities with counts (superseded memories aside).
+    let topics = json(&home, &["topics"]);
+    assert_eq!(topics["tags"][0]["tag"], "ops", "{topics}");
+    assert_eq!(topics["tags"][0]["count"], 1, "{topics}");
+    let names: Vec<&str> = topics["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"home server") && names.contains(&"api-server"), "{topics}");
+
+    // Snapshots of the stable JSON and the tables.
+    insta::assert_snapshot!(
+        "list_json",
+        masked(&ok(&home, &["list", "--status", "any", "--json"]))
+    );
+    insta::assert_snapshot!("list_table", masked(&ok(&home, &["list", "--status", "any"])));
+    insta::assert_snapshot!("show_json", masked(&ok(&home, &["show", &port, "--json"])));
+    insta::assert_snapshot!("show_table", masked(&ok(&home, &["show", &port])));
+    insta::assert_snapshot!(
+        "recall_json",
+        masked(&ok(&home, &["recall", "api-server port", "--type", "semantic", "--json"]))
+    );
+    insta::assert_snapshot!(
+        "recall_table",
+        masked(&ok(&home, &["recall", "api-server port", "--type", "semantic"]))
+    );
+
+    // Edit: the correction supersedes the old text and keeps its tags and
+    // entities; a fact is corrected by its value.
+    let edited = json(
+        &home,
+        &["edit", &backup, "--content", "the backup job runs nightly at 03:00 on the home server"],
+    );
+    let edited_id = edited["id"].as_str().unwrap().to_owned();
+    let new = json(&home, &["show", &edited_id]);
+    assert_eq!(new["memory"]["tags"], serde_json::json!(["ops"]), "{new}");
+    assert_eq!(new["entities"][0]["name"], "home server", "{new}");
+    assert_eq!(json(&home, &["show", &backup])["memory"]["status"], "superseded");
+    let corrected = json(&home, &["edit", &port, "--object", "9443"]);
+    assert_eq!(
+        json(&home, &["show", corrected["id"].as_str().unwrap()])["memory"]["object"],
+        "9443"
+    );
+    assert!(
+        fails(&home, &["edit", &port, "--content", "x"])
+            .contains("is a fact: give its new value with --object")
+    );
+
+    // Forget: asks first (and without a terminal to ask in, refuses).
+    let refused = fails(&home, &["forget", &howto]);
+    assert!(refused.contains("logrotate") && refused.contains("--yes"), "{refused}");
+    assert_eq!(json(&home, &["show", &howto])["memory"]["id"], howto.as_str());
+    let forgotten = json(&home, &["forget", &howto, "no-such-memory", "--yes"]);
+    assert_eq!(forgotten["forgotten"], serde_json::json!([howto]), "{forgotten}");
+    assert_eq!(forgotten["unknown"], serde_json::json!(["no-such-memory"]), "{forgotten}");
+    assert!(fails(&home, &["show", &howto]).contains("names no memory"));
+
+    // Bad input: a clear error on stderr, nothing on stdout, nothing changed.
+    let before = json(&home, &["list", "--status", "any"])["total"].clone();
+    assert!(
+        fails(&home, &["list", "--status", "bogus"])
+            .contains("status must be active, current, contested, superseded or any")
+    );
+    assert!(fails(&home, &["list", "--since", "someday"]).contains("since"));
+    assert!(
+        fails(&home, &["recall", "x", "--namespace", "bad ns"]).contains("namespace contains ' '")
+    );
+    assert!(fails(&home, &["recall", "x", "--type", "fact"]).contains("types[0] must be episodic"));
+    assert!(fails(&home, &["store"]).contains("content is missing"));
+    assert!(
+        fails(&home, &["store", "x", "--supersedes", "no-such-memory"]).contains("names no memory")
+    );
+    assert_eq!(json(&home, &["list", "--status", "any"])["total"], before);
+    home.stop();
+}
