@@ -56,6 +56,21 @@ pub enum Request {
         /// Its arguments.
         arguments: serde_json::Map<String, Value>,
     },
+    /// Export the records of a namespace (every namespace when `None`) in
+    /// ferrex's format: `{"event": "start", "records": n}`, a `{"event":
+    /// "line", "line": …}` per line (the header first), then `{"ok": true}`.
+    Export {
+        /// The namespace, or all.
+        namespace: Option<String>,
+    },
+    /// Restore records of ferrex's format into `namespace` (see
+    /// [`crate::transfer`]); the answer counts what was written and left.
+    Restore {
+        /// Where they go.
+        namespace: String,
+        /// The records, with their line numbers in the file.
+        lines: Vec<(usize, crate::transfer::Line)>,
+    },
 }
 
 /// Whether a node is listening on `socket`.

@@ -30,7 +30,7 @@ use crate::{
     peer_vectors::{self, Shared},
     reindex,
     status::{self, ThisDevice},
-    views,
+    transfer, views,
 };
 
 /// Indexes what peers send, and wakes the embedding worker for it.
@@ -242,8 +242,12 @@ async fn serve_control(stream: UnixStream, served: Arc<Served>) -> anyhow::Resul
     let request: Request = match serde_json::from_str(&line) {
         Ok(request) => request,
         Err(error) => {
-            send_line(&mut writer, &json!({"ok": false, "error": format!("bad request: {error}")}))
-                .await?;
+            let error = format!(
+                "bad request: {error} (this node runs ferrex {}: if the command is newer, stop the \
+                 node with `ferrex stop` and run the command again)",
+                env!("CARGO_PKG_VERSION")
+            );
+            send_line(&mut writer, &json!({"ok": false, "error": error})).await?;
             return Ok(());
         }
     };
@@ -278,6 +282,28 @@ async fn serve_control(stream: UnixStream, served: Arc<Served>) -> anyhow::Resul
         },
         Request::Peers => peers_status(&served).await,
         Request::RemovePeer { id } => remove_peer(&served, &id),
+        Request::Export { namespace } => export(&served, namespace.as_deref(), &mut writer).await,
+        Request::Restore { namespace, lines } => {
+            let engine = node.engine.clone();
+            let restored = tokio::task::spawn_blocking(move || -> anyhow::Result<Value> {
+                let namespace = ferrex_core::Namespace::parse(&namespace)?;
+                let archive = transfer::archive(&namespace, &lines)
+                    .map_err(|error| anyhow::anyhow!(error))?;
+                let restored = engine
+                    .restore(&namespace, &archive)
+                    .map_err(|error| anyhow::anyhow!("{error}"))?;
+                Ok(json!({
+                    "ok": true,
+                    "memories": restored.memories,
+                    "entities": restored.entities,
+                    "aliases": restored.aliases,
+                    "edges": restored.edges,
+                    "existing": restored.existing,
+                    "forgotten": restored.forgotten,
+                }))
+            });
+            restored.await?
+        }
         Request::Call { name, arguments } => {
             let engine = node.engine.clone();
             match tokio::task::spawn_blocking(move || views::call(&engine, &name, arguments))
@@ -308,6 +334,46 @@ async fn serve_control(stream: UnixStream, served: Arc<Served>) -> anyhow::Resul
     };
     let answer = answer.unwrap_or_else(|error| json!({"ok": false, "error": format!("{error:#}")}));
     send_line(&mut writer, &answer).await
+}
+
+/// Streams the export of `namespace` (all when `None`) as event lines.
+async fn export(
+    served: &Served,
+    namespace: Option<&str>,
+    writer: &mut (impl AsyncWriteExt + Unpin),
+) -> anyhow::Result<Value> {
+    let engine = served.node.engine.clone();
+    let wanted = namespace.map(ferrex_core::Namespace::parse).transpose()?;
+    let device = served.device.id.clone();
+    let lines = tokio::task::spawn_blocking(move || -> anyhow::Result<Vec<transfer::Line>> {
+        let namespaces = match wanted {
+            Some(namespace) => vec![namespace],
+            None => engine.replica().namespaces(),
+        };
+        let registry = engine.replica().registry();
+        let mut lines = vec![transfer::Line::Header {
+            version: transfer::VERSION,
+            exported_at: transfer::Time(clock::now()),
+            device,
+        }];
+        lines.extend(
+            registry
+                .devices
+                .keys()
+                .map(|id| transfer::Line::Device { id: id.clone(), name: registry.name_of(id) }),
+        );
+        for namespace in namespaces {
+            let archive = engine.archive(&namespace)?;
+            lines.extend(transfer::lines(&namespace, &archive));
+        }
+        Ok(lines)
+    })
+    .await??;
+    send_line(writer, &json!({"event": "start", "records": lines.len()})).await?;
+    for line in &lines {
+        send_line(writer, &json!({"event": "line", "line": line})).await?;
+    }
+    Ok(json!({"ok": true, "records": lines.len()}))
 }
 
 async fn send_line(writer: &mut (impl AsyncWriteExt + Unpin), value: &Value) -> anyhow::Result<()> {

@@ -23,6 +23,8 @@ mod peer_vectors;
 mod peers_cli;
 mod reindex;
 mod status;
+mod transfer;
+mod transfer_cli;
 mod views;
 
 use std::{path::PathBuf, process::ExitCode, time::Instant};
@@ -134,6 +136,33 @@ enum Command {
         /// The new value (of a fact).
         #[arg(long)]
         object: Option<String>,
+        /// Print JSON (a stable format).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write the memory out: ferrex's JSON Lines (to stdout without --out;
+    /// an empty home imports it as it was).
+    Export {
+        /// jsonl.
+        #[arg(long, default_value = "jsonl")]
+        format: String,
+        /// Only this namespace [default: every namespace].
+        #[arg(long, short)]
+        namespace: Option<String>,
+        /// Write here instead of stdout.
+        #[arg(long, value_name = "PATH")]
+        out: Option<PathBuf>,
+    },
+    /// Bring memories in from a file (- for stdin): ferrex's own export.
+    Import {
+        /// The file.
+        path: PathBuf,
+        /// Its format [default: guessed]: ferrex.
+        #[arg(long, value_name = "FORMAT")]
+        from: Option<String>,
+        /// Put everything into this namespace.
+        #[arg(long, short)]
+        namespace: Option<String>,
         /// Print JSON (a stable format).
         #[arg(long)]
         json: bool,
@@ -510,6 +539,23 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let _guard = logging::init("warn", None, "");
             let edit = memory_cli::Edit { content, object };
             runtime()?.block_on(memory_cli::edit(&home, &id, edit, json))
+        }
+        Command::Export { format, namespace, out } => {
+            let _guard = logging::init("warn", None, "");
+            if format != "jsonl" {
+                anyhow::bail!("--format {format:?}: ferrex exports jsonl");
+            }
+            runtime()?.block_on(transfer_cli::export(&home, namespace.as_deref(), out.as_deref()))
+        }
+        Command::Import { path, from, namespace, json } => {
+            let _guard = logging::init("warn", None, "");
+            runtime()?.block_on(transfer_cli::import(
+                &home,
+                &path,
+                from.as_deref(),
+                namespace.as_deref(),
+                json,
+            ))
         }
         Command::Topics { namespace, limit, json } => {
             let _guard = logging::init("warn", None, "");

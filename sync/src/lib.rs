@@ -52,8 +52,8 @@ pub use peers::{DocStatus, PeerRecord, PeerStatus};
 pub use records::{Lookup, NewMemory, StoredMemory, new_alias_key};
 pub use registry::{DeviceRecord, Pairing, Registry, Revocation};
 pub use replica::{
-    DocStat, Forgotten, NewRecords, RecordRef, Replica, ReplicaOptions, SEALED_ROOTS, ShardReader,
-    Upgrade,
+    Archive, ArchivedAlias, DocStat, Forgotten, NewRecords, RecordRef, Replica, ReplicaOptions,
+    Restored, SEALED_ROOTS, ShardReader, Upgrade,
 };
 pub use state_file::StateFileError;
 pub use ticket::{BadTicket, PairingTicket};

@@ -21,6 +21,10 @@ use crate::{
     storage,
 };
 
+mod archive;
+
+pub use archive::{Archive, ArchivedAlias, Restored};
+
 /// Document changes a slow subscriber may fall behind by before it is told
 /// it lagged (and then treats every document as changed).
 const ANNOUNCE_CAPACITY: usize = 1024;
@@ -178,6 +182,15 @@ pub struct NewRecords {
     pub aliases: Vec<Alias>,
     /// New edges.
     pub edges: Vec<Edge>,
+}
+
+/// Records to write in one change, with what `write_new` fills in for new
+/// records given: counters, alias keys and the memories aliases die with.
+struct Writing<'a> {
+    memories: Vec<(&'a NewMemory, &'a Counters)>,
+    entities: Vec<&'a Entity>,
+    aliases: Vec<(String, &'a Alias, Option<&'a str>)>,
+    edges: Vec<&'a Edge>,
 }
 
 /// The outcome of forgetting a list of ids.
@@ -492,49 +505,70 @@ impl Replica {
         now: Timestamp,
         records: &NewRecords,
     ) -> Result<DocChange, ReplicaError> {
+        // An alias is introduced by the memory written with it, if any: it
+        // dies with that memory.
+        let introducer = records.memories.first().map(|memory| memory.id.as_str());
+        let aliases: Vec<(String, &Alias, Option<&str>)> = records
+            .aliases
+            .iter()
+            .map(|alias| (new_alias_key(&alias.entity_id), alias, introducer))
+            .collect();
+        let counters = Counters::default();
+        let writing = Writing {
+            memories: records.memories.iter().map(|memory| (memory, &counters)).collect(),
+            entities: records.entities.iter().collect(),
+            aliases,
+            edges: records.edges.iter().collect(),
+        };
+        self.write(namespace, now, &writing)
+    }
+
+    /// Writes `writing` as one change to the open shard of `namespace`.
+    fn write(
+        &self,
+        namespace: &Namespace,
+        now: Timestamp,
+        writing: &Writing<'_>,
+    ) -> Result<DocChange, ReplicaError> {
         let id = self.open_shard(namespace)?;
         let document = self.document(&id)?;
         // Every sealed record's key is on disk before the change that uses
         // it (see `keys`).
-        let memory_keys: Vec<Key> = records.memories.iter().map(|_| Key::random()).collect();
-        let entity_keys: Vec<Key> = records.entities.iter().map(|_| Key::random()).collect();
-        let aliases: Vec<(String, Key)> = records
-            .aliases
-            .iter()
-            .map(|alias| (new_alias_key(&alias.entity_id), Key::random()))
-            .collect();
+        let memory_keys: Vec<Key> = writing.memories.iter().map(|_| Key::random()).collect();
+        let entity_keys: Vec<Key> = writing.entities.iter().map(|_| Key::random()).collect();
+        let alias_keys: Vec<Key> = writing.aliases.iter().map(|_| Key::random()).collect();
         let mut filed: Vec<(&str, Key)> = Vec::new();
-        filed.extend(records.memories.iter().map(|m| m.id.as_str()).zip(memory_keys.clone()));
-        filed.extend(records.entities.iter().map(|e| e.id.as_str()).zip(entity_keys.clone()));
-        filed.extend(aliases.iter().map(|(name, key)| (name.as_str(), key.clone())));
+        filed.extend(writing.memories.iter().map(|(m, _)| m.id.as_str()).zip(memory_keys.clone()));
+        filed.extend(writing.entities.iter().map(|e| e.id.as_str()).zip(entity_keys.clone()));
+        filed
+            .extend(writing.aliases.iter().map(|(name, ..)| name.as_str()).zip(alias_keys.clone()));
         lock(&self.keys).insert(&filed)?;
         let _purging = lock(&self.purging);
         // Entities the memories use that exist already must still have their
         // key: a purge may have deleted it since the caller resolved them.
         // (An id no document holds yet cannot have been purged.)
-        let new_entities: HashSet<&str> = records.entities.iter().map(|e| e.id.as_str()).collect();
+        let new_entities: HashSet<&str> = writing.entities.iter().map(|e| e.id.as_str()).collect();
         let used: Vec<Vec<String>> =
-            records.memories.iter().map(NewMemory::used_entities).collect();
+            writing.memories.iter().map(|(memory, _)| memory.used_entities()).collect();
         for entity in used.iter().flatten() {
             if !new_entities.contains(entity.as_str()) && self.entity_locked(namespace, entity)? {
                 return Err(ReplicaError::EntityForgotten(entity.clone()));
             }
         }
-        let introducer = records.memories.first().map(|memory| memory.id.as_str());
         let ((), change) = lock(&document).write(now, |doc, roots, keys| {
-            for (entity, key) in records.entities.iter().zip(&entity_keys) {
+            for (entity, key) in writing.entities.iter().zip(&entity_keys) {
                 records::put_entity(doc, roots, entity, key)?;
                 keys.entities.insert(entity.id.clone());
             }
-            for (alias, (name, key)) in records.aliases.iter().zip(&aliases) {
-                records::put_alias(doc, roots, name, alias, introducer, key)?;
+            for ((name, alias, introducer), key) in writing.aliases.iter().zip(&alias_keys) {
+                records::put_alias(doc, roots, name, alias, *introducer, key)?;
                 keys.aliases.insert(name.clone());
             }
-            for (memory, key) in records.memories.iter().zip(&memory_keys) {
-                records::put_memory(doc, roots, memory, key, &Counters::default())?;
+            for ((memory, counters), key) in writing.memories.iter().zip(&memory_keys) {
+                records::put_memory(doc, roots, memory, key, counters)?;
                 keys.memories.insert(memory.id.clone());
             }
-            for edge in &records.edges {
+            for edge in &writing.edges {
                 records::put_edge(doc, roots, edge)?;
                 keys.edges.insert(edge.key());
             }
@@ -542,7 +576,7 @@ impl Replica {
         })?;
         let mut locations = self.locations.write().unwrap_or_else(PoisonError::into_inner);
         let mut refs = lock(&self.refs);
-        for (memory, used) in records.memories.iter().zip(used) {
+        for ((memory, _), used) in writing.memories.iter().zip(used) {
             locations.insert(memory.id.clone(), id.clone());
             refs.set(&memory.id, Some(used));
         }
@@ -955,6 +989,12 @@ impl ShardReader<'_> {
             return Lookup::Absent;
         }
         records::read_alias(&self.document.doc, &self.document.roots, key, self.keys)
+    }
+
+    /// The memory that introduced the alias stored under `key` (the alias
+    /// dies with it), if it names one.
+    pub fn alias_introducer(&self, key: &str) -> Option<String> {
+        records::alias_links(&self.maps, key).and_then(|(_, memory)| memory)
     }
 
     /// The edge stored under `key`.

@@ -354,3 +354,94 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+#[test]
+fn an_archive_restores_into_an_empty_replica_as_it_was_and_only_once() {
+    use ferrex_core::{AccessStat, Alias};
+    let temp = tempfile::tempdir().unwrap();
+    let namespace = Namespace::parse("work").unwrap();
+    let source = open(&temp.path().join("source"), 2);
+    let entity = Entity {
+        id: "entity-1".into(),
+        name: "api-server".into(),
+        kind: Some("service".into()),
+        created_at: Timestamp(500),
+        created_by: "device-a".into(),
+    };
+    let alias = Alias {
+        entity_id: "entity-1".into(),
+        name: "the api".into(),
+        method: "fuzzy".into(),
+        created_at: Timestamp(600),
+        created_by: "device-b".into(),
+    };
+    let fact = NewMemory {
+        kind: MemoryKind::Semantic,
+        content: Content::Triple(Triple {
+            subject: "api-server".into(),
+            predicate: "port".into(),
+            object: "8080".into(),
+        }),
+        subject_entity: Some("entity-1".into()),
+        entity_ids: vec!["entity-1".into()],
+        ..memory("fact", "")
+    };
+    let edge = Edge {
+        kind: EdgeKind::Supersedes,
+        from: "fact".into(),
+        to: "old".into(),
+        created_at: Timestamp(700),
+        created_by: "device-b".into(),
+    };
+    source
+        .write_new(
+            &namespace,
+            Timestamp(1_000),
+            &NewRecords {
+                memories: vec![fact, memory("old", "the old note"), memory("gone", "forget me")],
+                entities: vec![entity],
+                aliases: vec![alias],
+                edges: vec![edge],
+            },
+        )
+        .unwrap();
+    // Counters grow after the write: evidence, validations, access.
+    source.add_evidence("old", 2, Timestamp(2_000)).unwrap();
+    source.validate(&["fact".into()], Timestamp(3_000)).unwrap();
+    let access = [("fact".to_owned(), AccessStat { count: 4, last: Some(Timestamp(4_000)) })];
+    source.fold_access(&access.into_iter().collect(), Timestamp(4_000)).unwrap();
+    source.forget(&["gone".into()], Timestamp(5_000)).unwrap();
+    let archive = source.archive(&namespace).unwrap();
+    let ids: Vec<&str> = archive.memories.iter().map(|m| m.memory.id.as_str()).collect();
+    assert_eq!(ids, vec!["fact", "old"], "forgotten memories are not archived");
+    assert_eq!(archive.memories[1].memory.evidence, 3);
+    assert_eq!(archive.entities.len(), 1);
+    assert_eq!(archive.aliases.len(), 1);
+    assert_eq!(archive.edges.len(), 1);
+
+    // Another device's replica, empty: everything comes back as it was.
+    let target =
+        Replica::open(&temp.path().join("target"), "device-c", ReplicaOptions::default()).unwrap();
+    let (change, restored) = target.restore(&namespace, Timestamp(9_000), &archive).unwrap();
+    assert!(change.is_some());
+    assert_eq!(
+        (restored.memories, restored.entities, restored.aliases, restored.edges),
+        (2, 1, 1, 1)
+    );
+    assert_eq!(target.archive(&namespace).unwrap(), archive);
+    // Again: nothing new.
+    let (change, again) = target.restore(&namespace, Timestamp(9_500), &archive).unwrap();
+    assert!(change.is_none(), "{again:?}");
+    assert_eq!(again.existing, 5);
+    // A memory forgotten here is not brought back.
+    target.forget(&["old".into()], Timestamp(10_000)).unwrap();
+    let (_, after) = target.restore(&namespace, Timestamp(11_000), &archive).unwrap();
+    assert_eq!((after.memories, after.forgotten), (0, 1));
+    // Nor is it after the target reopens.
+    drop(target);
+    let target =
+        Replica::open(&temp.path().join("target"), "device-c", ReplicaOptions::default()).unwrap();
+    let ids: Vec<String> =
+        target.archive(&namespace).unwrap().memories.into_iter().map(|m| m.memory.id).collect();
+    assert_eq!(ids, vec!["fact"]);
+}

@@ -439,6 +439,18 @@ impl Client {
         result_ids(&answer)
     }
 
+    /// Waits (bounded: 300 s) until the node has every vector of
+    /// everything it holds.
+    pub async fn caught_up(&self) {
+        let done = eventually(Duration::from_secs(300), || async {
+            let stats = self.ok("stats", json!({})).await;
+            let lag = &stats["index_lag"];
+            (lag["embeddings_queued"] == 0 && lag["passages_queued"] == 0).then_some(())
+        })
+        .await;
+        assert!(done.is_some(), "the node was still embedding after 300 s");
+    }
+
     /// Ends the session (the bridge exits; the node keeps running).
     pub async fn close(self) {
         let _ = self.service.cancel().await;

@@ -5,9 +5,7 @@
 
 #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
-use std::time::Duration;
-
-use ferrex_tests::{Client, TestHome, eventually, result_ids};
+use ferrex_tests::{Client, TestHome, result_ids};
 use serde_json::{Value, json};
 
 /// Notes of two to four sentences (so each has passages to embed), and a
@@ -50,17 +48,6 @@ async fn recall(client: &Client, query: &str, namespace: &str) -> Value {
     client.ok("recall", json!({"query": query, "namespace": namespace, "limit": 5})).await
 }
 
-/// Waits (bounded) until the node has every vector of everything.
-async fn caught_up(client: &Client) {
-    let done = eventually(Duration::from_secs(300), || async {
-        let stats = client.ok("stats", json!({})).await;
-        let lag = &stats["index_lag"];
-        (lag["embeddings_queued"] == 0 && lag["passages_queued"] == 0).then_some(())
-    })
-    .await;
-    assert!(done.is_some(), "the node was still embedding after 300 s");
-}
-
 /// Every question of [`QUESTIONS`] finds its note (`stored[target]`) in
 /// namespace `work` among its first two results.
 async fn each_question_finds_its_note_in_the_top_two(
@@ -87,7 +74,7 @@ async fn switching_the_model_re_embeds_and_recall_works_after() {
     let client = home.client().await;
     let notes: Vec<String> = NOTES.iter().map(|note| (*note).to_owned()).collect();
     let stored = store_notes(&client, "work", &notes).await;
-    caught_up(&client).await;
+    client.caught_up().await;
     assert!(model_of(&client.ok("stats", json!({})).await).starts_with("all-MiniLM-L6-v2"));
     client.close().await;
     home.stop();
@@ -108,7 +95,7 @@ async fn switching_the_model_re_embeds_and_recall_works_after() {
         let expected = if model == "e5-small" { "e5-small-v2" } else { "bge-small-en-v1.5" };
         assert!(model_of(&stats).starts_with(expected), "{stats}");
         assert_eq!(stats["memories"], NOTES.len(), "{stats}");
-        caught_up(&client).await;
+        client.caught_up().await;
         each_question_finds_its_note_in_the_top_two(&client, &stored, model).await;
         client.close().await;
         home.stop();
@@ -137,7 +124,7 @@ async fn a_recall_during_a_backlog_says_so_and_a_rebuild_answers_alike() {
         stored += usize::from(answer["status"] == "stored");
     }
     assert!(stored >= 50, "only {stored} memories stored");
-    caught_up(&client).await;
+    client.caught_up().await;
     let mut before = Vec::new();
     for (question, _) in QUESTIONS {
         let answer = recall(&client, question, "big").await;
@@ -156,7 +143,7 @@ async fn a_recall_during_a_backlog_says_so_and_a_rebuild_answers_alike() {
     assert!(pending["without_vectors"].as_i64().unwrap() > 0, "{answer}");
     assert_eq!(pending["dense_partial"], true, "{answer}");
     assert!(pending["note"].as_str().unwrap().contains("partial"), "{answer}");
-    caught_up(&client).await;
+    client.caught_up().await;
     answers_whole_and_alike(&client, "big", &before).await;
 
     client.close().await;
@@ -168,7 +155,7 @@ async fn a_recall_waits_for_a_small_backlog_and_answers_whole() {
     let client = home.client().await;
     let notes: Vec<String> = NOTES.iter().map(|note| (*note).to_owned()).collect();
     store_notes(&client, "small", &notes).await;
-    caught_up(&client).await;
+    client.caught_up().await;
     let mut before = Vec::new();
     for (question, _) in QUESTIONS {
         before.push(result_ids(&recall(&client, question, "small").await));

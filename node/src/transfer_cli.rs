@@ -1,0 +1,235 @@
+//! `ferrex export` and `ferrex import`: a person's memory out of ferrex and
+//! into it, through the running node (started if needed).
+
+use std::{
+    collections::BTreeMap,
+    io::Write,
+    path::{Path, PathBuf},
+};
+
+use anyhow::{Context, bail};
+use ferrex_core::Namespace;
+use serde_json::{Value, json};
+
+use crate::{
+    bridge,
+    control::{self, Request},
+    home::Home,
+    memory_cli::print_json,
+    peers_cli::output,
+    report,
+    transfer::{self, Line},
+};
+
+/// Memories per restore request: one document change each.
+const BATCH: usize = 500;
+
+fn progress(total: u64, what: &str) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(total),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(&format!(
+            "{what:>9} [{{bar:40}}] {{pos}}/{{len}} {{elapsed}}"
+        ))
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    bar
+}
+
+/// `ferrex export --format jsonl [--namespace NS] [--out PATH]`.
+pub async fn export(
+    home: &Home,
+    namespace: Option<&str>,
+    out: Option<&Path>,
+) -> anyhow::Result<()> {
+    drop(bridge::connect_or_start(home, &[]).await?);
+    let request = Request::Export { namespace: namespace.map(str::to_owned) };
+    let mut text = String::new();
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let mut memories = 0;
+    let mut stdout = std::io::stdout().lock();
+    let mut failed: Option<std::io::Error> = None;
+    control::send(&home.socket_file(), &request, |event| match event["event"].as_str() {
+        Some("start") => bar = Some(progress(event["records"].as_u64().unwrap_or(0), "exporting")),
+        Some("line") => {
+            let line = event["line"].to_string();
+            if event["line"]["type"] == "memory" {
+                memories += 1;
+            }
+            match out {
+                Some(_) => {
+                    text.push_str(&line);
+                    text.push('\n');
+                }
+                None if failed.is_none() => {
+                    if let Err(error) = writeln!(stdout, "{line}") {
+                        failed = Some(error);
+                    }
+                }
+                None => {}
+            }
+            if let Some(bar) = &bar {
+                bar.inc(1);
+            }
+        }
+        _ => {}
+    })
+    .await?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    if let Some(error) = failed {
+        return Err(error).context("writing the export to stdout");
+    }
+    if let Some(path) = out {
+        write_whole(path, text.as_bytes())?;
+        report(&format!("exported {memories} memories to {}", path.display()));
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` whole or not at all (a temporary file beside
+/// it, renamed over it).
+fn write_whole(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = path.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().context("--out names no file")?;
+    let temporary: PathBuf = dir.join(format!(".{}.partial", name.to_string_lossy()));
+    std::fs::write(&temporary, bytes)
+        .with_context(|| format!("writing {}", temporary.display()))?;
+    std::fs::rename(&temporary, path).with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+/// What an import did, summed over its requests.
+#[derive(Debug, Default, serde::Serialize)]
+struct Imported {
+    memories: u64,
+    entities: u64,
+    aliases: u64,
+    edges: u64,
+    existing: u64,
+    forgotten: u64,
+}
+
+/// `ferrex import PATH [--from FORMAT] [--namespace NS]`.
+pub async fn import(
+    home: &Home,
+    path: &Path,
+    from: Option<&str>,
+    namespace: Option<&str>,
+    json: bool,
+) -> anyhow::Result<()> {
+    let into = namespace.map(Namespace::parse).transpose()?;
+    let text = if path == Path::new("-") {
+        std::io::read_to_string(std::io::stdin()).context("reading stdin")?
+    } else {
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?
+    };
+    let format = match from {
+        Some(format) => format.to_owned(),
+        None => guess(&text).to_owned(),
+    };
+    if format != "ferrex" {
+        bail!("--from {format:?}: this ferrex imports ferrex (its own JSON Lines)");
+    }
+    // Every line is checked before anything is imported.
+    let records = transfer::parse(&text, into.as_ref())
+        .map_err(|error| anyhow::anyhow!("{}: {error}; nothing was imported", path.display()))?;
+    drop(bridge::connect_or_start(home, &[]).await?);
+    let total: usize =
+        records.values().flatten().filter(|(_, line)| matches!(line, Line::Memory(_))).count();
+    let bar = progress(total as u64, "importing");
+    let mut imported = Imported::default();
+    for (namespace, lines) in records {
+        for batch in batches(lines) {
+            let memories =
+                batch.iter().filter(|(_, line)| matches!(line, Line::Memory(_))).count() as u64;
+            let request =
+                Request::Restore { namespace: namespace.as_str().to_owned(), lines: batch };
+            let answer = control::send(&home.socket_file(), &request, |_| {}).await?;
+            let count = |key: &str| answer[key].as_u64().unwrap_or(0);
+            imported.memories += count("memories");
+            imported.entities += count("entities");
+            imported.aliases += count("aliases");
+            imported.edges += count("edges");
+            imported.existing += count("existing");
+            imported.forgotten += count("forgotten");
+            bar.inc(memories);
+        }
+    }
+    bar.finish_and_clear();
+    let answer: Value = json!(imported);
+    if json {
+        print_json(&answer);
+    } else {
+        let mut text = format!(
+            "imported {} memories, {} entities, {} aliases, {} edges",
+            imported.memories, imported.entities, imported.aliases, imported.edges
+        );
+        if imported.existing > 0 {
+            text.push_str(&format!("; {} records were here already", imported.existing));
+        }
+        if imported.forgotten > 0 {
+            text.push_str(&format!(
+                "; {} memories forgotten here were not brought back",
+                imported.forgotten
+            ));
+        }
+        output(&text);
+    }
+    Ok(())
+}
+
+/// The format of `text`, from its first line.
+fn guess(text: &str) -> &'static str {
+    let first = text.lines().find(|line| !line.trim().is_empty()).unwrap_or("");
+    let value: Value = serde_json::from_str(first).unwrap_or(Value::Null);
+    if value["type"] == transfer::HEADER_TYPE { "ferrex" } else { "unknown" }
+}
+
+/// A namespace's records in requests of up to `BATCH` memories, each with
+/// the entities its memories use that no earlier request carried, and their
+/// aliases (an entity no live memory uses is not readable, so it travels
+/// with its first user); edges, and anything left, in the last.
+fn batches(lines: Vec<(usize, Line)>) -> Vec<Vec<(usize, Line)>> {
+    let mut entities: BTreeMap<String, (usize, Line)> = BTreeMap::new();
+    let mut aliases: BTreeMap<String, Vec<(usize, Line)>> = BTreeMap::new();
+    let mut memories = Vec::new();
+    let mut rest = Vec::new();
+    for (number, line) in lines {
+        match &line {
+            Line::Entity(entity) => {
+                entities.insert(entity.id.clone(), (number, line));
+            }
+            Line::Alias(alias) => {
+                aliases.entry(alias.entity.clone()).or_default().push((number, line))
+            }
+            Line::Memory(_) => memories.push((number, line)),
+            Line::Edge(_) => rest.push((number, line)),
+            Line::Header { .. } | Line::Device { .. } => {}
+        }
+    }
+    let mut batches = Vec::new();
+    for chunk in memories.chunks(BATCH) {
+        let mut batch = Vec::new();
+        for (_, line) in chunk {
+            let Line::Memory(memory) = line else { continue };
+            for entity in memory.entities.iter().chain(memory.subject_entity.iter()) {
+                if let Some(record) = entities.remove(entity) {
+                    batch.push(record);
+                    batch.extend(aliases.remove(entity).unwrap_or_default());
+                }
+            }
+        }
+        batch.extend(chunk.iter().cloned());
+        batches.push(batch);
+    }
+    rest.extend(entities.into_values());
+    rest.extend(aliases.into_values().flatten());
+    batches.push(rest);
+    batches.retain(|batch| !batch.is_empty());
+    batches
+}
