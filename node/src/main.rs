@@ -13,6 +13,7 @@ mod embedding;
 mod engine;
 mod home;
 mod http;
+mod import_formats;
 mod index;
 mod indexer;
 mod logging;
@@ -153,11 +154,14 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         out: Option<PathBuf>,
     },
-    /// Bring memories in from a file (- for stdin): ferrex's own export.
+    /// Bring memories in (- reads stdin): ferrex's own export, the MCP
+    /// memory server's memory.jsonl, mcp-memory-service's database, or a
+    /// folder of Markdown notes.
     Import {
-        /// The file.
+        /// The file or folder.
         path: PathBuf,
-        /// Its format [default: guessed]: ferrex.
+        /// Its format [default: guessed]: ferrex, mcp-memory,
+        /// mcp-memory-service or markdown.
         #[arg(long, value_name = "FORMAT")]
         from: Option<String>,
         /// Put everything into this namespace.

@@ -15,6 +15,7 @@ use crate::{
     bridge,
     control::{self, Request},
     home::Home,
+    import_formats::{self, Format, Item},
     memory_cli::print_json,
     peers_cli::output,
     report,
@@ -123,20 +124,112 @@ pub async fn import(
     json: bool,
 ) -> anyhow::Result<()> {
     let into = namespace.map(Namespace::parse).transpose()?;
-    let text = if path == Path::new("-") {
-        std::io::read_to_string(std::io::stdin()).context("reading stdin")?
+    let stdin = path == Path::new("-");
+    let text = if stdin {
+        Some(std::io::read_to_string(std::io::stdin()).context("reading stdin")?)
     } else {
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?
+        None
     };
-    let format = match from {
-        Some(format) => format.to_owned(),
-        None => guess(&text).to_owned(),
+    let format = match (from, &text) {
+        (Some(format), _) => Format::parse(format)?,
+        (None, Some(text)) => guess(text),
+        (None, None) => Format::guess(path)?,
     };
-    if format != "ferrex" {
-        bail!("--from {format:?}: this ferrex imports ferrex (its own JSON Lines)");
+    let read_text = || -> anyhow::Result<String> {
+        match &text {
+            Some(text) => Ok(text.clone()),
+            None => {
+                std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+            }
+        }
+    };
+    let nothing =
+        |error: String| anyhow::anyhow!("{}: {error}; nothing was imported", path.display());
+    let items = match format {
+        Format::Ferrex => return restore(home, &read_text()?, path, into.as_ref(), json).await,
+        Format::McpMemory => import_formats::mcp_memory(&read_text()?).map_err(nothing)?,
+        Format::McpMemoryService if !stdin => {
+            import_formats::mcp_memory_service(path)?.map_err(nothing)?
+        }
+        Format::Markdown if !stdin => import_formats::markdown(path)?.map_err(nothing)?,
+        _ => bail!("a database or a folder of notes is read from its path, not from stdin"),
+    };
+    ingest(home, items, into.as_ref(), json).await
+}
+
+/// Stores `items` through the node's store pipeline, 50 at a time.
+async fn ingest(
+    home: &Home,
+    items: Vec<Item>,
+    into: Option<&Namespace>,
+    json: bool,
+) -> anyhow::Result<()> {
+    drop(bridge::connect_or_start(home, &[]).await?);
+    let bar = progress(items.len() as u64, "importing");
+    let (mut stored, mut duplicates) = (0, 0);
+    let mut refused: Vec<Value> = Vec::new();
+    for batch in items.chunks(50) {
+        let arguments: Vec<Value> = batch
+            .iter()
+            .map(|item| {
+                let mut arguments = item.arguments.clone();
+                if let Some(namespace) = into {
+                    arguments.insert("namespace".to_owned(), json!(namespace.as_str()));
+                }
+                Value::Object(arguments)
+            })
+            .collect();
+        let request = Request::Call {
+            name: "ingest".to_owned(),
+            arguments: serde_json::Map::from_iter([("items".to_owned(), json!(arguments))]),
+        };
+        let answer = control::send(&home.socket_file(), &request, |_| {}).await?;
+        let outcomes = answer["answer"].as_array().cloned().unwrap_or_default();
+        for (item, outcome) in batch.iter().zip(outcomes) {
+            match outcome["status"].as_str() {
+                Some("stored") => stored += 1,
+                Some("duplicate") => duplicates += 1,
+                _ => refused.push(json!({"origin": item.origin, "reason": outcome["reason"]})),
+            }
+        }
+        bar.inc(batch.len() as u64);
     }
+    bar.finish_and_clear();
+    if json {
+        print_json(&json!({"stored": stored, "duplicates": duplicates, "refused": refused}));
+    } else {
+        let mut text = format!(
+            "imported {stored} memories; {duplicates} duplicated one already here (left as it was); {} refused",
+            refused.len()
+        );
+        for refusal in refused.iter().take(20) {
+            text.push_str(&format!(
+                "\n  {}: {}",
+                refusal["origin"].as_str().unwrap_or("?"),
+                refusal["reason"].as_str().unwrap_or("?")
+            ));
+        }
+        if refused.len() > 20 {
+            text.push_str(&format!(
+                "\n  … and {} more (--json lists them all)",
+                refused.len() - 20
+            ));
+        }
+        output(&text);
+    }
+    Ok(())
+}
+
+/// Restores ferrex's own export (`text`, read from `path`).
+async fn restore(
+    home: &Home,
+    text: &str,
+    path: &Path,
+    into: Option<&Namespace>,
+    json: bool,
+) -> anyhow::Result<()> {
     // Every line is checked before anything is imported.
-    let records = transfer::parse(&text, into.as_ref())
+    let records = transfer::parse(text, into)
         .map_err(|error| anyhow::anyhow!("{}: {error}; nothing was imported", path.display()))?;
     drop(bridge::connect_or_start(home, &[]).await?);
     let total: usize =
@@ -183,11 +276,15 @@ pub async fn import(
     Ok(())
 }
 
-/// The format of `text`, from its first line.
-fn guess(text: &str) -> &'static str {
+/// The format of JSON Lines read from stdin, from its first line (ferrex's
+/// own unless it is the MCP memory server's).
+fn guess(text: &str) -> Format {
     let first = text.lines().find(|line| !line.trim().is_empty()).unwrap_or("");
     let value: Value = serde_json::from_str(first).unwrap_or(Value::Null);
-    if value["type"] == transfer::HEADER_TYPE { "ferrex" } else { "unknown" }
+    match value["type"].as_str() {
+        Some("entity" | "relation") => Format::McpMemory,
+        _ => Format::Ferrex,
+    }
 }
 
 /// A namespace's records in requests of up to `BATCH` memories, each with

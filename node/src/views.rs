@@ -16,7 +16,7 @@ use crate::{
     mcp::{
         answers::{self, Memory},
         args,
-        params::Kind,
+        params::{self, Kind},
         tools::{self, namespace, time},
     },
 };
@@ -96,6 +96,30 @@ pub struct TopicsParams {
     /// How many tags and how many entities, at most (default 50).
     #[schemars(range(min = 1, max = MAX_PAGE))]
     pub limit: Option<i64>,
+}
+
+/// `ingest`'s parameters: memories brought in from elsewhere, each as the
+/// `store` tool's parameters.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IngestParams {
+    /// The memories.
+    #[schemars(length(max = MAX_PAGE))]
+    pub items: Vec<Map<String, Value>>,
+}
+
+/// What became of one ingested memory.
+#[derive(Debug, Serialize)]
+pub struct Ingested {
+    /// `stored`, `duplicate` (of a memory here, left as it was) or
+    /// `refused`.
+    pub status: &'static str,
+    /// The new memory, or the one it duplicates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Why it was refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// A memory as a person browses it: no score, its staleness and trust.
@@ -190,17 +214,25 @@ pub struct TopicsAnswer {
 
 /// Runs operation `op` (a tool or a view) with `arguments`.
 pub fn call(engine: &Engine, op: &str, arguments: Map<String, Value>) -> Result<Value, ToolError> {
-    static SCHEMAS: LazyLock<[Map<String, Value>; 3]> = LazyLock::new(|| {
+    static SCHEMAS: LazyLock<[Map<String, Value>; 5]> = LazyLock::new(|| {
         [
             args::input_schema::<ListParams>(),
             args::input_schema::<ShowParams>(),
             args::input_schema::<TopicsParams>(),
+            args::input_schema::<IngestParams>(),
+            args::input_schema::<params::Store>(),
         ]
     });
     match op {
         "list" => to_json(list(engine, args::read(&SCHEMAS[0], arguments)?)?),
         "show" => to_json(show(engine, args::read(&SCHEMAS[1], arguments)?)?),
         "topics" => to_json(topics(engine, args::read(&SCHEMAS[2], arguments)?)?),
+        "ingest" => {
+            let params: IngestParams = args::read(&SCHEMAS[3], arguments)?;
+            let outcomes: Vec<Ingested> =
+                params.items.into_iter().map(|item| ingest(engine, &SCHEMAS[4], item)).collect();
+            to_json(outcomes)
+        }
         tool => tools::call(engine, tool, arguments),
     }
 }
@@ -209,6 +241,28 @@ fn to_json(answer: impl Serialize) -> Result<Value, ToolError> {
     serde_json::to_value(answer).map_err(|error| {
         ToolError::Internal(anyhow::Error::new(error).context("writing the answer"))
     })
+}
+
+/// Stores one memory from elsewhere through the store pipeline; a
+/// duplicate leaves what it duplicates as it was.
+fn ingest(engine: &Engine, schema: &Map<String, Value>, item: Map<String, Value>) -> Ingested {
+    let refused = |reason: String| Ingested { status: "refused", id: None, reason: Some(reason) };
+    let params = match args::read::<params::Store>(schema, item) {
+        Ok(params) => params,
+        Err(error) => return refused(format!("invalid {error}")),
+    };
+    let (input, allow_secrets) = match tools::store_input(params) {
+        Ok(input) => input,
+        Err(error) => return refused(format!("invalid {error}")),
+    };
+    match engine.store_with(input, allow_secrets, false) {
+        Ok(stored) => Ingested {
+            status: if stored.duplicate { "duplicate" } else { "stored" },
+            id: Some(stored.id),
+            reason: None,
+        },
+        Err(error) => refused(error.to_string()),
+    }
 }
 
 fn bounded(field: &str, value: Option<i64>, default: usize, min: i64) -> Result<usize, FieldError> {

@@ -193,7 +193,7 @@ fn a_malformed_file_imports_nothing_and_names_its_line() {
             format!("{header}\n{}\n", memory("a", json!({"kind": "dream"}))),
             "line 2: memory a: kind \"dream\"",
         ),
-        (format!("{}\n", memory("a", none.clone())), "unknown"),
+        (format!("{}\n", memory("a", none.clone())), "cannot tell what"),
         (header.replace("\"version\":1", "\"version\":9"), "line 1: format version 9"),
         (format!("{header}\n{}\n", memory("a", json!({"created_at": "yesterday"}))), "line 2"),
         (
@@ -204,7 +204,7 @@ fn a_malformed_file_imports_nothing_and_names_its_line() {
             format!("{header}\n{}\n", memory("a", json!({"entities": ["no-such-entity"]}))),
             "neither the file nor this home holds",
         ),
-        (String::new(), "unknown"),
+        (String::new(), "cannot tell what"),
     ];
     for (index, (text, needle)) in cases.iter().enumerate() {
         let path = home.path().join(format!("bad-{index}.jsonl"));

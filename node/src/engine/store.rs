@@ -95,21 +95,38 @@ impl Engine {
     /// Stores a memory. The answer comes only after the memory and every
     /// judgement made about it are durable and indexed.
     pub fn store(&self, input: StoreInput, allow_secrets: bool) -> Result<Stored, ToolError> {
+        self.store_with(input, allow_secrets, true)
+    }
+
+    /// [`Engine::store`]; a duplicate adds to the evidence of what it
+    /// duplicates only if `evidence` (an import does not: importing twice
+    /// changes nothing).
+    pub fn store_with(
+        &self,
+        input: StoreInput,
+        allow_secrets: bool,
+        evidence: bool,
+    ) -> Result<Stored, ToolError> {
         // An entity the memory uses may be forgotten between its resolution
         // and the write (by a merged forget); the write refuses it, and the
         // store resolves its names again.
         for _ in 0..2 {
-            match self.store_once(input.clone(), allow_secrets) {
+            match self.store_once(input.clone(), allow_secrets, evidence) {
                 Err(ToolError::Conflict(reason)) => {
                     tracing::debug!("storing again: {reason}");
                 }
                 outcome => return outcome,
             }
         }
-        self.store_once(input, allow_secrets)
+        self.store_once(input, allow_secrets, evidence)
     }
 
-    fn store_once(&self, input: StoreInput, allow_secrets: bool) -> Result<Stored, ToolError> {
+    fn store_once(
+        &self,
+        input: StoreInput,
+        allow_secrets: bool,
+        evidence: bool,
+    ) -> Result<Stored, ToolError> {
         let mut request = validate::validate_store(input)?;
         let namespace = request.namespace.clone();
         let settings = self.settings(namespace.as_str()).clone();
@@ -237,7 +254,8 @@ impl Engine {
                 }
             };
             if let Some(existing) = duplicate {
-                let change = self.replica.add_evidence(&existing, 1, now)?;
+                let change =
+                    if evidence { self.replica.add_evidence(&existing, 1, now)? } else { None };
                 let mut index = lock(&self.index);
                 if let Some(change) = change {
                     indexer::apply_change(

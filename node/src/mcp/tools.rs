@@ -204,7 +204,9 @@ pub(crate) fn time(
     .transpose()
 }
 
-fn store(engine: &Engine, params: params::Store) -> Result<answers::StoreAnswer, ToolError> {
+/// A store request from `store`'s parameters, and whether it may hold
+/// credentials.
+pub(crate) fn store_input(params: params::Store) -> Result<(StoreInput, bool), FieldError> {
     let input = StoreInput {
         valid_from: time("valid_from", params.valid_from.as_deref())?,
         content: params.content,
@@ -220,7 +222,12 @@ fn store(engine: &Engine, params: params::Store) -> Result<answers::StoreAnswer,
         context: params.context,
         supersedes: params.supersedes,
     };
-    Ok(answers::stored(&engine.store(input, params.allow_secrets)?))
+    Ok((input, params.allow_secrets))
+}
+
+fn store(engine: &Engine, params: params::Store) -> Result<answers::StoreAnswer, ToolError> {
+    let (input, allow_secrets) = store_input(params)?;
+    Ok(answers::stored(&engine.store(input, allow_secrets)?))
 }
 
 fn recall(engine: &Engine, params: params::Recall) -> Result<answers::RecallAnswer, ToolError> {

@@ -1,0 +1,476 @@
+//! Memories from elsewhere: the official MCP memory server's knowledge graph
+//! (JSON Lines of entities with observations, and relations),
+//! mcp-memory-service's SQLite database (content, tags, type, metadata,
+//! times), and a folder of Markdown notes (optional YAML front matter). Each
+//! becomes the `store` tool's parameters with where it came from; the store
+//! pipeline judges them like any memory (duplicates, entities, predicates).
+//! Reading checks the whole source first: an error names the line, row or
+//! file and why, and nothing is imported then.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use ferrex_core::{Timestamp, validate::MAX_CONTENT_BYTES};
+use serde_json::{Map, Value, json};
+
+use crate::clock;
+
+/// The formats `ferrex import` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// ferrex's own export.
+    Ferrex,
+    /// `@modelcontextprotocol/server-memory`'s `memory.jsonl`.
+    McpMemory,
+    /// mcp-memory-service's SQLite database.
+    McpMemoryService,
+    /// A folder (or a file) of Markdown notes.
+    Markdown,
+}
+
+impl Format {
+    /// The format `--from` names.
+    pub fn parse(name: &str) -> anyhow::Result<Format> {
+        Ok(match name {
+            "ferrex" => Format::Ferrex,
+            "mcp-memory" => Format::McpMemory,
+            "mcp-memory-service" => Format::McpMemoryService,
+            "markdown" => Format::Markdown,
+            other => anyhow::bail!(
+                "--from {other:?}: ferrex imports ferrex, mcp-memory, mcp-memory-service or markdown"
+            ),
+        })
+    }
+
+    /// The format of `path`, from what it holds.
+    pub fn guess(path: &Path) -> anyhow::Result<Format> {
+        if path.is_dir() {
+            return Ok(Format::Markdown);
+        }
+        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        if bytes.starts_with(b"SQLite format 3\0") {
+            return Ok(Format::McpMemoryService);
+        }
+        if path.extension().is_some_and(|ext| ext == "md" || ext == "markdown") {
+            return Ok(Format::Markdown);
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let first = text.lines().find(|line| !line.trim().is_empty()).unwrap_or("");
+        let value: Value = serde_json::from_str(first).unwrap_or(Value::Null);
+        match value["type"].as_str() {
+            Some(crate::transfer::HEADER_TYPE) => Ok(Format::Ferrex),
+            Some("entity" | "relation") => Ok(Format::McpMemory),
+            _ => anyhow::bail!(
+                "cannot tell what {} holds: give --from ferrex, mcp-memory, mcp-memory-service or markdown",
+                path.display()
+            ),
+        }
+    }
+}
+
+/// One memory to store, and where it came from (for the report).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Item {
+    /// `line 3`, `row 17`, `notes/setup.md`.
+    pub origin: String,
+    /// The `store` tool's parameters.
+    pub arguments: Map<String, Value>,
+}
+
+fn item(origin: String, arguments: Value) -> Item {
+    let Value::Object(arguments) = arguments else { unreachable!("items are built as objects") };
+    Item { origin, arguments }
+}
+
+/// A string field of `value`, or an error naming it.
+fn text<'a>(value: &'a Value, field: &str) -> Result<&'a str, String> {
+    match value[field].as_str() {
+        Some(text) if !text.trim().is_empty() => Ok(text),
+        Some(_) => Err(format!("{field} is empty")),
+        None => Err(format!("{field} is missing or not a string")),
+    }
+}
+
+/// The official MCP memory server's knowledge graph: an entity's type
+/// becomes the fact `name / is a / type`, each observation a text about the
+/// entity, each relation the fact `from / relationType / to`.
+pub fn mcp_memory(source: &str) -> Result<Vec<Item>, String> {
+    let mut items = Vec::new();
+    for (index, raw) in source.lines().enumerate() {
+        let number = index + 1;
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let at = |why: String| format!("line {number}: {why}");
+        let value: Value = serde_json::from_str(raw).map_err(|error| at(error.to_string()))?;
+        match value["type"].as_str() {
+            Some("entity") => {
+                let name = text(&value, "name").map_err(at)?;
+                let kind = value["entityType"].as_str().unwrap_or("").trim();
+                if !kind.is_empty() {
+                    items.push(item(
+                        format!("line {number}"),
+                        json!({"subject": name, "predicate": "is a", "object": kind, "entities": [name]}),
+                    ));
+                }
+                let observations = match &value["observations"] {
+                    Value::Null => &Vec::new(),
+                    Value::Array(observations) => observations,
+                    _ => return Err(at("observations is not a list".to_owned())),
+                };
+                for (position, observation) in observations.iter().enumerate() {
+                    let Some(observation) = observation.as_str() else {
+                        return Err(at(format!("observations[{position}] is not a string")));
+                    };
+                    if observation.trim().is_empty() {
+                        continue;
+                    }
+                    let mut arguments =
+                        json!({"content": format!("{name}: {observation}"), "entities": [name]});
+                    if !kind.is_empty() {
+                        arguments["tags"] = json!([kind]);
+                    }
+                    items.push(item(format!("line {number}, observations[{position}]"), arguments));
+                }
+            }
+            Some("relation") => {
+                let from = text(&value, "from").map_err(at)?;
+                let to = text(&value, "to").map_err(at)?;
+                let relation = text(&value, "relationType").map_err(at)?;
+                items.push(item(
+                    format!("line {number}"),
+                    json!({"subject": from, "predicate": relation, "object": to, "entities": [from, to]}),
+                ));
+            }
+            Some(other) => {
+                return Err(at(format!("type {other:?} is neither \"entity\" nor \"relation\"")));
+            }
+            None => return Err(at("no \"type\"".to_owned())),
+        }
+    }
+    Ok(items)
+}
+
+/// mcp-memory-service's database: every memory not deleted, with its tags,
+/// its type (a tag too; `procedural` and how-tos stay procedural), its
+/// metadata (as context) and its creation time (as when it happened).
+pub fn mcp_memory_service(path: &Path) -> anyhow::Result<Result<Vec<Item>, String>> {
+    use rusqlite::{Connection, OpenFlags};
+    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .with_context(|| format!("opening {}", path.display()))?;
+    let columns: Vec<String> = conn
+        .prepare("SELECT name FROM pragma_table_info('memories')")?
+        .query_map([], |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    for needed in ["content", "tags", "memory_type", "metadata", "created_at"] {
+        if !columns.iter().any(|column| column == needed) {
+            return Ok(Err(format!(
+                "{} has no memories table with a {needed} column: not an mcp-memory-service database",
+                path.display()
+            )));
+        }
+    }
+    let deleted = if columns.iter().any(|column| column == "deleted_at") {
+        "WHERE deleted_at IS NULL"
+    } else {
+        ""
+    };
+    let mut statement = conn.prepare(&format!(
+        "SELECT rowid, content, tags, memory_type, metadata, created_at FROM memories {deleted}
+         ORDER BY rowid"
+    ))?;
+    let rows = statement.query_map([], |row| {
+        Ok((
+            row.get::<_, i64>(0)?,
+            row.get::<_, Option<String>>(1)?,
+            row.get::<_, Option<String>>(2)?,
+            row.get::<_, Option<String>>(3)?,
+            row.get::<_, Option<String>>(4)?,
+            row.get::<_, Option<f64>>(5)?,
+        ))
+    })?;
+    let mut items = Vec::new();
+    for row in rows {
+        let (rowid, content, tags, kind, metadata, created_at) = row?;
+        let at = |why: &str| format!("row {rowid}: {why}");
+        let Some(content) = content.filter(|content| !content.trim().is_empty()) else {
+            return Ok(Err(at("content is empty")));
+        };
+        let mut tags: Vec<String> = tags
+            .unwrap_or_default()
+            .split(',')
+            .map(|tag| tag.trim().to_owned())
+            .filter(|tag| !tag.is_empty())
+            .collect();
+        let kind = kind.map(|kind| kind.trim().to_owned()).filter(|kind| !kind.is_empty());
+        let procedural = kind.as_deref().is_some_and(|kind| {
+            matches!(
+                kind.to_ascii_lowercase().as_str(),
+                "procedural" | "procedure" | "howto" | "how-to" | "instruction"
+            )
+        });
+        if let Some(kind) = &kind
+            && !tags.contains(kind)
+        {
+            tags.push(kind.clone());
+        }
+        let mut arguments = json!({"content": content, "tags": tags});
+        if procedural {
+            arguments["memory_type"] = json!("procedural");
+        }
+        if let Some(metadata) = metadata.filter(|text| !matches!(text.trim(), "" | "{}" | "null")) {
+            if serde_json::from_str::<Value>(&metadata).is_err() {
+                return Ok(Err(at("metadata is not JSON")));
+            }
+            arguments["context"] = json!(metadata);
+        }
+        if let Some(seconds) = created_at {
+            if !seconds.is_finite() || seconds < 0.0 {
+                return Ok(Err(at("created_at is not a time")));
+            }
+            #[allow(clippy::cast_possible_truncation, reason = "milliseconds since 1970 fit")]
+            let millis = (seconds * 1000.0).round() as i64;
+            arguments["valid_from"] = json!(clock::iso(Timestamp(millis)));
+        }
+        items.push(item(format!("row {rowid}"), arguments));
+    }
+    Ok(Ok(items))
+}
+
+/// Markdown notes: every `.md` file under `path` (or `path` itself), each
+/// section (a heading and what follows it; a file without headings is one
+/// section) a memory, with the front matter's `tags` and its `date` (or
+/// `created`) as when it happened, and the file as its source.
+pub fn markdown(path: &Path) -> anyhow::Result<Result<Vec<Item>, String>> {
+    let mut files = Vec::new();
+    if path.is_dir() {
+        collect_notes(path, &mut files)?;
+    } else {
+        files.push(path.to_owned());
+    }
+    files.sort();
+    let mut items = Vec::new();
+    for file in files {
+        let name = file.strip_prefix(path).unwrap_or(&file).display().to_string();
+        let name = if name.is_empty() { file.display().to_string() } else { name };
+        let bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
+        let Ok(source) = String::from_utf8(bytes) else {
+            return Ok(Err(format!("{name}: not UTF-8 text")));
+        };
+        match note(&name, &source) {
+            Ok(found) => items.extend(found),
+            Err(error) => return Ok(Err(format!("{name}: {error}"))),
+        }
+    }
+    Ok(Ok(items))
+}
+
+fn collect_notes(dir: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = entry?.path();
+        let hidden = path.file_name().is_some_and(|name| name.to_string_lossy().starts_with('.'));
+        if hidden {
+            continue;
+        }
+        if path.is_dir() {
+            collect_notes(&path, files)?;
+        } else if path.extension().is_some_and(|ext| ext == "md" || ext == "markdown") {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Front matter (between `---` lines at the top) and the body after it.
+fn front_matter(source: &str) -> Result<(Option<yaml_rust2::Yaml>, &str), String> {
+    let Some(rest) = source.strip_prefix("---\n").or_else(|| source.strip_prefix("---\r\n")) else {
+        return Ok((None, source));
+    };
+    let end = rest
+        .match_indices("\n---")
+        .map(|(at, _)| at)
+        .find(|at| matches!(rest[at + 4..].chars().next(), None | Some('\n' | '\r')))
+        .ok_or("front matter has no closing --- line")?;
+    let yaml = &rest[..end];
+    let body = rest[end + 4..].trim_start_matches(['\r', '\n']);
+    let documents = yaml_rust2::YamlLoader::load_from_str(yaml)
+        .map_err(|error| format!("front matter is not YAML: {error}"))?;
+    Ok((documents.into_iter().next(), body))
+}
+
+fn note(name: &str, source: &str) -> Result<Vec<Item>, String> {
+    use yaml_rust2::Yaml;
+    let (meta, body) = front_matter(source)?;
+    let meta = meta.unwrap_or(Yaml::Null);
+    let tags: Vec<String> = match &meta["tags"] {
+        Yaml::Array(tags) => tags.iter().filter_map(scalar).collect(),
+        Yaml::BadValue | Yaml::Null => Vec::new(),
+        other => scalar(other)
+            .map(|tags| {
+                tags.split(',')
+                    .map(|tag| tag.trim().to_owned())
+                    .filter(|tag| !tag.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default(),
+    };
+    let date = ["date", "created"].iter().find_map(|key| scalar(&meta[*key]));
+    let valid_from = match date {
+        None => None,
+        Some(date) => Some(
+            clock::parse(&date).ok_or(format!("date {date:?} is not an ISO-8601 time or date"))?,
+        ),
+    };
+    let mut items = Vec::new();
+    for (position, section) in sections(body).into_iter().enumerate() {
+        for (part, chunk) in chunks(&section).into_iter().enumerate() {
+            let mut arguments = json!({"content": chunk, "source": name});
+            if !tags.is_empty() {
+                arguments["tags"] = json!(tags);
+            }
+            if let Some(time) = valid_from {
+                arguments["valid_from"] = json!(clock::iso(time));
+            }
+            let origin = if part == 0 {
+                format!("{name}, section {}", position + 1)
+            } else {
+                format!("{name}, section {} part {}", position + 1, part + 1)
+            };
+            items.push(item(origin, arguments));
+        }
+    }
+    Ok(items)
+}
+
+fn scalar(value: &yaml_rust2::Yaml) -> Option<String> {
+    use yaml_rust2::Yaml;
+    match value {
+        Yaml::String(text) | Yaml::Real(text) => Some(text.clone()),
+        Yaml::Integer(number) => Some(number.to_string()),
+        Yaml::Boolean(flag) => Some(flag.to_string()),
+        _ => None,
+    }
+}
+
+/// The body's sections: each heading with what follows it (text before the
+/// first heading is a section of its own); blank ones dropped.
+fn sections(body: &str) -> Vec<String> {
+    let mut sections: Vec<String> = vec![String::new()];
+    let mut fenced = false;
+    for line in body.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        }
+        if !fenced && line.starts_with('#') && !sections.last().is_some_and(|s| s.trim().is_empty())
+        {
+            sections.push(String::new());
+        }
+        let section = sections.last_mut().expect("there is always a section");
+        section.push_str(line);
+        section.push('\n');
+    }
+    sections
+        .into_iter()
+        .map(|section| section.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// `text` in pieces that fit a memory, split between paragraphs (or, for
+/// one paragraph too long, between characters).
+fn chunks(text: &str) -> Vec<String> {
+    if text.len() <= MAX_CONTENT_BYTES {
+        return vec![text.to_owned()];
+    }
+    let mut pieces = Vec::new();
+    let mut current = String::new();
+    for paragraph in text.split("\n\n") {
+        if !current.is_empty() && current.len() + 2 + paragraph.len() > MAX_CONTENT_BYTES {
+            pieces.push(std::mem::take(&mut current));
+        }
+        if !current.is_empty() {
+            current.push_str("\n\n");
+        }
+        current.push_str(paragraph);
+        while current.len() > MAX_CONTENT_BYTES {
+            let mut cut = MAX_CONTENT_BYTES;
+            while !current.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let rest = current.split_off(cut);
+            pieces.push(std::mem::replace(&mut current, rest));
+        }
+    }
+    if !current.trim().is_empty() {
+        pieces.push(current);
+    }
+    pieces
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_knowledge_graph_becomes_facts_and_texts() {
+        let source = concat!(
+            r#"{"type":"entity","name":"Ada","entityType":"person","observations":["writes Rust","lives in Zurich"]}"#,
+            "\n",
+            r#"{"type":"relation","from":"Ada","to":"ferrex","relationType":"works on"}"#,
+            "\n"
+        );
+        let items = mcp_memory(source).unwrap_or_default();
+        let texts: Vec<String> =
+            items.iter().map(|item| Value::Object(item.arguments.clone()).to_string()).collect();
+        assert_eq!(items.len(), 4, "{texts:?}");
+        assert_eq!(items[0].arguments["object"], "person");
+        assert_eq!(items[1].arguments["content"], "Ada: writes Rust");
+        assert_eq!(items[3].arguments["predicate"], "works on");
+        let bad = mcp_memory("{\"type\":\"entity\",\"name\":\"x\"}\n{\"type\":\"edge\"}\n");
+        assert_eq!(
+            bad,
+            Err("line 2: type \"edge\" is neither \"entity\" nor \"relation\"".to_owned())
+        );
+        assert!(
+            mcp_memory("{\"type\":\"relation\",\"from\":\"a\"}")
+                .unwrap_err()
+                .contains("line 1: to")
+        );
+    }
+
+    #[test]
+    fn notes_split_by_heading_with_their_front_matter() {
+        let source = "---\ntags: [ops, backup]\ndate: 2025-03-01\n---\nIntro line.\n\n# Backup\nRuns at 02:00.\n\n```\n# not a heading\n```\n## Restore\nUse restic.\n";
+        let items = note("ops.md", source).unwrap_or_default();
+        let contents: Vec<&str> =
+            items.iter().map(|item| item.arguments["content"].as_str().unwrap_or("")).collect();
+        assert_eq!(
+            contents,
+            vec![
+                "Intro line.",
+                "# Backup\nRuns at 02:00.\n\n```\n# not a heading\n```",
+                "## Restore\nUse restic."
+            ]
+        );
+        assert_eq!(items[1].arguments["tags"], json!(["ops", "backup"]));
+        assert_eq!(items[1].arguments["valid_from"], "2025-03-01T00:00:00.000Z");
+        assert_eq!(items[2].arguments["source"], "ops.md");
+        assert!(
+            note("x.md", "---\ntags: [a\n---\nbody")
+                .unwrap_err()
+                .contains("front matter is not YAML")
+        );
+        assert!(note("x.md", "---\ndate: someday\n---\nbody").unwrap_err().contains("someday"));
+    }
+
+    #[test]
+    fn long_sections_are_split_to_fit() {
+        let paragraph = "word ".repeat(2000);
+        let text = [paragraph.as_str(); 5].join("\n\n");
+        let pieces = chunks(&text);
+        assert!(pieces.len() >= 2);
+        assert!(pieces.iter().all(|piece| piece.len() <= MAX_CONTENT_BYTES));
+        let one = "é".repeat(MAX_CONTENT_BYTES);
+        assert!(chunks(&one).iter().all(|piece| piece.len() <= MAX_CONTENT_BYTES));
+    }
+}
