@@ -17,6 +17,7 @@ mod import_formats;
 mod index;
 mod indexer;
 mod logging;
+mod markdown;
 mod mcp;
 mod memory_cli;
 mod node;
@@ -142,15 +143,15 @@ enum Command {
         json: bool,
     },
     /// Write the memory out: ferrex's JSON Lines (to stdout without --out;
-    /// an empty home imports it as it was).
+    /// an empty home imports it as it was), or a folder of Markdown pages.
     Export {
-        /// jsonl.
+        /// jsonl or markdown.
         #[arg(long, default_value = "jsonl")]
         format: String,
         /// Only this namespace [default: every namespace].
         #[arg(long, short)]
         namespace: Option<String>,
-        /// Write here instead of stdout.
+        /// Write here instead of stdout (markdown: the folder).
         #[arg(long, value_name = "PATH")]
         out: Option<PathBuf>,
     },
@@ -546,10 +547,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Export { format, namespace, out } => {
             let _guard = logging::init("warn", None, "");
-            if format != "jsonl" {
-                anyhow::bail!("--format {format:?}: ferrex exports jsonl");
-            }
-            runtime()?.block_on(transfer_cli::export(&home, namespace.as_deref(), out.as_deref()))
+            runtime()?.block_on(transfer_cli::export(
+                &home,
+                &format,
+                namespace.as_deref(),
+                out.as_deref(),
+            ))
         }
         Command::Import { path, from, namespace, json } => {
             let _guard = logging::init("warn", None, "");

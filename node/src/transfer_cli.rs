@@ -16,6 +16,7 @@ use crate::{
     control::{self, Request},
     home::Home,
     import_formats::{self, Format, Item},
+    markdown,
     memory_cli::print_json,
     peers_cli::output,
     report,
@@ -40,12 +41,19 @@ fn progress(total: u64, what: &str) -> indicatif::ProgressBar {
     bar
 }
 
-/// `ferrex export --format jsonl [--namespace NS] [--out PATH]`.
+/// `ferrex export --format jsonl|markdown [--namespace NS] [--out PATH]`.
 pub async fn export(
     home: &Home,
+    format: &str,
     namespace: Option<&str>,
     out: Option<&Path>,
 ) -> anyhow::Result<()> {
+    match (format, out) {
+        ("jsonl", _) => {}
+        ("markdown", Some(out)) => return export_markdown(home, namespace, out).await,
+        ("markdown", None) => bail!("--format markdown writes a folder: give it with --out DIR"),
+        (other, _) => bail!("--format {other:?}: ferrex exports jsonl or markdown"),
+    }
     drop(bridge::connect_or_start(home, &[]).await?);
     let request = Request::Export { namespace: namespace.map(str::to_owned) };
     let mut text = String::new();
@@ -89,6 +97,95 @@ pub async fn export(
         write_whole(path, text.as_bytes())?;
         report(&format!("exported {memories} memories to {}", path.display()));
     }
+    Ok(())
+}
+
+/// The file that marks a folder as a Markdown export ferrex may replace.
+const MARKER: &str = ".ferrex-markdown";
+
+/// `ferrex export --format markdown --out DIR`: the pages of
+/// [`crate::markdown`], written into a new folder that then takes DIR's
+/// place (an existing DIR must be empty or an earlier Markdown export).
+async fn export_markdown(home: &Home, namespace: Option<&str>, out: &Path) -> anyhow::Result<()> {
+    if out.exists() {
+        let empty =
+            std::fs::read_dir(out).map(|mut entries| entries.next().is_none()).unwrap_or(false);
+        if !empty && !out.join(MARKER).exists() {
+            bail!(
+                "{} exists and is not an earlier Markdown export of ferrex: give an empty or new folder",
+                out.display()
+            );
+        }
+    }
+    drop(bridge::connect_or_start(home, &[]).await?);
+    let request = Request::Export { namespace: namespace.map(str::to_owned) };
+    let mut by_namespace: BTreeMap<String, markdown::Namespace> = BTreeMap::new();
+    control::send(&home.socket_file(), &request, |event| {
+        let line = &event["line"];
+        let Some(name) = line["namespace"].as_str() else { return };
+        let entry = by_namespace
+            .entry(name.to_owned())
+            .or_insert_with(|| markdown::Namespace { name: name.to_owned(), ..Default::default() });
+        match line["type"].as_str() {
+            Some("entity") => entry.entities.push(line.clone()),
+            Some("alias") => entry.aliases.push(line.clone()),
+            Some("memory") => entry.memories.push(line.clone()),
+            _ => {}
+        }
+    })
+    .await?;
+    // Each memory's derived standing (current, superseded), a page at a time.
+    for (name, entry) in &mut by_namespace {
+        let mut offset = 0;
+        loop {
+            let page = crate::memory_cli::call(
+                home,
+                "list",
+                json!({"namespace": name, "status": "any", "limit": crate::views::MAX_PAGE, "offset": offset}),
+            )
+            .await?;
+            let memories = page["memories"].as_array().cloned().unwrap_or_default();
+            for memory in &memories {
+                if let Some(id) = memory["id"].as_str() {
+                    entry.standing.insert(id.to_owned(), memory.clone());
+                }
+            }
+            offset += memories.len();
+            if memories.is_empty() || offset >= page["total"].as_u64().unwrap_or(0) as usize {
+                break;
+            }
+        }
+    }
+    let namespaces: Vec<markdown::Namespace> = by_namespace.into_values().collect();
+    let pages = markdown::pages(&namespaces);
+    let parent = out.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = out.file_name().context("--out names no folder")?.to_string_lossy().into_owned();
+    let staging = parent.join(format!(".{name}.partial"));
+    let _ = std::fs::remove_dir_all(&staging);
+    let bar = progress(pages.len() as u64, "writing");
+    for (path, text) in &pages {
+        let file = staging.join(path);
+        if let Some(dir) = file.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        std::fs::write(&file, text).with_context(|| format!("writing {}", file.display()))?;
+        bar.inc(1);
+    }
+    std::fs::write(
+        staging.join(MARKER),
+        "a Markdown export of ferrex; `ferrex export --format markdown` replaces this folder\n",
+    )?;
+    bar.finish_and_clear();
+    let retired = parent.join(format!(".{name}.old"));
+    if out.exists() {
+        let _ = std::fs::remove_dir_all(&retired);
+        std::fs::rename(out, &retired)
+            .with_context(|| format!("moving {} aside", out.display()))?;
+    }
+    std::fs::rename(&staging, out).with_context(|| format!("writing {}", out.display()))?;
+    let _ = std::fs::remove_dir_all(&retired);
+    let memories: usize = namespaces.iter().map(|namespace| namespace.memories.len()).sum();
+    report(&format!("exported {memories} memories as {} pages to {}", pages.len(), out.display()));
     Ok(())
 }
 

@@ -93,6 +93,20 @@ fn records(export: &str) -> Vec<Value> {
         .collect()
 }
 
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
 fn run(home: &TestHome, args: &[&str]) -> (bool, String, String) {
     home.run(args)
 }
@@ -112,6 +126,29 @@ async fn an_export_imports_into_an_empty_home_as_it_was() {
     let (ok, to_stdout, _) = run(&source, &["export"]);
     assert!(ok);
     assert_eq!(records(&to_stdout), records(&exported), "stdout and --out differ");
+
+    // The Markdown folder: a page per entity and per topic, linked.
+    let folder = source.path().join("pages");
+    let (ok, stdout, stderr) =
+        run(&source, &["export", "--format", "markdown", "--out", folder.to_str().unwrap()]);
+    assert!(ok && stdout.is_empty(), "{stderr}");
+    let page = |path: &str| std::fs::read_to_string(folder.join(path)).unwrap_or_default();
+    let api = page("default/entities/api-server.md");
+    assert!(api.starts_with("---\nid: "), "{api}");
+    assert!(api.contains("- **port**: 9090"), "{api}");
+    assert!(api.contains("port 8080, until"), "the history keeps the old value: {api}");
+    assert!(page("default/topics/ops.md").contains("logrotate"));
+    assert!(page("default/index.md").contains("[api-server](entities/api-server.md)"));
+    assert!(page("home/index.md").contains("plumber"), "{}", page("home/index.md"));
+    assert!(page("README.md").contains("[home](home/index.md)"));
+    let all: String =
+        walk(&folder).iter().map(|path| std::fs::read_to_string(path).unwrap()).collect();
+    assert!(!all.contains("forgotten before the export"));
+    // Again into the same folder: replaced; into another folder: refused.
+    assert!(run(&source, &["export", "--format", "markdown", "--out", folder.to_str().unwrap()]).0);
+    let (ok, _, stderr) =
+        run(&source, &["export", "--format", "markdown", "--out", source.path().to_str().unwrap()]);
+    assert!(!ok && stderr.contains("not an earlier Markdown export"), "{stderr}");
 
     let target = TestHome::named("desktop");
     let (ok, stdout, stderr) = run(&target, &["import", file.to_str().unwrap(), "--json"]);
