@@ -41,10 +41,8 @@ use std::{
 };
 
 use anyhow::{Context, bail, ensure};
-use ferrex_core::{Embedder, passages::texts_to_embed};
-use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch, ModelTier};
 use ferrex_examples::{
-    DEFAULT_LOCOMO, bare_fastembed, bench_texts, load_locomo, millis, percentile, prefill,
+    DEFAULT_LOCOMO, bench_texts, embedding_rates, load_locomo, millis, percentile, prefill,
 };
 use ferrex_tests::{Client, TestHome, ferrex_bin};
 use serde_json::{Value, json};
@@ -494,24 +492,4 @@ async fn catch_up(run: &CatchUp) -> anyhow::Result<()> {
         }
     }
     Ok(())
-}
-
-/// The work the node does for 2,000 memories spread evenly over `texts`
-/// (each one's text and its passages), done by a bare fastembed call and by
-/// ferrex-embed: their rates in memories per second.
-fn embedding_rates(texts: &[String]) -> anyhow::Result<(f64, f64)> {
-    let step = (texts.len() / 2000).max(1);
-    let sampled: Vec<&String> = texts.iter().step_by(step).take(2000).collect();
-    let memories_sampled = sampled.len();
-    let work: Vec<String> = sampled.iter().flat_map(|text| texts_to_embed(text)).collect();
-    let sample: Vec<&str> = work.iter().map(String::as_str).collect();
-    let files = ModelSearch::from_env().locate(ModelTier::default())?;
-    let mut bare = bare_fastembed(&files, &EmbedderOptions::default())?;
-    let started = Instant::now();
-    bare.embed(&sample, None)?;
-    let bare_rate = memories_sampled as f64 / started.elapsed().as_secs_f64();
-    let mut embedder = FastEmbedder::from_verified_files(&files, &EmbedderOptions::default())?;
-    let started = Instant::now();
-    embedder.embed_batch(&sample)?;
-    Ok((bare_rate, memories_sampled as f64 / started.elapsed().as_secs_f64()))
 }

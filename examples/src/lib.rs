@@ -6,12 +6,15 @@ pub mod paraphrase_cases;
 pub mod wording_cases;
 pub mod wording_cases_2;
 
-use std::{path::Path, time::Duration};
+use std::{
+    path::Path,
+    time::{Duration, Instant},
+};
 
 use anyhow::Context;
 use fastembed::{InitOptionsUserDefined, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel};
-use ferrex_core::{Namespace, Timestamp};
-use ferrex_embed::{EmbedderOptions, ort_environment};
+use ferrex_core::{Embedder, Namespace, Timestamp, passages::texts_to_embed};
+use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch, ModelTier, ort_environment};
 use ferrex_sync::{NewMemory, NewRecords, Replica, ReplicaOptions};
 use serde_json::Value;
 
@@ -236,6 +239,26 @@ pub fn load_locomo(path: &Path) -> anyhow::Result<Vec<Conversation>> {
         });
     }
     Ok(conversations)
+}
+
+/// The work the node does for 2,000 memories spread evenly over `texts`
+/// (each one's text and its passages), done by a bare fastembed call and by
+/// ferrex-embed: their rates in memories per second.
+pub fn embedding_rates(texts: &[String]) -> anyhow::Result<(f64, f64)> {
+    let step = (texts.len() / 2000).max(1);
+    let sampled: Vec<&String> = texts.iter().step_by(step).take(2000).collect();
+    let memories_sampled = sampled.len();
+    let work: Vec<String> = sampled.iter().flat_map(|text| texts_to_embed(text)).collect();
+    let sample: Vec<&str> = work.iter().map(String::as_str).collect();
+    let files = ModelSearch::from_env().locate(ModelTier::default())?;
+    let mut bare = bare_fastembed(&files, &EmbedderOptions::default())?;
+    let started = Instant::now();
+    bare.embed(&sample, None)?;
+    let bare_rate = memories_sampled as f64 / started.elapsed().as_secs_f64();
+    let mut embedder = FastEmbedder::from_verified_files(&files, &EmbedderOptions::default())?;
+    let started = Instant::now();
+    embedder.embed_batch(&sample)?;
+    Ok((bare_rate, memories_sampled as f64 / started.elapsed().as_secs_f64()))
 }
 
 /// Copies a node's home from `from` to `to` (documents, keys, index and

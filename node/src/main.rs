@@ -27,6 +27,7 @@ mod reindex;
 mod status;
 mod transfer;
 mod transfer_cli;
+mod ui;
 mod views;
 
 use std::{path::PathBuf, process::ExitCode, time::Instant};
@@ -171,6 +172,14 @@ enum Command {
         /// Print JSON (a stable format).
         #[arg(long)]
         json: bool,
+    },
+    /// Serve a web page on your memory at 127.0.0.1 (search, a memory's
+    /// history, entities and their neighbours, devices, forgetting); prints
+    /// its URL, which carries a token. Runs until Ctrl-C.
+    Ui {
+        /// The port [default: any free one].
+        #[arg(long, default_value_t = 0)]
+        port: u16,
     },
     /// Tags and entities with how many memories each.
     Topics {
@@ -563,6 +572,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 namespace.as_deref(),
                 json,
             ))
+        }
+        Command::Ui { port } => {
+            let _guard = logging::init("warn", None, "");
+            runtime()?.block_on(ui::run(&home, port))
         }
         Command::Topics { namespace, limit, json } => {
             let _guard = logging::init("warn", None, "");

@@ -87,6 +87,32 @@ pub struct ShowParams {
     pub id: String,
 }
 
+/// `entity`'s parameters.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EntityParams {
+    /// The entity.
+    pub id: String,
+    /// How many memories about it, at most (default 50).
+    #[schemars(range(min = 1, max = MAX_PAGE))]
+    pub limit: Option<i64>,
+}
+
+/// `entity`'s answer.
+#[derive(Debug, Serialize)]
+pub struct EntityAnswer {
+    /// Its id.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// Its namespace.
+    pub namespace: String,
+    /// The memories about it, newest first (superseded ones too).
+    pub memories: Vec<Browsed>,
+    /// Entities those memories are also about, with how many.
+    pub neighbours: Vec<EntityCount>,
+}
+
 /// `topics`'s parameters.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -214,19 +240,21 @@ pub struct TopicsAnswer {
 
 /// Runs operation `op` (a tool or a view) with `arguments`.
 pub fn call(engine: &Engine, op: &str, arguments: Map<String, Value>) -> Result<Value, ToolError> {
-    static SCHEMAS: LazyLock<[Map<String, Value>; 5]> = LazyLock::new(|| {
+    static SCHEMAS: LazyLock<[Map<String, Value>; 6]> = LazyLock::new(|| {
         [
             args::input_schema::<ListParams>(),
             args::input_schema::<ShowParams>(),
             args::input_schema::<TopicsParams>(),
             args::input_schema::<IngestParams>(),
             args::input_schema::<params::Store>(),
+            args::input_schema::<EntityParams>(),
         ]
     });
     match op {
         "list" => to_json(list(engine, args::read(&SCHEMAS[0], arguments)?)?),
         "show" => to_json(show(engine, args::read(&SCHEMAS[1], arguments)?)?),
         "topics" => to_json(topics(engine, args::read(&SCHEMAS[2], arguments)?)?),
+        "entity" => to_json(entity(engine, args::read(&SCHEMAS[5], arguments)?)?),
         "ingest" => {
             let params: IngestParams = args::read(&SCHEMAS[3], arguments)?;
             let outcomes: Vec<Ingested> =
@@ -331,6 +359,25 @@ fn show(engine: &Engine, params: ShowParams) -> Result<ShowAnswer, ToolError> {
             .map(|edge| EdgeAnswer { kind: edge.kind, from: edge.from, to: edge.to })
             .collect(),
         history,
+    })
+}
+
+fn entity(engine: &Engine, params: EntityParams) -> Result<EntityAnswer, ToolError> {
+    let id = validate::memory_id("id", &params.id)?;
+    let limit = bounded("limit", params.limit, DEFAULT_PAGE, 1)?;
+    let Some(view) = engine.entity(&id, limit)? else {
+        return Err(FieldError::new("id", format!("{id:?} names no entity")).into());
+    };
+    Ok(EntityAnswer {
+        memories: view.memories.iter().map(browsed).collect(),
+        neighbours: view
+            .neighbours
+            .into_iter()
+            .map(|(id, name, count)| EntityCount { id, name, count })
+            .collect(),
+        id: view.id,
+        name: view.name,
+        namespace: view.namespace,
     })
 }
 

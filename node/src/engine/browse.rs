@@ -54,6 +54,22 @@ pub struct Shown {
     pub history: Vec<HistoryEntry>,
 }
 
+/// An entity with the memories about it and its neighbours.
+#[derive(Debug)]
+pub struct EntityView {
+    /// Its id.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// Its namespace.
+    pub namespace: String,
+    /// The memories about it (any of its class), newest first, superseded
+    /// ones too.
+    pub memories: Vec<Recalled>,
+    /// Other entities those memories are about: id, name, how many.
+    pub neighbours: Vec<(String, String, usize)>,
+}
+
 /// Tags and entities of a namespace with their counts.
 #[derive(Debug)]
 pub struct Topics {
@@ -79,16 +95,20 @@ impl Engine {
             invalidated: any,
         };
         let (rows, total) = lock(&self.index).list(&filter, request.limit, request.offset)?;
+        Ok(Listed { memories: self.judged(request.namespace.as_str(), rows), total })
+    }
+
+    /// `rows` of `namespace` with their staleness and trust now, as recall
+    /// judges them (no score: nothing was searched).
+    fn judged(&self, namespace: &str, rows: Vec<crate::index::MemoryRow>) -> Vec<Recalled> {
         let now = clock::now();
-        let settings = self.settings(request.namespace.as_str());
-        let memories = rows
-            .into_iter()
+        let settings = self.settings(namespace);
+        rows.into_iter()
             .map(|row| {
                 let (staleness, confidence) = judge(&row, now, settings);
                 Recalled { row, score: 0.0, staleness, confidence }
             })
-            .collect();
-        Ok(Listed { memories, total })
+            .collect()
     }
 
     /// Memory `id` with its entities, edges and history; `None` if no
@@ -118,6 +138,46 @@ impl Engine {
             edges,
             history,
         }))
+    }
+
+    /// Entity `id` with (up to `limit` of) the memories about it and the
+    /// entities they share; `None` if no entity has that id.
+    pub fn entity(&self, id: &str, limit: usize) -> Result<Option<EntityView>, ToolError> {
+        let index = lock(&self.index);
+        let Some((namespace, name)) = index.entity_place(id)? else { return Ok(None) };
+        let canonical =
+            index.entity(id)?.map(|(_, canonical)| canonical).unwrap_or_else(|| id.to_owned());
+        let members = index.class_members(&canonical)?;
+        let filter = MemoryFilter {
+            namespace: &namespace,
+            entities: Some(&members),
+            invalidated: true,
+            ..MemoryFilter::default()
+        };
+        let (rows, _) = index.list(&filter, limit, 0)?;
+        let mut counts: std::collections::BTreeMap<String, usize> =
+            std::collections::BTreeMap::new();
+        for row in &rows {
+            let mut others: Vec<&String> =
+                row.entities.iter().chain(row.subject_entity.iter()).collect();
+            others.sort();
+            others.dedup();
+            for other in others {
+                if !members.contains(other) {
+                    *counts.entry(other.clone()).or_default() += 1;
+                }
+            }
+        }
+        let mut neighbours = Vec::new();
+        for (other, count) in counts {
+            if let Some((other_name, _)) = index.entity(&other)? {
+                neighbours.push((other, other_name, count));
+            }
+        }
+        neighbours.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.1.cmp(&b.1)));
+        drop(index);
+        let memories = self.judged(&namespace, rows);
+        Ok(Some(EntityView { id: id.to_owned(), name, namespace, memories, neighbours }))
     }
 
     /// The `limit` most used tags and entities of `namespace`.

@@ -188,6 +188,17 @@ impl Index {
         Ok(counts)
     }
 
+    /// The namespace and name of entity `id`.
+    pub fn entity_place(&self, id: &str) -> anyhow::Result<Option<(String, String)>> {
+        use rusqlite::OptionalExtension;
+        Ok(self
+            .conn()
+            .query_row("SELECT namespace, name FROM entities WHERE id = ?1", [id], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })
+            .optional()?)
+    }
+
     /// Every edge that starts or ends at `id`, by kind.
     pub fn edges_touching(&self, id: &str) -> anyhow::Result<Vec<EdgeRow>> {
         let mut statement = self.conn().prepare_cached(
