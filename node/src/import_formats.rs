@@ -68,6 +68,29 @@ impl Format {
     }
 }
 
+/// How a source is read: stopping at the first bad line, row or file (the
+/// default: nothing is imported then), or skipping it and going on
+/// (`--keep-going`), with what was skipped and why.
+#[derive(Debug, Default)]
+pub struct Reading {
+    /// Skip what is bad instead of stopping.
+    pub keep_going: bool,
+    /// What was skipped, and why.
+    pub skipped: Vec<String>,
+}
+
+impl Reading {
+    /// A bad line, row or file: an error, or (keeping going) noted.
+    pub fn bad(&mut self, why: String) -> Result<(), String> {
+        if self.keep_going {
+            self.skipped.push(why);
+            Ok(())
+        } else {
+            Err(why)
+        }
+    }
+}
+
 /// One memory to store, and where it came from (for the report).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Item {
@@ -94,59 +117,68 @@ fn text<'a>(value: &'a Value, field: &str) -> Result<&'a str, String> {
 /// The official MCP memory server's knowledge graph: an entity's type
 /// becomes the fact `name / is a / type`, each observation a text about the
 /// entity, each relation the fact `from / relationType / to`.
-pub fn mcp_memory(source: &str) -> Result<Vec<Item>, String> {
+pub fn mcp_memory(source: &str, reading: &mut Reading) -> Result<Vec<Item>, String> {
     let mut items = Vec::new();
     for (index, raw) in source.lines().enumerate() {
         let number = index + 1;
         if raw.trim().is_empty() {
             continue;
         }
-        let at = |why: String| format!("line {number}: {why}");
-        let value: Value = serde_json::from_str(raw).map_err(|error| at(error.to_string()))?;
-        match value["type"].as_str() {
-            Some("entity") => {
-                let name = text(&value, "name").map_err(at)?;
-                let kind = value["entityType"].as_str().unwrap_or("").trim();
-                if !kind.is_empty() {
-                    items.push(item(
-                        format!("line {number}"),
-                        json!({"subject": name, "predicate": "is a", "object": kind, "entities": [name]}),
-                    ));
-                }
-                let observations = match &value["observations"] {
-                    Value::Null => &Vec::new(),
-                    Value::Array(observations) => observations,
-                    _ => return Err(at("observations is not a list".to_owned())),
-                };
-                for (position, observation) in observations.iter().enumerate() {
-                    let Some(observation) = observation.as_str() else {
-                        return Err(at(format!("observations[{position}] is not a string")));
-                    };
-                    if observation.trim().is_empty() {
-                        continue;
-                    }
-                    let mut arguments =
-                        json!({"content": format!("{name}: {observation}"), "entities": [name]});
-                    if !kind.is_empty() {
-                        arguments["tags"] = json!([kind]);
-                    }
-                    items.push(item(format!("line {number}, observations[{position}]"), arguments));
-                }
-            }
-            Some("relation") => {
-                let from = text(&value, "from").map_err(at)?;
-                let to = text(&value, "to").map_err(at)?;
-                let relation = text(&value, "relationType").map_err(at)?;
+        match graph_line(number, raw) {
+            Ok(found) => items.extend(found),
+            Err(why) => reading.bad(format!("line {number}: {why}"))?,
+        }
+    }
+    Ok(items)
+}
+
+/// The items of one line of the MCP memory server's graph.
+fn graph_line(number: usize, raw: &str) -> Result<Vec<Item>, String> {
+    let mut items = Vec::new();
+    let value: Value = serde_json::from_str(raw).map_err(|error| error.to_string())?;
+    match value["type"].as_str() {
+        Some("entity") => {
+            let name = text(&value, "name")?;
+            let kind = value["entityType"].as_str().unwrap_or("").trim();
+            if !kind.is_empty() {
                 items.push(item(
                     format!("line {number}"),
-                    json!({"subject": from, "predicate": relation, "object": to, "entities": [from, to]}),
+                    json!({"subject": name, "predicate": "is a", "object": kind, "entities": [name]}),
                 ));
             }
-            Some(other) => {
-                return Err(at(format!("type {other:?} is neither \"entity\" nor \"relation\"")));
+            let observations = match &value["observations"] {
+                Value::Null => &Vec::new(),
+                Value::Array(observations) => observations,
+                _ => return Err("observations is not a list".to_owned()),
+            };
+            for (position, observation) in observations.iter().enumerate() {
+                let Some(observation) = observation.as_str() else {
+                    return Err(format!("observations[{position}] is not a string"));
+                };
+                if observation.trim().is_empty() {
+                    continue;
+                }
+                let mut arguments =
+                    json!({"content": format!("{name}: {observation}"), "entities": [name]});
+                if !kind.is_empty() {
+                    arguments["tags"] = json!([kind]);
+                }
+                items.push(item(format!("line {number}, observations[{position}]"), arguments));
             }
-            None => return Err(at("no \"type\"".to_owned())),
         }
+        Some("relation") => {
+            let from = text(&value, "from")?;
+            let to = text(&value, "to")?;
+            let relation = text(&value, "relationType")?;
+            items.push(item(
+                format!("line {number}"),
+                json!({"subject": from, "predicate": relation, "object": to, "entities": [from, to]}),
+            ));
+        }
+        Some(other) => {
+            return Err(format!("type {other:?} is neither \"entity\" nor \"relation\""));
+        }
+        None => return Err("no \"type\"".to_owned()),
     }
     Ok(items)
 }
@@ -154,7 +186,10 @@ pub fn mcp_memory(source: &str) -> Result<Vec<Item>, String> {
 /// mcp-memory-service's database: every memory not deleted, with its tags,
 /// its type (a tag too; `procedural` and how-tos stay procedural), its
 /// metadata (as context) and its creation time (as when it happened).
-pub fn mcp_memory_service(path: &Path) -> anyhow::Result<Result<Vec<Item>, String>> {
+pub fn mcp_memory_service(
+    path: &Path,
+    reading: &mut Reading,
+) -> anyhow::Result<Result<Vec<Item>, String>> {
     use rusqlite::{Connection, OpenFlags};
     let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
         .with_context(|| format!("opening {}", path.display()))?;
@@ -194,7 +229,10 @@ pub fn mcp_memory_service(path: &Path) -> anyhow::Result<Result<Vec<Item>, Strin
         let (rowid, content, tags, kind, metadata, created_at) = row?;
         let at = |why: &str| format!("row {rowid}: {why}");
         let Some(content) = content.filter(|content| !content.trim().is_empty()) else {
-            return Ok(Err(at("content is empty")));
+            match reading.bad(at("content is empty")) {
+                Ok(()) => continue,
+                Err(why) => return Ok(Err(why)),
+            }
         };
         let mut tags: Vec<String> = tags
             .unwrap_or_default()
@@ -220,13 +258,19 @@ pub fn mcp_memory_service(path: &Path) -> anyhow::Result<Result<Vec<Item>, Strin
         }
         if let Some(metadata) = metadata.filter(|text| !matches!(text.trim(), "" | "{}" | "null")) {
             if serde_json::from_str::<Value>(&metadata).is_err() {
-                return Ok(Err(at("metadata is not JSON")));
+                match reading.bad(at("metadata is not JSON")) {
+                    Ok(()) => continue,
+                    Err(why) => return Ok(Err(why)),
+                }
             }
             arguments["context"] = json!(metadata);
         }
         if let Some(seconds) = created_at {
             if !seconds.is_finite() || seconds < 0.0 {
-                return Ok(Err(at("created_at is not a time")));
+                match reading.bad(at("created_at is not a time")) {
+                    Ok(()) => continue,
+                    Err(why) => return Ok(Err(why)),
+                }
             }
             #[allow(clippy::cast_possible_truncation, reason = "milliseconds since 1970 fit")]
             let millis = (seconds * 1000.0).round() as i64;
@@ -241,7 +285,7 @@ pub fn mcp_memory_service(path: &Path) -> anyhow::Result<Result<Vec<Item>, Strin
 /// section (a heading and what follows it; a file without headings is one
 /// section) a memory, with the front matter's `tags` and its `date` (or
 /// `created`) as when it happened, and the file as its source.
-pub fn markdown(path: &Path) -> anyhow::Result<Result<Vec<Item>, String>> {
+pub fn markdown(path: &Path, reading: &mut Reading) -> anyhow::Result<Result<Vec<Item>, String>> {
     let mut files = Vec::new();
     if path.is_dir() {
         collect_notes(path, &mut files)?;
@@ -254,12 +298,16 @@ pub fn markdown(path: &Path) -> anyhow::Result<Result<Vec<Item>, String>> {
         let name = file.strip_prefix(path).unwrap_or(&file).display().to_string();
         let name = if name.is_empty() { file.display().to_string() } else { name };
         let bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
-        let Ok(source) = String::from_utf8(bytes) else {
-            return Ok(Err(format!("{name}: not UTF-8 text")));
-        };
-        match note(&name, &source) {
+        let found = String::from_utf8(bytes)
+            .map_err(|_| "not UTF-8 text".to_owned())
+            .and_then(|source| note(&name, &source));
+        match found {
             Ok(found) => items.extend(found),
-            Err(error) => return Ok(Err(format!("{name}: {error}"))),
+            Err(why) => {
+                if let Err(why) = reading.bad(format!("{name}: {why}")) {
+                    return Ok(Err(why));
+                }
+            }
         }
     }
     Ok(Ok(items))
@@ -419,23 +467,24 @@ mod tests {
             r#"{"type":"relation","from":"Ada","to":"ferrex","relationType":"works on"}"#,
             "\n"
         );
-        let items = mcp_memory(source).unwrap_or_default();
+        let items = mcp_memory(source, &mut Reading::default()).unwrap_or_default();
         let texts: Vec<String> =
             items.iter().map(|item| Value::Object(item.arguments.clone()).to_string()).collect();
         assert_eq!(items.len(), 4, "{texts:?}");
         assert_eq!(items[0].arguments["object"], "person");
         assert_eq!(items[1].arguments["content"], "Ada: writes Rust");
         assert_eq!(items[3].arguments["predicate"], "works on");
-        let bad = mcp_memory("{\"type\":\"entity\",\"name\":\"x\"}\n{\"type\":\"edge\"}\n");
+        let bad =
+            "{\"type\":\"entity\",\"name\":\"x\",\"entityType\":\"t\"}\n{\"type\":\"edge\"}\n";
         assert_eq!(
-            bad,
+            mcp_memory(bad, &mut Reading::default()),
             Err("line 2: type \"edge\" is neither \"entity\" nor \"relation\"".to_owned())
         );
-        assert!(
-            mcp_memory("{\"type\":\"relation\",\"from\":\"a\"}")
-                .unwrap_err()
-                .contains("line 1: to")
-        );
+        let mut reading = Reading { keep_going: true, ..Reading::default() };
+        assert_eq!(mcp_memory(bad, &mut reading).map(|items| items.len()), Ok(1));
+        assert_eq!(reading.skipped.len(), 1);
+        let relation = "{\"type\":\"relation\",\"from\":\"a\"}";
+        assert!(mcp_memory(relation, &mut Reading::default()).unwrap_err().contains("line 1: to"));
     }
 
     #[test]

@@ -169,6 +169,10 @@ enum Command {
         /// Put everything into this namespace.
         #[arg(long, short)]
         namespace: Option<String>,
+        /// Skip bad lines (rows, notes) and import the rest, listing what
+        /// was skipped [default: a bad line imports nothing].
+        #[arg(long)]
+        keep_going: bool,
         /// Print JSON (a stable format).
         #[arg(long)]
         json: bool,
@@ -563,13 +567,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 out.as_deref(),
             ))
         }
-        Command::Import { path, from, namespace, json } => {
+        Command::Import { path, from, namespace, keep_going, json } => {
             let _guard = logging::init("warn", None, "");
             runtime()?.block_on(transfer_cli::import(
                 &home,
                 &path,
                 from.as_deref(),
                 namespace.as_deref(),
+                keep_going,
                 json,
             ))
         }

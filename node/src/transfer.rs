@@ -22,7 +22,7 @@ use ferrex_core::{
 use ferrex_sync::{Archive, ArchivedAlias, StoredMemory};
 use serde::{Deserialize, Serialize};
 
-use crate::clock;
+use crate::{clock, import_formats::Reading};
 
 /// The `type` of the first line.
 pub const HEADER_TYPE: &str = "ferrex-export";
@@ -367,13 +367,15 @@ fn stored_memory(namespace: &Namespace, line: &MemoryLine) -> Result<StoredMemor
     })
 }
 
-/// Reads an export's lines: every line must parse, the first must be the
-/// header, or the error names the first line that does not and why. The
+/// Reads an export's lines: the first must be the header, and every other
+/// line must parse and make sense, or the error names the first that does
+/// not and why (keeping going, `reading` notes it and skips it). The
 /// records, with their line numbers, by the namespace they go into (their
 /// own, or `into`).
 pub fn parse(
     text: &str,
     into: Option<&Namespace>,
+    reading: &mut Reading,
 ) -> Result<BTreeMap<Namespace, Vec<(usize, Line)>>, String> {
     let mut records: BTreeMap<Namespace, Vec<(usize, Line)>> = BTreeMap::new();
     let mut header = false;
@@ -382,8 +384,15 @@ pub fn parse(
         if raw.trim().is_empty() {
             continue;
         }
-        let line: Line =
-            serde_json::from_str(raw).map_err(|error| format!("line {number}: {error}"))?;
+        let line: Line = match serde_json::from_str(raw) {
+            Ok(line) => line,
+            // Without a header, this is not an export at all.
+            Err(error) if !header => return Err(format!("line {number}: {error}")),
+            Err(error) => {
+                reading.bad(format!("line {number}: {error}"))?;
+                continue;
+            }
+        };
         let namespace = match (&line, header) {
             (Line::Header { version, .. }, false) if *version == VERSION => {
                 header = true;
@@ -399,7 +408,10 @@ pub fn parse(
                     "line {number}: a ferrex export starts with a {HEADER_TYPE:?} line"
                 ));
             }
-            (Line::Header { .. }, true) => return Err(format!("line {number}: a second header")),
+            (Line::Header { .. }, true) => {
+                reading.bad(format!("line {number}: a second header"))?;
+                continue;
+            }
             (Line::Device { .. }, true) => continue,
             (Line::Entity(entity), true) => &entity.namespace,
             (Line::Alias(alias), true) => &alias.namespace,
@@ -408,19 +420,25 @@ pub fn parse(
         };
         let namespace = match into {
             Some(namespace) => namespace.clone(),
-            None => {
-                Namespace::parse(namespace).map_err(|error| format!("line {number}: {error}"))?
-            }
+            None => match Namespace::parse(namespace) {
+                Ok(namespace) => namespace,
+                Err(error) => {
+                    reading.bad(format!("line {number}: {error}"))?;
+                    continue;
+                }
+            },
         };
-        records.entry(namespace).or_default().push((number, line));
+        let record = (number, line);
+        if let Err(why) = archive(&namespace, std::slice::from_ref(&record)) {
+            reading.bad(why)?;
+            continue;
+        }
+        records.entry(namespace).or_default().push(record);
     }
     if !header {
         return Err(format!(
             "the file is empty: a ferrex export starts with a {HEADER_TYPE:?} line"
         ));
-    }
-    for (namespace, lines) in &records {
-        archive(namespace, lines)?;
     }
     Ok(records)
 }

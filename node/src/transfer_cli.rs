@@ -15,7 +15,7 @@ use crate::{
     bridge,
     control::{self, Request},
     home::Home,
-    import_formats::{self, Format, Item},
+    import_formats::{self, Format, Item, Reading},
     markdown,
     memory_cli::print_json,
     peers_cli::output,
@@ -218,8 +218,10 @@ pub async fn import(
     path: &Path,
     from: Option<&str>,
     namespace: Option<&str>,
+    keep_going: bool,
     json: bool,
 ) -> anyhow::Result<()> {
+    let mut reading = Reading { keep_going, ..Reading::default() };
     let into = namespace.map(Namespace::parse).transpose()?;
     let stdin = path == Path::new("-");
     let text = if stdin {
@@ -243,15 +245,39 @@ pub async fn import(
     let nothing =
         |error: String| anyhow::anyhow!("{}: {error}; nothing was imported", path.display());
     let items = match format {
-        Format::Ferrex => return restore(home, &read_text()?, path, into.as_ref(), json).await,
-        Format::McpMemory => import_formats::mcp_memory(&read_text()?).map_err(nothing)?,
-        Format::McpMemoryService if !stdin => {
-            import_formats::mcp_memory_service(path)?.map_err(nothing)?
+        Format::Ferrex => {
+            return restore(home, &read_text()?, path, into.as_ref(), reading, json).await;
         }
-        Format::Markdown if !stdin => import_formats::markdown(path)?.map_err(nothing)?,
+        Format::McpMemory => {
+            import_formats::mcp_memory(&read_text()?, &mut reading).map_err(nothing)?
+        }
+        Format::McpMemoryService if !stdin => {
+            import_formats::mcp_memory_service(path, &mut reading)?.map_err(nothing)?
+        }
+        Format::Markdown if !stdin => {
+            import_formats::markdown(path, &mut reading)?.map_err(nothing)?
+        }
         _ => bail!("a database or a folder of notes is read from its path, not from stdin"),
     };
-    ingest(home, items, into.as_ref(), json).await
+    ingest(home, items, into.as_ref(), &reading.skipped, json).await
+}
+
+/// What `--keep-going` skipped, as report lines.
+fn skipped_lines(skipped: &[String]) -> String {
+    let mut text = String::new();
+    if !skipped.is_empty() {
+        text.push_str(&format!("\n{} skipped (--keep-going):", skipped.len()));
+        for why in skipped.iter().take(20) {
+            text.push_str(&format!("\n  {why}"));
+        }
+        if skipped.len() > 20 {
+            text.push_str(&format!(
+                "\n  … and {} more (--json lists them all)",
+                skipped.len() - 20
+            ));
+        }
+    }
+    text
 }
 
 /// Stores `items` through the node's store pipeline, 50 at a time.
@@ -259,6 +285,7 @@ async fn ingest(
     home: &Home,
     items: Vec<Item>,
     into: Option<&Namespace>,
+    skipped: &[String],
     json: bool,
 ) -> anyhow::Result<()> {
     drop(bridge::connect_or_start(home, &[]).await?);
@@ -293,7 +320,12 @@ async fn ingest(
     }
     bar.finish_and_clear();
     if json {
-        print_json(&json!({"stored": stored, "duplicates": duplicates, "refused": refused}));
+        print_json(&json!({
+            "stored": stored,
+            "duplicates": duplicates,
+            "refused": refused,
+            "skipped": skipped,
+        }));
     } else {
         let mut text = format!(
             "imported {stored} memories; {duplicates} duplicated one already here (left as it was); {} refused",
@@ -323,10 +355,11 @@ async fn restore(
     text: &str,
     path: &Path,
     into: Option<&Namespace>,
+    mut reading: Reading,
     json: bool,
 ) -> anyhow::Result<()> {
     // Every line is checked before anything is imported.
-    let records = transfer::parse(text, into)
+    let records = transfer::parse(text, into, &mut reading)
         .map_err(|error| anyhow::anyhow!("{}: {error}; nothing was imported", path.display()))?;
     drop(bridge::connect_or_start(home, &[]).await?);
     let total: usize =
@@ -351,7 +384,8 @@ async fn restore(
         }
     }
     bar.finish_and_clear();
-    let answer: Value = json!(imported);
+    let mut answer: Value = json!(imported);
+    answer["skipped"] = json!(reading.skipped);
     if json {
         print_json(&answer);
     } else {
@@ -368,6 +402,7 @@ async fn restore(
                 imported.forgotten
             ));
         }
+        text.push_str(&skipped_lines(&reading.skipped));
         output(&text);
     }
     Ok(())

@@ -255,6 +255,17 @@ fn a_malformed_file_imports_nothing_and_names_its_line() {
     assert!(ok, "{stderr}");
     let listed: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(listed["total"], 0, "a malformed file imported something: {listed}");
+    // Asked to keep going, the good lines are imported and the bad ones listed.
+    let path = home.path().join("bad-1.jsonl");
+    let (ok, stdout, stderr) =
+        run(&home, &["import", path.to_str().unwrap(), "--keep-going", "--json"]);
+    assert!(ok, "{stderr}");
+    let kept: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(kept["memories"], 1, "{kept}");
+    assert!(
+        kept["skipped"][0].as_str().unwrap().starts_with("line 3: memory b: confidence 7"),
+        "{kept}"
+    );
     let (ok, _, stderr) =
         run(&home, &["import", home.path().join("missing.jsonl").to_str().unwrap()]);
     assert!(!ok && stderr.contains("missing.jsonl"), "{stderr}");

@@ -266,6 +266,9 @@ fn a_folder_of_markdown_notes() {
     let error = refused(&home, &bad, &["--namespace", "bad"]);
     assert!(error.contains("b.md: front matter is not YAML"), "{error}");
     assert_eq!(listed(&home, "bad")["total"], 0);
+    let kept = import(&home, &bad, &["--namespace", "bad", "--keep-going"]);
+    assert_eq!(kept["stored"], 1, "{kept}");
+    assert!(kept["skipped"][0].as_str().unwrap().starts_with("b.md: front matter"), "{kept}");
     assert!(refused(&home, &notes, &["--from", "evernote"]).contains("--from \"evernote\""));
     home.stop();
 }
