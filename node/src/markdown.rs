@@ -75,23 +75,29 @@ pub fn pages(namespaces: &[Namespace]) -> Vec<Page> {
     let mut index = String::from(
         "# Memory\n\nExported by ferrex. Each namespace has a page per entity and per topic.\n\n",
     );
-    for namespace in namespaces {
+    let mut taken = BTreeSet::new();
+    for (position, namespace) in namespaces.iter().enumerate() {
+        // Namespaces that differ only in case or punctuation get folders of
+        // their own.
+        let mut dir = slug(&namespace.name);
+        if !taken.insert(dir.clone()) {
+            dir = format!("{dir}-{}", position + 1);
+            taken.insert(dir.clone());
+        }
         index.push_str(&format!(
-            "- [{}]({}/index.md): {} memories, {} entities\n",
+            "- [{}]({dir}/index.md): {} memories, {} entities\n",
             namespace.name,
-            slug(&namespace.name),
             namespace.memories.len(),
             namespace.entities.len()
         ));
-        pages.extend(namespace_pages(namespace));
+        pages.extend(namespace_pages(namespace, &dir));
     }
     pages.push(("README.md".to_owned(), index));
     pages.sort();
     pages
 }
 
-fn namespace_pages(namespace: &Namespace) -> Vec<Page> {
-    let dir = slug(&namespace.name);
+fn namespace_pages(namespace: &Namespace, dir: &str) -> Vec<Page> {
     // Page names, unique within the namespace.
     let mut taken = BTreeSet::new();
     let mut entity_page: BTreeMap<String, String> = BTreeMap::new();
@@ -115,8 +121,20 @@ fn namespace_pages(namespace: &Namespace) -> Vec<Page> {
             tags.entry(tag.to_owned()).or_default().push(memory);
         }
     }
-    let topic_page: BTreeMap<&str, String> =
-        tags.keys().map(|tag| (tag.as_str(), slug(tag))).collect();
+    // Tags that differ only in case or punctuation get pages of their own.
+    let mut topic_taken = BTreeSet::new();
+    let topic_page: BTreeMap<&str, String> = tags
+        .keys()
+        .enumerate()
+        .map(|(index, tag)| {
+            let mut name = slug(tag);
+            if !topic_taken.insert(name.clone()) {
+                name = format!("{name}-{}", index + 1);
+                topic_taken.insert(name.clone());
+            }
+            (tag.as_str(), name)
+        })
+        .collect();
     let status = |memory: &Value| -> String {
         let id = memory["id"].as_str().unwrap_or("");
         namespace
@@ -409,6 +427,33 @@ mod tests {
         let front = ada.split("---\n").nth(1).unwrap_or("");
         let yaml = yaml_rust2::YamlLoader::load_from_str(front).unwrap_or_default();
         assert_eq!(yaml[0]["aliases"][0].as_str(), Some("Ada"));
+    }
+
+    #[test]
+    fn names_alike_get_pages_of_their_own() {
+        let memory = |id: &str, tag: &str| json!({"id": id, "content": id, "tags": [tag], "t_valid": "2026-01-01T00:00:00.000Z"});
+        let namespaces = [
+            Namespace {
+                name: "Work".into(),
+                memories: vec![memory("a", "Rust"), memory("b", "rust")],
+                ..Namespace::default()
+            },
+            Namespace {
+                name: "work".into(),
+                memories: vec![memory("c", "c#")],
+                ..Namespace::default()
+            },
+        ];
+        let pages: BTreeMap<String, String> = pages(&namespaces).into_iter().collect();
+        assert_eq!(pages.len(), 6, "{:?}", pages.keys().collect::<Vec<_>>());
+        let topics: String = pages
+            .iter()
+            .filter(|(path, _)| path.contains("/topics/"))
+            .map(|(_, text)| text.clone())
+            .collect();
+        for id in ["(`a`)", "(`b`)", "(`c`)"] {
+            assert!(topics.contains(id), "{id} lost: {topics}");
+        }
     }
 
     #[test]

@@ -394,13 +394,14 @@ pub async fn edit(home: &Home, id: &str, edit: Edit, json: bool) -> anyhow::Resu
         .set("source", memory["source"].as_str())
         .set("context", memory["context"].as_str())
         .list("tags", &tags);
+    arguments = arguments.list("entities", &names);
     if fact {
         arguments = arguments
             .set("subject", memory["subject"].as_str())
             .set("predicate", memory["predicate"].as_str())
             .set("object", Some(new.trim()));
     } else {
-        arguments = arguments.set("content", Some(new.trim())).list("entities", &names);
+        arguments = arguments.set("content", Some(new.trim()));
     }
     let answer = call(home, "store", arguments.value()).await?;
     if json {

@@ -2,7 +2,7 @@
 //! into it, through the running node (started if needed).
 
 use std::{
-    collections::BTreeMap,
+    collections::{BTreeMap, HashSet},
     io::Write,
     path::{Path, PathBuf},
 };
@@ -166,9 +166,9 @@ async fn export_markdown(home: &Home, namespace: Option<&str>, out: &Path) -> an
     for (path, text) in &pages {
         let file = staging.join(path);
         if let Some(dir) = file.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            private_dir(dir)?;
         }
-        std::fs::write(&file, text).with_context(|| format!("writing {}", file.display()))?;
+        private_file(&file, text.as_bytes())?;
         bar.inc(1);
     }
     std::fs::write(
@@ -189,14 +189,37 @@ async fn export_markdown(home: &Home, namespace: Option<&str>, out: &Path) -> an
     Ok(())
 }
 
+/// Writes `bytes` to a new file at `path` that only its owner may read (an
+/// export is the whole memory in plain text).
+fn private_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let _ = std::fs::remove_file(path);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("writing {}", path.display()))?;
+    file.write_all(bytes).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Creates `dir` (and its parents) so that only its owner may enter it.
+fn private_dir(dir: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .with_context(|| format!("creating {}", dir.display()))
+}
+
 /// Writes `bytes` to `path` whole or not at all (a temporary file beside
 /// it, renamed over it).
 fn write_whole(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let dir = path.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().context("--out names no file")?;
     let temporary: PathBuf = dir.join(format!(".{}.partial", name.to_string_lossy()));
-    std::fs::write(&temporary, bytes)
-        .with_context(|| format!("writing {}", temporary.display()))?;
+    private_file(&temporary, bytes)?;
     std::fs::rename(&temporary, path).with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }
@@ -359,9 +382,54 @@ async fn restore(
     json: bool,
 ) -> anyhow::Result<()> {
     // Every line is checked before anything is imported.
-    let records = transfer::parse(text, into, &mut reading)
-        .map_err(|error| anyhow::anyhow!("{}: {error}; nothing was imported", path.display()))?;
+    let nothing =
+        |error: String| anyhow::anyhow!("{}: {error}; nothing was imported", path.display());
+    let mut records = transfer::parse(text, into, &mut reading).map_err(nothing)?;
     drop(bridge::connect_or_start(home, &[]).await?);
+    // And every entity a memory uses is in the file or in this home, for
+    // the whole file, before the first request writes anything.
+    for lines in records.values_mut() {
+        let in_file: HashSet<String> = lines
+            .iter()
+            .filter_map(|(_, line)| match line {
+                Line::Entity(entity) => Some(entity.id.clone()),
+                _ => None,
+            })
+            .collect();
+        let mut here: BTreeMap<String, bool> = BTreeMap::new();
+        for (_, line) in lines.iter() {
+            let Line::Memory(memory) = line else { continue };
+            for entity in memory.entities.iter().chain(memory.subject_entity.iter()) {
+                if !in_file.contains(entity) && !here.contains_key(entity) {
+                    let known =
+                        crate::memory_cli::call(home, "entity", json!({"id": entity, "limit": 1}))
+                            .await
+                            .is_ok();
+                    here.insert(entity.clone(), known);
+                }
+            }
+        }
+        let mut kept = Vec::with_capacity(lines.len());
+        for (number, line) in std::mem::take(lines) {
+            if let Line::Memory(memory) = &line {
+                let missing =
+                    memory.entities.iter().chain(memory.subject_entity.iter()).find(|entity| {
+                        !in_file.contains(*entity) && here.get(*entity) != Some(&true)
+                    });
+                if let Some(entity) = missing {
+                    reading
+                        .bad(format!(
+                            "line {number}: memory {} uses entity {entity}, which neither the file nor this home holds",
+                            memory.id
+                        ))
+                        .map_err(nothing)?;
+                    continue;
+                }
+            }
+            kept.push((number, line));
+        }
+        *lines = kept;
+    }
     let total: usize =
         records.values().flatten().filter(|(_, line)| matches!(line, Line::Memory(_))).count();
     let bar = progress(total as u64, "importing");

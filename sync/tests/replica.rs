@@ -433,10 +433,14 @@ fn an_archive_restores_into_an_empty_replica_as_it_was_and_only_once() {
     let (change, again) = target.restore(&namespace, Timestamp(9_500), &archive).unwrap();
     assert!(change.is_none(), "{again:?}");
     assert_eq!(again.existing, 5);
-    // A memory forgotten here is not brought back.
+    // A memory forgotten here is not brought back, nor is the edge to it,
+    // also into another namespace.
     target.forget(&["old".into()], Timestamp(10_000)).unwrap();
     let (_, after) = target.restore(&namespace, Timestamp(11_000), &archive).unwrap();
-    assert_eq!((after.memories, after.forgotten), (0, 1));
+    assert_eq!((after.memories, after.forgotten), (0, 2), "the memory and the edge to it");
+    let elsewhere = Namespace::parse("elsewhere").unwrap();
+    let (_, moved) = target.restore(&elsewhere, Timestamp(11_500), &archive).unwrap();
+    assert_eq!((moved.memories, moved.edges, moved.forgotten), (0, 0, 2), "{moved:?}");
     // Nor is it after the target reopens.
     drop(target);
     let target =

@@ -122,6 +122,9 @@ async fn an_export_imports_into_an_empty_home_as_it_was() {
     assert!(ok, "{stderr}");
     assert!(stdout.is_empty(), "--out writes nothing on stdout: {stdout}");
     let exported = std::fs::read_to_string(&file).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "an export is readable by its owner only");
     assert!(!exported.contains("forgotten before the export"), "a forgotten memory was exported");
     let (ok, to_stdout, _) = run(&source, &["export"]);
     assert!(ok);
@@ -255,6 +258,20 @@ fn a_malformed_file_imports_nothing_and_names_its_line() {
     assert!(ok, "{stderr}");
     let listed: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(listed["total"], 0, "a malformed file imported something: {listed}");
+    // An entity missing for a memory past the first request's 500: still
+    // nothing imported (the whole file is checked before any write).
+    let mut text = format!("{header}\n");
+    for index in 0..501 {
+        let changes = if index == 500 { json!({"entities": ["nowhere"]}) } else { json!({}) };
+        text.push_str(&memory(&format!("m{index}"), changes));
+        text.push('\n');
+    }
+    let path = home.path().join("late.jsonl");
+    std::fs::write(&path, &text).unwrap();
+    let (ok, _, stderr) = run(&home, &["import", path.to_str().unwrap()]);
+    assert!(!ok && stderr.contains("line 502: memory m500 uses entity nowhere"), "{stderr}");
+    let (_, stdout, _) = run(&home, &["list", "--status", "any", "--json"]);
+    assert_eq!(serde_json::from_str::<Value>(&stdout).unwrap()["total"], 0);
     // Asked to keep going, the good lines are imported and the bad ones listed.
     let path = home.path().join("bad-1.jsonl");
     let (ok, stdout, stderr) =

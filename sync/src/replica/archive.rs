@@ -50,8 +50,9 @@ pub struct Restored {
     pub edges: usize,
     /// Records left because this replica holds them already.
     pub existing: usize,
-    /// Memories left because they were forgotten here: a restore never
-    /// brings back what was forgotten.
+    /// Records left because they are, or belong to, a memory forgotten
+    /// here (the memory itself, an alias it introduced, an edge to or from
+    /// it): a restore never brings back what was forgotten.
     pub forgotten: usize,
 }
 
@@ -137,7 +138,11 @@ impl Replica {
         }
         let mut entities = Vec::new();
         for entity in &archive.entities {
-            if self.holds(namespace, "entities", &entity.id)? {
+            // An entity whose key a purge deleted here is written again (with
+            // a new key): the memories restored with it use it.
+            if self.holds(namespace, "entities", &entity.id)?
+                && !self.entity_locked(namespace, &entity.id)?
+            {
                 restored.existing += 1;
             } else {
                 entities.push(entity);
@@ -145,7 +150,13 @@ impl Replica {
         }
         let mut aliases = Vec::new();
         for archived in &archive.aliases {
-            if self.holds(namespace, "aliases", &archived.key)? {
+            let introducer_forgotten = match &archived.memory {
+                Some(memory) => self.forgotten_anywhere(memory)?,
+                None => false,
+            };
+            if introducer_forgotten {
+                restored.forgotten += 1;
+            } else if self.holds(namespace, "aliases", &archived.key)? {
                 restored.existing += 1;
             } else {
                 aliases.push((archived.key.clone(), &archived.alias, archived.memory.as_deref()));
@@ -153,7 +164,9 @@ impl Replica {
         }
         let mut edges = Vec::new();
         for edge in &archive.edges {
-            if self.holds(namespace, "edges", &edge.key())? {
+            if self.forgotten_anywhere(&edge.from)? || self.forgotten_anywhere(&edge.to)? {
+                restored.forgotten += 1;
+            } else if self.holds(namespace, "edges", &edge.key())? {
                 restored.existing += 1;
             } else {
                 edges.push(edge);
