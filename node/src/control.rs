@@ -110,6 +110,16 @@ pub async fn send(
     bail!("the node closed the connection without answering")
 }
 
+/// Runs operation `name` (a tool or a view, see [`Request::Call`]) with
+/// `arguments` (a JSON object) on the node at `socket`; its answer, or an
+/// error with the node's message.
+pub async fn call(socket: &Path, name: &str, arguments: Value) -> anyhow::Result<Value> {
+    let Value::Object(arguments) = arguments else { bail!("arguments must be a JSON object") };
+    let request = Request::Call { name: name.to_owned(), arguments };
+    let mut answer = send(socket, &request, |_| {}).await?;
+    Ok(answer["answer"].take())
+}
+
 /// Reads the protocol line of a new connection, byte by byte so that no byte
 /// of what follows is consumed.
 pub async fn read_hello(stream: &mut UnixStream) -> anyhow::Result<String> {

@@ -13,21 +13,12 @@ use std::{
 use anyhow::{Context, bail};
 use serde_json::{Map, Value, json};
 
-use crate::{
-    bridge,
-    control::{self, Request},
-    home::Home,
-    peers_cli::output,
-    report,
-};
+use crate::{bridge, control, home::Home, peers_cli::output, report};
 
 /// Runs operation `name` on the node of `home` (starting it if needed).
 pub async fn call(home: &Home, name: &str, arguments: Value) -> anyhow::Result<Value> {
-    let Value::Object(arguments) = arguments else { bail!("arguments must be a JSON object") };
     drop(bridge::connect_or_start(home, &[]).await?);
-    let request = Request::Call { name: name.to_owned(), arguments };
-    let mut answer = control::send(&home.socket_file(), &request, |_| {}).await?;
-    Ok(answer["answer"].take())
+    control::call(&home.socket_file(), name, arguments).await
 }
 
 /// Arguments built from flags: absent flags are left out.

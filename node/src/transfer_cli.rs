@@ -138,12 +138,10 @@ async fn export_markdown(home: &Home, namespace: Option<&str>, out: &Path) -> an
     for (name, entry) in &mut by_namespace {
         let mut offset = 0;
         loop {
-            let page = crate::memory_cli::call(
-                home,
-                "list",
-                json!({"namespace": name, "status": "any", "limit": crate::views::MAX_PAGE, "offset": offset}),
-            )
-            .await?;
+            let arguments = json!({
+                "namespace": name, "status": "any", "limit": crate::views::MAX_PAGE, "offset": offset
+            });
+            let page = control::call(&home.socket_file(), "list", arguments).await?;
             let memories = page["memories"].as_array().cloned().unwrap_or_default();
             for memory in &memories {
                 if let Some(id) = memory["id"].as_str() {
@@ -326,12 +324,9 @@ async fn ingest(
                 Value::Object(arguments)
             })
             .collect();
-        let request = Request::Call {
-            name: "ingest".to_owned(),
-            arguments: serde_json::Map::from_iter([("items".to_owned(), json!(arguments))]),
-        };
-        let answer = control::send(&home.socket_file(), &request, |_| {}).await?;
-        let outcomes = answer["answer"].as_array().cloned().unwrap_or_default();
+        let answer =
+            control::call(&home.socket_file(), "ingest", json!({"items": arguments})).await?;
+        let outcomes = answer.as_array().cloned().unwrap_or_default();
         for (item, outcome) in batch.iter().zip(outcomes) {
             match outcome["status"].as_str() {
                 Some("stored") => stored += 1,
@@ -401,10 +396,9 @@ async fn restore(
             let Line::Memory(memory) = line else { continue };
             for entity in memory.entities.iter().chain(memory.subject_entity.iter()) {
                 if !in_file.contains(entity) && !here.contains_key(entity) {
+                    let arguments = json!({"id": entity, "limit": 1});
                     let known =
-                        crate::memory_cli::call(home, "entity", json!({"id": entity, "limit": 1}))
-                            .await
-                            .is_ok();
+                        control::call(&home.socket_file(), "entity", arguments).await.is_ok();
                     here.insert(entity.clone(), known);
                 }
             }

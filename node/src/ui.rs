@@ -22,7 +22,7 @@ use axum::{
     response::{IntoResponse, Response},
     routing::{get, post},
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::{
@@ -204,8 +204,8 @@ async fn call(
         return (StatusCode::UNSUPPORTED_MEDIA_TYPE, Json(json!({"error": "send JSON"})))
             .into_response();
     }
-    let arguments: Map<String, Value> = match serde_json::from_slice(&body) {
-        Ok(Value::Object(arguments)) => arguments,
+    let arguments = match serde_json::from_slice(&body) {
+        Ok(arguments @ Value::Object(_)) => arguments,
         _ => {
             return (
                 StatusCode::BAD_REQUEST,
@@ -214,12 +214,7 @@ async fn call(
                 .into_response();
         }
     };
-    let request = Control::Call { name, arguments };
-    answered(
-        control::send(&gate.socket, &request, |_| {})
-            .await
-            .map(|mut answer| answer["answer"].take()),
-    )
+    answered(control::call(&gate.socket, &name, arguments).await)
 }
 
 /// `GET /api/devices`: this device, its peers and the documents' sync state.
