@@ -238,43 +238,44 @@ pub struct TopicsAnswer {
     pub entities: Vec<EntityCount>,
 }
 
+/// The views' input schemas, generated once.
+struct Schemas {
+    list: Map<String, Value>,
+    show: Map<String, Value>,
+    entity: Map<String, Value>,
+    topics: Map<String, Value>,
+    ingest: Map<String, Value>,
+}
+
 /// Runs operation `op` (a tool or a view) with `arguments`.
 pub fn call(engine: &Engine, op: &str, arguments: Map<String, Value>) -> Result<Value, ToolError> {
-    static SCHEMAS: LazyLock<[Map<String, Value>; 6]> = LazyLock::new(|| {
-        [
-            args::input_schema::<ListParams>(),
-            args::input_schema::<ShowParams>(),
-            args::input_schema::<TopicsParams>(),
-            args::input_schema::<IngestParams>(),
-            args::input_schema::<params::Store>(),
-            args::input_schema::<EntityParams>(),
-        ]
+    static SCHEMAS: LazyLock<Schemas> = LazyLock::new(|| Schemas {
+        list: args::input_schema::<ListParams>(),
+        show: args::input_schema::<ShowParams>(),
+        entity: args::input_schema::<EntityParams>(),
+        topics: args::input_schema::<TopicsParams>(),
+        ingest: args::input_schema::<IngestParams>(),
     });
     match op {
-        "list" => to_json(list(engine, args::read(&SCHEMAS[0], arguments)?)?),
-        "show" => to_json(show(engine, args::read(&SCHEMAS[1], arguments)?)?),
-        "topics" => to_json(topics(engine, args::read(&SCHEMAS[2], arguments)?)?),
-        "entity" => to_json(entity(engine, args::read(&SCHEMAS[5], arguments)?)?),
+        "list" => tools::answer(list(engine, args::read(&SCHEMAS.list, arguments)?)),
+        "show" => tools::answer(show(engine, args::read(&SCHEMAS.show, arguments)?)),
+        "entity" => tools::answer(entity(engine, args::read(&SCHEMAS.entity, arguments)?)),
+        "topics" => tools::answer(topics(engine, args::read(&SCHEMAS.topics, arguments)?)),
         "ingest" => {
-            let params: IngestParams = args::read(&SCHEMAS[3], arguments)?;
+            let params: IngestParams = args::read(&SCHEMAS.ingest, arguments)?;
             let outcomes: Vec<Ingested> =
-                params.items.into_iter().map(|item| ingest(engine, &SCHEMAS[4], item)).collect();
-            to_json(outcomes)
+                params.items.into_iter().map(|item| ingest(engine, item)).collect();
+            tools::answer(Ok(outcomes))
         }
         tool => tools::call(engine, tool, arguments),
     }
 }
 
-fn to_json(answer: impl Serialize) -> Result<Value, ToolError> {
-    serde_json::to_value(answer).map_err(|error| {
-        ToolError::Internal(anyhow::Error::new(error).context("writing the answer"))
-    })
-}
-
 /// Stores one memory from elsewhere through the store pipeline; a
 /// duplicate leaves what it duplicates as it was.
-fn ingest(engine: &Engine, schema: &Map<String, Value>, item: Map<String, Value>) -> Ingested {
+fn ingest(engine: &Engine, item: Map<String, Value>) -> Ingested {
     let refused = |reason: String| Ingested { status: "refused", id: None, reason: Some(reason) };
+    let schema = tools::input_schema("store").expect("store is a tool");
     let params = match args::read::<params::Store>(schema, item) {
         Ok(params) => params,
         Err(error) => return refused(format!("invalid {error}")),

@@ -147,7 +147,7 @@ pub fn call(
     name: &str,
     arguments: Map<String, Value>,
 ) -> Result<Value, ToolError> {
-    let Some(index) = TOOLS.iter().position(|spec| spec.name == name) else {
+    let Some(input) = input_schema(name) else {
         let names: Vec<&str> = TOOLS.iter().map(|spec| spec.name).collect();
         return Err(FieldError::new(
             "name",
@@ -155,7 +155,6 @@ pub fn call(
         )
         .into());
     };
-    let input = &schemas()[index].input;
     match name {
         "store" => answer(store(engine, args::read(input, arguments)?)),
         "recall" => answer(recall(engine, args::read(input, arguments)?)),
@@ -168,10 +167,16 @@ pub fn call(
 }
 
 /// A tool's answer as the JSON it returns.
-fn answer<T: Serialize>(outcome: Result<T, ToolError>) -> Result<Value, ToolError> {
+pub(crate) fn answer<T: Serialize>(outcome: Result<T, ToolError>) -> Result<Value, ToolError> {
     serde_json::to_value(outcome?).map_err(|error| {
         ToolError::Internal(anyhow::Error::new(error).context("writing the answer"))
     })
+}
+
+/// The input schema of tool `name`, as generated once.
+pub(crate) fn input_schema(name: &str) -> Option<&'static Map<String, Value>> {
+    let index = TOOLS.iter().position(|spec| spec.name == name)?;
+    Some(&schemas()[index].input)
 }
 
 /// The namespace `name` names (the default one when absent).
