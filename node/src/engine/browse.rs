@@ -144,9 +144,9 @@ impl Engine {
     /// entities they share; `None` if no entity has that id.
     pub fn entity(&self, id: &str, limit: usize) -> Result<Option<EntityView>, ToolError> {
         let index = lock(&self.index);
-        let Some((namespace, name)) = index.entity_place(id)? else { return Ok(None) };
-        let canonical =
-            index.entity(id)?.map(|(_, canonical)| canonical).unwrap_or_else(|| id.to_owned());
+        let Some((namespace, name, canonical)) = index.entity_place(id)? else {
+            return Ok(None);
+        };
         let members = index.class_members(&canonical)?;
         let filter = MemoryFilter {
             namespace: &namespace,

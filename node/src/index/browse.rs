@@ -120,14 +120,10 @@ impl Index {
         )?;
         values.push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
         values.push(Value::Integer(i64::try_from(offset).unwrap_or(i64::MAX)));
-        let columns = MemoryRow::COLUMNS
-            .split(", ")
-            .map(|column| format!("m.{}", column.trim()))
-            .collect::<Vec<_>>()
-            .join(", ");
         let mut statement = self.conn().prepare(&format!(
-            "SELECT {columns} FROM memories m WHERE {clause}
+            "SELECT {} FROM memories m WHERE {clause}
              ORDER BY m.t_valid DESC, m.id LIMIT ?{} OFFSET ?{}",
+            MemoryRow::COLUMNS,
             values.len() - 1,
             values.len()
         ))?;
@@ -188,14 +184,16 @@ impl Index {
         Ok(counts)
     }
 
-    /// The namespace and name of entity `id`.
-    pub fn entity_place(&self, id: &str) -> anyhow::Result<Option<(String, String)>> {
+    /// The namespace, name and canonical entity of entity `id`.
+    pub fn entity_place(&self, id: &str) -> anyhow::Result<Option<(String, String, String)>> {
         use rusqlite::OptionalExtension;
         Ok(self
             .conn()
-            .query_row("SELECT namespace, name FROM entities WHERE id = ?1", [id], |row| {
-                Ok((row.get(0)?, row.get(1)?))
-            })
+            .query_row(
+                "SELECT namespace, name, canonical FROM entities WHERE id = ?1",
+                [id],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+            )
             .optional()?)
     }
 
