@@ -88,6 +88,14 @@ impl Content {
         }
     }
 
+    /// The free text, when this is not a fact.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Content::Text(text) => Some(text),
+            Content::Triple(_) => None,
+        }
+    }
+
     /// The triple, when this is a fact.
     pub fn triple(&self) -> Option<&Triple> {
         match self {

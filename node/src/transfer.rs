@@ -260,23 +260,15 @@ pub fn lines(namespace: &Namespace, archive: &Archive) -> Vec<Line> {
 
 fn memory_line(namespace: &Namespace, stored: &StoredMemory) -> MemoryLine {
     let memory = &stored.memory;
-    let (content, subject, predicate, object) = match &memory.content {
-        Content::Text(text) => (Some(text.clone()), None, None, None),
-        Content::Triple(triple) => (
-            None,
-            Some(triple.subject.clone()),
-            Some(triple.predicate.clone()),
-            Some(triple.object.clone()),
-        ),
-    };
+    let triple = memory.content.triple();
     MemoryLine {
         namespace: namespace.as_str().to_owned(),
         id: memory.id.clone(),
         kind: memory.kind.as_str().to_owned(),
-        content,
-        subject,
-        predicate,
-        object,
+        content: memory.content.as_text().map(str::to_owned),
+        subject: triple.map(|triple| triple.subject.clone()),
+        predicate: triple.map(|triple| triple.predicate.clone()),
+        object: triple.map(|triple| triple.object.clone()),
         subject_entity: stored.subject_entity.clone(),
         predicate_written: stored.predicate_written.clone(),
         cardinality: stored.cardinality.map(|cardinality| cardinality.as_str().to_owned()),

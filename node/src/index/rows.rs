@@ -1,6 +1,6 @@
 //! The memory row: how a memory is projected into the index.
 
-use ferrex_core::{Content, Memory, MemoryKind};
+use ferrex_core::{Memory, MemoryKind};
 use ferrex_sync::StoredMemory;
 use rusqlite::Row;
 use sha2::{Digest, Sha256};
@@ -103,14 +103,7 @@ impl MemoryRow {
     /// Projects a stored memory of document `doc`.
     pub fn from_stored(stored: &StoredMemory, doc: &str) -> MemoryRow {
         let memory: &Memory = &stored.memory;
-        let (subject, predicate, object) = match &memory.content {
-            Content::Triple(triple) => (
-                Some(triple.subject.clone()),
-                Some(triple.predicate.clone()),
-                Some(triple.object.clone()),
-            ),
-            Content::Text(_) => (None, None, None),
-        };
+        let triple = memory.content.triple();
         let text = memory.content.text();
         MemoryRow {
             id: memory.id.clone(),
@@ -119,9 +112,9 @@ impl MemoryRow {
             kind: memory.kind,
             content_hash: content_hash(memory.kind, &text),
             text,
-            subject,
-            predicate,
-            object,
+            subject: triple.map(|triple| triple.subject.clone()),
+            predicate: triple.map(|triple| triple.predicate.clone()),
+            object: triple.map(|triple| triple.object.clone()),
             subject_entity: stored.subject_entity.clone(),
             predicate_written: stored.predicate_written.clone(),
             cardinality: stored.cardinality.map(|cardinality| cardinality.as_str().to_owned()),
