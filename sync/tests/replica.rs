@@ -17,6 +17,20 @@ fn memory(id: &str, text: &str) -> NewMemory {
     }
 }
 
+/// The fact `api-server / port / 8080`, its subject resolved to `entity-1`.
+fn port_fact(id: &str) -> NewMemory {
+    NewMemory {
+        kind: MemoryKind::Semantic,
+        content: Content::Triple(Triple {
+            subject: "api-server".into(),
+            predicate: "port".into(),
+            object: "8080".into(),
+        }),
+        subject_entity: Some("entity-1".into()),
+        ..memory(id, "")
+    }
+}
+
 fn open(dir: &Path, capacity: usize) -> Replica {
     Replica::open(dir, "device-a", ReplicaOptions { shard_capacity: capacity }).unwrap()
 }
@@ -41,16 +55,7 @@ fn written_memories_survive_a_reopen_field_by_field() {
     let temp = tempfile::tempdir().unwrap();
     let namespace = Namespace::default();
     let replica = open(temp.path(), 100);
-    let fact = NewMemory {
-        kind: MemoryKind::Semantic,
-        content: Content::Triple(Triple {
-            subject: "api-server".into(),
-            predicate: "port".into(),
-            object: "8080".into(),
-        }),
-        subject_entity: Some("entity-1".into()),
-        ..memory("m2", "")
-    };
+    let fact = port_fact("m2");
     store(&replica, &namespace, vec![memory("m1", "first memory"), fact.clone()]);
     drop(replica);
 
@@ -375,17 +380,7 @@ fn an_archive_restores_into_an_empty_replica_as_it_was_and_only_once() {
         created_at: Timestamp(600),
         created_by: "device-b".into(),
     };
-    let fact = NewMemory {
-        kind: MemoryKind::Semantic,
-        content: Content::Triple(Triple {
-            subject: "api-server".into(),
-            predicate: "port".into(),
-            object: "8080".into(),
-        }),
-        subject_entity: Some("entity-1".into()),
-        entity_ids: vec!["entity-1".into()],
-        ..memory("fact", "")
-    };
+    let fact = NewMemory { entity_ids: vec!["entity-1".into()], ..port_fact("fact") };
     let edge = Edge {
         kind: EdgeKind::Supersedes,
         from: "fact".into(),
