@@ -292,15 +292,7 @@ async fn serve_control(stream: UnixStream, served: Arc<Served>) -> anyhow::Resul
                 let restored = engine
                     .restore(&namespace, &archive)
                     .map_err(|error| anyhow::anyhow!("{error}"))?;
-                Ok(json!({
-                    "ok": true,
-                    "memories": restored.memories,
-                    "entities": restored.entities,
-                    "aliases": restored.aliases,
-                    "edges": restored.edges,
-                    "existing": restored.existing,
-                    "forgotten": restored.forgotten,
-                }))
+                Ok(json!({"ok": true, "restored": restored}))
             });
             restored.await?
         }

@@ -9,6 +9,7 @@ use std::{
 
 use anyhow::{Context, bail};
 use ferrex_core::Namespace;
+use ferrex_sync::Restored;
 use serde_json::{Value, json};
 
 use crate::{
@@ -222,17 +223,6 @@ fn write_whole(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// What an import did, summed over its requests.
-#[derive(Debug, Default, serde::Serialize)]
-struct Imported {
-    memories: u64,
-    entities: u64,
-    aliases: u64,
-    edges: u64,
-    existing: u64,
-    forgotten: u64,
-}
-
 /// `ferrex import PATH [--from FORMAT] [--namespace NS]`.
 pub async fn import(
     home: &Home,
@@ -427,21 +417,17 @@ async fn restore(
     let total: usize =
         records.values().flatten().filter(|(_, line)| matches!(line, Line::Memory(_))).count();
     let bar = progress(total as u64, "importing");
-    let mut imported = Imported::default();
+    let mut imported = Restored::default();
     for (namespace, lines) in records {
         for batch in batches(lines) {
             let memories =
                 batch.iter().filter(|(_, line)| matches!(line, Line::Memory(_))).count() as u64;
             let request =
                 Request::Restore { namespace: namespace.as_str().to_owned(), lines: batch };
-            let answer = control::send(&home.socket_file(), &request, |_| {}).await?;
-            let count = |key: &str| answer[key].as_u64().unwrap_or(0);
-            imported.memories += count("memories");
-            imported.entities += count("entities");
-            imported.aliases += count("aliases");
-            imported.edges += count("edges");
-            imported.existing += count("existing");
-            imported.forgotten += count("forgotten");
+            let mut answer = control::send(&home.socket_file(), &request, |_| {}).await?;
+            let restored: Restored = serde_json::from_value(answer["restored"].take())
+                .context("the node answered a restore without its counts")?;
+            imported.add(&restored);
             bar.inc(memories);
         }
     }

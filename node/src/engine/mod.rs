@@ -1,7 +1,8 @@
 //! The node's operations: what each MCP tool does, over the documents, the
 //! index and the embedder. `store.rs` is the store pipeline, `recall.rs`
-//! the search, `review.rs` reflect, history and detailed stats, and
-//! `entities.rs` entity resolution against the index.
+//! the search, `review.rs` reflect, history and detailed stats,
+//! `entities.rs` entity resolution against the index, `browse.rs` what a
+//! person lists and shows, and `transfer.rs` the export and its import.
 
 mod browse;
 mod entities;
@@ -9,6 +10,7 @@ mod predicates;
 mod recall;
 mod review;
 mod store;
+mod transfer;
 
 use std::{
     collections::BTreeMap,

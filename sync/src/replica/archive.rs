@@ -38,7 +38,7 @@ pub struct Archive {
 
 /// What a restore wrote, and what it left because it was here already or
 /// was forgotten here.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Restored {
     /// Memories written.
     pub memories: usize,
@@ -54,6 +54,18 @@ pub struct Restored {
     /// here (the memory itself, an alias it introduced, an edge to or from
     /// it): a restore never brings back what was forgotten.
     pub forgotten: usize,
+}
+
+impl Restored {
+    /// Adds what another restore (of the same import) did.
+    pub fn add(&mut self, other: &Restored) {
+        self.memories += other.memories;
+        self.entities += other.entities;
+        self.aliases += other.aliases;
+        self.edges += other.edges;
+        self.existing += other.existing;
+        self.forgotten += other.forgotten;
+    }
 }
 
 impl Replica {
