@@ -218,6 +218,9 @@ struct RecallArgs {
     /// 0 to 1: trade relevance for variety.
     #[arg(long)]
     diversity: Option<f64>,
+    /// A memory you confirmed is still true (it stays fresh); repeatable.
+    #[arg(long = "validate", value_name = "ID")]
+    validate_ids: Vec<String>,
     /// Print JSON (a stable format) instead of a table.
     #[arg(long)]
     json: bool,
@@ -490,7 +493,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 .set("time_range", time_range)
                 .flag("include_stale", args.include_stale)
                 .flag("include_invalidated", args.include_invalidated)
-                .set("diversity", args.diversity);
+                .set("diversity", args.diversity)
+                .list("validate_ids", &args.validate_ids);
             let answer =
                 runtime()?.block_on(memory_cli::call(&home, "recall", arguments.value()))?;
             show_answer(&answer, args.json, memory_cli::recall_table);

@@ -121,6 +121,9 @@ fn a_person_reads_and_corrects_their_memory_in_a_terminal() {
     // Recall: the same pipeline as the tool, best first.
     let recalled = json(&home, &["recall", "when does the backup run", "--limit", "3"]);
     assert_eq!(recalled["results"][0]["id"], backup.as_str(), "{recalled}");
+    let confirmed =
+        json(&home, &["recall", "when does the backup run", "--limit", "3", "--validate", &backup]);
+    assert_eq!(confirmed["validated"], serde_json::json!([backup]), "{confirmed}");
     let table = ok(&home, &["recall", "when does the backup run", "--limit", "3"]);
     assert!(table.starts_with("SCORE  ID"), "{table}");
     assert!(table.contains(&backup), "{table}");
