@@ -4,14 +4,17 @@
 //! with a cache of query vectors. Text that arrives without a vector (remote
 //! changes, rebuilds) is embedded by a worker thread on its own session, in
 //! batches, so a long catch-up never holds a request up behind the model.
-//! That session is loaded when there is work and let go after a minute
-//! without any ([`Background`]): a node that only serves holds one copy of
-//! the model (about 90 MB for MiniLM, whose weights run as floats).
+//! That session is loaded when there is a large backlog and let go after a
+//! minute without work ([`Background`]); a small one (the passages of a
+//! store, a peer's few new memories) borrows the request session a text at a
+//! time, after any request waiting for it ([`Foreground::lend`]). So a node
+//! that serves holds one copy of the model (about 100 MB for MiniLM, whose
+//! weights run as floats).
 
 use std::{
     sync::{
-        Condvar, Mutex, PoisonError,
-        atomic::{AtomicU64, Ordering},
+        Condvar, Mutex, MutexGuard, PoisonError,
+        atomic::{AtomicU64, AtomicUsize, Ordering},
     },
     time::{Duration, Instant},
 };
@@ -28,6 +31,11 @@ use crate::index::{Index, NOT_EMBEDDED, Vectors, WHOLE_ONLY};
 /// is configured.
 pub struct Foreground {
     embedder: Mutex<(Box<dyn Embedder>, QueryCache)>,
+    /// Requests waiting for `embedder`: the worker lets them go first.
+    waiting: AtomicUsize,
+    /// When a request last took `embedder`, in microseconds since `epoch`.
+    last_request: AtomicU64,
+    epoch: Instant,
     model_id: String,
     dimension: usize,
     reranker: Option<Mutex<Reranker>>,
@@ -45,6 +53,9 @@ impl Foreground {
         let (model_id, dimension) = (embedder.model_id().to_owned(), embedder.dimension());
         Foreground {
             embedder: Mutex::new((embedder, QueryCache::new(cache_size))),
+            waiting: AtomicUsize::new(0),
+            last_request: AtomicU64::new(0),
+            epoch: Instant::now(),
             model_id,
             dimension,
             reranker: None,
@@ -85,15 +96,79 @@ impl Foreground {
 
     /// Embeds texts to store.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let mut guard = self.embedder.lock().unwrap_or_else(PoisonError::into_inner);
-        guard.0.embed_batch(texts)
+        self.session().0.embed_batch(texts)
     }
 
     /// Embeds a query, through the cache.
     pub fn embed_query(&self, query: &str) -> Result<Vec<f32>, EmbedError> {
-        let mut guard = self.embedder.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut guard = self.session();
         let (embedder, cache) = &mut *guard;
         cache.embed(embedder.as_mut(), query)
+    }
+
+    /// The session, for a request: counted as waiting until it has it.
+    fn session(&self) -> MutexGuard<'_, (Box<dyn Embedder>, QueryCache)> {
+        self.waiting.fetch_add(1, Ordering::SeqCst);
+        let guard = self.embedder.lock().unwrap_or_else(PoisonError::into_inner);
+        self.waiting.fetch_sub(1, Ordering::SeqCst);
+        self.last_request.store(self.epoch.elapsed().as_micros() as u64, Ordering::SeqCst);
+        guard
+    }
+
+    /// Waits until no request waits for the session and none has taken it
+    /// for [`QUIET`], or [`QUIET_AT_MOST`] has passed.
+    fn wait_for_a_pause(&self) {
+        let started = Instant::now();
+        while started.elapsed() < QUIET_AT_MOST {
+            let last = Duration::from_micros(self.last_request.load(Ordering::SeqCst));
+            let quiet = self.epoch.elapsed().saturating_sub(last);
+            if self.waiting.load(Ordering::SeqCst) == 0 && quiet >= QUIET {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    /// The request session as the worker's embedder (see [`Lent`]).
+    pub fn lend(&self) -> Lent<'_> {
+        Lent { foreground: self }
+    }
+}
+
+/// How long requests must have left the request session alone before the
+/// worker borrows it for a text: a burst of requests is served first.
+const QUIET: Duration = Duration::from_millis(20);
+/// The longest the worker waits for such a pause: under a steady stream of
+/// requests it takes a text's turn anyway (and a backlog that grows past
+/// what is lent loads the background session).
+const QUIET_AT_MOST: Duration = Duration::from_millis(200);
+
+/// The request session lent to the embedding worker for a small backlog: it
+/// embeds one text at a time (every tier gives the same bits one at a time
+/// as in a batch), each in a pause between requests, so a request waits for
+/// at most one text.
+#[derive(Debug)]
+pub struct Lent<'a> {
+    foreground: &'a Foreground,
+}
+
+impl Embedder for Lent<'_> {
+    fn model_id(&self) -> &str {
+        &self.foreground.model_id
+    }
+
+    fn dimension(&self) -> usize {
+        self.foreground.dimension
+    }
+
+    fn embed_batch(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let mut vectors = Vec::with_capacity(texts.len());
+        for text in texts {
+            self.foreground.wait_for_a_pause();
+            let mut guard = self.foreground.embedder.lock().unwrap_or_else(PoisonError::into_inner);
+            vectors.push(guard.0.embed_one(text)?);
+        }
+        Ok(vectors)
     }
 }
 
@@ -155,8 +230,7 @@ impl Background {
     }
 
     /// Whether the session is loaded now.
-    #[cfg(test)]
-    fn is_loaded(&self) -> bool {
+    pub(crate) fn is_loaded(&self) -> bool {
         self.session.lock().unwrap_or_else(PoisonError::into_inner).is_some()
     }
 }

@@ -31,6 +31,14 @@ const QUERY_CACHE: usize = 1024;
 pub const BACKGROUND_BATCH: usize = 32;
 /// How long the background session stays loaded without work.
 const BACKGROUND_IDLE: Duration = Duration::from_secs(60);
+/// Memories waiting for vectors that the worker embeds on the request
+/// session rather than loading its own (a store's passages, a peer's few
+/// new memories); a larger backlog (a rebuild, a new model, a fresh device)
+/// loads the background session and is embedded in batches.
+const LEND_UP_TO: i64 = 256;
+/// How long the worker keeps the request session before it looks at the
+/// backlog again.
+const LENT_FOR: Duration = Duration::from_secs(2);
 /// How often the worker logs its progress through a long backlog.
 const PROGRESS_EVERY: Duration = Duration::from_secs(5);
 
@@ -162,10 +170,11 @@ impl Node {
                 .context("memory.rerank_depth is set: loading the reranker")?;
             foreground = foreground.with_reranker(reranker);
         }
+        let foreground = Arc::new(foreground);
         let engine = Arc::new(Engine::new(
             replica,
             index.clone(),
-            Arc::new(foreground),
+            foreground.clone(),
             settings,
             signal.clone(),
         ));
@@ -177,12 +186,13 @@ impl Node {
         let worker = {
             let (index, background, signal, stop) =
                 (index, background.clone(), signal.clone(), stop.clone());
+            let foreground = foreground.clone();
             std::thread::Builder::new().name("ferrex-embed".into()).spawn(move || {
                 while !stop.load(Ordering::Relaxed) {
-                    let queued = lock(&index)
+                    let backlog = lock(&index)
                         .embedding_backlog(None)
-                        .map_or(true, |(missing, passages)| missing + passages > 0);
-                    if queued {
+                        .map_or(i64::MAX, |(missing, passages)| missing + passages);
+                    if backlog > 0 {
                         let stopping = || stop.load(Ordering::Relaxed);
                         // A long backlog (a new model, a rebuild, a fresh
                         // device) reports its progress every few seconds.
@@ -194,16 +204,32 @@ impl Node {
                                 tracing::info!(done, left = ?left, "embedding the backlog");
                             }
                         };
-                        match background.with(|embedder| {
+                        let embedded = if backlog <= LEND_UP_TO && !background.is_loaded() {
+                            // A small backlog borrows the request session,
+                            // for a while, then is looked at again.
+                            let until = Instant::now() + LENT_FOR;
+                            let lent_stopping = || stopping() || Instant::now() >= until;
                             embedding::embed_queued(
                                 &index,
-                                embedder,
+                                &mut foreground.lend(),
                                 BACKGROUND_BATCH,
                                 report,
-                                &stopping,
+                                &lent_stopping,
                                 Some(&signal),
                             )
-                        }) {
+                        } else {
+                            background.with(|embedder| {
+                                embedding::embed_queued(
+                                    &index,
+                                    embedder,
+                                    BACKGROUND_BATCH,
+                                    report,
+                                    &stopping,
+                                    Some(&signal),
+                                )
+                            })
+                        };
+                        match embedded {
                             Ok(0) => {}
                             Ok(count) => tracing::debug!(count, "embedded queued memories"),
                             Err(error) => tracing::error!("embedding queued memories: {error:#}"),

@@ -248,7 +248,7 @@ impl Index {
         let bytes: Option<Vec<u8>> = self
             .conn()
             .query_row(
-                "SELECT v.embedding FROM memories m JOIN memory_vectors v ON v.rowid = m.rowid
+                "SELECT f.embedding FROM memories m JOIN memory_floats f ON f.rowid = m.rowid
                  WHERE m.id = ?1",
                 [id],
                 |row| row.get(0),

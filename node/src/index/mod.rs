@@ -135,7 +135,8 @@ impl Index {
                 .optional()?)
         };
         let version = meta("schema_version").context("reading the index metadata")?;
-        if version.as_deref() != Some(&SCHEMA_VERSION.to_string()) {
+        let migrates = version.as_deref() == Some(&schema::MIGRATES_FROM.to_string());
+        if !migrates && version.as_deref() != Some(&SCHEMA_VERSION.to_string()) {
             anyhow::bail!(
                 "the index has schema version {}, this ferrex uses {SCHEMA_VERSION}",
                 version.as_deref().unwrap_or("none")
@@ -155,6 +156,16 @@ impl Index {
         }
         if meta("complete")?.as_deref() != Some("1") {
             anyhow::bail!("the index was never completely built (a rebuild was interrupted)");
+        }
+        if migrates {
+            let started = std::time::Instant::now();
+            schema::migrate(&conn).context("moving the index to this ferrex's schema")?;
+            tracing::info!(
+                from = schema::MIGRATES_FROM,
+                to = SCHEMA_VERSION,
+                ms = started.elapsed().as_millis() as u64,
+                "index schema migrated in place"
+            );
         }
         Ok(Index {
             conn,
@@ -259,10 +270,6 @@ impl Index {
     }
 }
 
-/// How much of the index file SQLite maps into memory (the index of 10k
-/// memories is about 60 MB).
-const MMAP_BYTES: i64 = 1 << 30;
-
 /// Prepared statements the connection keeps.
 const STATEMENT_CACHE: usize = 256;
 
@@ -273,13 +280,20 @@ fn connect(path: &Path) -> anyhow::Result<Connection> {
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     // Deleted content is overwritten with zeros, not left in free pages.
     conn.pragma_update(None, "secure_delete", "ON")?;
-    // Every store and recall scans the namespace's vectors: read them from
-    // the mapped file instead of copying each page in (at 10k memories the
-    // copies were a fifth of a store's time).
-    conn.pragma_update(None, "mmap_size", MMAP_BYTES)?;
+    // The file is read, not mapped (`mmap_size` stays 0): every page a
+    // mapping touched stayed in the process's resident memory, the whole
+    // index after a while of recalls (300 MB at 100k memories), while a
+    // search reads a few pages per candidate (`memory_floats`), which
+    // copying costs nothing measurable.
     // Writes and reads go through cached statements; the index has more
     // distinct ones than rusqlite's default of 16 keeps.
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+    // Plans do not depend on the values bound. Without this, a statement
+    // whose plan looked at a bound value (here the live edges into a
+    // memory, through the partial indexes) was prepared again every time
+    // it came out of the cache, which clears its bindings: a fifth of a
+    // fresh device's indexing at 100k memories.
+    conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
     Ok(conn)
 }
 
@@ -351,6 +365,84 @@ mod tests {
         std::fs::write(&path, b"not a database").unwrap();
         assert!(matches!(open(&path, "model-b"), Opened::Replaced { .. }));
         assert_eq!(open(&path, "model-b"), Opened::Kept);
+    }
+
+    #[test]
+    fn an_index_of_the_previous_schema_keeps_its_vectors_in_its_new_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.sqlite");
+        let vectors = |i: usize| {
+            let mut vector = vec![0.0f32; 8];
+            vector[i % 8] = 1.0;
+            vector[(i + 3) % 8] = 0.5 + i as f32 / 100.0;
+            vector
+        };
+        let (mut index, _) = Index::open(&path, "model", 8).unwrap();
+        index
+            .transaction(|tx| {
+                for i in 0..20 {
+                    let (rowid, _) = tx.upsert_memory(&memory_row(&format!("m{i:02}"), "text"))?;
+                    tx.put_vector(rowid, "default", "episodic", &vec![vectors(i)], true)?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        index.set_complete(true).unwrap();
+        let query = vectors(7);
+        let answer = index.dense(&query, "default", &[], 5).unwrap();
+        drop(index);
+
+        // The same index as schema version 6 kept it: the whole-text
+        // vectors in a vec0 table.
+        register_sqlite_vec();
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(&format!(
+            "CREATE VIRTUAL TABLE memory_vectors USING vec0(
+                 namespace TEXT PARTITION KEY, embedding FLOAT[8], kind TEXT);
+             INSERT INTO memory_vectors(rowid, namespace, embedding, kind)
+                 SELECT f.rowid, m.namespace, f.embedding, m.kind
+                 FROM memory_floats f JOIN memories m ON m.rowid = f.rowid;
+             DROP TABLE memory_floats;
+             UPDATE meta SET value = '{}' WHERE key = 'schema_version';",
+            schema::MIGRATES_FROM
+        ))
+        .unwrap();
+        drop(conn);
+
+        let (index, opened) = Index::open(&path, "model", 8).unwrap();
+        assert_eq!(opened, Opened::Kept);
+        assert_eq!(index.dense(&query, "default", &[], 5).unwrap(), answer);
+        for i in [0, 7, 19] {
+            assert_eq!(index.vector(&format!("m{i:02}")).unwrap(), Some(vectors(i)));
+        }
+        let tables: i64 = index
+            .conn()
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'memory_vectors'",
+                [],
+                |row| row.get(0),
+            )
+            .unwrap();
+        assert_eq!(tables, 0);
+        drop(index);
+        assert_eq!(open(&path, "model"), Opened::Kept);
+    }
+
+    #[test]
+    fn a_statement_run_with_other_values_is_not_prepared_again() {
+        // Planned with the values bound, the live edges into a memory were
+        // prepared again on every run (a fifth of a fresh device's indexing).
+        let dir = tempfile::tempdir().unwrap();
+        let (index, _) = Index::open(&dir.path().join("index.sqlite"), "model", 8).unwrap();
+        let sql = "SELECT e.from_id, m.t_valid FROM edges e JOIN memories m ON m.id = e.from_id
+                   WHERE e.to_id = ?1 AND e.kind = ?2";
+        for (to, kind) in [("a", "corrects"), ("b", "supersedes"), ("c", "corrects")] {
+            let mut statement = index.conn().prepare_cached(sql).unwrap();
+            let rows = statement.query_map([to, kind], |row| row.get::<_, String>(0)).unwrap();
+            assert_eq!(rows.count(), 0);
+        }
+        let statement = index.conn().prepare_cached(sql).unwrap();
+        assert_eq!(statement.get_status(rusqlite::StatementStatus::RePrepare), 0);
     }
 
     fn memory_row(id: &str, text: &str) -> MemoryRow {

@@ -3,7 +3,7 @@
 use rusqlite::Connection;
 
 /// Version of the index layout; an index of another version is rebuilt.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// Passage vectors of memory `rowid` have row ids `rowid · PASSAGE_STRIDE + i`
 /// (see `ferrex_core::passages`; fewer passages than the stride).
@@ -18,6 +18,33 @@ pub const EMBEDDED: i64 = 1;
 /// store leaves it: found by meaning already, its passages still to come.
 pub const WHOLE_ONLY: i64 = 2;
 const _: () = assert!(ferrex_core::passages::MAX_PASSAGES < PASSAGE_STRIDE as usize);
+
+/// The table of whole-text vectors (since schema version 7).
+const MEMORY_FLOATS: &str =
+    "CREATE TABLE memory_floats (rowid INTEGER PRIMARY KEY, embedding BLOB NOT NULL);";
+
+/// The schema version [`migrate`] brings to this one in place.
+pub const MIGRATES_FROM: i64 = 6;
+
+/// Brings an index of schema version [`MIGRATES_FROM`] to this one, in one
+/// transaction: its whole-text vectors move from the vec0 table
+/// `memory_vectors` to `memory_floats`, so an upgrade re-embeds nothing.
+/// The pages the old table held stay in the file, free, and are reused as
+/// the index grows (a VACUUM could renumber the rows of sqlite-vec's
+/// metadata tables, whose `rowid` column is not the row id).
+pub(crate) fn migrate(conn: &Connection) -> anyhow::Result<()> {
+    conn.execute_batch(&format!(
+        "
+        BEGIN;
+        {MEMORY_FLOATS}
+        INSERT INTO memory_floats(rowid, embedding) SELECT rowid, embedding FROM memory_vectors;
+        DROP TABLE memory_vectors;
+        UPDATE meta SET value = '{SCHEMA_VERSION}' WHERE key = 'schema_version';
+        COMMIT;
+        "
+    ))?;
+    Ok(())
+}
 
 pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> anyhow::Result<()> {
     conn.execute_batch(&format!(
@@ -93,11 +120,12 @@ pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> any
         -- checkpoint after a forget, no byte of a forgotten memory stays in
         -- the database or its WAL).
         INSERT INTO memory_text(memory_text, rank) VALUES ('secure-delete', 1);
-        CREATE VIRTUAL TABLE memory_vectors USING vec0(
-            namespace TEXT PARTITION KEY,
-            embedding FLOAT[{dimension}],
-            kind TEXT
-        );
+        -- Each memory's whole-text vector, a row of its own: a candidate is
+        -- ranked exactly by reading one row (a vec0 table keeps 1,024
+        -- vectors in one blob, and reading one of them walks that blob's
+        -- overflow pages up to it, which mapped most of the file into
+        -- memory at 100k memories).
+        {MEMORY_FLOATS}
         -- The sign bits of the same vectors: a store's judgements find
         -- close neighbours by them, then rank those exactly.
         CREATE VIRTUAL TABLE memory_bits USING vec0(

@@ -45,13 +45,9 @@ pub struct IndexCounts {
 impl Index {
     /// The `k` memories of `namespace` nearest to `vector` by their whole
     /// text, nearest first, with their L2 distance (on unit vectors this
-    /// ranks like cosine), every vector compared. Ties are broken by id,
-    /// also at the limit, so the answer does not depend on row ids, which
-    /// differ between nodes: sqlite-vec's KNN keeps whichever of the
-    /// vectors tied at its limit it meets first, so it is asked for more
-    /// than `k`, and when the `k`-th is still tied with its last, every
-    /// vector is ranked by a scan ordered by distance and id (the
-    /// derived-view simulation found two nodes answering differently).
+    /// ranks like cosine): every vector of the namespace compared, ties
+    /// broken by id, so the answer does not depend on row ids, which differ
+    /// between nodes.
     pub fn dense(
         &self,
         vector: &[f32],
@@ -59,34 +55,35 @@ impl Index {
         kinds: &[MemoryKind],
         k: usize,
     ) -> anyhow::Result<Vec<(String, f64)>> {
-        let wide = k.saturating_mul(2).max(k + 8);
-        let (sql, values) = knn_query(
-            "SELECT m.id, v.distance FROM memory_vectors v JOIN memories m ON m.rowid = v.rowid",
-            "?1",
+        self.scan(
+            "memory_floats f JOIN memories m ON m.rowid = f.rowid",
             vector,
             namespace,
             kinds,
-            wide,
+            k,
+        )
+    }
+
+    /// The `k` rows of `from` (floats `f` joined to their memory `m`) of
+    /// `namespace` nearest to `vector`, every one compared, nearest first,
+    /// ties broken by id.
+    fn scan(
+        &self,
+        from: &str,
+        vector: &[f32],
+        namespace: &str,
+        kinds: &[MemoryKind],
+        k: usize,
+    ) -> anyhow::Result<Vec<(String, f64)>> {
+        let mut sql = format!(
+            "SELECT m.id, vec_distance_l2(f.embedding, ?1) AS distance FROM {from}
+             WHERE m.namespace = ?2"
         );
-        let mut found = self.id_distances(&sql, values)?;
-        sort_by_distance(&mut found);
-        let tied_at_the_limit = found.len() == wide
-            && k > 0
-            && found.get(k - 1).map(|(_, distance)| *distance)
-                == found.last().map(|(_, distance)| *distance);
-        if tied_at_the_limit {
-            let mut sql = "SELECT m.id, vec_distance_l2(v.embedding, ?1) AS distance
-                 FROM memory_vectors v JOIN memories m ON m.rowid = v.rowid
-                 WHERE m.namespace = ?2"
-                .to_owned();
-            let mut values: Vec<Value> =
-                vec![Value::Blob(vector_bytes(vector)), Value::Text(namespace.to_owned())];
-            push_kind_filter(&mut sql, &mut values, "m.kind", kinds);
-            sql.push_str(&format!(" ORDER BY distance, m.id LIMIT {k}"));
-            return self.id_distances(&sql, values);
-        }
-        found.truncate(k);
-        Ok(found)
+        let mut values: Vec<Value> =
+            vec![Value::Blob(vector_bytes(vector)), Value::Text(namespace.to_owned())];
+        push_kind_filter(&mut sql, &mut values, "m.kind", kinds);
+        sql.push_str(&format!(" ORDER BY distance, m.id LIMIT {k}"));
+        self.id_distances(&sql, values)
     }
 
     /// The `k` memories of `namespace` nearest to `vector` by their whole
@@ -147,8 +144,8 @@ impl Index {
     }
 
     /// Like [`Index::dense_best`], but every vector of the namespace is
-    /// ranked exactly (whole texts by sqlite-vec, passages by a scan of
-    /// their floats): slower in proportion to the corpus; the reference
+    /// ranked exactly (a scan of the floats of both kinds): slower in
+    /// proportion to the corpus; the reference
     /// the sign-bit search is measured against (`memory.exact_search`).
     pub fn dense_best_exact(
         &self,
@@ -158,15 +155,13 @@ impl Index {
         k: usize,
     ) -> anyhow::Result<Vec<(String, f64)>> {
         let wholes = self.dense(vector, namespace, kinds, k)?;
-        let mut sql = format!(
-            "SELECT m.id, vec_distance_l2(f.embedding, ?1) AS distance FROM passage_floats f
-             JOIN memories m ON m.rowid = f.rowid / {PASSAGE_STRIDE} WHERE m.namespace = ?2"
-        );
-        let mut values: Vec<Value> =
-            vec![Value::Blob(vector_bytes(vector)), Value::Text(namespace.to_owned())];
-        push_kind_filter(&mut sql, &mut values, "m.kind", kinds);
-        sql.push_str(&format!(" ORDER BY distance, m.id LIMIT {k}"));
-        let passages = self.id_distances(&sql, values)?;
+        let passages = self.scan(
+            &format!("passage_floats f JOIN memories m ON m.rowid = f.rowid / {PASSAGE_STRIDE}"),
+            vector,
+            namespace,
+            kinds,
+            k,
+        )?;
         Ok(best_per_memory(wholes.into_iter().chain(passages), k))
     }
 
@@ -178,8 +173,8 @@ impl Index {
         rowids: &[i64],
     ) -> anyhow::Result<Vec<(String, f64)>> {
         self.distances_by_rowid(
-            "SELECT m.id, vec_distance_l2(v.embedding, ?1) FROM memory_vectors v
-             JOIN memories m ON m.rowid = v.rowid WHERE v.rowid = ?2",
+            "SELECT m.id, vec_distance_l2(f.embedding, ?1) FROM memory_floats f
+             JOIN memories m ON m.rowid = f.rowid WHERE f.rowid = ?2",
             vector,
             rowids,
         )
@@ -435,25 +430,4 @@ fn best_per_memory(found: impl Iterator<Item = (String, f64)>, k: usize) -> Vec<
 /// Nearest first, ties broken by id.
 fn sort_by_distance(found: &mut [(String, f64)]) {
     found.sort_by(|left, right| left.1.total_cmp(&right.1).then_with(|| left.0.cmp(&right.0)));
-}
-
-/// A KNN query over vector table `v` (in `select`), matching `target`
-/// (`?1` is `vector`), in `namespace`, of `kinds` (any when empty).
-fn knn_query(
-    select: &str,
-    target: &str,
-    vector: &[f32],
-    namespace: &str,
-    kinds: &[MemoryKind],
-    k: usize,
-) -> (String, Vec<Value>) {
-    let mut sql =
-        format!("{select} WHERE v.embedding MATCH {target} AND v.k = ?2 AND v.namespace = ?3");
-    let mut values: Vec<Value> = vec![
-        Value::Blob(vector_bytes(vector)),
-        Value::Integer(k as i64),
-        Value::Text(namespace.to_owned()),
-    ];
-    push_kind_filter(&mut sql, &mut values, "v.kind", kinds);
-    (sql, values)
 }

@@ -176,8 +176,8 @@ impl<'a> IndexTx<'a> {
         };
         self.delete_vectors(rowid)?;
         self.execute(
-            "INSERT INTO memory_vectors(rowid, namespace, embedding, kind) VALUES (?1, ?2, ?3, ?4)",
-            params![rowid, namespace, vector_bytes(whole), kind],
+            "INSERT INTO memory_floats(rowid, embedding) VALUES (?1, ?2)",
+            params![rowid, vector_bytes(whole)],
         )?;
         self.execute(
             "INSERT INTO memory_bits(rowid, namespace, embedding, kind)
@@ -262,7 +262,7 @@ impl<'a> IndexTx<'a> {
 
     /// Removes the vectors of the memory at `rowid`.
     fn delete_vectors(&self, rowid: i64) -> anyhow::Result<()> {
-        self.execute("DELETE FROM memory_vectors WHERE rowid = ?1", [rowid])?;
+        self.execute("DELETE FROM memory_floats WHERE rowid = ?1", [rowid])?;
         self.execute("DELETE FROM memory_bits WHERE rowid = ?1", [rowid])?;
         self.edits.borrow_mut().push(Edit::Remove { set: Set::Memories, rowid });
         self.delete_passages(rowid)
