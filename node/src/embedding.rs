@@ -36,6 +36,9 @@ pub struct Foreground {
     /// When a request last took `embedder`, in microseconds since `epoch`.
     last_request: AtomicU64,
     epoch: Instant,
+    /// The pause in requests the worker waits for ([`QUIET`]), and the
+    /// longest it waits for one ([`QUIET_AT_MOST`]).
+    quiet: (Duration, Duration),
     model_id: String,
     dimension: usize,
     reranker: Option<Mutex<Reranker>>,
@@ -56,6 +59,7 @@ impl Foreground {
             waiting: AtomicUsize::new(0),
             last_request: AtomicU64::new(0),
             epoch: Instant::now(),
+            quiet: (QUIET, QUIET_AT_MOST),
             model_id,
             dimension,
             reranker: None,
@@ -116,22 +120,32 @@ impl Foreground {
     }
 
     /// Waits until no request waits for the session and none has taken it
-    /// for [`QUIET`], or [`QUIET_AT_MOST`] has passed.
-    fn wait_for_a_pause(&self) {
+    /// for [`QUIET`], or [`QUIET_AT_MOST`] has passed, or `until`.
+    fn wait_for_a_pause(&self, until: Instant) {
         let started = Instant::now();
-        while started.elapsed() < QUIET_AT_MOST {
+        let (wanted, at_most) = self.quiet;
+        while started.elapsed() < at_most && Instant::now() < until {
             let last = Duration::from_micros(self.last_request.load(Ordering::SeqCst));
             let quiet = self.epoch.elapsed().saturating_sub(last);
-            if self.waiting.load(Ordering::SeqCst) == 0 && quiet >= QUIET {
+            if self.waiting.load(Ordering::SeqCst) == 0 && quiet >= wanted {
                 return;
             }
             std::thread::sleep(Duration::from_millis(2));
         }
     }
 
-    /// The request session as the worker's embedder (see [`Lent`]).
-    pub fn lend(&self) -> Lent<'_> {
-        Lent { foreground: self }
+    /// This foreground with the worker waiting for pauses of `quiet`, at
+    /// most `at_most`.
+    #[cfg(test)]
+    fn with_quiet(mut self, quiet: Duration, at_most: Duration) -> Self {
+        self.quiet = (quiet, at_most);
+        self
+    }
+
+    /// The request session as the worker's embedder (see [`Lent`]), which
+    /// waits for pauses between requests until `until` and no longer.
+    pub fn lend(&self, until: Instant) -> Lent<'_> {
+        Lent { foreground: self, until }
     }
 }
 
@@ -146,10 +160,13 @@ const QUIET_AT_MOST: Duration = Duration::from_millis(200);
 /// The request session lent to the embedding worker for a small backlog: it
 /// embeds one text at a time (every tier gives the same bits one at a time
 /// as in a batch), each in a pause between requests, so a request waits for
-/// at most one text.
+/// at most one text. Past its deadline it stops waiting for pauses, so a
+/// steady stream of requests cannot hold the worker (and a node's stop,
+/// which waits for it) for long.
 #[derive(Debug)]
 pub struct Lent<'a> {
     foreground: &'a Foreground,
+    until: Instant,
 }
 
 impl Embedder for Lent<'_> {
@@ -164,7 +181,7 @@ impl Embedder for Lent<'_> {
     fn embed_batch(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let mut vectors = Vec::with_capacity(texts.len());
         for text in texts {
-            self.foreground.wait_for_a_pause();
+            self.foreground.wait_for_a_pause(self.until);
             let mut guard = self.foreground.embedder.lock().unwrap_or_else(PoisonError::into_inner);
             vectors.push(guard.0.embed_one(text)?);
         }
@@ -438,6 +455,60 @@ mod tests {
         assert!(!background.is_loaded());
         background.with(|_| Ok(())).unwrap();
         assert_eq!(loads.load(Ordering::SeqCst), 2, "loaded again for new work");
+    }
+
+    /// A deterministic test embedder that logs each text it embeds.
+    struct LoggingTestEmbedder(Arc<Mutex<Vec<String>>>);
+
+    impl Embedder for LoggingTestEmbedder {
+        fn model_id(&self) -> &str {
+            "logging-test-embedder"
+        }
+        fn dimension(&self) -> usize {
+            1
+        }
+        fn embed_batch(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+            self.0.lock().unwrap().extend(texts.iter().map(|text| (*text).to_owned()));
+            Ok(texts.iter().map(|text| vec![text.len() as f32]).collect())
+        }
+    }
+
+    #[test]
+    fn the_lent_session_gives_the_vectors_of_a_batch() {
+        let foreground = Foreground::new(Box::new(LengthTestEmbedder), 8);
+        let until = Instant::now() + Duration::from_secs(5);
+        let vectors = foreground.lend(until).embed_batch(&["a", "three", ""]).unwrap();
+        assert_eq!(vectors, vec![vec![1.0], vec![5.0], vec![0.0]]);
+    }
+
+    #[test]
+    fn the_worker_lets_requests_in_a_burst_go_first_until_its_deadline() {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let foreground = Arc::new(
+            Foreground::new(Box::new(LoggingTestEmbedder(log.clone())), 8)
+                .with_quiet(Duration::from_millis(600), Duration::from_secs(10)),
+        );
+        // A request, then the worker asks for the session, and a second
+        // request comes well within the pause the worker waits for.
+        foreground.embed(&["first request"]).unwrap();
+        let worker = {
+            let foreground = foreground.clone();
+            std::thread::spawn(move || {
+                let until = Instant::now() + Duration::from_secs(30);
+                foreground.lend(until).embed_batch(&["passage"]).unwrap();
+            })
+        };
+        std::thread::sleep(Duration::from_millis(60));
+        foreground.embed(&["second request"]).unwrap();
+        worker.join().unwrap();
+        assert_eq!(*log.lock().unwrap(), ["first request", "second request", "passage"]);
+
+        // Past its deadline the worker waits for no pause.
+        log.lock().unwrap().clear();
+        foreground.embed(&["third request"]).unwrap();
+        foreground.lend(Instant::now()).embed_batch(&["late passage"]).unwrap();
+        foreground.embed(&["fourth request"]).unwrap();
+        assert_eq!(*log.lock().unwrap(), ["third request", "late passage", "fourth request"]);
     }
 
     #[test]

@@ -36,6 +36,9 @@ const BACKGROUND_IDLE: Duration = Duration::from_secs(60);
 /// new memories); a larger backlog (a rebuild, a new model, a fresh device)
 /// loads the background session and is embedded in batches.
 const LEND_UP_TO: i64 = 256;
+/// Memories the worker embeds per batch on the request session: the
+/// deadline below is looked at between batches.
+const LENT_BATCH: usize = 4;
 /// How long the worker keeps the request session before it looks at the
 /// backlog again.
 const LENT_FOR: Duration = Duration::from_secs(2);
@@ -211,8 +214,8 @@ impl Node {
                             let lent_stopping = || stopping() || Instant::now() >= until;
                             embedding::embed_queued(
                                 &index,
-                                &mut foreground.lend(),
-                                BACKGROUND_BATCH,
+                                &mut foreground.lend(until),
+                                LENT_BATCH,
                                 report,
                                 &lent_stopping,
                                 Some(&signal),

@@ -11,7 +11,7 @@ use std::collections::HashSet;
 
 use crate::{
     ChangedKeys, DocChange, DocId, ReplicaError,
-    keys::Key,
+    keys::{Key, KeyId},
     records,
     replica::{RecordRef, Replica, SEALED_ROOTS, lock},
     schema::RootMaps,
@@ -31,9 +31,10 @@ impl Replica {
         }
         let Ok(document) = self.document(id) else { return Ok(Vec::new()) };
         let document = lock(&document);
-        let store = lock(&self.keys);
-        let mut asked = lock(&self.asked);
-        let mut wanted = Vec::new();
+        // The live records and their keys' ids first, without the key
+        // store (a merged shard has thousands, and indexing another shard
+        // reads keys from the store meanwhile), then which keys are missing.
+        let mut live = Vec::new();
         let maps = document.maps();
         for (number, root) in SEALED_ROOTS.iter().enumerate() {
             let candidates: Vec<String> = match (keys, *root) {
@@ -43,27 +44,34 @@ impl Replica {
                 (None, root) => document.keys(root),
             };
             for record in candidates {
-                let Some(key_id) = records::record_key(&maps, root, &record) else {
-                    continue;
-                };
-                if store.contains(&key_id) || !self.is_live(&maps, root, &record) {
-                    continue;
+                if let Some(key_id) = self.live_key(&maps, root, &record) {
+                    live.push((key_id, number as u8, record));
                 }
-                asked.insert(key_id, (id.clone(), number as u8, record.clone()));
-                wanted.push((number as u8, record));
             }
+        }
+        let store = lock(&self.keys);
+        let mut asked = lock(&self.asked);
+        let mut wanted = Vec::new();
+        for (key_id, number, record) in live {
+            if store.contains(&key_id) {
+                continue;
+            }
+            asked.insert(key_id, (id.clone(), number, record.clone()));
+            wanted.push((number, record));
         }
         Ok(wanted)
     }
 
-    /// Whether a record is live here: a memory not forgotten, an entity a
-    /// live memory uses, an alias whose entity is used and whose memory is
-    /// not forgotten.
-    fn is_live(&self, maps: &RootMaps<'_>, root: &str, record: &str) -> bool {
+    /// The id of the key of a record that is live here: a memory not
+    /// forgotten, an entity a live memory uses, an alias whose entity is
+    /// used and whose memory is not forgotten.
+    fn live_key(&self, maps: &RootMaps<'_>, root: &str, record: &str) -> Option<KeyId> {
         match root {
-            "memories" => records::memory_refs(maps, record).is_some(),
-            "entities" => self.entity_used(record),
-            _ => self.alias_live(maps, record),
+            "memories" => records::live_memory_key(maps, record),
+            "entities" => {
+                records::record_key(maps, root, record).filter(|_| self.entity_used(record))
+            }
+            _ => records::record_key(maps, root, record).filter(|_| self.alias_live(maps, record)),
         }
     }
 
@@ -87,9 +95,7 @@ impl Replica {
         let store = lock(&self.keys);
         for (number, record) in records {
             let Some(root) = SEALED_ROOTS.get(*number as usize) else { continue };
-            let key = records::record_key(&maps, root, record)
-                .filter(|_| self.is_live(&maps, root, record))
-                .and_then(|key_id| store.get(&key_id));
+            let key = self.live_key(&maps, root, record).and_then(|key_id| store.get(&key_id));
             match key {
                 Some(key) => answer.push(key.bytes()),
                 None => unanswered.push((*number, record.clone())),
@@ -131,9 +137,7 @@ impl Replica {
         {
             let maps = document.maps();
             accepted.retain(|(number, record, key)| {
-                let root = SEALED_ROOTS[*number as usize];
-                records::record_key(&maps, root, record) == Some(key.id())
-                    && self.is_live(&maps, root, record)
+                self.live_key(&maps, SEALED_ROOTS[*number as usize], record) == Some(key.id())
             });
         }
         let filed: Vec<(&str, Key)> =

@@ -279,7 +279,13 @@ pub(crate) fn put_memory(
 /// The entities a live memory refers to (its subject's and those it
 /// mentions), read without its key; `None` when it is not a live memory.
 pub(crate) fn memory_refs(maps: &RootMaps<'_>, id: &str) -> Option<Vec<String>> {
-    live_memory(maps, id).map(|view| refs_of(&view))
+    live_memory(maps, id).map(|view| refs_of(&view.read_whole()))
+}
+
+/// The id of the key of memory `id`, when it is a live memory here (read
+/// in one pass over the record, instead of a seek per field).
+pub(crate) fn live_memory_key(maps: &RootMaps<'_>, id: &str) -> Option<KeyId> {
+    live_memory(maps, id).and_then(|view| key_id_of(&view.read_whole()))
 }
 
 /// [`memory_refs`] of every memory of the document, in one pass over its
@@ -322,13 +328,8 @@ pub(crate) fn read_memory(
     let Some(view) = live_memory(maps, id) else {
         return Lookup::Absent;
     };
-    // One whose key has not arrived (all of a shard that just synced) is
-    // only looked at; the rest are read whole.
-    if let Some(key_id) = key_id_of(&view)
-        && keys.get(&key_id).is_none()
-    {
-        return Lookup::Locked(key_id);
-    }
+    // Read whole at once: one pass over a record costs about what one seek
+    // for its key's id did, and that seek came before every record read.
     let view = view.read_whole();
     open_sealed(&view, &place("memories", id), keys)
         .and_then(|payload| memory_from(&view, namespace, id, payload))

@@ -910,7 +910,11 @@ impl Replica {
         Ok(changes)
     }
 
-    /// Reads document `id` through `read`, holding it still meanwhile.
+    /// Reads document `id` through `read`, holding it still meanwhile. The
+    /// key store is locked for each record read, not for the whole read: a
+    /// shard's worth of records takes most of a second to index, and merges
+    /// of other documents (which ask whether keys are here) and keys
+    /// arriving for them need the store meanwhile.
     pub fn read<T>(
         &self,
         id: &DocId,
@@ -918,13 +922,12 @@ impl Replica {
     ) -> Result<T, ReplicaError> {
         let document = self.document(id)?;
         let document = lock(&document);
-        let keys = lock(&self.keys);
         let namespace = id.namespace().cloned().unwrap_or_default();
         Ok(read(&ShardReader {
             document: &document,
             maps: document.maps(),
             namespace,
-            keys: &keys,
+            keys: &self.keys,
             replica: self,
         }))
     }
@@ -953,7 +956,7 @@ pub struct ShardReader<'a> {
     /// has looked many records up.
     maps: RootMaps<'a>,
     namespace: Namespace,
-    keys: &'a KeyStore,
+    keys: &'a Mutex<KeyStore>,
     replica: &'a Replica,
 }
 
@@ -965,7 +968,7 @@ impl ShardReader<'_> {
 
     /// The memory `id`: readable, locked (its key is not here), or absent.
     pub fn memory_lookup(&self, id: &str) -> Lookup<StoredMemory> {
-        records::read_memory(&self.maps, &self.namespace, id, self.keys)
+        records::read_memory(&self.maps, &self.namespace, id, &lock(self.keys))
     }
 
     /// The tombstone of `id`, if it was forgotten.
@@ -979,7 +982,7 @@ impl ShardReader<'_> {
         if !self.replica.entity_used(id) {
             return Lookup::Absent;
         }
-        records::read_entity(&self.document.doc, &self.document.roots, id, self.keys)
+        records::read_entity(&self.document.doc, &self.document.roots, id, &lock(self.keys))
     }
 
     /// The alias stored under `key`: readable, locked, or absent (also when
@@ -988,7 +991,7 @@ impl ShardReader<'_> {
         if !self.replica.alias_live(&self.maps, key) {
             return Lookup::Absent;
         }
-        records::read_alias(&self.document.doc, &self.document.roots, key, self.keys)
+        records::read_alias(&self.document.doc, &self.document.roots, key, &lock(self.keys))
     }
 
     /// The memory that introduced the alias stored under `key` (the alias

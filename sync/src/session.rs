@@ -3,7 +3,9 @@
 //!
 //! The dialing side opens one bidirectional stream; both sides then send
 //! [`Frame`]s on it. Three tasks share the work:
-//! - the **reader** reads frames and hands them to the session loop;
+//! - the **reader** reads frames and hands them to the session loop, which
+//!   takes the peer's keys ahead of the sync messages of other documents
+//!   read before them;
 //! - the **session loop** merges every sync message received (durably, see
 //!   [`Replica::receive_sync_message`]) and queues its answer at once (the
 //!   answer carries the new heads: the acknowledgement), tells the observer
@@ -181,9 +183,10 @@ pub(crate) async fn run(
     let mut stop = inner.stop.subscribe();
     let mut outcome: Result<(), String> = Ok(());
     let mut established = false;
+    let mut ahead = VecDeque::new();
     while outcome.is_ok() {
         tokio::select! {
-            frame = frames.recv() => match frame {
+            frame = next_frame(&mut frames, &mut ahead) => match frame {
                 Some(frame) => {
                     if !established {
                         established = true;
@@ -218,6 +221,39 @@ pub(crate) async fn run(
     shared.dirty.store(established, Ordering::Relaxed);
     session.save_if_dirty(&peer);
     established
+}
+
+/// The next frame to handle, from those read so far (at most [`INBOX`]
+/// held here besides the reader's): the oldest of the peer's keys that no
+/// sync message of its own document was read before, else the oldest
+/// frame. Keys answer requests made after a merge, so they never come
+/// before what they open; handled ahead of the sync messages of other
+/// documents queued in front of them (a fresh device's shards, a second or
+/// so each), what was merged becomes readable, and is indexed, while the
+/// rest merges. A sync message of the keys' own document may forget a
+/// record they open, so they wait for it. Cancel-safe: nothing is awaited
+/// once a frame is taken.
+async fn next_frame(
+    frames: &mut mpsc::Receiver<Frame>,
+    ahead: &mut VecDeque<Frame>,
+) -> Option<Frame> {
+    if ahead.is_empty() {
+        ahead.push_back(frames.recv().await?);
+    }
+    while ahead.len() < INBOX {
+        match frames.try_recv() {
+            Ok(frame) => ahead.push_back(frame),
+            Err(_) => break,
+        }
+    }
+    let keys_first = ahead.iter().enumerate().position(|(at, frame)| match frame {
+        Frame::Keys { doc, .. } => !ahead
+            .iter()
+            .take(at)
+            .any(|earlier| matches!(earlier, Frame::Sync { doc: synced, .. } if synced == doc)),
+        _ => false,
+    });
+    ahead.remove(keys_first.unwrap_or(0))
 }
 
 /// The first characters of a device id, for logs.
@@ -564,5 +600,73 @@ async fn read_loop(
                 return;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sync(doc: &str) -> Frame {
+        Frame::Sync { doc: doc.to_owned(), message: Vec::new() }
+    }
+
+    fn keys(doc: &str) -> Frame {
+        Frame::Keys { doc: doc.to_owned(), keys: Vec::new() }
+    }
+
+    fn name(frame: &Frame) -> String {
+        match frame {
+            Frame::Sync { doc, .. } => format!("sync {doc}"),
+            Frame::Keys { doc, .. } => format!("keys {doc}"),
+            other => format!("{other:?}"),
+        }
+    }
+
+    /// The order in which the session loop takes `sent`, all read at once.
+    async fn taken(sent: Vec<Frame>) -> Vec<String> {
+        let (incoming, mut frames) = mpsc::channel(INBOX);
+        for frame in sent {
+            incoming.send(frame).await.unwrap();
+        }
+        drop(incoming);
+        let mut ahead = VecDeque::new();
+        let mut order = Vec::new();
+        while let Some(frame) = next_frame(&mut frames, &mut ahead).await {
+            order.push(name(&frame));
+        }
+        order
+    }
+
+    #[tokio::test]
+    async fn keys_are_taken_ahead_of_other_documents_sync_messages_read_before_them() {
+        let order = taken(vec![sync("a"), sync("b"), keys("c"), sync("d"), keys("e")]).await;
+        assert_eq!(order, ["keys c", "keys e", "sync a", "sync b", "sync d"]);
+    }
+
+    #[tokio::test]
+    async fn keys_wait_for_a_sync_message_of_their_own_document_read_before_them() {
+        // That message may forget a record the keys open.
+        let order = taken(vec![sync("a"), sync("b"), keys("b"), keys("a"), sync("c")]).await;
+        assert_eq!(order, ["sync a", "keys a", "sync b", "keys b", "sync c"]);
+    }
+
+    #[tokio::test]
+    async fn frames_read_ahead_stay_bounded() {
+        let (incoming, mut frames) = mpsc::channel(INBOX);
+        let sender = tokio::spawn(async move {
+            for n in 0..3 * INBOX {
+                incoming.send(sync(&n.to_string())).await.unwrap();
+            }
+        });
+        let mut ahead = VecDeque::new();
+        let mut order = Vec::new();
+        while let Some(frame) = next_frame(&mut frames, &mut ahead).await {
+            assert!(ahead.len() < INBOX, "{} frames held", ahead.len());
+            order.push(name(&frame));
+        }
+        sender.await.unwrap();
+        let expected: Vec<String> = (0..3 * INBOX).map(|n| format!("sync {n}")).collect();
+        assert_eq!(order, expected);
     }
 }

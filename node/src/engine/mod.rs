@@ -181,7 +181,7 @@ impl Engine {
                 .keys
                 .memories
                 .iter()
-                .filter(|id| index.row(id).ok().flatten().is_none())
+                .filter(|id| !index.holds(id).unwrap_or(false))
                 .cloned()
                 .collect();
             indexer::apply_change(&mut index, &self.replica, change, &KnownVectors::new())?;
@@ -190,12 +190,7 @@ impl Engine {
                 checkpoint(&index);
             }
             // The facts among them (rows exist now that the change is indexed).
-            let facts = index
-                .rows(&new_memories)?
-                .into_values()
-                .filter(|row| row.kind == ferrex_core::MemoryKind::Semantic)
-                .collect();
-            (known, facts)
+            (known, index.fact_rows(&new_memories)?)
         };
         if let Some(namespace) = change.doc.namespace() {
             if !new_entities.is_empty() {

@@ -53,6 +53,8 @@ fn json_list(items: &[String]) -> String {
 impl IndexTx<'_> {
     /// Records the groups memory `id` belongs to now (call before and after
     /// changing it, so both its old and its new groups are re-derived).
+    /// A memory the index does not hold belongs to none, and is no live
+    /// source of any edge (`live_edges_into` joins the memories).
     pub fn touch_memory(&self, id: &str, touched: &mut Touched) -> anyhow::Result<()> {
         let row: Option<Groups> = self.query_row(
                 "SELECT namespace, kind, content_hash, subject_key, predicate_key FROM memories WHERE id = ?1",
@@ -60,29 +62,35 @@ impl IndexTx<'_> {
                 |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?)),
             )
             .optional()?;
-        if let Some((namespace, kind, hash, subject_key, predicate)) = row {
-            if kind == "semantic" {
-                touched.facts.insert(id.to_owned());
-                // Predicate classes depend on the facts their edges join being alive.
-                let mut statement = self.tx.prepare_cached(
-                    "SELECT EXISTS (SELECT 1 FROM edges WHERE kind = 'same_predicate'
-                     AND (from_id = ?1 OR to_id = ?1))",
-                )?;
-                if statement.query_row([id], |row| row.get::<_, bool>(0))? {
-                    touched.predicate_namespaces.insert(namespace.clone());
-                }
-                if let (Some(subject_key), Some(predicate)) = (subject_key, predicate) {
-                    touched.fact_groups.insert((namespace.clone(), subject_key, predicate));
-                }
+        let Some((namespace, kind, hash, subject_key, predicate)) = row else { return Ok(()) };
+        if kind == "semantic" {
+            touched.facts.insert(id.to_owned());
+            // Predicate classes depend on the facts their edges join being alive.
+            let mut statement = self.tx.prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM edges WHERE kind = 'same_predicate'
+                 AND (from_id = ?1 OR to_id = ?1))",
+            )?;
+            if statement.query_row([id], |row| row.get::<_, bool>(0))? {
+                touched.predicate_namespaces.insert(namespace.clone());
             }
-            touched.duplicate_groups.insert((namespace, kind, hash));
+            if let (Some(subject_key), Some(predicate)) = (subject_key, predicate) {
+                touched.fact_groups.insert((namespace.clone(), subject_key, predicate));
+            }
         }
+        touched.duplicate_groups.insert((namespace, kind, hash));
         // Memories this one supersedes or corrects depend on it being alive.
-        let mut statement = self.tx.prepare_cached(
-            "SELECT to_id FROM edges WHERE from_id = ?1 AND kind IN ('supersedes', 'corrects')",
-        )?;
-        let targets: Vec<String> =
-            statement.query_map([id], |row| row.get(0))?.collect::<Result<_, _>>()?;
+        // (The kinds are told apart here: an `IN` list in the query made
+        // SQLite open an ephemeral table for every memory touched.)
+        let mut statement =
+            self.tx.prepare_cached("SELECT to_id, kind FROM edges WHERE from_id = ?1")?;
+        let targets: Vec<String> = statement
+            .query_map([id], |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)))?
+            .filter_map(|edge| match edge {
+                Ok((to, kind)) if kind == "supersedes" || kind == "corrects" => Some(Ok(to)),
+                Ok(_) => None,
+                Err(error) => Some(Err(error)),
+            })
+            .collect::<Result<_, _>>()?;
         for target in targets {
             self.touch_target(&target, touched)?;
         }
@@ -404,7 +412,7 @@ impl IndexTx<'_> {
         let mut corrected_by: Vec<String> = corrections.into_iter().map(|(from, _)| from).collect();
         corrected_by.sort();
         self.execute(
-            "UPDATE memories SET corrected_by = ?2 WHERE id = ?1",
+            "UPDATE memories SET corrected_by = ?2 WHERE id = ?1 AND corrected_by IS NOT ?2",
             params![id, json_list(&corrected_by)],
         )?;
         if kind == "semantic" {
@@ -416,7 +424,8 @@ impl IndexTx<'_> {
         let t_invalid = live.values().min().map(|time| time.0);
         let status = if superseded_by.is_empty() { "active" } else { "superseded" };
         self.execute(
-            "UPDATE memories SET status = ?2, superseded_by = ?3, t_invalid = ?4 WHERE id = ?1",
+            "UPDATE memories SET status = ?2, superseded_by = ?3, t_invalid = ?4 WHERE id = ?1
+             AND (status IS NOT ?2 OR superseded_by IS NOT ?3 OR t_invalid IS NOT ?4)",
             params![id, status, json_list(&superseded_by), t_invalid],
         )?;
         Ok(())

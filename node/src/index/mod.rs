@@ -94,8 +94,9 @@ fn register_sqlite_vec() {
 impl Index {
     /// Opens the index at `path` for vectors of `model_id` with `dimension`
     /// floats. An index that is missing, unreadable, of another schema
-    /// version, or built with another model is replaced by an empty one; the
-    /// caller then rebuilds it from the documents.
+    /// version (but [`schema::MIGRATES_FROM`], migrated in place), or built
+    /// with another model is replaced by an empty one; the caller then
+    /// rebuilds it from the documents.
     pub fn open(path: &Path, model_id: &str, dimension: usize) -> anyhow::Result<(Index, Opened)> {
         // Passages are searched by sign bits, stored a byte per 8 dimensions.
         anyhow::ensure!(
@@ -270,6 +271,9 @@ impl Index {
     }
 }
 
+/// The most page cache the connection keeps, in KiB.
+const PAGE_CACHE_KIB: i64 = 16 * 1024;
+
 /// Prepared statements the connection keeps.
 const STATEMENT_CACHE: usize = 256;
 
@@ -285,6 +289,10 @@ fn connect(path: &Path) -> anyhow::Result<Connection> {
     // index after a while of recalls (300 MB at 100k memories), while a
     // search reads a few pages per candidate (`memory_floats`), which
     // copying costs nothing measurable.
+    // A synced shard is indexed in one transaction of thousands of rows:
+    // with SQLite's default cache (2 MiB) its pages spilled to the WAL
+    // before the commit.
+    conn.pragma_update(None, "cache_size", -PAGE_CACHE_KIB)?;
     // Writes and reads go through cached statements; the index has more
     // distinct ones than rusqlite's default of 16 keeps.
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
@@ -443,6 +451,48 @@ mod tests {
         }
         let statement = index.conn().prepare_cached(sql).unwrap();
         assert_eq!(statement.get_status(rusqlite::StatementStatus::RePrepare), 0);
+    }
+
+    #[test]
+    fn an_index_of_the_previous_schema_that_cannot_migrate_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.sqlite");
+        assert_eq!(open(&path, "model"), Opened::Created);
+        // Version 6 by its number, but without the table the migration reads.
+        let conn = Connection::open(&path).unwrap();
+        conn.execute(
+            "UPDATE meta SET value = ?1 WHERE key = 'schema_version'",
+            [schema::MIGRATES_FROM.to_string()],
+        )
+        .unwrap();
+        drop(conn);
+        assert!(matches!(
+            open(&path, "model"),
+            Opened::Replaced { reason } if reason.contains("moving the index to this ferrex's schema")
+        ));
+        assert_eq!(open(&path, "model"), Opened::Kept);
+    }
+
+    #[test]
+    fn held_memories_and_the_facts_among_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut index, _) = Index::open(&dir.path().join("index.sqlite"), "model", 8).unwrap();
+        let mut fact = memory_row("f", "");
+        fact.kind = ferrex_core::MemoryKind::Semantic;
+        index
+            .transaction(|tx| {
+                tx.upsert_memory(&memory_row("t", "a text"))?;
+                tx.upsert_memory(&fact)?;
+                Ok(())
+            })
+            .unwrap();
+        assert!(index.holds("t").unwrap());
+        assert!(index.holds("f").unwrap());
+        assert!(!index.holds("absent").unwrap());
+        let ids = ["absent", "f", "t"].map(str::to_owned);
+        let facts: Vec<String> =
+            index.fact_rows(&ids).unwrap().into_iter().map(|row| row.id).collect();
+        assert_eq!(facts, ["f"]);
     }
 
     fn memory_row(id: &str, text: &str) -> MemoryRow {

@@ -2,7 +2,8 @@
 
 use rusqlite::Connection;
 
-/// Version of the index layout; an index of another version is rebuilt.
+/// Version of the index layout; an index of another version is rebuilt,
+/// except one of [`MIGRATES_FROM`], which is migrated in place.
 pub const SCHEMA_VERSION: i64 = 7;
 
 /// Passage vectors of memory `rowid` have row ids `rowid · PASSAGE_STRIDE + i`

@@ -271,6 +271,27 @@ impl Index {
         Ok(self.rows(&[id.to_owned()])?.remove(id))
     }
 
+    /// Whether the index holds memory `id` (its row is not read).
+    pub fn holds(&self, id: &str) -> anyhow::Result<bool> {
+        let mut statement =
+            self.conn().prepare_cached("SELECT EXISTS (SELECT 1 FROM memories WHERE id = ?1)")?;
+        Ok(statement.query_row([id], |row| row.get(0))?)
+    }
+
+    /// The rows of the facts among `ids`, in their order (text memories
+    /// are not read: a synced shard brings thousands).
+    pub fn fact_rows(&self, ids: &[String]) -> anyhow::Result<Vec<MemoryRow>> {
+        let mut statement = self.conn().prepare_cached(&format!(
+            "SELECT {} FROM memories WHERE id = ?1 AND kind = 'semantic'",
+            MemoryRow::COLUMNS
+        ))?;
+        let mut rows = Vec::new();
+        for id in ids {
+            rows.extend(statement.query_row([id], MemoryRow::from_sql).optional()?);
+        }
+        Ok(rows)
+    }
+
     /// Memories in embedding state `state` ([`NOT_EMBEDDED`]: waiting for
     /// every vector; [`WHOLE_ONLY`]: for their passages'), from row `from`
     /// on: `(rowid, text, content_hash)`, oldest first.
