@@ -300,6 +300,11 @@ impl WorkSignal {
         result
     }
 
+    /// Whether merged changes are being indexed now.
+    pub(crate) fn is_indexing(&self) -> bool {
+        self.indexing.load(Ordering::SeqCst) > 0
+    }
+
     /// Waits while merged changes are being indexed, at most `limit`: a
     /// steady stream of merges delays embedding, it does not stop it.
     pub(crate) fn yield_to_indexing(&self, limit: Duration) {
@@ -337,7 +342,7 @@ impl WorkSignal {
 
 /// The longest the worker holds back a batch for merged changes being
 /// indexed.
-const YIELD_LIMIT: Duration = Duration::from_secs(5);
+pub(crate) const YIELD_LIMIT: Duration = Duration::from_secs(5);
 
 /// Embeds every queued row of `index` with `embedder`, `batch` rows at a
 /// time, calling `progress(done)` after each batch: first the memories with

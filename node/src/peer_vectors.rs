@@ -278,6 +278,14 @@ async fn take_from(
     let mut stored = 0;
     let mut batches = 0usize;
     let outcome = loop {
+        // Merged changes being indexed go first (as for the embedding
+        // worker): what arrives is searchable by its words before vectors
+        // are stored for it. A steady stream of merges delays this, at
+        // most a few seconds a batch.
+        let yielding = Instant::now();
+        while signal.is_indexing() && yielding.elapsed() < crate::embedding::YIELD_LIMIT {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         let missing = {
             let index = index.clone();
             let read = tokio::task::spawn_blocking(move || {
