@@ -126,7 +126,14 @@ impl Document {
         if after == before {
             return Ok(None);
         }
-        self.persist()?;
+        if empty_before {
+            // All it holds is new: one snapshot, instead of its changes
+            // appended and then (the log now outgrowing the snapshot) all
+            // of it saved again by a compaction.
+            self.persist_whole()?;
+        } else {
+            self.persist()?;
+        }
         let keys = if empty_before {
             every_key(&self.doc, &self.roots)
         } else {

@@ -207,6 +207,19 @@ impl Document {
         Ok(())
     }
 
+    /// Makes every change durable as one snapshot (and an empty log), as a
+    /// compaction does; for a merge that filled an empty document.
+    pub(crate) fn persist_whole(&mut self) -> Result<(), ReplicaError> {
+        let heads = self.doc.get_heads();
+        if heads == self.persisted {
+            return Ok(());
+        }
+        let snapshot = self.doc.save();
+        self.files.compact(&snapshot)?;
+        self.persisted = heads;
+        Ok(())
+    }
+
     /// Compacts when the log has outgrown its share of the snapshot. A
     /// failure is logged, not returned: the log still holds every change,
     /// and compaction is tried again after a later append.

@@ -232,3 +232,82 @@ fn a_torn_write_at_any_point_loses_no_acknowledged_write() {
     assert!(injected > 40, "only {injected} operations faulted");
     assert!(failed > 0);
 }
+
+/// Syncs `from` into `into` until neither has anything to say (bounded);
+/// returns the heads `into` acknowledged per document (those of every
+/// message it received without error).
+fn sync_into(from: &Replica, into: &Replica) -> BTreeMap<String, Vec<automerge::ChangeHash>> {
+    use automerge::sync::State;
+    let mut acknowledged = BTreeMap::new();
+    for doc in from.doc_ids() {
+        let (mut theirs, mut ours) = (State::new(), State::new());
+        for _ in 0..20 {
+            let mut said = false;
+            if let Ok(Some(message)) = from.generate_sync_message(&doc, &mut theirs) {
+                said = true;
+                if into.receive_sync_message(&doc, &mut ours, &message).is_ok() {
+                    acknowledged.insert(doc.to_string(), into.heads(&doc).unwrap_or_default());
+                }
+            }
+            if let Ok(Some(message)) = into.generate_sync_message(&doc, &mut ours) {
+                said = true;
+                let _ = from.receive_sync_message(&doc, &mut theirs, &message);
+            }
+            if !said {
+                break;
+            }
+        }
+    }
+    acknowledged
+}
+
+#[test]
+#[allow(clippy::print_stderr, reason = "the figure of record, shown with --nocapture")]
+fn a_merge_that_fills_an_empty_document_is_durable_when_acknowledged_whatever_fails() {
+    // The first message of a shard to a fresh device is the whole document,
+    // made durable as one snapshot; a fault at any operation of it either
+    // fails the merge or leaves it on disk, and the next sync completes.
+    let temp = tempfile::tempdir().unwrap();
+    let source = open(&temp.path().join("source")).unwrap();
+    let namespace = Namespace::parse("faults").unwrap();
+    for index in 0..WRITES {
+        assert!(write(&source, &namespace, index));
+    }
+    let mut injected = 0;
+    for fault in [Fault::NoSpace, Fault::Io, Fault::Torn(128)] {
+        for countdown in 0.. {
+            let dir = temp.path().join(format!("fresh-{fault:?}-{countdown}"));
+            let fresh = open(&dir).unwrap();
+            faults::arm(countdown, fault);
+            let acknowledged = sync_into(&source, &fresh);
+            let (fired, _) = faults::disarm();
+            drop(fresh);
+            let context = format!("{fault:?} after {countdown} operations");
+            let fresh = open(&dir).unwrap_or_else(|error| panic!("{context}: {error}"));
+            for (doc, heads) in &acknowledged {
+                let doc = doc.parse().unwrap();
+                assert!(fresh.knows_heads(&doc, heads), "{context}: lost what {doc} acknowledged");
+            }
+            // Healed: the documents sync, then the keys, and every memory reads.
+            sync_into(&source, &fresh);
+            for doc in source.doc_ids() {
+                let wanted = fresh.wanted_keys(&doc, None).unwrap();
+                let (keys, _) = source.answer_keys(&doc, &wanted).unwrap();
+                fresh.accept_keys(&doc, &keys).unwrap();
+            }
+            for index in 0..WRITES {
+                let id = format!("m-{index:02}");
+                assert!(text_of(&fresh, &id) == Some(text(index)), "{context}: {id} after healing");
+            }
+            if !fired {
+                break;
+            }
+            injected += 1;
+            assert!(countdown < 10_000, "the sync never outlasts the countdown");
+        }
+    }
+    eprintln!(
+        "a fresh device's first merge: {injected} faults injected, 0 acknowledged merges lost"
+    );
+    assert!(injected > 10, "only {injected} operations faulted");
+}
