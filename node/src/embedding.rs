@@ -309,7 +309,7 @@ impl WorkSignal {
     /// steady stream of merges delays embedding, it does not stop it.
     pub(crate) fn yield_to_indexing(&self, limit: Duration) {
         let started = Instant::now();
-        while self.indexing.load(Ordering::SeqCst) > 0 && started.elapsed() < limit {
+        while self.is_indexing() && started.elapsed() < limit {
             std::thread::sleep(Duration::from_millis(10));
         }
     }

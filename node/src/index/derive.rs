@@ -83,16 +83,13 @@ impl IndexTx<'_> {
         // SQLite open an ephemeral table for every memory touched.)
         let mut statement =
             self.tx.prepare_cached("SELECT to_id, kind FROM edges WHERE from_id = ?1")?;
-        let targets: Vec<String> = statement
-            .query_map([id], |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)))?
-            .filter_map(|edge| match edge {
-                Ok((to, kind)) if kind == "supersedes" || kind == "corrects" => Some(Ok(to)),
-                Ok(_) => None,
-                Err(error) => Some(Err(error)),
-            })
+        let edges: Vec<(String, String)> = statement
+            .query_map([id], |row| Ok((row.get(0)?, row.get(1)?)))?
             .collect::<Result<_, _>>()?;
-        for target in targets {
-            self.touch_target(&target, touched)?;
+        for (target, kind) in edges {
+            if kind == "supersedes" || kind == "corrects" {
+                self.touch_target(&target, touched)?;
+            }
         }
         Ok(())
     }
