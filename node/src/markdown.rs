@@ -69,6 +69,14 @@ fn bullet(memory: &Value) -> String {
     format!("- {} — {} (`{}`)", date(&memory["t_valid"]), text, memory["id"].as_str().unwrap_or(""))
 }
 
+/// `name`, or `name-suffix` when `taken` holds `name` already; either is
+/// then taken.
+fn unique(taken: &mut BTreeSet<String>, name: String, suffix: impl std::fmt::Display) -> String {
+    let name = if taken.contains(&name) { format!("{name}-{suffix}") } else { name };
+    taken.insert(name.clone());
+    name
+}
+
 /// Every page of the export of `namespaces`.
 pub fn pages(namespaces: &[Namespace]) -> Vec<Page> {
     let mut pages = Vec::new();
@@ -79,11 +87,7 @@ pub fn pages(namespaces: &[Namespace]) -> Vec<Page> {
     for (position, namespace) in namespaces.iter().enumerate() {
         // Namespaces that differ only in case or punctuation get folders of
         // their own.
-        let mut dir = slug(&namespace.name);
-        if !taken.insert(dir.clone()) {
-            dir = format!("{dir}-{}", position + 1);
-            taken.insert(dir.clone());
-        }
+        let dir = unique(&mut taken, slug(&namespace.name), position + 1);
         index.push_str(&format!(
             "- [{}]({dir}/index.md): {} memories, {} entities\n",
             namespace.name,
@@ -103,11 +107,8 @@ fn namespace_pages(namespace: &Namespace, dir: &str) -> Vec<Page> {
     let mut entity_page: BTreeMap<String, String> = BTreeMap::new();
     for entity in &namespace.entities {
         let id = entity["id"].as_str().unwrap_or("");
-        let mut name = slug(entity["name"].as_str().unwrap_or(id));
-        if !taken.insert(name.clone()) {
-            name = format!("{name}-{}", id.chars().take(8).collect::<String>());
-            taken.insert(name.clone());
-        }
+        let name = slug(entity["name"].as_str().unwrap_or(id));
+        let name = unique(&mut taken, name, id.chars().take(8).collect::<String>());
         entity_page.insert(id.to_owned(), name);
     }
     let by_name: BTreeMap<String, &Value> = namespace
@@ -126,14 +127,7 @@ fn namespace_pages(namespace: &Namespace, dir: &str) -> Vec<Page> {
     let topic_page: BTreeMap<&str, String> = tags
         .keys()
         .enumerate()
-        .map(|(index, tag)| {
-            let mut name = slug(tag);
-            if !topic_taken.insert(name.clone()) {
-                name = format!("{name}-{}", index + 1);
-                topic_taken.insert(name.clone());
-            }
-            (tag.as_str(), name)
-        })
+        .map(|(index, tag)| (tag.as_str(), unique(&mut topic_taken, slug(tag), index + 1)))
         .collect();
     let status = |memory: &Value| -> String {
         let id = memory["id"].as_str().unwrap_or("");
