@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use ferrex_core::Embedder;
 use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch};
-use ferrex_examples::{bare_fastembed, memory_corpus};
+use ferrex_examples::{bare_fastembed, median, memory_corpus, millis};
 
 #[allow(clippy::print_stdout, reason = "a benchmark prints its figures")]
 fn main() -> anyhow::Result<()> {
@@ -120,13 +120,4 @@ fn time<E>(work: impl FnOnce() -> Result<(), E>) -> Result<Duration, E> {
 fn median_duration(values: &mut [Duration]) -> Duration {
     values.sort_unstable();
     values[values.len() / 2]
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_unstable_by(f64::total_cmp);
-    values[values.len() / 2]
-}
-
-fn millis(duration: Duration) -> f64 {
-    duration.as_secs_f64() * 1000.0
 }

@@ -18,14 +18,9 @@ use std::{
 };
 
 use anyhow::{Context, ensure};
-use ferrex_examples::{copy_home, embedding_rates};
+use ferrex_examples::{copy_home, embedding_rates, median};
 use ferrex_tests::{Client, TestHome};
 use serde_json::{Value, json};
-
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied().unwrap_or(0.0)
-}
 
 fn run(home: &TestHome, args: &[&str]) -> anyhow::Result<String> {
     let (ok, stdout, stderr) = home.run(args);

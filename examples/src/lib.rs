@@ -293,6 +293,13 @@ pub fn percentile(values: &mut [Duration], percent: usize) -> Duration {
     values[rank - 1]
 }
 
+/// The middle of `values` once sorted (the upper one of an even count; 0
+/// for none).
+pub fn median(values: &mut [f64]) -> f64 {
+    values.sort_unstable_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(0.0)
+}
+
 /// Milliseconds as a float.
 pub fn millis(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1000.0
