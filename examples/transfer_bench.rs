@@ -114,7 +114,8 @@ async fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The text of every memory of an export (a fact as its three parts).
+/// The text of every memory of an export (a fact as the node embeds it,
+/// `Triple::text`).
 fn texts_of(file: &Path) -> anyhow::Result<Vec<String>> {
     let text = std::fs::read_to_string(file)?;
     Ok(text
@@ -123,12 +124,12 @@ fn texts_of(file: &Path) -> anyhow::Result<Vec<String>> {
         .filter(|line| line["type"] == "memory")
         .map(|line| match line["content"].as_str() {
             Some(content) => content.to_owned(),
-            None => format!(
-                "{} {} {}",
-                line["subject"].as_str().unwrap_or(""),
-                line["predicate"].as_str().unwrap_or(""),
-                line["object"].as_str().unwrap_or("")
-            ),
+            None => ferrex_core::Triple {
+                subject: line["subject"].as_str().unwrap_or("").to_owned(),
+                predicate: line["predicate"].as_str().unwrap_or("").to_owned(),
+                object: line["object"].as_str().unwrap_or("").to_owned(),
+            }
+            .text(),
         })
         .collect())
 }
