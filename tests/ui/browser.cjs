@@ -7,6 +7,7 @@
 "use strict";
 
 const puppeteer = require(process.env.PUPPETEER);
+const { search: searchOn } = require("./search.cjs");
 const [url, shots] = process.argv.slice(2);
 
 function check(condition, what) {
@@ -49,15 +50,7 @@ async function steps(page, shot, figures) {
     figures.load_ms = Date.now() - started;
     await shot("1-loaded");
 
-    const search = async (query) => {
-      await page.$eval("#query", (input) => (input.value = ""));
-      await page.type("#query", query);
-      const before = await page.$eval("body", (body) => body.dataset.searched || "");
-      const began = Date.now();
-      await page.click("#search-form button[type=submit]");
-      await page.waitForFunction((mark) => (document.body.dataset.searched || "") !== mark, {}, before);
-      return Date.now() - began;
-    };
+    const search = (query) => searchOn(page, query);
 
     figures.search_ms = await search("when does the backup run");
     const first = await page.$eval("#results .hit", (hit) => hit.textContent);

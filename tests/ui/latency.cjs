@@ -6,6 +6,7 @@
 "use strict";
 
 const puppeteer = require(process.env.PUPPETEER);
+const { search } = require("./search.cjs");
 const [url, ...given] = process.argv.slice(2);
 const queries = given.length
   ? given
@@ -34,13 +35,7 @@ async function main() {
     const searches = [];
     let found = 0;
     for (const query of queries) {
-      await page.$eval("#query", (input) => (input.value = ""));
-      await page.type("#query", query);
-      const before = await page.$eval("body", (body) => body.dataset.searched || "");
-      const started = Date.now();
-      await page.click("#search-form button[type=submit]");
-      await page.waitForFunction((mark) => (document.body.dataset.searched || "") !== mark, {}, before);
-      searches.push(Date.now() - started);
+      searches.push(await search(page, query));
       found += await page.$$eval("#results .hit", (hits) => hits.length);
     }
     process.stdout.write(`${JSON.stringify({ load_ms_median: median(loads), search_ms_median: median(searches), searches: searches.length, results: found })}\n`);

@@ -20,23 +20,24 @@ function el(tag, attributes = {}, ...children) {
   return node;
 }
 
-async function api(name, args) {
-  const response = await fetch(`/api/call/${name}`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-Ferrex-Token": token },
-    body: JSON.stringify(args),
-  });
+// A call to the page's own server, with the token; its JSON answer, or
+// an error with the server's message.
+async function request(path, init = {}) {
+  const headers = { ...(init.headers || {}), "X-Ferrex-Token": token };
+  const response = await fetch(path, { ...init, headers });
   const answer = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
   if (!response.ok) throw new Error(answer.error || `HTTP ${response.status}`);
   return answer;
 }
 
-async function devicesStatus() {
-  const response = await fetch("/api/devices", { headers: { "X-Ferrex-Token": token } });
-  const answer = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
-  if (!response.ok) throw new Error(answer.error || `HTTP ${response.status}`);
-  return answer;
-}
+const api = (name, args) =>
+  request(`/api/call/${name}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(args),
+  });
+
+const devicesStatus = () => request("/api/devices");
 
 const namespace = () => $("#namespace").value.trim() || "default";
 const day = (time) => (time || "").slice(0, 10);
