@@ -34,7 +34,23 @@ pub fn apply_change(
     if change.is_keys_only() {
         // The document is as it was; what this node can read of it changed
         // (keys arrived, or were deleted with a forget): re-read those keys.
-        return index.transaction(|tx| apply_keys(tx, replica, &change.doc, &change.keys, vectors));
+        if change.purged {
+            return index
+                .transaction(|tx| apply_keys(tx, replica, &change.doc, &change.keys, vectors));
+        }
+        // Keys arrived. Of their memories, only those the index holds as
+        // waiting for a key need reading again: the others it has read
+        // with their key already (merged after the key was filed, as a
+        // fresh device's shards often are by the time their merge is
+        // indexed), or has not seen yet, and will read when the change
+        // that brought them comes.
+        let waiting = index.waiting_for_keys(&doc)?;
+        let mut keys = change.keys.clone();
+        keys.memories.retain(|id| waiting.contains(id));
+        if keys.is_empty() {
+            return Ok(());
+        }
+        return index.transaction(|tx| apply_keys(tx, replica, &change.doc, &keys, vectors));
     }
     let follows = match index.doc_heads(&doc)? {
         Some(heads) => heads == change.before,
@@ -209,4 +225,111 @@ fn apply_keys(
         Ok(())
     })??;
     tx.rederive(touched)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
+    use std::path::Path;
+
+    use ferrex_core::{Namespace, Timestamp};
+    use ferrex_sync::{NewMemory, NewRecords, ReplicaOptions};
+
+    use super::*;
+
+    /// A memory written on one device and merged into a fresh one whose
+    /// index has not followed yet: the fresh replica, the shard, and the
+    /// changes the merge gave (its keys not asked for yet).
+    fn merged_sealed(dir: &Path) -> (Replica, Replica, DocId, Vec<DocChange>) {
+        let source = Replica::open(&dir.join("a"), "device-a", ReplicaOptions::default()).unwrap();
+        let namespace = Namespace::parse("keys").unwrap();
+        let memory = NewMemory::episode(
+            "m-1",
+            "the staging database moved to port 5433",
+            "device-a",
+            Timestamp(1_000),
+        );
+        source
+            .write_new(
+                &namespace,
+                Timestamp(1_000),
+                &NewRecords { memories: vec![memory], ..Default::default() },
+            )
+            .unwrap();
+        let fresh = Replica::open(&dir.join("b"), "device-b", ReplicaOptions::default()).unwrap();
+        let shard = source.locate("m-1").unwrap();
+        let (mut theirs, mut ours) = (automerge::sync::State::new(), automerge::sync::State::new());
+        let mut merged = Vec::new();
+        for _ in 0..10 {
+            let mut said = false;
+            if let Some(message) = source.generate_sync_message(&shard, &mut theirs).unwrap() {
+                said = true;
+                merged.extend(fresh.receive_sync_message(&shard, &mut ours, &message).unwrap());
+            }
+            if let Some(message) = fresh.generate_sync_message(&shard, &mut ours).unwrap() {
+                said = true;
+                source.receive_sync_message(&shard, &mut theirs, &message).unwrap();
+            }
+            if !said {
+                break;
+            }
+        }
+        assert!(!merged.is_empty());
+        (source, fresh, shard, merged)
+    }
+
+    /// Files the keys the fresh replica lacks; the change that says so.
+    fn keys_arrive(source: &Replica, fresh: &Replica, shard: &DocId) -> DocChange {
+        let wanted = fresh.wanted_keys(shard, None).unwrap();
+        let (keys, _) = source.answer_keys(shard, &wanted).unwrap();
+        fresh.accept_keys(shard, &keys).unwrap().expect("keys were filed")
+    }
+
+    fn assert_indexed(index: &Index, shard: &DocId) {
+        let row = index.row("m-1").unwrap().expect("the memory is indexed");
+        assert_eq!(row.text, "the staging database moved to port 5433");
+        assert!(index.waiting_for_keys(&shard.to_string()).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_memory_is_indexed_once_readable_whichever_of_its_merge_and_its_key_the_index_takes_first()
+    {
+        let temp = tempfile::tempdir().unwrap();
+        let open = |name: &str| Index::open(&temp.path().join(name), "test", 8).unwrap().0;
+
+        // The merge first: the memory waits for its key, then is read.
+        let (source, fresh, shard, merged) = merged_sealed(&temp.path().join("1"));
+        let mut index = open("1.sqlite");
+        for change in &merged {
+            apply_change(&mut index, &fresh, change, &KnownVectors::new()).unwrap();
+        }
+        assert!(index.row("m-1").unwrap().is_none());
+        assert!(index.waiting_for_keys(&shard.to_string()).unwrap().contains("m-1"));
+        let arrived = keys_arrive(&source, &fresh, &shard);
+        apply_change(&mut index, &fresh, &arrived, &KnownVectors::new()).unwrap();
+        assert_indexed(&index, &shard);
+
+        // The key filed before the merge is indexed: the merge reads it,
+        // and the arrival has nothing left to do.
+        let (source, fresh, shard, merged) = merged_sealed(&temp.path().join("2"));
+        let arrived = keys_arrive(&source, &fresh, &shard);
+        let mut index = open("2.sqlite");
+        for change in merged.iter().chain([&arrived]) {
+            apply_change(&mut index, &fresh, change, &KnownVectors::new()).unwrap();
+        }
+        assert_indexed(&index, &shard);
+
+        // The arrival taken before the merge that brought the memory (two
+        // peers' sessions racing): the merge reads it.
+        let (source, fresh, shard, merged) = merged_sealed(&temp.path().join("3"));
+        let arrived = keys_arrive(&source, &fresh, &shard);
+        let mut index = open("3.sqlite");
+        apply_change(&mut index, &fresh, &arrived, &KnownVectors::new()).unwrap();
+        assert!(index.row("m-1").unwrap().is_none());
+        for change in &merged {
+            apply_change(&mut index, &fresh, change, &KnownVectors::new()).unwrap();
+        }
+        assert_indexed(&index, &shard);
+    }
 }

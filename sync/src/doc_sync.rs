@@ -9,7 +9,7 @@
 //! heads, and so acknowledges them) never claims changes a crash could lose.
 
 use automerge::{
-    PatchLog, ReadDoc,
+    AutoCommit, ChangeHash, PatchLog, ReadDoc,
     sync::{self, SyncDoc},
 };
 
@@ -17,6 +17,7 @@ use crate::{
     DocChange, DocId, ReplicaError,
     document::{Document, every_key, keys_of_patches},
     replica::{Replica, lock},
+    schema::genesis,
 };
 
 impl Replica {
@@ -112,6 +113,10 @@ impl Document {
         message: sync::Message,
     ) -> Result<Option<DocChange>, ReplicaError> {
         let before = self.doc.get_heads();
+        let message = match self.receive_whole(state, message, &before)? {
+            Ok(change) => return Ok(change),
+            Err(message) => message,
+        };
         // A shard that holds no record yet (a fresh device's first message
         // of it is the whole document) changes in every key it holds after:
         // listing the root maps costs a fraction of the patches, one per
@@ -142,6 +147,59 @@ impl Document {
         Ok(Some(DocChange { doc: self.id.clone(), before, after, keys, purged: false }))
     }
 
+    /// Takes a peer's whole document in place of a shard that is its
+    /// genesis alone (a fresh device's first sync of it): the peer sends
+    /// its document saved whole when this side lacks more than a third of
+    /// it (Automerge's sync message V2). Loading those bytes costs a third
+    /// of merging the changes they hold into the genesis, and they are
+    /// made durable as they came, as the snapshot, where a merge would save
+    /// the document again. Gives the message back when it is not such a
+    /// case (or the bytes do not load: the merge then says why).
+    fn receive_whole(
+        &mut self,
+        state: &mut sync::State,
+        mut message: sync::Message,
+        before: &[ChangeHash],
+    ) -> Result<Result<Option<DocChange>, sync::Message>, ReplicaError> {
+        let whole = self.id != DocId::Registry
+            && !state.read_only
+            && message.version == sync::MessageVersion::V2
+            && message.changes.len() == 1
+            && before == genesis(&self.id).get_heads().as_slice();
+        let Some(bytes) = message.changes.iter().next().filter(|_| whole) else {
+            return Ok(Err(message));
+        };
+        let Ok(mut loaded) = AutoCommit::load(bytes) else { return Ok(Err(message)) };
+        // It must hold this document's genesis: the same document.
+        if !before.iter().all(|hash| loaded.get_change_meta_by_hash(hash).is_some()) {
+            return Ok(Err(message));
+        }
+        loaded.set_actor(self.doc.get_actor().clone());
+        self.adopt(loaded, bytes)?;
+        // The rest of the message (heads, needs, bloom filter) goes through
+        // the protocol as usual. Without changes, and with heads equal to
+        // ours now, it would also record that we last sent those heads: we
+        // did not, and the reply must carry them (the acknowledgement).
+        message.changes = sync::ChunkList::empty();
+        let last_sent = state.last_sent_heads.clone();
+        self.doc.sync().receive_sync_message(state, message).map_err(|source| {
+            ReplicaError::Write { doc: self.id.clone(), source: Box::new(source) }
+        })?;
+        state.last_sent_heads = last_sent;
+        let after = self.doc.get_heads();
+        if after == before {
+            return Ok(Ok(None));
+        }
+        let keys = every_key(&self.doc, &self.roots);
+        Ok(Ok(Some(DocChange {
+            doc: self.id.clone(),
+            before: before.to_vec(),
+            after,
+            keys,
+            purged: false,
+        })))
+    }
+
     /// Changes that are ancestors of none of the known hashes of `heads`
     /// and `shared`.
     pub(crate) fn changes_missing_from(
@@ -163,5 +221,96 @@ impl Document {
             return 0;
         }
         self.doc.get_changes_meta(&known).len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
+    use automerge::{
+        sync::{Message, MessageVersion, State, SyncDoc},
+        transaction::Transactable,
+    };
+
+    use super::*;
+    use crate::schema::Roots;
+
+    /// Shard `id` with `records` memories after its genesis, a change each.
+    fn shard_with(id: &DocId, records: usize) -> AutoCommit {
+        let mut doc = genesis(id);
+        let memories = Roots::find(&doc, id).unwrap().get("memories").clone();
+        for record in 0..records {
+            doc.put(&memories, format!("m-{record}"), record as i64).unwrap();
+            doc.commit();
+        }
+        doc
+    }
+
+    #[test]
+    fn a_fresh_shard_takes_a_peers_whole_document_as_a_merge_of_it_would() {
+        let id: DocId = "ns.whole.0".parse().unwrap();
+        let mut source = shard_with(&id, 40);
+        let dir = tempfile::tempdir().unwrap();
+        let mut fresh = Document::open(dir.path(), id.clone()).unwrap();
+        // The same messages merged by Automerge into a bare genesis: what
+        // the protocol would have done without the shortcut.
+        let mut reference = genesis(&id);
+        let (mut theirs, mut ours, mut reference_state) =
+            (State::new(), State::new(), State::new());
+        let mut whole = 0;
+        for _ in 0..10 {
+            let Some(message) = source.sync().generate_sync_message(&mut theirs) else { break };
+            reference.sync().receive_sync_message(&mut reference_state, message.clone()).unwrap();
+            if message.version == MessageVersion::V2 {
+                whole += 1;
+                let before = fresh.doc.get_heads();
+                let taken = fresh.receive_whole(&mut ours, message, &before).unwrap();
+                let change = taken.unwrap_or_else(|_| panic!("the whole document was not taken"));
+                assert_eq!(change.unwrap().keys.memories.len(), 40);
+            } else {
+                fresh.receive(&mut ours, message).unwrap();
+            }
+            // Same heads, same reply (the acknowledgement among it).
+            assert_eq!(fresh.doc.get_heads(), reference.get_heads());
+            let reply = fresh.doc.sync().generate_sync_message(&mut ours);
+            let expected = reference.sync().generate_sync_message(&mut reference_state);
+            assert_eq!(reply.clone().map(Message::encode), expected.map(Message::encode));
+            let Some(reply) = reply else { break };
+            source.sync().receive_sync_message(&mut theirs, reply).unwrap();
+        }
+        assert_eq!(whole, 1, "the peer sent its whole document once");
+        assert_eq!(fresh.doc.get_heads(), source.get_heads());
+        // Durable as it was acknowledged, and this device's own changes
+        // go on under its own actor.
+        assert_ne!(fresh.doc.get_actor(), source.get_actor());
+        drop(fresh);
+        let mut reopened = Document::open(dir.path(), id).unwrap();
+        assert_eq!(reopened.doc.get_heads(), source.get_heads());
+    }
+
+    #[test]
+    fn a_whole_document_is_merged_as_usual_when_the_shard_is_not_fresh_or_not_the_same() {
+        let id: DocId = "ns.whole.0".parse().unwrap();
+        let whole = |doc: &mut AutoCommit| Message {
+            heads: doc.get_heads(),
+            need: Vec::new(),
+            have: Vec::new(),
+            changes: doc.save().into(),
+            flags: None,
+            version: MessageVersion::V2,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        // Another shard's document does not hold this one's genesis.
+        let mut fresh = Document::open(&dir.path().join("a"), id.clone()).unwrap();
+        let before = fresh.doc.get_heads();
+        let other = whole(&mut shard_with(&"ns.whole.1".parse().unwrap(), 3));
+        assert!(fresh.receive_whole(&mut State::new(), other, &before).unwrap().is_err());
+        // A shard that holds a record already merges.
+        let mut written = Document::open(&dir.path().join("b"), id.clone()).unwrap();
+        written.doc = shard_with(&id, 1);
+        let before = written.doc.get_heads();
+        let message = whole(&mut shard_with(&id, 3));
+        assert!(written.receive_whole(&mut State::new(), message, &before).unwrap().is_err());
     }
 }

@@ -220,6 +220,17 @@ impl Document {
         Ok(())
     }
 
+    /// Becomes `doc`, whose saved form is `saved`: made durable as the
+    /// snapshot first, so that a failure leaves this document as it was.
+    /// For a document that is a superset of this one (a peer's whole copy of
+    /// a document that is its genesis here).
+    pub(crate) fn adopt(&mut self, doc: AutoCommit, saved: &[u8]) -> Result<(), ReplicaError> {
+        self.files.compact(saved)?;
+        self.doc = doc;
+        self.persisted = self.doc.get_heads();
+        Ok(())
+    }
+
     /// Compacts when the log has outgrown its share of the snapshot. A
     /// failure is logged, not returned: the log still holds every change,
     /// and compaction is tried again after a later append.

@@ -18,6 +18,7 @@ pub(crate) mod write;
 
 use std::{
     cell::RefCell,
+    collections::HashSet,
     path::{Path, PathBuf},
     sync::Once,
 };
@@ -254,6 +255,15 @@ impl Index {
             .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
             .collect::<Result<_, _>>()?;
         Ok(rows)
+    }
+
+    /// The memories of document `doc` waiting for their key.
+    pub fn waiting_for_keys(&self, doc: &str) -> anyhow::Result<HashSet<String>> {
+        let mut statement = self
+            .conn
+            .prepare_cached("SELECT id FROM pending_keys WHERE root = 'memories' AND doc = ?1")?;
+        let ids = statement.query_map([doc], |row| row.get(0))?.collect::<Result<_, _>>()?;
+        Ok(ids)
     }
 
     /// The heads of document `doc` this index reflects.
