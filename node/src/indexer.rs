@@ -145,86 +145,156 @@ fn apply_keys(
     let doc = id.to_string();
     let namespace =
         id.namespace().map(|namespace| namespace.as_str().to_owned()).unwrap_or_default();
-    let memory_keys: BTreeSet<&String> = keys.memories.union(&keys.forgotten).collect();
     let mut touched = Touched::default();
-    replica.read(id, |reader| -> anyhow::Result<()> {
-        for key in &keys.entities {
-            let entity = reader.entity(key);
-            tx.mark_pending("entities", key, &doc, matches!(entity, Lookup::Locked(_)))?;
-            match entity {
-                Lookup::Found(entity) => tx.put_entity(&namespace, &doc, &entity)?,
-                // Locked: waits for its key. Absent: only forgotten memories
-                // used it, and its name goes.
-                Lookup::Locked(_) | Lookup::Absent => {
-                    tx.delete_entity(key)?;
+    if !keys.entities.is_empty() || !keys.aliases.is_empty() {
+        replica.read(id, |reader| -> anyhow::Result<()> {
+            for key in &keys.entities {
+                let entity = reader.entity(key);
+                tx.mark_pending("entities", key, &doc, matches!(entity, Lookup::Locked(_)))?;
+                match entity {
+                    Lookup::Found(entity) => tx.put_entity(&namespace, &doc, &entity)?,
+                    // Locked: waits for its key. Absent: only forgotten memories
+                    // used it, and its name goes.
+                    Lookup::Locked(_) | Lookup::Absent => {
+                        tx.delete_entity(key)?;
+                    }
+                }
+                touched.entity_namespaces.insert(namespace.clone());
+            }
+            for key in &keys.aliases {
+                let alias = reader.alias(key);
+                tx.mark_pending("aliases", key, &doc, matches!(alias, Lookup::Locked(_)))?;
+                match alias {
+                    Lookup::Found(alias) => tx.put_alias(&namespace, key, &alias)?,
+                    Lookup::Locked(_) | Lookup::Absent => tx.delete_alias(key)?,
                 }
             }
-            touched.entity_namespaces.insert(namespace.clone());
-        }
-        for key in &keys.aliases {
-            let alias = reader.alias(key);
-            tx.mark_pending("aliases", key, &doc, matches!(alias, Lookup::Locked(_)))?;
-            match alias {
-                Lookup::Found(alias) => tx.put_alias(&namespace, key, &alias)?,
-                Lookup::Locked(_) | Lookup::Absent => tx.delete_alias(key)?,
-            }
-        }
-        for key in memory_keys {
-            // The groups it was in, before the change.
-            tx.touch_memory(key, &mut touched)?;
-            if let Some(tombstone) = reader.tombstone(key) {
+            Ok(())
+        })??;
+    }
+    let memory_keys: BTreeSet<&String> = keys.memories.union(&keys.forgotten).collect();
+    read_memories(replica, id, memory_keys, |key, read| {
+        // The groups it was in, before the change.
+        tx.touch_memory(key, &mut touched)?;
+        let memory = match read {
+            MemoryRead::Forgotten(tombstone) => {
                 tx.put_tombstone(&namespace, &tombstone)?;
                 tx.delete_memory(key)?;
                 tx.mark_pending("memories", key, &doc, false)?;
-                continue;
+                return Ok(());
             }
-            let memory = reader.memory_lookup(key);
-            tx.mark_pending("memories", key, &doc, matches!(memory, Lookup::Locked(_)))?;
-            match memory {
-                Lookup::Found(stored) => {
-                    let row = MemoryRow::from_stored(&stored, &doc);
-                    let (rowid, upserted) = tx.upsert_memory(&row)?;
-                    if upserted != Upserted::Unchanged
-                        && let Some(known) = vectors.get(key)
-                    {
-                        // A store gives its whole text's vector only.
-                        let complete =
-                            known.len() == 1 + ferrex_core::passages::passages(&row.text).len();
-                        tx.put_vector(rowid, &row.namespace, row.kind.as_str(), known, complete)?;
-                    }
-                    // And the groups it is in now, and the edges already
-                    // pointing at it (they may have arrived first).
-                    tx.touch_memory(key, &mut touched)?;
-                    tx.touch_target(key, &mut touched)?;
+            MemoryRead::Record(memory) => *memory,
+        };
+        tx.mark_pending("memories", key, &doc, matches!(memory, Lookup::Locked(_)))?;
+        match memory {
+            Lookup::Found(stored) => {
+                let row = MemoryRow::from_stored(&stored, &doc);
+                let (rowid, upserted) = tx.upsert_memory(&row)?;
+                if upserted != Upserted::Unchanged
+                    && let Some(known) = vectors.get(key)
+                {
+                    // A store gives its whole text's vector only.
+                    let complete =
+                        known.len() == 1 + ferrex_core::passages::passages(&row.text).len();
+                    tx.put_vector(rowid, &row.namespace, row.kind.as_str(), known, complete)?;
                 }
-                Lookup::Locked(_) | Lookup::Absent => {
-                    tx.delete_memory(key)?;
-                }
+                // And the groups it is in now, and the edges already
+                // pointing at it (they may have arrived first).
+                tx.touch_memory(key, &mut touched)?;
+                tx.touch_target(key, &mut touched)?;
             }
-        }
-        for key in &keys.edges {
-            if let Some(edge) = reader.edge(key) {
-                tx.put_edge(&namespace, &edge)?;
-                match edge.kind {
-                    EdgeKind::Supersedes | EdgeKind::Corrects => {
-                        tx.touch_target(&edge.to, &mut touched)?
-                    }
-                    EdgeKind::SameAs => {
-                        touched.entity_namespaces.insert(namespace.clone());
-                    }
-                    EdgeKind::SamePredicate => {
-                        touched.predicate_namespaces.insert(namespace.clone());
-                    }
-                    EdgeKind::RelatesTo
-                    | EdgeKind::AliasCandidate
-                    | EdgeKind::PredicateCandidate
-                    | EdgeKind::Other(_) => {}
-                }
+            Lookup::Locked(_) | Lookup::Absent => {
+                tx.delete_memory(key)?;
             }
         }
         Ok(())
-    })??;
+    })?;
+    if !keys.edges.is_empty() {
+        replica.read(id, |reader| -> anyhow::Result<()> {
+            for key in &keys.edges {
+                if let Some(edge) = reader.edge(key) {
+                    tx.put_edge(&namespace, &edge)?;
+                    match edge.kind {
+                        EdgeKind::Supersedes | EdgeKind::Corrects => {
+                            tx.touch_target(&edge.to, &mut touched)?
+                        }
+                        EdgeKind::SameAs => {
+                            touched.entity_namespaces.insert(namespace.clone());
+                        }
+                        EdgeKind::SamePredicate => {
+                            touched.predicate_namespaces.insert(namespace.clone());
+                        }
+                        EdgeKind::RelatesTo
+                        | EdgeKind::AliasCandidate
+                        | EdgeKind::PredicateCandidate
+                        | EdgeKind::Other(_) => {}
+                    }
+                }
+            }
+            Ok(())
+        })??;
+    }
     tx.rederive(touched)
+}
+
+/// A memory as its document has it now.
+enum MemoryRead {
+    /// Forgotten: its tombstone.
+    Forgotten(ferrex_core::Tombstone),
+    /// Its record: readable, waiting for its key, or absent.
+    Record(Box<Lookup<ferrex_sync::StoredMemory>>),
+}
+
+/// From how many memories a batch is read on a thread of its own, while
+/// the caller writes what was read to the index: reading (the document,
+/// the record's key, the sealed payload) is about half of indexing a
+/// synced shard's memories. Also how far the reading may run ahead.
+#[cfg(not(test))]
+const READ_AHEAD_FROM: usize = 256;
+/// Small in tests, so that the simulations (shards of 40) read ahead too.
+#[cfg(test)]
+const READ_AHEAD_FROM: usize = 4;
+
+/// Reads memories `keys` of document `id` and hands each to `take`, in
+/// order. A large batch is read on a scoped thread a bounded channel ahead
+/// of `take`; an error of `take` stops the reading.
+fn read_memories<'k>(
+    replica: &Replica,
+    id: &DocId,
+    keys: BTreeSet<&'k String>,
+    mut take: impl FnMut(&'k String, MemoryRead) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let read_one = |reader: &ferrex_sync::ShardReader<'_>, key: &str| match reader.tombstone(key) {
+        Some(tombstone) => MemoryRead::Forgotten(tombstone),
+        None => MemoryRead::Record(Box::new(reader.memory_lookup(key))),
+    };
+    if keys.len() < READ_AHEAD_FROM {
+        return replica.read(id, |reader| {
+            keys.into_iter().try_for_each(|key| take(key, read_one(reader, key)))
+        })?;
+    }
+    std::thread::scope(|scope| {
+        let (sender, read) = std::sync::mpsc::sync_channel(READ_AHEAD_FROM);
+        let reading = std::thread::Builder::new()
+            .name("ferrex-read-ahead".into())
+            .spawn_scoped(scope, move || {
+                replica.read(id, |reader| {
+                    for key in keys {
+                        // The taker stopped (an error): so does the reading.
+                        if sender.send((key, read_one(reader, key))).is_err() {
+                            break;
+                        }
+                    }
+                })
+            })
+            .context("starting the thread that reads memories ahead")?;
+        // Ends with an error, or when the reading is done (the channel
+        // closes); either way the channel is dropped here.
+        let taken = read.into_iter().try_for_each(|(key, memory)| take(key, memory));
+        let outcome = reading.join().map_err(|_| anyhow::anyhow!("reading memories panicked"))?;
+        taken?;
+        Ok(outcome?)
+    })
 }
 
 #[cfg(test)]
@@ -277,6 +347,55 @@ mod tests {
         }
         assert!(!merged.is_empty());
         (source, fresh, shard, merged)
+    }
+
+    #[test]
+    fn a_shard_read_ahead_of_its_indexing_is_indexed_as_read_in_line() {
+        let temp = tempfile::tempdir().unwrap();
+        let source =
+            Replica::open(&temp.path().join("a"), "device-a", ReplicaOptions::default()).unwrap();
+        let namespace = Namespace::parse("ahead").unwrap();
+        let memories: Vec<NewMemory> = (0..3 * READ_AHEAD_FROM + 1)
+            .map(|n| {
+                NewMemory::episode(
+                    format!("m-{n:03}"),
+                    format!("note {n}"),
+                    "device-a",
+                    Timestamp(n as i64),
+                )
+            })
+            .collect();
+        let count = memories.len();
+        source
+            .write_new(&namespace, Timestamp(1), &NewRecords { memories, ..Default::default() })
+            .unwrap();
+        let shard = source.locate("m-000").unwrap();
+        // One memory forgotten: read ahead as a tombstone.
+        source.forget(&["m-002".to_owned()], Timestamp(2)).unwrap();
+        let all = ChangedKeys {
+            memories: (0..count).map(|n| format!("m-{n:03}")).collect(),
+            ..ChangedKeys::default()
+        };
+        let mut index = Index::open(&temp.path().join("index.sqlite"), "test", 8).unwrap().0;
+        index
+            .transaction(|tx| apply_keys(tx, &source, &shard, &all, &KnownVectors::new()))
+            .unwrap();
+        for n in 0..count {
+            let row = index.row(&format!("m-{n:03}")).unwrap();
+            if n == 2 {
+                assert!(row.is_none(), "the forgotten memory is not indexed");
+            } else {
+                assert_eq!(row.unwrap().text, format!("note {n}"));
+            }
+        }
+        assert_eq!(index.counts().unwrap().forgotten, 1);
+        // A document the replica does not have: the reading's error comes back.
+        let missing: DocId = "ns.ahead.9".parse().unwrap();
+        assert!(
+            index
+                .transaction(|tx| apply_keys(tx, &source, &missing, &all, &KnownVectors::new()))
+                .is_err()
+        );
     }
 
     /// Files the keys the fresh replica lacks; the change that says so.

@@ -177,13 +177,7 @@ impl Engine {
                 .filter(|id| index.entity(id).ok().flatten().is_none())
                 .cloned()
                 .collect();
-            let new_memories: Vec<String> = change
-                .keys
-                .memories
-                .iter()
-                .filter(|id| !index.holds(id).unwrap_or(false))
-                .cloned()
-                .collect();
+            let new_memories = index.unheld(&change.keys.memories)?;
             indexer::apply_change(&mut index, &self.replica, change, &KnownVectors::new())?;
             if !change.keys.forgotten.is_empty() || change.purged {
                 // Forgotten text must leave the WAL too (see `forget`).

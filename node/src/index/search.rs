@@ -271,25 +271,38 @@ impl Index {
         Ok(self.rows(&[id.to_owned()])?.remove(id))
     }
 
-    /// Whether the index holds memory `id` (its row is not read).
-    pub fn holds(&self, id: &str) -> anyhow::Result<bool> {
-        let mut statement =
-            self.conn().prepare_cached("SELECT EXISTS (SELECT 1 FROM memories WHERE id = ?1)")?;
-        Ok(statement.query_row([id], |row| row.get(0))?)
+    /// Those of `ids` the index holds no memory for (no row is read).
+    pub fn unheld<'a>(
+        &self,
+        ids: impl IntoIterator<Item = &'a String>,
+    ) -> anyhow::Result<Vec<String>> {
+        self.in_one_read(|conn| {
+            let mut statement =
+                conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM memories WHERE id = ?1)")?;
+            let mut unheld = Vec::new();
+            for id in ids {
+                if !statement.query_row([id], |row| row.get::<_, bool>(0))? {
+                    unheld.push(id.clone());
+                }
+            }
+            Ok(unheld)
+        })
     }
 
     /// The rows of the facts among `ids`, in their order (text memories
     /// are not read: a synced shard brings thousands).
     pub fn fact_rows(&self, ids: &[String]) -> anyhow::Result<Vec<MemoryRow>> {
-        let mut statement = self.conn().prepare_cached(&format!(
-            "SELECT {} FROM memories WHERE id = ?1 AND kind = 'semantic'",
-            MemoryRow::COLUMNS
-        ))?;
-        let mut rows = Vec::new();
-        for id in ids {
-            rows.extend(statement.query_row([id], MemoryRow::from_sql).optional()?);
-        }
-        Ok(rows)
+        self.in_one_read(|conn| {
+            let mut statement = conn.prepare_cached(&format!(
+                "SELECT {} FROM memories WHERE id = ?1 AND kind = 'semantic'",
+                MemoryRow::COLUMNS
+            ))?;
+            let mut rows = Vec::new();
+            for id in ids {
+                rows.extend(statement.query_row([id], MemoryRow::from_sql).optional()?);
+            }
+            Ok(rows)
+        })
     }
 
     /// Memories in embedding state `state` ([`NOT_EMBEDDED`]: waiting for
