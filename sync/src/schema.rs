@@ -213,9 +213,22 @@ impl<'a> MapView<'a> {
     /// pass costs about one. For a root map, which holds thousands, only
     /// through [`RootMaps`], when many of them are looked up.
     pub(crate) fn read_whole(self) -> Self {
+        self.read_where(|_| true)
+    }
+
+    /// [`Self::read_whole`] keeping only `keys`: one pass over the map,
+    /// without copying the values of the other keys (a record's sealed
+    /// payload among them).
+    pub(crate) fn read_only(self, keys: &[&str]) -> Self {
+        self.read_where(|key| keys.contains(&key))
+    }
+
+    /// This view with the entries whose key `keep` accepts read in one pass.
+    fn read_where(self, keep: impl Fn(&str) -> bool) -> Self {
         let mut entries: Vec<(String, Value<'static>, ObjId)> = self
             .doc
             .map_range(&self.object, ..)
+            .filter(|item| keep(item.key.as_ref()))
             .map(|item| {
                 let value = item.value.clone().into_value();
                 let id = if value.is_object() { item.id() } else { ROOT };
@@ -328,6 +341,13 @@ mod tests {
         assert_eq!(nested_whole.keys(), ["device-a", "device-b"]);
         assert_eq!(nested_whole.int("device-b"), nested_by_field.int("device-b"));
         assert!(whole.value("absent").is_none());
+        // Some fields only: as read field by field, and nothing else.
+        let some = MapView::new(&left, by_field.object.clone()).read_only(&["confidence", "kind"]);
+        assert_eq!(some.keys(), ["confidence", "kind"]);
+        for key in ["confidence", "kind"] {
+            assert_eq!(some.value(key), by_field.value(key), "{key}");
+        }
+        assert!(some.value("evidence").is_none());
     }
 
     #[test]
