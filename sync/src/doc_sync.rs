@@ -149,8 +149,8 @@ impl Document {
 
     /// Takes a peer's whole document in place of a shard that is its
     /// genesis alone (a fresh device's first sync of it): the peer sends
-    /// its document saved whole when this side lacks more than a third of
-    /// it (Automerge's sync message V2). Loading those bytes costs a third
+    /// its document saved whole (in a sync message V2) when this side lacks
+    /// more than a third of it. Loading those bytes costs a third
     /// of merging the changes they hold into the genesis, and they are
     /// made durable as they came, as the snapshot, where a merge would save
     /// the document again. Gives the message back when it is not such a
@@ -161,10 +161,14 @@ impl Document {
         mut message: sync::Message,
         before: &[ChangeHash],
     ) -> Result<Result<Option<DocChange>, sync::Message>, ReplicaError> {
+        // A V2 message carries its changes as one chunk: the whole saved
+        // document, or (when this side lacks less) a run of changes, which
+        // does not load into a document holding the genesis.
         let whole = self.id != DocId::Registry
             && !state.read_only
             && message.version == sync::MessageVersion::V2
             && message.changes.len() == 1
+            && self.roots.all().all(|(_, object)| self.doc.length(object) == 0)
             && before == genesis(&self.id).get_heads().as_slice();
         let Some(bytes) = message.changes.iter().next().filter(|_| whole) else {
             return Ok(Err(message));

@@ -177,7 +177,12 @@ impl Engine {
                 .filter(|id| index.entity(id).ok().flatten().is_none())
                 .cloned()
                 .collect();
-            let new_memories = index.unheld(&change.keys.memories)?;
+            // Which are new decides only which facts are judged: a failed
+            // read takes them all as new rather than fail the indexing.
+            let new_memories = index.unheld(&change.keys.memories).unwrap_or_else(|error| {
+                tracing::warn!("reading which merged memories are new: {error:#}");
+                change.keys.memories.iter().cloned().collect()
+            });
             indexer::apply_change(&mut index, &self.replica, change, &KnownVectors::new())?;
             if !change.keys.forgotten.is_empty() || change.purged {
                 // Forgotten text must leave the WAL too (see `forget`).

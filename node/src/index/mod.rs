@@ -257,13 +257,23 @@ impl Index {
         Ok(rows)
     }
 
-    /// The memories of document `doc` waiting for their key.
-    pub fn waiting_for_keys(&self, doc: &str) -> anyhow::Result<HashSet<String>> {
-        let mut statement = self
-            .conn
-            .prepare_cached("SELECT id FROM pending_keys WHERE root = 'memories' AND doc = ?1")?;
-        let ids = statement.query_map([doc], |row| row.get(0))?.collect::<Result<_, _>>()?;
-        Ok(ids)
+    /// Those of memories `ids` that wait for their key.
+    pub fn waiting_for_keys<'a>(
+        &self,
+        ids: impl IntoIterator<Item = &'a String>,
+    ) -> anyhow::Result<HashSet<String>> {
+        self.in_one_read(|conn| {
+            let mut statement = conn.prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM pending_keys WHERE root = 'memories' AND id = ?1)",
+            )?;
+            let mut waiting = HashSet::new();
+            for id in ids {
+                if statement.query_row([id], |row| row.get::<_, bool>(0))? {
+                    waiting.insert(id.clone());
+                }
+            }
+            Ok(waiting)
+        })
     }
 
     /// The heads of document `doc` this index reflects.
