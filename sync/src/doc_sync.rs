@@ -113,16 +113,16 @@ impl Document {
         message: sync::Message,
     ) -> Result<Option<DocChange>, ReplicaError> {
         let before = self.doc.get_heads();
-        let message = match self.receive_whole(state, message, &before)? {
-            Ok(change) => return Ok(change),
-            Err(message) => message,
-        };
         // A shard that holds no record yet (a fresh device's first message
         // of it is the whole document) changes in every key it holds after:
         // listing the root maps costs a fraction of the patches, one per
         // field of every record.
         let empty_before = self.id != DocId::Registry
             && self.roots.all().all(|(_, object)| self.doc.length(object) == 0);
+        let message = match self.receive_whole(state, message, &before, empty_before)? {
+            Ok(change) => return Ok(change),
+            Err(message) => message,
+        };
         let mut log = if empty_before { PatchLog::inactive() } else { PatchLog::active() };
         self.doc.sync().receive_sync_message_log_patches(state, message, &mut log).map_err(
             |source| ReplicaError::Write { doc: self.id.clone(), source: Box::new(source) },
@@ -160,15 +160,16 @@ impl Document {
         state: &mut sync::State,
         mut message: sync::Message,
         before: &[ChangeHash],
+        empty: bool,
     ) -> Result<Result<Option<DocChange>, sync::Message>, ReplicaError> {
         // A V2 message carries its changes as one chunk: the whole saved
         // document, or (when this side lacks less) a run of changes, which
-        // does not load into a document holding the genesis.
-        let whole = self.id != DocId::Registry
+        // does not load into a document holding the genesis. `empty` (a
+        // shard holding no record) is looked at before the genesis is built.
+        let whole = empty
             && !state.read_only
             && message.version == sync::MessageVersion::V2
             && message.changes.len() == 1
-            && self.roots.all().all(|(_, object)| self.doc.length(object) == 0)
             && before == genesis(&self.id).get_heads().as_slice();
         let Some(bytes) = message.changes.iter().next().filter(|_| whole) else {
             return Ok(Err(message));
@@ -269,7 +270,7 @@ mod tests {
             if message.version == MessageVersion::V2 {
                 whole += 1;
                 let before = fresh.doc.get_heads();
-                let taken = fresh.receive_whole(&mut ours, message, &before).unwrap();
+                let taken = fresh.receive_whole(&mut ours, message, &before, true).unwrap();
                 let change = taken.unwrap_or_else(|_| panic!("the whole document was not taken"));
                 assert_eq!(change.unwrap().keys.memories.len(), 40);
             } else {
@@ -309,12 +310,12 @@ mod tests {
         let mut fresh = Document::open(&dir.path().join("a"), id.clone()).unwrap();
         let before = fresh.doc.get_heads();
         let other = whole(&mut shard_with(&"ns.whole.1".parse().unwrap(), 3));
-        assert!(fresh.receive_whole(&mut State::new(), other, &before).unwrap().is_err());
+        assert!(fresh.receive_whole(&mut State::new(), other, &before, true).unwrap().is_err());
         // A shard that holds a record already merges.
         let mut written = Document::open(&dir.path().join("b"), id.clone()).unwrap();
         written.doc = shard_with(&id, 1);
         let before = written.doc.get_heads();
         let message = whole(&mut shard_with(&id, 3));
-        assert!(written.receive_whole(&mut State::new(), message, &before).unwrap().is_err());
+        assert!(written.receive_whole(&mut State::new(), message, &before, true).unwrap().is_err());
     }
 }

@@ -282,10 +282,10 @@ pub(crate) fn memory_refs(maps: &RootMaps<'_>, id: &str) -> Option<Vec<String>> 
     live_memory(maps, id).map(|view| refs_of(&view.read_only(&REF_FIELDS)))
 }
 
-/// The id of the key of memory `id`, when it is a live memory here (read
-/// in one pass over the record, instead of a seek per field).
+/// The id of the key of memory `id`, when it is a live memory here (its
+/// one field read in one pass, without copying the sealed payload).
 pub(crate) fn live_memory_key(maps: &RootMaps<'_>, id: &str) -> Option<KeyId> {
-    live_memory(maps, id).and_then(|view| key_id_of(&view.read_whole()))
+    live_memory(maps, id).and_then(|view| key_id_of(&view.read_only(&["key"])))
 }
 
 /// [`memory_refs`] of every memory of the document, in one pass over its

@@ -262,17 +262,27 @@ impl Index {
         &self,
         ids: impl IntoIterator<Item = &'a String>,
     ) -> anyhow::Result<HashSet<String>> {
+        let sql = "SELECT EXISTS (SELECT 1 FROM pending_keys WHERE root = 'memories' AND id = ?1)";
+        Ok(self
+            .exists_each(sql, ids)?
+            .into_iter()
+            .filter(|(_, waits)| *waits)
+            .map(|(id, _)| id.clone())
+            .collect())
+    }
+
+    /// Each of `ids` with whether `exists` (a query of one row and column,
+    /// the id its `?1`) says yes, in order, all in one read transaction.
+    pub(crate) fn exists_each<'a>(
+        &self,
+        exists: &str,
+        ids: impl IntoIterator<Item = &'a String>,
+    ) -> anyhow::Result<Vec<(&'a String, bool)>> {
         self.in_one_read(|conn| {
-            let mut statement = conn.prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM pending_keys WHERE root = 'memories' AND id = ?1)",
-            )?;
-            let mut waiting = HashSet::new();
-            for id in ids {
-                if statement.query_row([id], |row| row.get::<_, bool>(0))? {
-                    waiting.insert(id.clone());
-                }
-            }
-            Ok(waiting)
+            let mut statement = conn.prepare_cached(exists)?;
+            ids.into_iter()
+                .map(|id| Ok((id, statement.query_row([id], |row| row.get::<_, bool>(0))?)))
+                .collect()
         })
     }
 

@@ -276,17 +276,13 @@ impl Index {
         &self,
         ids: impl IntoIterator<Item = &'a String>,
     ) -> anyhow::Result<Vec<String>> {
-        self.in_one_read(|conn| {
-            let mut statement =
-                conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM memories WHERE id = ?1)")?;
-            let mut unheld = Vec::new();
-            for id in ids {
-                if !statement.query_row([id], |row| row.get::<_, bool>(0))? {
-                    unheld.push(id.clone());
-                }
-            }
-            Ok(unheld)
-        })
+        let sql = "SELECT EXISTS (SELECT 1 FROM memories WHERE id = ?1)";
+        Ok(self
+            .exists_each(sql, ids)?
+            .into_iter()
+            .filter(|(_, held)| !held)
+            .map(|(id, _)| id.clone())
+            .collect())
     }
 
     /// The rows of the facts among `ids`, in their order (text memories
