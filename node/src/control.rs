@@ -73,6 +73,20 @@ pub enum Request {
     },
 }
 
+/// The node answered a request with an error (as against the node not
+/// being reached, or its answer being cut off: those are I/O errors).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Refused {
+    /// The node's message.
+    pub message: String,
+    /// Whether the request itself was wrong (a [`Request::Call`] whose
+    /// arguments name nothing this node holds, for example): nothing was
+    /// changed, and the same request will be refused again. Otherwise the
+    /// node failed to carry it out.
+    pub invalid: bool,
+}
+
 /// Whether a node is listening on `socket`.
 pub async fn connect(socket: &Path) -> std::io::Result<UnixStream> {
     UnixStream::connect(socket).await
@@ -105,7 +119,11 @@ pub async fn send(
         if value["ok"] == Value::Bool(true) {
             return Ok(value);
         }
-        bail!("{}", value["error"].as_str().unwrap_or("the node refused the request"));
+        return Err(Refused {
+            message: value["error"].as_str().unwrap_or("the node refused the request").to_owned(),
+            invalid: value["invalid"] == Value::Bool(true),
+        }
+        .into());
     }
     bail!("the node closed the connection without answering")
 }
@@ -141,4 +159,65 @@ pub async fn read_hello(stream: &mut UnixStream) -> anyhow::Result<String> {
         .await
         .context("no protocol line within 10 s")??;
     Ok(String::from_utf8_lossy(&line).trim().to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::{
+        io::{AsyncBufReadExt, AsyncWriteExt, BufReader},
+        net::UnixListener,
+    };
+
+    use super::{Refused, Request, call};
+
+    /// Answers each of `answers` to one connection on a fresh socket, and
+    /// returns the socket's path (inside `dir`).
+    fn node_answering(dir: &tempfile::TempDir, answers: Vec<&'static str>) -> std::path::PathBuf {
+        let socket = dir.path().join("node.sock");
+        let listener = UnixListener::bind(&socket).expect("bind");
+        tokio::spawn(async move {
+            for answer in answers {
+                let (stream, _) = listener.accept().await.expect("accept");
+                let (reader, mut writer) = stream.into_split();
+                let mut lines = BufReader::new(reader).lines();
+                let hello = lines.next_line().await.expect("read").expect("hello");
+                assert_eq!(hello, super::CONTROL_HELLO);
+                let request = lines.next_line().await.expect("read").expect("request");
+                let request: Request = serde_json::from_str(&request).expect("a request");
+                assert!(matches!(request, Request::Call { .. }));
+                writer.write_all(format!("{answer}\n").as_bytes()).await.expect("write");
+            }
+        });
+        socket
+    }
+
+    #[tokio::test]
+    async fn a_refusal_says_whether_the_request_itself_was_wrong() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let socket = node_answering(
+            &dir,
+            vec![
+                r#"{"ok": true, "answer": {"id": "e1"}}"#,
+                r#"{"ok": false, "error": "invalid id: \"e2\" names no entity", "invalid": true}"#,
+                r#"{"ok": false, "error": "internal error: disk I/O error"}"#,
+            ],
+        );
+        let arguments = || serde_json::json!({"id": "e"});
+        let answer = call(&socket, "entity", arguments()).await.expect("an answer");
+        assert_eq!(answer["id"], "e1");
+
+        let refused = call(&socket, "entity", arguments()).await.expect_err("refused");
+        let refused = refused.downcast_ref::<Refused>().expect("a refusal");
+        assert!(refused.invalid);
+        assert_eq!(refused.message, "invalid id: \"e2\" names no entity");
+
+        let failed = call(&socket, "entity", arguments()).await.expect_err("failed");
+        assert_eq!(failed.to_string(), "internal error: disk I/O error");
+        assert!(!failed.downcast_ref::<Refused>().expect("a refusal").invalid);
+
+        // Nobody answers any more: an I/O error, not a refusal.
+        drop(dir);
+        let unreachable = call(&socket, "entity", arguments()).await.expect_err("unreachable");
+        assert!(unreachable.downcast_ref::<Refused>().is_none());
+    }
 }

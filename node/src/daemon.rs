@@ -302,6 +302,9 @@ async fn serve_control(stream: UnixStream, served: Arc<Served>) -> anyhow::Resul
                 .await?
             {
                 Ok(answer) => Ok(json!({"ok": true, "answer": answer})),
+                Err(error @ crate::engine::ToolError::Invalid(_)) => {
+                    Ok(json!({"ok": false, "error": error.to_string(), "invalid": true}))
+                }
                 Err(error) => Err(anyhow::anyhow!("{error}")),
             }
         }

@@ -357,6 +357,19 @@ async fn ingest(
     Ok(())
 }
 
+/// Whether the node's answer to an `entity` call says it holds the
+/// entity: refused as invalid means it does not; any other failure (the
+/// node unreachable or failing) is no answer, and is the error.
+fn entity_held(answer: anyhow::Result<Value>) -> anyhow::Result<bool> {
+    match answer {
+        Ok(_) => Ok(true),
+        Err(error) if error.downcast_ref::<control::Refused>().is_some_and(|r| r.invalid) => {
+            Ok(false)
+        }
+        Err(error) => Err(error),
+    }
+}
+
 /// Restores ferrex's own export (`text`, read from `path`).
 async fn restore(
     home: &Home,
@@ -387,8 +400,10 @@ async fn restore(
             for entity in memory.entities.iter().chain(memory.subject_entity.iter()) {
                 if !in_file.contains(entity) && !here.contains_key(entity) {
                     let arguments = json!({"id": entity, "limit": 1});
-                    let known =
-                        control::call(&home.socket_file(), "entity", arguments).await.is_ok();
+                    let answer = control::call(&home.socket_file(), "entity", arguments).await;
+                    let known = entity_held(answer).map_err(|error| {
+                        nothing(format!("could not ask the node about entity {entity}: {error:#}"))
+                    })?;
                     here.insert(entity.clone(), known);
                 }
             }
@@ -509,4 +524,25 @@ fn batches(lines: Vec<(usize, Line)>) -> Vec<Vec<(usize, Line)>> {
     batches.push(rest);
     batches.retain(|batch| !batch.is_empty());
     batches
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::entity_held;
+    use crate::control::Refused;
+
+    #[test]
+    fn only_a_refusal_of_the_request_means_the_entity_is_not_held() {
+        assert!(entity_held(Ok(json!({"id": "e1"}))).expect("an answer"));
+        let refused = |invalid| {
+            Err(Refused { message: "invalid id: \"e1\" names no entity".into(), invalid }.into())
+        };
+        assert!(!entity_held(refused(true)).expect("an answer"));
+        // The node failing, or not reached, answers nothing about the entity.
+        assert!(entity_held(refused(false)).is_err());
+        let unreachable = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        assert!(entity_held(Err(unreachable.into())).is_err());
+    }
 }
