@@ -18,7 +18,7 @@ use std::{collections::HashMap, path::PathBuf};
 use anyhow::Context;
 use ferrex_core::{Embedder, passages::passages};
 use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch};
-use ferrex_examples::{Conversation, DEFAULT_LOCOMO, load_locomo};
+use ferrex_examples::{Conversation, DEFAULT_LOCOMO, cached_vectors, load_locomo};
 
 struct Variant {
     name: &'static str,
@@ -536,18 +536,10 @@ fn cached(
     name: &str,
     texts: &[&str],
 ) -> anyhow::Result<Vec<Vec<f32>>> {
-    let path = std::env::temp_dir().join(format!("ferrex-lab-{name}-{}.f32", texts.len()));
-    if let Ok(bytes) = std::fs::read(&path) {
-        let floats: Vec<f32> = bytes
-            .chunks_exact(4)
-            .map(|chunk| f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]))
-            .collect();
-        return Ok(floats.chunks(embedder.dimension()).map(<[f32]>::to_vec).collect());
-    }
-    let vectors = embedder.embed_batch(texts)?;
-    let bytes: Vec<u8> = vectors.iter().flatten().flat_map(|value| value.to_le_bytes()).collect();
-    std::fs::write(&path, bytes)?;
-    Ok(vectors)
+    let dimension = embedder.dimension();
+    cached_vectors(&format!("lab-{name}-{}", texts.len()), dimension, || {
+        Ok(embedder.embed_batch(texts)?)
+    })
 }
 
 const STOP: &[&str] = &[

@@ -300,6 +300,29 @@ pub fn median(values: &mut [f64]) -> f64 {
     values.get(values.len() / 2).copied().unwrap_or(0.0)
 }
 
+/// Vectors of `dimension` floats, kept in the system temporary directory
+/// under `name`: read from there when a file of that name exists, else
+/// computed by `embed` and written there. For experiments that embed the
+/// same texts run after run; the name must change with the texts.
+pub fn cached_vectors(
+    name: &str,
+    dimension: usize,
+    embed: impl FnOnce() -> anyhow::Result<Vec<Vec<f32>>>,
+) -> anyhow::Result<Vec<Vec<f32>>> {
+    let path = std::env::temp_dir().join(format!("ferrex-{name}.f32"));
+    if let Ok(bytes) = std::fs::read(&path) {
+        let floats: Vec<f32> = bytes
+            .chunks_exact(4)
+            .map(|chunk| f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]))
+            .collect();
+        return Ok(floats.chunks(dimension).map(<[f32]>::to_vec).collect());
+    }
+    let vectors = embed()?;
+    let bytes: Vec<u8> = vectors.iter().flatten().flat_map(|value| value.to_le_bytes()).collect();
+    std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+    Ok(vectors)
+}
+
 /// Milliseconds as a float.
 pub fn millis(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1000.0
