@@ -142,15 +142,17 @@ async fn export_markdown(home: &Home, namespace: Option<&str>, out: &Path) -> an
             let arguments = json!({
                 "namespace": name, "status": "any", "limit": crate::views::MAX_PAGE, "offset": offset
             });
-            let page = control::call(&home.socket_file(), "list", arguments).await?;
-            let memories = page["memories"].as_array().cloned().unwrap_or_default();
-            for memory in &memories {
-                if let Some(id) = memory["id"].as_str() {
-                    entry.standing.insert(id.to_owned(), memory.clone());
+            let mut page = control::call(&home.socket_file(), "list", arguments).await?;
+            let total = page["total"].as_u64().unwrap_or(0) as usize;
+            let Value::Array(memories) = page["memories"].take() else { break };
+            let count = memories.len();
+            for memory in memories {
+                if let Some(id) = memory["id"].as_str().map(str::to_owned) {
+                    entry.standing.insert(id, memory);
                 }
             }
-            offset += memories.len();
-            if memories.is_empty() || offset >= page["total"].as_u64().unwrap_or(0) as usize {
+            offset += count;
+            if count == 0 || offset >= total {
                 break;
             }
         }
