@@ -104,6 +104,34 @@ fn main() -> anyhow::Result<()> {
             // Per model: the texts' vectors, then the queries'.
             vectors.push((text_vectors, query_vectors));
         }
+        // Centred: the mean of the OTHER set's text vectors taken away from
+        // every vector, then normalised (the common direction removed).
+        let other = if set.name == "locomo" { ("notes", 168) } else { ("locomo", 5882) };
+        for (position, tier) in tiers.iter().enumerate() {
+            let theirs = cached_vectors(
+                &format!("ensemble-{}-{tier}-texts-{}", other.0, other.1),
+                384,
+                || anyhow::bail!("run once without centring first"),
+            )?;
+            let mut mean = vec![0.0f32; 384];
+            for vector in &theirs {
+                for (sum, value) in mean.iter_mut().zip(vector) {
+                    *sum += value / theirs.len() as f32;
+                }
+            }
+            let centre = |list: &Vectors| -> Vectors {
+                list.iter()
+                    .map(|vector| {
+                        let shifted: Vec<f32> =
+                            vector.iter().zip(&mean).map(|(value, mean)| value - mean).collect();
+                        let norm = shifted.iter().map(|v| v * v).sum::<f32>().sqrt().max(1e-9);
+                        shifted.into_iter().map(|v| v / norm).collect()
+                    })
+                    .collect()
+            };
+            let centred = (centre(&vectors[position].0), centre(&vectors[position].1));
+            vectors.push(centred);
+        }
         let fts = rusqlite::Connection::open_in_memory()?;
         fts.execute_batch("CREATE VIRTUAL TABLE t USING fts5(text, grp UNINDEXED, tokenize = 'porter unicode61 remove_diacritics 2');")?;
         for (row, (group, text)) in set.texts.iter().enumerate() {
@@ -155,7 +183,11 @@ fn main() -> anyhow::Result<()> {
                 }
             };
             let ids = |list: &[(usize, f32)]| list.iter().map(|(row, _)| *row).collect::<Vec<_>>();
-            let combos: [(&str, &[usize]); 7] = [
+            let combos: [(&str, &[usize]); 11] = [
+                ("minilm-centred", &[3]),
+                ("e5-centred", &[4]),
+                ("bge-centred", &[5]),
+                ("minilm+bge centred", &[3, 5]),
                 ("minilm", &[0]),
                 ("e5", &[1]),
                 ("bge", &[2]),

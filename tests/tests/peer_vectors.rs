@@ -1,8 +1,8 @@
 //! Vectors from a peer: a fresh device takes the vectors of what it
 //! receives from a paired device running the same model (checked by
 //! embedding a sample itself) instead of embedding everything, and embeds
-//! by itself when the peer shares none. Real `ferrex` processes on
-//! loopback, the real model.
+//! by itself when the peer shares none or runs another model. Real
+//! `ferrex` processes on loopback, the real models.
 
 #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
@@ -130,6 +130,46 @@ async fn a_device_that_shares_no_vectors_leaves_the_fresh_device_to_embed_everyt
     let (here, there) = (answers(&on_fresh).await, answers(&on_source).await);
     assert!(here.iter().all(|ids| !ids.is_empty()), "{here:?}");
     assert_eq!(here, there);
+    on_fresh.close().await;
+    on_source.close().await;
+}
+
+#[tokio::test]
+async fn devices_running_different_models_each_embed_what_they_receive() {
+    let source =
+        TestHome::with_config("[node]\nname = \"source\"\n[embed]\nmodel = \"bge-small\"\n");
+    let fresh = TestHome::named("fresh");
+    let count = 40;
+    let (on_source, on_fresh) = fresh_device_joins(&source, &fresh, count).await;
+    let stats = caught_up(&on_fresh, count as u64).await.expect("the fresh device caught up");
+    assert!(stats["model"].as_str().unwrap().starts_with("all-MiniLM-L6-v2"), "{stats}");
+    assert_eq!(
+        stats["index_lag"]["vectors_from_peers"], 0,
+        "took another model's vectors: {stats}"
+    );
+
+    // What one device stores reaches the other, which embeds it with its
+    // own model and finds it by meaning.
+    let text = "The staging database is refreshed from a production snapshot every Sunday night.";
+    let id = on_fresh.store_text(text, "work").await;
+    // One word in common with it ("night"), none with the other memories.
+    let query = "which night is the pre-prod DB reloaded from the live one";
+    let found = eventually(CATCH_UP, || async {
+        let stats = stats_of(&on_source).await;
+        let lag = &stats["index_lag"];
+        if stats["memories"] != count as u64 + 1 || lag["embeddings_queued"] != 0 {
+            return None;
+        }
+        Some(on_source.recall_ids(query, "work", 3).await)
+    })
+    .await
+    .expect("the memory reached the source and was embedded there");
+    assert!(found.contains(&id), "{query:?} on the bge-small device: {found:?}");
+    let source_stats = stats_of(&on_source).await;
+    assert!(source_stats["model"].as_str().unwrap().starts_with("bge-small-en-v1.5"));
+    assert_eq!(source_stats["index_lag"]["vectors_from_peers"], 0, "{source_stats}");
+    let here = on_fresh.recall_ids(query, "work", 3).await;
+    assert!(here.contains(&id), "{query:?} on the minilm device: {here:?}");
     on_fresh.close().await;
     on_source.close().await;
 }
