@@ -45,9 +45,10 @@ fn main() -> anyhow::Result<()> {
     let mut locomo = Set { name: "locomo", texts: Vec::new(), cases: Vec::new() };
     for (group, conversation) in conversations.iter().enumerate() {
         let start = locomo.texts.len();
-        let mut by_dia = HashMap::new();
+        // Every turn of a dialogue id (a few ids repeat).
+        let mut by_dia: HashMap<String, Vec<usize>> = HashMap::new();
         for (index, turn) in conversation.turns.iter().enumerate() {
-            by_dia.insert(turn.dia_id.clone(), start + index);
+            by_dia.entry(turn.dia_id.clone()).or_default().push(start + index);
             locomo.texts.push((group, format!("[{}] {}: {}", turn.date, turn.speaker, turn.text)));
         }
         for question in &conversation.questions {
@@ -57,7 +58,13 @@ fn main() -> anyhow::Result<()> {
             locomo.cases.push(Case {
                 group,
                 query: question.question.clone(),
-                relevant: question.evidence.iter().filter_map(|e| by_dia.get(e).copied()).collect(),
+                relevant: question
+                    .evidence
+                    .iter()
+                    .filter_map(|e| by_dia.get(e))
+                    .flatten()
+                    .copied()
+                    .collect(),
                 held_out: group % 3 == 2,
             });
         }
@@ -77,22 +84,25 @@ fn main() -> anyhow::Result<()> {
         });
     }
     let tiers = [ModelTier::MiniLm, ModelTier::E5Small, ModelTier::BgeSmall];
-    for set in [&locomo, &notes] {
-        let mut vectors: Vec<(Vectors, Vectors)> = Vec::new();
-        for tier in tiers {
-            let options = EmbedderOptions { tier, ..EmbedderOptions::default() };
-            let mut embedder = FastEmbedder::load(&ModelSearch::from_env(), &options)
-                .with_context(|| format!("loading {tier}"))?;
+    let sets = [&locomo, &notes];
+    // embedded[set][model] = (the texts' vectors, the queries').
+    let mut embedded: Vec<Vec<(Vectors, Vectors)>> = vec![Vec::new(), Vec::new()];
+    for tier in tiers {
+        let options = EmbedderOptions { tier, ..EmbedderOptions::default() };
+        let mut embedder = FastEmbedder::load(&ModelSearch::from_env(), &options)
+            .with_context(|| format!("loading {tier}"))?;
+        let dimension = embedder.dimension();
+        for (position, set) in sets.iter().enumerate() {
             let texts: Vec<&str> = set.texts.iter().map(|(_, text)| text.as_str()).collect();
             let started = std::time::Instant::now();
             let text_vectors = cached_vectors(
                 &format!("ensemble-{}-{tier}-texts-{}", set.name, texts.len()),
-                384,
+                dimension,
                 || embedder.embed_batch(&texts).map_err(Into::into),
             )?;
             let query_vectors = cached_vectors(
                 &format!("ensemble-{}-{tier}-queries-{}", set.name, set.cases.len()),
-                384,
+                dimension,
                 || {
                     set.cases
                         .iter()
@@ -101,20 +111,17 @@ fn main() -> anyhow::Result<()> {
                 },
             )?;
             println!("{} {tier}: vectors in {:.1?}", set.name, started.elapsed());
-            // Per model: the texts' vectors, then the queries'.
-            vectors.push((text_vectors, query_vectors));
+            embedded[position].push((text_vectors, query_vectors));
         }
+    }
+    for (position, set) in sets.iter().enumerate() {
+        let mut vectors = embedded[position].clone();
         // Centred: the mean of the OTHER set's text vectors taken away from
         // every vector, then normalised (the common direction removed).
-        let other = if set.name == "locomo" { ("notes", 168) } else { ("locomo", 5882) };
-        for (position, tier) in tiers.iter().enumerate() {
-            let theirs = cached_vectors(
-                &format!("ensemble-{}-{tier}-texts-{}", other.0, other.1),
-                384,
-                || anyhow::bail!("run once without centring first"),
-            )?;
-            let mut mean = vec![0.0f32; 384];
-            for vector in &theirs {
+        for model in 0..tiers.len() {
+            let theirs = &embedded[1 - position][model].0;
+            let mut mean = vec![0.0f32; theirs[0].len()];
+            for vector in theirs {
                 for (sum, value) in mean.iter_mut().zip(vector) {
                     *sum += value / theirs.len() as f32;
                 }
@@ -129,7 +136,7 @@ fn main() -> anyhow::Result<()> {
                     })
                     .collect()
             };
-            let centred = (centre(&vectors[position].0), centre(&vectors[position].1));
+            let centred = (centre(&vectors[model].0), centre(&vectors[model].1));
             vectors.push(centred);
         }
         let fts = rusqlite::Connection::open_in_memory()?;

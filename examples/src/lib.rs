@@ -310,7 +310,12 @@ pub fn cached_vectors(
     embed: impl FnOnce() -> anyhow::Result<Vec<Vec<f32>>>,
 ) -> anyhow::Result<Vec<Vec<f32>>> {
     let path = std::env::temp_dir().join(format!("ferrex-{name}.f32"));
-    if let Ok(bytes) = std::fs::read(&path) {
+    // A file of whole vectors only (an interrupted write is never renamed
+    // into place, but a file from elsewhere may be cut short).
+    if let Ok(bytes) = std::fs::read(&path)
+        && !bytes.is_empty()
+        && bytes.len() % (dimension * 4) == 0
+    {
         let floats: Vec<f32> = bytes
             .chunks_exact(4)
             .map(|chunk| f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]))
@@ -319,7 +324,9 @@ pub fn cached_vectors(
     }
     let vectors = embed()?;
     let bytes: Vec<u8> = vectors.iter().flatten().flat_map(|value| value.to_le_bytes()).collect();
-    std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+    let partial = path.with_extension("partial");
+    std::fs::write(&partial, bytes).with_context(|| format!("writing {}", partial.display()))?;
+    std::fs::rename(&partial, &path).with_context(|| format!("writing {}", path.display()))?;
     Ok(vectors)
 }
 

@@ -49,7 +49,9 @@ pub enum Request {
     },
     /// Run an operation on the memory: a tool (`recall`, `store`, …) or a
     /// view (`list`, `show`, `topics`), with the tools' argument checks.
-    /// The answer is `{"ok": true, "answer": …}`.
+    /// The answer is `{"ok": true, "answer": …}`; a request the node
+    /// refuses as invalid (nothing changed) is answered `{"ok": false,
+    /// "error": …, "invalid": true}`, see [`Refused`].
     Call {
         /// Its name.
         name: String,
@@ -74,7 +76,7 @@ pub enum Request {
 }
 
 /// The node answered a request with an error (as against the node not
-/// being reached, or its answer being cut off: those are I/O errors).
+/// being reached, or not answering: those are other errors).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct Refused {

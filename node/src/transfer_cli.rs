@@ -144,7 +144,9 @@ async fn export_markdown(home: &Home, namespace: Option<&str>, out: &Path) -> an
             });
             let mut page = control::call(&home.socket_file(), "list", arguments).await?;
             let total = page["total"].as_u64().unwrap_or(0) as usize;
-            let Value::Array(memories) = page["memories"].take() else { break };
+            let Some(Value::Array(memories)) = page.get_mut("memories").map(Value::take) else {
+                break;
+            };
             let count = memories.len();
             for memory in memories {
                 if let Some(id) = memory["id"].as_str().map(str::to_owned) {
@@ -404,7 +406,16 @@ async fn restore(
                     let arguments = json!({"id": entity, "limit": 1});
                     let answer = control::call(&home.socket_file(), "entity", arguments).await;
                     let known = entity_held(answer).map_err(|error| {
-                        nothing(format!("could not ask the node about entity {entity}: {error:#}"))
+                        // A node older than this command marks no refusal.
+                        let hint = if error.downcast_ref::<control::Refused>().is_some() {
+                            " (if the running node is older than this command, stop it with \
+                             `ferrex stop` and import again)"
+                        } else {
+                            ""
+                        };
+                        nothing(format!(
+                            "could not ask the node about entity {entity}: {error:#}{hint}"
+                        ))
                     })?;
                     here.insert(entity.clone(), known);
                 }

@@ -139,7 +139,9 @@ async fn devices_running_different_models_each_embed_what_they_receive() {
     let source =
         TestHome::with_config("[node]\nname = \"source\"\n[embed]\nmodel = \"bge-small\"\n");
     let fresh = TestHome::named("fresh");
-    let count = 40;
+    // Enough for the fresh device to ask its peer for vectors (a backlog of
+    // at least `peer_vectors::MIN_BACKLOG`, 48): the peer runs another model.
+    let count = 120;
     let (on_source, on_fresh) = fresh_device_joins(&source, &fresh, count).await;
     let stats = caught_up(&on_fresh, count as u64).await.expect("the fresh device caught up");
     assert!(stats["model"].as_str().unwrap().starts_with("all-MiniLM-L6-v2"), "{stats}");
@@ -149,27 +151,38 @@ async fn devices_running_different_models_each_embed_what_they_receive() {
     );
 
     // What one device stores reaches the other, which embeds it with its
-    // own model and finds it by meaning.
-    let text = "The staging database is refreshed from a production snapshot every Sunday night.";
-    let id = on_fresh.store_text(text, "work").await;
-    // One word in common with it ("night"), none with the other memories.
-    let query = "which night is the pre-prod DB reloaded from the live one";
+    // own model and finds it by meaning (a few memories: too few to ask
+    // for). Their own namespace, away from the look-alike notes.
+    let ops = [
+        "The staging database is refreshed from a production snapshot every Sunday night.",
+        "New engineers get VPN access from the IT helpdesk after their first week.",
+        "The on-call rotation changes every Monday at ten and is posted in the team channel.",
+        "Our office plants are watered by the facilities team on Wednesdays.",
+    ];
+    let mut ids = Vec::new();
+    for text in ops {
+        ids.push(on_fresh.store_text(text, "ops").await);
+    }
+    // No word in common with the memory it asks about.
+    let query = "how current is the data in the pre-prod DB";
     let found = eventually(CATCH_UP, || async {
         let stats = stats_of(&on_source).await;
         let lag = &stats["index_lag"];
-        if stats["memories"] != count as u64 + 1 || lag["embeddings_queued"] != 0 {
+        let all = (count + ops.len()) as u64;
+        if stats["memories"] != all || lag["embeddings_queued"] != 0 {
             return None;
         }
-        Some(on_source.recall_ids(query, "work", 3).await)
+        Some(on_source.recall_ids(query, "ops", 4).await)
     })
     .await
-    .expect("the memory reached the source and was embedded there");
-    assert!(found.contains(&id), "{query:?} on the bge-small device: {found:?}");
+    .expect("the memories reached the source and were embedded there");
+    assert_eq!(found.first(), Some(&ids[0]), "{query:?} on the bge-small device: {found:?}");
+    assert_eq!(found.len(), ops.len(), "every memory has its vector there: {found:?}");
     let source_stats = stats_of(&on_source).await;
     assert!(source_stats["model"].as_str().unwrap().starts_with("bge-small-en-v1.5"));
     assert_eq!(source_stats["index_lag"]["vectors_from_peers"], 0, "{source_stats}");
-    let here = on_fresh.recall_ids(query, "work", 3).await;
-    assert!(here.contains(&id), "{query:?} on the minilm device: {here:?}");
+    let here = on_fresh.recall_ids(query, "ops", 4).await;
+    assert_eq!(here.first(), Some(&ids[0]), "{query:?} on the minilm device: {here:?}");
     on_fresh.close().await;
     on_source.close().await;
 }
