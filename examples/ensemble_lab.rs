@@ -8,7 +8,9 @@
 //! and every note with each pinned model (cached under the temporary
 //! directory), then prints R@1 / R@5 / MRR for each model alone, for their
 //! rank fusions and for their score fusions (the mean of cosines: one
-//! concatenated vector), each with and without BM25.
+//! concatenated vector), each with and without BM25; the same with each
+//! model's vectors centred; and, first, where each model ranks one
+//! memory among 40 templated look-alikes for six paraphrased questions.
 
 use std::collections::HashMap;
 
@@ -92,6 +94,7 @@ fn main() -> anyhow::Result<()> {
         let mut embedder = FastEmbedder::load(&ModelSearch::from_env(), &options)
             .with_context(|| format!("loading {tier}"))?;
         let dimension = embedder.dimension();
+        look_alikes(&mut embedder, tier)?;
         for (position, set) in sets.iter().enumerate() {
             let texts: Vec<&str> = set.texts.iter().map(|(_, text)| text.as_str()).collect();
             let started = std::time::Instant::now();
@@ -246,6 +249,66 @@ fn main() -> anyhow::Result<()> {
             println!("  {name:<34} {:>22} {:>22}", figures(false), figures(true));
         }
     }
+    Ok(())
+}
+
+/// One memory among 40 templated look-alikes (as in
+/// `tests/tests/peer_vectors.rs`), and six questions about it that share
+/// at most one word with it: where does each model rank it?
+#[allow(clippy::print_stdout, reason = "an experiment prints its figures")]
+fn look_alikes(embedder: &mut FastEmbedder, tier: ModelTier) -> anyhow::Result<()> {
+    const SUBJECTS: [&str; 8] = [
+        "the billing service",
+        "the search cluster",
+        "the mobile app",
+        "the data pipeline",
+        "the auth gateway",
+        "the release train",
+        "the design system",
+        "the metrics stack",
+    ];
+    const FACTS: [&str; 10] = [
+        "moved to a new region after the outage",
+        "needs a review from the platform team before each deploy",
+        "is owned by Priya since the reorganisation",
+        "logs too much at debug level and fills the disk",
+        "was rewritten in Rust to cut its memory use",
+        "depends on a cron job that runs at midnight",
+        "uses feature flags kept in the config repository",
+        "broke when the certificate expired in March",
+        "keeps its runbook in the wiki under operations",
+        "gets its secrets from the vault agent",
+    ];
+    const QUESTIONS: [&str; 6] = [
+        "which night is the pre-prod DB reloaded from the live one",
+        "how fresh is the copy of prod we test against",
+        "how stale can the QA dataset get",
+        "when do we clone the live DB into pre-production",
+        "how up to date is the non-production database",
+        "where does the pre-release environment get its data from",
+    ];
+    let mut texts: Vec<String> = (0..40)
+        .map(|index| {
+            format!(
+                "Note {index}: {} {}. Ticket {} tracks the follow-up work.",
+                SUBJECTS[index % 8],
+                FACTS[(index / 8) % 10],
+                1000 + index
+            )
+        })
+        .collect();
+    texts.push(
+        "The staging database is refreshed from a production snapshot every Sunday night.".into(),
+    );
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let vectors = embedder.embed_batch(&refs)?;
+    let mut ranks = Vec::new();
+    for question in QUESTIONS {
+        let query = embedder.embed_query(question)?;
+        let target = dot(&query, &vectors[40]);
+        ranks.push(1 + vectors[..40].iter().filter(|v| dot(&query, v) > target).count());
+    }
+    println!("{tier}: the one memory among 40 look-alikes ranks {ranks:?} of 41 for six questions");
     Ok(())
 }
 
