@@ -257,28 +257,6 @@ fn main() -> anyhow::Result<()> {
 /// at most one word with it: where does each model rank it?
 #[allow(clippy::print_stdout, reason = "an experiment prints its figures")]
 fn look_alikes(embedder: &mut FastEmbedder, tier: ModelTier) -> anyhow::Result<()> {
-    const SUBJECTS: [&str; 8] = [
-        "the billing service",
-        "the search cluster",
-        "the mobile app",
-        "the data pipeline",
-        "the auth gateway",
-        "the release train",
-        "the design system",
-        "the metrics stack",
-    ];
-    const FACTS: [&str; 10] = [
-        "moved to a new region after the outage",
-        "needs a review from the platform team before each deploy",
-        "is owned by Priya since the reorganisation",
-        "logs too much at debug level and fills the disk",
-        "was rewritten in Rust to cut its memory use",
-        "depends on a cron job that runs at midnight",
-        "uses feature flags kept in the config repository",
-        "broke when the certificate expired in March",
-        "keeps its runbook in the wiki under operations",
-        "gets its secrets from the vault agent",
-    ];
     const QUESTIONS: [&str; 6] = [
         "which night is the pre-prod DB reloaded from the live one",
         "how fresh is the copy of prod we test against",
@@ -287,16 +265,7 @@ fn look_alikes(embedder: &mut FastEmbedder, tier: ModelTier) -> anyhow::Result<(
         "how up to date is the non-production database",
         "where does the pre-release environment get its data from",
     ];
-    let mut texts: Vec<String> = (0..40)
-        .map(|index| {
-            format!(
-                "Note {index}: {} {}. Ticket {} tracks the follow-up work.",
-                SUBJECTS[index % 8],
-                FACTS[(index / 8) % 10],
-                1000 + index
-            )
-        })
-        .collect();
+    let mut texts = ferrex_tests::look_alike_notes(40);
     texts.push(
         "The staging database is refreshed from a production snapshot every Sunday night.".into(),
     );

@@ -8,48 +8,11 @@
 
 use std::time::Duration;
 
-use ferrex_tests::{Client, TestHome, eventually};
+use ferrex_tests::{Client, TestHome, eventually, look_alike_notes as texts};
 use serde_json::{Value, json};
 
 /// How long a fresh device may take to receive and embed what it is sent.
 const CATCH_UP: Duration = Duration::from_secs(120);
-
-const SUBJECTS: [&str; 8] = [
-    "the billing service",
-    "the search cluster",
-    "the mobile app",
-    "the data pipeline",
-    "the auth gateway",
-    "the release train",
-    "the design system",
-    "the metrics stack",
-];
-const FACTS: [&str; 10] = [
-    "moved to a new region after the outage",
-    "needs a review from the platform team before each deploy",
-    "is owned by Priya since the reorganisation",
-    "logs too much at debug level and fills the disk",
-    "was rewritten in Rust to cut its memory use",
-    "depends on a cron job that runs at midnight",
-    "uses feature flags kept in the config repository",
-    "broke when the certificate expired in March",
-    "keeps its runbook in the wiki under operations",
-    "gets its secrets from the vault agent",
-];
-
-/// `count` distinct memories of two sentences (so each has passages too).
-fn texts(count: usize) -> Vec<String> {
-    (0..count)
-        .map(|index| {
-            let subject = SUBJECTS[index % SUBJECTS.len()];
-            let fact = FACTS[(index / SUBJECTS.len()) % FACTS.len()];
-            format!(
-                "Note {index}: {subject} {fact}. Ticket {} tracks the follow-up work.",
-                1000 + index
-            )
-        })
-        .collect()
-}
 
 async fn stats_of(client: &Client) -> Value {
     client.ok("stats", json!({})).await
