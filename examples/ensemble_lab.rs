@@ -17,7 +17,9 @@ use std::collections::HashMap;
 use anyhow::Context;
 use ferrex_core::Embedder;
 use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch, ModelTier};
-use ferrex_examples::{DEFAULT_LOCOMO, cached_vectors, load_locomo, paraphrase_cases};
+use ferrex_examples::{
+    DEFAULT_LOCOMO, cached_vectors, content_words, dot, load_locomo, paraphrase_cases,
+};
 
 /// One retrieval problem: candidates of a group, a query, what answers it.
 struct Case {
@@ -293,30 +295,14 @@ fn rrf(lists: &[(Vec<usize>, f64)]) -> Vec<usize> {
     fused.into_iter().map(|(row, _)| row).collect()
 }
 
-fn dot(left: &[f32], right: &[f32]) -> f32 {
-    left.iter().zip(right).map(|(a, b)| a * b).sum()
-}
-
 /// BM25 top 100 of one group, best first.
 fn search(
     fts: &rusqlite::Connection,
     text: &str,
     group: usize,
 ) -> anyhow::Result<Vec<(usize, f32)>> {
-    const STOP: &[&str] = &[
-        "a", "an", "and", "are", "as", "at", "be", "but", "by", "did", "do", "does", "for", "from",
-        "had", "has", "have", "he", "her", "his", "how", "i", "if", "in", "into", "is", "it",
-        "its", "me", "my", "of", "on", "or", "our", "she", "so", "that", "the", "their", "them",
-        "then", "there", "they", "this", "to", "was", "we", "were", "what", "when", "where",
-        "which", "who", "why", "will", "with", "you", "your",
-    ];
-    let words: Vec<String> = text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
-        .filter(|word| !STOP.contains(&word.as_str()))
-        .map(|word| format!("\"{word}\""))
-        .collect();
+    let words: Vec<String> =
+        content_words(text).into_iter().map(|word| format!("\"{word}\"")).collect();
     if words.is_empty() {
         return Ok(Vec::new());
     }

@@ -18,7 +18,9 @@ use std::{collections::HashMap, path::PathBuf};
 use anyhow::Context;
 use ferrex_core::{Embedder, passages::passages};
 use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch};
-use ferrex_examples::{Conversation, DEFAULT_LOCOMO, cached_vectors, load_locomo};
+use ferrex_examples::{
+    Conversation, DEFAULT_LOCOMO, cached_vectors, content_words, dot, load_locomo,
+};
 
 struct Variant {
     name: &'static str,
@@ -130,14 +132,8 @@ fn main() -> anyhow::Result<()> {
             offset += conversation.turns.len();
         }
         for (conversation, question) in &questions {
-            let words: Vec<String> = question
-                .question
-                .split(|c: char| !c.is_alphanumeric())
-                .filter(|w| !w.is_empty())
-                .map(str::to_lowercase)
-                .filter(|w| !STOP.contains(&w.as_str()))
-                .map(|w| format!("\"{w}\""))
-                .collect();
+            let words: Vec<String> =
+                content_words(&question.question).into_iter().map(|w| format!("\"{w}\"")).collect();
             if words.is_empty() {
                 continue;
             }
@@ -280,11 +276,11 @@ fn main() -> anyhow::Result<()> {
             }
             // Pseudo-relevance feedback: the words most shared by the top
             // full-text hits, added to the query.
-            let query_words: Vec<String> = words_of(&question.question);
+            let query_words: Vec<String> = content_words(&question.question);
             let mut counts: HashMap<String, usize> = HashMap::new();
             for (row, _) in bm25.iter().take(5) {
                 let text = &keyword_texts[*conversation][*row - range.start];
-                let mut seen: Vec<String> = words_of(text);
+                let mut seen: Vec<String> = content_words(text);
                 seen.sort();
                 seen.dedup();
                 for word in seen {
@@ -486,30 +482,13 @@ fn strip_question(question: &str) -> String {
     words[start..].join(" ").trim_end_matches('?').to_owned()
 }
 
-fn words_of(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
-        .filter(|word| !STOP.contains(&word.as_str()))
-        .collect()
-}
-
-fn dot(left: &[f32], right: &[f32]) -> f32 {
-    left.iter().zip(right).map(|(a, b)| a * b).sum()
-}
-
 /// BM25 top 100 of one conversation, best first, as positive scores.
 fn search(
     fts: &rusqlite::Connection,
     text: &str,
     conversation: usize,
 ) -> anyhow::Result<Vec<(usize, f64)>> {
-    let plain: Vec<String> = text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
-        .filter(|word| !STOP.contains(&word.as_str()))
-        .collect();
+    let plain = content_words(text);
     let mut words: Vec<String> = plain.iter().map(|word| format!("\"{word}\"")).collect();
     if std::env::var_os("LAB_BIGRAMS").is_some() {
         for pair in plain.windows(2) {
@@ -541,11 +520,3 @@ fn cached(
         Ok(embedder.embed_batch(texts)?)
     })
 }
-
-const STOP: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "did", "do", "does", "for", "from",
-    "had", "has", "have", "he", "her", "his", "how", "i", "if", "in", "into", "is", "it", "its",
-    "me", "my", "of", "on", "or", "our", "she", "so", "that", "the", "their", "them", "then",
-    "there", "they", "this", "to", "was", "we", "were", "what", "when", "where", "which", "who",
-    "why", "will", "with", "you", "your",
-];

@@ -330,6 +330,28 @@ pub fn cached_vectors(
     Ok(vectors)
 }
 
+/// The words of `text` a lab's full-text query keeps: lowercased, split on
+/// anything not alphanumeric, common English words dropped.
+pub fn content_words(text: &str) -> Vec<String> {
+    const STOP: &[&str] = &[
+        "a", "an", "and", "are", "as", "at", "be", "but", "by", "did", "do", "does", "for", "from",
+        "had", "has", "have", "he", "her", "his", "how", "i", "if", "in", "into", "is", "it",
+        "its", "me", "my", "of", "on", "or", "our", "she", "so", "that", "the", "their", "them",
+        "then", "there", "they", "this", "to", "was", "we", "were", "what", "when", "where",
+        "which", "who", "why", "will", "with", "you", "your",
+    ];
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+        .filter(|word| !STOP.contains(&word.as_str()))
+        .collect()
+}
+
+/// The dot product of two vectors (their cosine, when both are normalised).
+pub fn dot(left: &[f32], right: &[f32]) -> f32 {
+    left.iter().zip(right).map(|(a, b)| a * b).sum()
+}
+
 /// Milliseconds as a float.
 pub fn millis(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1000.0

@@ -363,14 +363,20 @@ async fn ingest(
 
 /// Whether the node's answer to an `entity` call says it holds the
 /// entity: refused as invalid means it does not; any other failure (the
-/// node unreachable or failing) is no answer, and is the error.
-fn entity_held(answer: anyhow::Result<Value>) -> anyhow::Result<bool> {
-    match answer {
-        Ok(_) => Ok(true),
-        Err(error) if error.downcast_ref::<control::Refused>().is_some_and(|r| r.invalid) => {
-            Ok(false)
-        }
-        Err(error) => Err(error),
+/// node unreachable or failing) is no answer, and is the error, as text.
+fn entity_held(answer: anyhow::Result<Value>) -> Result<bool, String> {
+    let error = match answer {
+        Ok(_) => return Ok(true),
+        Err(error) => error,
+    };
+    match error.downcast_ref::<control::Refused>() {
+        Some(refused) if refused.invalid => Ok(false),
+        // A node older than this command marks no refusal.
+        Some(_) => Err(format!(
+            "{error:#} (if the running node is older than this command, stop it with `ferrex \
+             stop` and import again)"
+        )),
+        None => Err(format!("{error:#}")),
     }
 }
 
@@ -406,16 +412,7 @@ async fn restore(
                     let arguments = json!({"id": entity, "limit": 1});
                     let answer = control::call(&home.socket_file(), "entity", arguments).await;
                     let known = entity_held(answer).map_err(|error| {
-                        // A node older than this command marks no refusal.
-                        let hint = if error.downcast_ref::<control::Refused>().is_some() {
-                            " (if the running node is older than this command, stop it with \
-                             `ferrex stop` and import again)"
-                        } else {
-                            ""
-                        };
-                        nothing(format!(
-                            "could not ask the node about entity {entity}: {error:#}{hint}"
-                        ))
+                        nothing(format!("could not ask the node about entity {entity}: {error}"))
                     })?;
                     here.insert(entity.clone(), known);
                 }

@@ -263,26 +263,27 @@ impl Index {
         ids: impl IntoIterator<Item = &'a String>,
     ) -> anyhow::Result<HashSet<String>> {
         let sql = "SELECT EXISTS (SELECT 1 FROM pending_keys WHERE root = 'memories' AND id = ?1)";
-        Ok(self
-            .exists_each(sql, ids)?
-            .into_iter()
-            .filter(|(_, waits)| *waits)
-            .map(|(id, _)| id.clone())
-            .collect())
+        Ok(self.ids_where(sql, true, ids)?.into_iter().collect())
     }
 
-    /// Each of `ids` with whether `exists` (a query of one row and column,
-    /// the id its `?1`) says yes, in order, all in one read transaction.
-    pub(crate) fn exists_each<'a>(
+    /// Those of `ids` for which `exists` (a query of one row and column,
+    /// the id its `?1`) answers `answer`, in order, all in one read
+    /// transaction.
+    pub(crate) fn ids_where<'a>(
         &self,
         exists: &str,
+        answer: bool,
         ids: impl IntoIterator<Item = &'a String>,
-    ) -> anyhow::Result<Vec<(&'a String, bool)>> {
+    ) -> anyhow::Result<Vec<String>> {
         self.in_one_read(|conn| {
             let mut statement = conn.prepare_cached(exists)?;
-            ids.into_iter()
-                .map(|id| Ok((id, statement.query_row([id], |row| row.get::<_, bool>(0))?)))
-                .collect()
+            let mut kept = Vec::new();
+            for id in ids {
+                if statement.query_row([id], |row| row.get::<_, bool>(0))? == answer {
+                    kept.push(id.clone());
+                }
+            }
+            Ok(kept)
         })
     }
 

@@ -276,13 +276,7 @@ impl Index {
         &self,
         ids: impl IntoIterator<Item = &'a String>,
     ) -> anyhow::Result<Vec<String>> {
-        let sql = "SELECT EXISTS (SELECT 1 FROM memories WHERE id = ?1)";
-        Ok(self
-            .exists_each(sql, ids)?
-            .into_iter()
-            .filter(|(_, held)| !held)
-            .map(|(id, _)| id.clone())
-            .collect())
+        self.ids_where("SELECT EXISTS (SELECT 1 FROM memories WHERE id = ?1)", false, ids)
     }
 
     /// The rows of the facts among `ids`, in their order (text memories
