@@ -3,7 +3,7 @@
 //! correction of earlier free text, or free text that updates a fact. Pure
 //! decisions; the node supplies the similarities.
 
-use crate::{predicate::Cardinality, slots::Slots};
+use crate::{predicate::Cardinality, slots::Slots, stem::stem};
 
 /// Thresholds of the store pipeline's judgements.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -284,18 +284,6 @@ const ATTRIBUTE_VERBS: &[(&[&str], &[&str])] = &[
         &["took", "promoted", "handed", "transferred"],
     ),
 ];
-
-/// A word's stem, roughly: `lives`, `lived` and `living` are `liv`.
-pub(crate) fn stem(word: &str) -> &str {
-    for suffix in ["ing", "ed", "es", "s", "e"] {
-        if let Some(stem) = word.strip_suffix(suffix)
-            && stem.len() >= 3
-        {
-            return stem;
-        }
-    }
-    word
-}
 
 /// Whether `text` announces a change ("now", "moved", "no longer", ...):
 /// free text that does not cannot update a fact.

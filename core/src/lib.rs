@@ -19,6 +19,7 @@ pub mod scoring;
 pub mod secrets;
 pub mod settings;
 mod slots;
+mod stem;
 pub mod time;
 pub mod validate;
 pub mod when;

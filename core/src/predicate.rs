@@ -534,9 +534,7 @@ pub fn differ_in_a_word(left: &str, right: &str) -> bool {
         return true;
     }
     let shared_stem = left_content.iter().any(|word| {
-        right_content
-            .iter()
-            .any(|other| crate::conflict::stem(word) == crate::conflict::stem(other))
+        right_content.iter().any(|other| crate::stem::stem(word) == crate::stem::stem(other))
     });
     let last_preposition =
         |list: &[String]| list.last().filter(|word| PREPOSITIONS.contains(&word.as_str())).cloned();

@@ -66,7 +66,7 @@ pub fn words(text: &str) -> impl Iterator<Item = String> + '_ {
 /// The keyword a word stands for, if it is not a stop word: its crude stem
 /// (`deploys` / `deployed` / `deploying` → `deploy`).
 fn keyword(word: &str) -> Option<&str> {
-    (!STOP_WORDS.contains(&word)).then(|| crate::conflict::stem(word))
+    (!STOP_WORDS.contains(&word)).then(|| crate::stem::stem(word))
 }
 
 /// The distinct keywords of `text`, in order of first appearance: its
