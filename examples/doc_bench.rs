@@ -39,7 +39,7 @@ fn main() -> anyhow::Result<()> {
     println!("shard capacity   shards   write p50   write p95   load all   bytes on disk");
     for capacity in capacities {
         let scratch = tempfile::tempdir_in(&dir)?;
-        let options = ReplicaOptions { shard_capacity: capacity };
+        let options = ReplicaOptions { shard_capacity: capacity, ..ReplicaOptions::default() };
         let replica = Replica::open(scratch.path(), "bench-device", options)?;
         let mut next = 0usize;
         while next + 200 < total {

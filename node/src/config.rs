@@ -83,6 +83,9 @@ pub struct Config {
     pub threads: usize,
     /// `memory.shard_capacity`: memories per document shard.
     pub shard_capacity: usize,
+    /// `memory.compact_log_bytes`: a document's log is compacted into its
+    /// snapshot once it is larger than this (and a quarter of the snapshot).
+    pub compact_log_bytes: u64,
     /// `memory.*` (but `shard_capacity`) and `[predicates]`: the settings
     /// of every namespace without its own.
     pub memory: MemorySettings,
@@ -104,8 +107,19 @@ impl Default for Config {
             tier: ModelTier::default(),
             threads: 1,
             shard_capacity: 10_000,
+            compact_log_bytes: ferrex_sync::storage::DEFAULT_COMPACT_LOG_BYTES,
             memory: MemorySettings::default(),
             namespace_overrides: BTreeMap::new(),
+        }
+    }
+}
+
+impl Config {
+    /// How the replica lays out and compacts its documents.
+    pub fn replica_options(&self) -> ferrex_sync::ReplicaOptions {
+        ferrex_sync::ReplicaOptions {
+            shard_capacity: self.shard_capacity,
+            compact_log_bytes: self.compact_log_bytes,
         }
     }
 }
@@ -126,6 +140,7 @@ pub const KEYS: &[&str] = &[
     "embed.tier",
     "embed.threads",
     "memory.shard_capacity",
+    "memory.compact_log_bytes",
     "memory.episodic_half_life_days",
     "memory.semantic_half_life_days",
     "memory.procedural_half_life_days",
@@ -274,9 +289,12 @@ impl Config {
                 continue;
             }
             let full = format!("memory.{key}");
-            if full == "memory.shard_capacity" || !KEYS.contains(&full.as_str()) {
+            if full == "memory.shard_capacity"
+                || full == "memory.compact_log_bytes"
+                || !KEYS.contains(&full.as_str())
+            {
                 bail!(
-                    "unknown key {key} in [namespaces.{namespace}]; a namespace may set the memory.* thresholds (except shard_capacity), predicates and cardinality"
+                    "unknown key {key} in [namespaces.{namespace}]; a namespace may set the memory.* thresholds (except shard_capacity and compact_log_bytes), predicates and cardinality"
                 );
             }
             overrides.push((full, scalar_text(&format!("namespaces.{namespace}.{key}"), value)?));
@@ -354,6 +372,9 @@ impl Config {
                     .ok()
                     .filter(|capacity| *capacity >= 1)
                     .ok_or_else(|| invalid("must be a whole number of at least 1".into()))?
+            }
+            "memory.compact_log_bytes" => {
+                self.compact_log_bytes = whole_number(value, 1_024..=1 << 30).map_err(invalid)?
             }
             key if key.starts_with("memory.")
                 || key.starts_with("predicates.")
@@ -635,6 +656,7 @@ mod tests {
         assert_eq!(work.predicates.normalise("home city", [], 0.85).0, "lives_in");
         for (bad, needle) in [
             ("[namespaces.work]\nshard_capacity = 3\n", "unknown key shard_capacity"),
+            ("[namespaces.work]\ncompact_log_bytes = 4096\n", "unknown key compact_log_bytes"),
             ("[namespaces.work]\nduplicate_threshold = 2\n", "between 0 and 1"),
             ("[namespaces.\"bad ns\"]\nduplicate_threshold = 0.5\n", "namespace"),
             ("[predicates]\nlives_in = \"resides in\"\n", "list of strings"),
@@ -642,6 +664,14 @@ mod tests {
             let error = format!("{:#}", load(bad, &[], &[]).unwrap_err());
             assert!(error.contains(needle), "{bad:?}: {error}");
         }
+    }
+
+    #[test]
+    fn the_compaction_threshold_reaches_the_replica() {
+        let config = load("[memory]\ncompact_log_bytes = 4096\n", &[], &[]).unwrap();
+        assert_eq!(config.replica_options().compact_log_bytes, 4096);
+        let default = Config::default().replica_options();
+        assert_eq!(default.compact_log_bytes, ferrex_sync::storage::DEFAULT_COMPACT_LOG_BYTES);
     }
 
     #[test]
@@ -659,6 +689,7 @@ mod tests {
             ("[embed]\ntier = \"huge\"\n", "e5-small"),
             ("[embed]\nmodel = \"huge\"\n", "minilm, e5-small, bge-small"),
             ("[memory]\nrerank_depth = 500\n", "0 to 100"),
+            ("[memory]\ncompact_log_bytes = 10\n", "1024 to 1073741824"),
             ("[memory]\nkeyword_coverage = \"lots\"\n", "keyword_coverage"),
             ("[memory]\nexact_search = \"sometimes\"\n", "true or false"),
             ("[network]\nshare_vectors = \"yes\"\n", "true or false"),

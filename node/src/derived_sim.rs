@@ -140,7 +140,8 @@ fn text(rng: &mut Rng) -> String {
 }
 
 fn open_replica(dir: &Path, device: &str) -> Replica {
-    Replica::open(dir, device, ReplicaOptions { shard_capacity: 40 }).unwrap()
+    Replica::open(dir, device, ReplicaOptions { shard_capacity: 40, ..ReplicaOptions::default() })
+        .unwrap()
 }
 
 fn open_index(path: &Path) -> Index {

@@ -13,7 +13,7 @@ use std::{
 use anyhow::Context;
 use ferrex_core::Embedder;
 use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelFiles, ModelSearch, Reranker};
-use ferrex_sync::{Replica, ReplicaOptions};
+use ferrex_sync::Replica;
 
 use crate::{
     config::Config,
@@ -121,12 +121,8 @@ impl Node {
                 index.load_signs().context("reading the index's sign bits")?;
                 Ok((session, files, index, opened, model_time, profile))
             });
-            let replica = Replica::open(
-                &home.docs_dir(),
-                &device.id,
-                ReplicaOptions { shard_capacity: config.shard_capacity },
-            )
-            .context("opening the documents");
+            let replica = Replica::open(&home.docs_dir(), &device.id, config.replica_options())
+                .context("opening the documents");
             let documents = started.elapsed();
             let sessions = sessions
                 .join()

@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use anyhow::Context;
-use ferrex_sync::{PairingTicket, Replica, ReplicaOptions, offline_peers};
+use ferrex_sync::{PairingTicket, Replica, offline_peers};
 use serde_json::Value;
 
 use crate::{
@@ -152,11 +152,7 @@ fn offline_status(home: &Home, config: &Config) -> anyhow::Result<Value> {
     }
     // Hold the home while reading, so that no node starts meanwhile.
     let _lock = daemon::lock_home(home)?;
-    let replica = Replica::open(
-        &home.docs_dir(),
-        &device.id,
-        ReplicaOptions { shard_capacity: config.shard_capacity },
-    )?;
+    let replica = Replica::open(&home.docs_dir(), &device.id, config.replica_options())?;
     let peers = offline_peers(&replica, &home.sync_dir(), &device.id);
     Ok(status::status_json(false, &this, status::documents_json(&replica), &peers, None))
 }

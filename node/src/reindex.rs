@@ -3,7 +3,7 @@
 use std::sync::PoisonError;
 
 use anyhow::Context;
-use ferrex_sync::{Replica, ReplicaOptions};
+use ferrex_sync::Replica;
 
 use crate::{
     config::Config,
@@ -67,12 +67,8 @@ pub fn rebuild_offline(
         let embedder = load_session(&files, config)?;
         (embedder.model_id().to_owned(), embedder.dimension())
     };
-    let replica = Replica::open(
-        &home.docs_dir(),
-        &device.id,
-        ReplicaOptions { shard_capacity: config.shard_capacity },
-    )
-    .context("opening the documents")?;
+    let replica = Replica::open(&home.docs_dir(), &device.id, config.replica_options())
+        .context("opening the documents")?;
     let (mut index, _) = Index::open(&home.index_file(), &model_id, dimension)?;
     let memories = project(&mut index, &replica, &mut progress)?;
     // Embedding reads the index alone: the documents (most of the memory

@@ -257,7 +257,9 @@ mod tests {
         let id: DocId = "ns.whole.0".parse().unwrap();
         let mut source = shard_with(&id, 40);
         let dir = tempfile::tempdir().unwrap();
-        let mut fresh = Document::open(dir.path(), id.clone()).unwrap();
+        let mut fresh =
+            Document::open(dir.path(), id.clone(), crate::storage::DEFAULT_COMPACT_LOG_BYTES)
+                .unwrap();
         // The same messages merged by Automerge into a bare genesis: what
         // the protocol would have done without the shortcut.
         let mut reference = genesis(&id);
@@ -290,7 +292,8 @@ mod tests {
         // go on under its own actor.
         assert_ne!(fresh.doc.get_actor(), source.get_actor());
         drop(fresh);
-        let mut reopened = Document::open(dir.path(), id).unwrap();
+        let mut reopened =
+            Document::open(dir.path(), id, crate::storage::DEFAULT_COMPACT_LOG_BYTES).unwrap();
         assert_eq!(reopened.doc.get_heads(), source.get_heads());
     }
 
@@ -307,12 +310,22 @@ mod tests {
         };
         let dir = tempfile::tempdir().unwrap();
         // Another shard's document does not hold this one's genesis.
-        let mut fresh = Document::open(&dir.path().join("a"), id.clone()).unwrap();
+        let mut fresh = Document::open(
+            &dir.path().join("a"),
+            id.clone(),
+            crate::storage::DEFAULT_COMPACT_LOG_BYTES,
+        )
+        .unwrap();
         let before = fresh.doc.get_heads();
         let other = whole(&mut shard_with(&"ns.whole.1".parse().unwrap(), 3));
         assert!(fresh.receive_whole(&mut State::new(), other, &before, true).unwrap().is_err());
         // A shard that holds a record already merges.
-        let mut written = Document::open(&dir.path().join("b"), id.clone()).unwrap();
+        let mut written = Document::open(
+            &dir.path().join("b"),
+            id.clone(),
+            crate::storage::DEFAULT_COMPACT_LOG_BYTES,
+        )
+        .unwrap();
         written.doc = shard_with(&id, 1);
         let before = written.doc.get_heads();
         let message = whole(&mut shard_with(&id, 3));

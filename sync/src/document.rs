@@ -117,9 +117,15 @@ impl Document {
         crate::schema::RootMaps::new(&self.doc, &self.roots)
     }
 
-    /// Opens the document in `dir`, creating it from its genesis if new.
-    pub(crate) fn open(dir: &Path, id: DocId) -> Result<Document, ReplicaError> {
-        Self::open_with(dir, id, schema::genesis)
+    /// Opens the document in `dir`, creating it from its genesis if new; its
+    /// log is compacted once larger than `compact_log_bytes` (and a quarter
+    /// of the snapshot).
+    pub(crate) fn open(
+        dir: &Path,
+        id: DocId,
+        compact_log_bytes: u64,
+    ) -> Result<Document, ReplicaError> {
+        Self::open_with(dir, id, schema::genesis, compact_log_bytes)
     }
 
     /// Opens the document in `dir`, whose history starts from `genesis`.
@@ -127,8 +133,10 @@ impl Document {
         dir: &Path,
         id: DocId,
         genesis: fn(&DocId) -> AutoCommit,
+        compact_log_bytes: u64,
     ) -> Result<Document, ReplicaError> {
-        let (files, loaded) = DocFiles::open(dir)?;
+        let (mut files, loaded) = DocFiles::open(dir)?;
+        files.set_compact_log_bytes(compact_log_bytes);
         let load_error = |source: AutomergeError| ReplicaError::Load {
             doc: id.clone(),
             source: Box::new(source),

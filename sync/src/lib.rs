@@ -44,6 +44,7 @@ pub use doc_id::{BadDocId, DocId};
 pub use document::{ChangedKeys, DocChange};
 pub use error::ReplicaError;
 pub use identity::{Identity, IdentityError};
+pub use migrate::Upgrade;
 pub use network::{
     JoinError, Network, NetworkConfig, NetworkError, NetworkMode, SyncObserver, offline_peers,
 };
@@ -53,7 +54,7 @@ pub use records::{Lookup, NewMemory, StoredMemory, new_alias_key};
 pub use registry::{DeviceRecord, Pairing, Registry, Revocation};
 pub use replica::{
     Archive, ArchivedAlias, DocStat, Forgotten, NewRecords, RecordRef, Replica, ReplicaOptions,
-    Restored, SEALED_ROOTS, ShardReader, Upgrade,
+    Restored, SEALED_ROOTS, ShardReader,
 };
 pub use state_file::StateFileError;
 pub use ticket::{BadTicket, PairingTicket};

@@ -28,10 +28,29 @@ use crate::{
     document::Document,
     keys::{Key, KeyStore},
     records::{self, Counters, NewMemory},
-    replica::{FORMAT, FORMAT_1, KEYS_FILE, Upgrade},
     schema::{self, Roots},
     storage::{self, DocFiles},
 };
+
+/// Contents of the `FORMAT` file at the root of a documents directory.
+pub(crate) const FORMAT: &str = "ferrex documents 2\n";
+/// What a format-1 directory's `FORMAT` file says.
+pub(crate) const FORMAT_1: &str = "ferrex documents 1\n";
+/// The key file, beside the documents.
+pub(crate) const KEYS_FILE: &str = "keys";
+
+/// What the upgrade from format 1 did when this replica was opened.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Upgrade {
+    /// Live memories carried over.
+    pub memories: usize,
+    /// Forgotten memories whose text the old history still held, now gone.
+    pub purged: usize,
+    /// Entities carried over.
+    pub entities: usize,
+    /// Entities dropped because only forgotten memories used them.
+    pub entities_dropped: usize,
+}
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ReplicaError + '_ {
     move |source| ReplicaError::Io { path: path.to_owned(), source }
@@ -105,7 +124,15 @@ fn rewrite(old: &Path, new: &Path, device: &str) -> Result<Upgrade, ReplicaError
         if id == DocId::Registry {
             copy_document(&path, &new.join(id.to_string()))?;
         } else {
-            shards.push((id.clone(), Document::open_with(&path, id, schema::genesis_v1)?));
+            shards.push((
+                id.clone(),
+                Document::open_with(
+                    &path,
+                    id,
+                    schema::genesis_v1,
+                    storage::DEFAULT_COMPACT_LOG_BYTES,
+                )?,
+            ));
         }
     }
     // Entities any live memory of any shard uses (a memory may use an entity

@@ -15,7 +15,7 @@ use crate::{
     ChangedKeys, DocChange, DocId, ReplicaError, StoredMemory,
     document::Document,
     keys::{Key, KeyId, KeyStore, RecordTag},
-    migrate,
+    migrate::{self, FORMAT, KEYS_FILE, Upgrade},
     records::{self, Counters, Lookup, NewMemory, new_alias_key},
     schema::RootMaps,
     storage,
@@ -29,23 +29,22 @@ pub use archive::{Archive, ArchivedAlias, Restored};
 /// it lagged (and then treats every document as changed).
 const ANNOUNCE_CAPACITY: usize = 1024;
 
-/// Contents of the `FORMAT` file at the root of a documents directory.
-pub(crate) const FORMAT: &str = "ferrex documents 2\n";
-/// What a format-1 directory's `FORMAT` file says.
-pub(crate) const FORMAT_1: &str = "ferrex documents 1\n";
-/// The key file, beside the documents.
-pub(crate) const KEYS_FILE: &str = "keys";
-
 /// How a replica lays its documents out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReplicaOptions {
     /// Memories per shard before a namespace opens its next shard.
     pub shard_capacity: usize,
+    /// Bytes a document's log may hold before it is compacted into the
+    /// snapshot (once the log is also larger than a quarter of the snapshot).
+    pub compact_log_bytes: u64,
 }
 
 impl Default for ReplicaOptions {
     fn default() -> Self {
-        ReplicaOptions { shard_capacity: 10_000 }
+        ReplicaOptions {
+            shard_capacity: 10_000,
+            compact_log_bytes: storage::DEFAULT_COMPACT_LOG_BYTES,
+        }
     }
 }
 
@@ -117,9 +116,12 @@ struct OpenedDocument {
 /// Opens the documents in `found` (id, directory), on as many threads as
 /// there are cores (loading a document is most of a start: at 100k
 /// memories, 1.9 s on one thread), in the order given.
-fn open_documents(found: &[(DocId, PathBuf)]) -> Vec<Result<OpenedDocument, ReplicaError>> {
+fn open_documents(
+    found: &[(DocId, PathBuf)],
+    compact_log_bytes: u64,
+) -> Vec<Result<OpenedDocument, ReplicaError>> {
     let open = |(id, path): &(DocId, PathBuf)| -> Result<OpenedDocument, ReplicaError> {
-        let document = Document::open(path, id.clone())?;
+        let document = Document::open(path, id.clone(), compact_log_bytes)?;
         let memories = if id.namespace().is_some() {
             records::all_memory_refs(&document.doc, &document.roots)
         } else {
@@ -156,19 +158,6 @@ fn open_documents(found: &[(DocId, PathBuf)]) -> Vec<Result<OpenedDocument, Repl
                 .unwrap_or_else(|| Err(ReplicaError::MissingRoots(id.clone())))
         })
         .collect()
-}
-
-/// What the upgrade from format 1 did when this replica was opened.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Upgrade {
-    /// Live memories carried over.
-    pub memories: usize,
-    /// Forgotten memories whose text the old history still held, now gone.
-    pub purged: usize,
-    /// Entities carried over.
-    pub entities: usize,
-    /// Entities dropped because only forgotten memories used them.
-    pub entities_dropped: usize,
 }
 
 /// Records written together, as one change, to a namespace's open shard.
@@ -318,7 +307,7 @@ impl Replica {
         let mut docs = BTreeMap::new();
         let mut locations = HashMap::new();
         let mut refs = Refs::default();
-        for opened in open_documents(&found) {
+        for opened in open_documents(&found, options.compact_log_bytes) {
             let OpenedDocument { id, document, memories } = opened?;
             for (memory, used) in memories {
                 refs.set(&memory, used);
@@ -327,7 +316,11 @@ impl Replica {
             docs.insert(id, Arc::new(Mutex::new(document)));
         }
         if let std::collections::btree_map::Entry::Vacant(entry) = docs.entry(DocId::Registry) {
-            let registry = Document::open(&dir.join(DocId::Registry.to_string()), DocId::Registry)?;
+            let registry = Document::open(
+                &dir.join(DocId::Registry.to_string()),
+                DocId::Registry,
+                options.compact_log_bytes,
+            )?;
             entry.insert(Arc::new(Mutex::new(registry)));
         }
         let replica = Replica {
@@ -467,7 +460,11 @@ impl Replica {
         if self.document(id).is_ok() {
             return Ok(());
         }
-        let document = Document::open(&self.dir.join(id.to_string()), id.clone())?;
+        let document = Document::open(
+            &self.dir.join(id.to_string()),
+            id.clone(),
+            self.options.compact_log_bytes,
+        )?;
         self.docs
             .write()
             .unwrap_or_else(PoisonError::into_inner)

@@ -39,8 +39,9 @@ const SNAPSHOT_HEADER: &[u8; 8] = b"FXSNP\x00\x00\x01";
 const RECORD_OVERHEAD: usize = 12;
 /// Largest record accepted when reading (a guard against a corrupt length).
 const MAX_RECORD_BYTES: usize = 1 << 30;
-/// The log is compacted once it is larger than the snapshot and this size.
-const MIN_COMPACT_BYTES: u64 = 256 * 1024;
+/// The log is compacted once it is larger than a quarter of the snapshot and
+/// this size, unless the replica is configured otherwise.
+pub const DEFAULT_COMPACT_LOG_BYTES: u64 = 256 * 1024;
 
 /// What can go wrong reading or writing document files.
 #[derive(Debug, thiserror::Error)]
@@ -108,6 +109,9 @@ pub struct DocFiles {
     tail_dirty: bool,
     /// The directory's entries (a compaction's new log) may not be durable.
     dir_dirty: bool,
+    /// The log is compacted once it is larger than this and a quarter of
+    /// the snapshot.
+    compact_log_bytes: u64,
 }
 
 impl DocFiles {
@@ -173,6 +177,7 @@ impl DocFiles {
             snapshot_bytes,
             tail_dirty: false,
             dir_dirty: false,
+            compact_log_bytes: DEFAULT_COMPACT_LOG_BYTES,
         };
         Ok((files, Loaded { snapshot, records, torn_bytes }))
     }
@@ -223,9 +228,15 @@ impl DocFiles {
         Ok(())
     }
 
+    /// Sets how large the log may grow before it is compacted (a quarter
+    /// of the snapshot, if that is larger, still applies).
+    pub fn set_compact_log_bytes(&mut self, bytes: u64) {
+        self.compact_log_bytes = bytes;
+    }
+
     /// Whether the log has outgrown the snapshot.
     pub fn should_compact(&self) -> bool {
-        self.log_bytes > MIN_COMPACT_BYTES.max(self.snapshot_bytes / 4)
+        self.log_bytes > self.compact_log_bytes.max(self.snapshot_bytes / 4)
     }
 
     /// Replaces the snapshot with `snapshot` (a full save that includes every
@@ -450,6 +461,22 @@ mod tests {
         assert_eq!(loaded.snapshot.as_deref(), Some(&b"full state"[..]));
         assert_eq!(loaded.records, vec![b"later".to_vec()]);
         assert!(!dir.join("snapshot.tmp").exists());
+    }
+
+    #[test]
+    fn compaction_is_due_past_the_configured_size_and_a_quarter_of_the_snapshot() {
+        let temp = tempfile::tempdir().unwrap();
+        let (mut files, _) = open(&temp.path().join("doc"));
+        files.set_compact_log_bytes(1_024);
+        files.append(&[7; 900]).unwrap();
+        assert!(!files.should_compact(), "900 bytes and a header are under 1 KiB");
+        files.append(&[7; 200]).unwrap();
+        assert!(files.should_compact());
+        files.compact(&[1; 8_000]).unwrap();
+        files.append(&[7; 1_500]).unwrap();
+        assert!(!files.should_compact(), "under a quarter of the 8 KB snapshot");
+        files.append(&[7; 600]).unwrap();
+        assert!(files.should_compact());
     }
 
     #[test]

@@ -32,7 +32,12 @@ fn port_fact(id: &str) -> NewMemory {
 }
 
 fn open(dir: &Path, capacity: usize) -> Replica {
-    Replica::open(dir, "device-a", ReplicaOptions { shard_capacity: capacity }).unwrap()
+    Replica::open(
+        dir,
+        "device-a",
+        ReplicaOptions { shard_capacity: capacity, ..ReplicaOptions::default() },
+    )
+    .unwrap()
 }
 
 fn store(replica: &Replica, namespace: &Namespace, memories: Vec<NewMemory>) {
@@ -193,7 +198,7 @@ fn a_merge_names_every_key_it_touched_into_an_empty_shard_and_a_full_one() {
     let fresh = Replica::open(
         &temp.path().join("fresh"),
         "device-b",
-        ReplicaOptions { shard_capacity: 100 },
+        ReplicaOptions { shard_capacity: 100, ..ReplicaOptions::default() },
     )
     .unwrap();
     let merged = sync_doc(&origin, &fresh, &shard);

@@ -80,7 +80,12 @@ fn run(seed: u64) {
 const DAY: usize = 86_400_000;
 
 fn open(dir: &tempfile::TempDir, device: &str) -> Replica {
-    Replica::open(dir.path(), device, ReplicaOptions { shard_capacity: 15 }).unwrap()
+    Replica::open(
+        dir.path(),
+        device,
+        ReplicaOptions { shard_capacity: 15, ..ReplicaOptions::default() },
+    )
+    .unwrap()
 }
 
 #[test]

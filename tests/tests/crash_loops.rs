@@ -1,6 +1,7 @@
 //! Crash loops across devices: three paired `ferrex` processes on loopback,
-//! two of them storing large notes (their logs and the server's grow past
-//! the compaction threshold every round or two), while the server, which
+//! two of them storing large notes (with a compaction threshold of 16 KiB,
+//! their logs and the server's outgrow it every few notes, so kills land
+//! before, during and after compactions), while the server, which
 //! merges both, is SIGKILLed mid-exchange every round, and a writer too
 //! every other round. Afterwards no acknowledged write is lost anywhere and
 //! all three devices hold equal documents.
@@ -103,11 +104,22 @@ fn heads(home: &TestHome) -> Value {
     home.sync_status_json()["documents"].clone()
 }
 
+/// A home for the device `name` whose documents compact once their log
+/// passes 16 KiB (three notes), so that every device surely compacts each
+/// namespace several times while it is being killed, however many stores a
+/// round's kills let through (at the default 256 KiB, whether it did at all
+/// depended on timing).
+fn compacting_home(name: &str) -> TestHome {
+    TestHome::with_config(&format!(
+        "[node]\nname = \"{name}\"\n[memory]\ncompact_log_bytes = 16384\n"
+    ))
+}
+
 #[tokio::test]
 async fn devices_killed_during_merges_and_compactions_lose_nothing_and_converge() {
-    let server = TestHome::named("server");
-    let laptop = TestHome::named("laptop");
-    let desktop = TestHome::named("desktop");
+    let server = compacting_home("server");
+    let laptop = compacting_home("laptop");
+    let desktop = compacting_home("desktop");
     assert!(laptop.join(&server.invite()).0);
     assert!(desktop.join(&server.invite()).0);
     let mut acknowledged: [BTreeSet<String>; 2] = Default::default();
