@@ -26,13 +26,34 @@ use serde_json::{Map, Value};
 pub fn input_schema<T: JsonSchema>() -> Map<String, Value> {
     let mut schema = generate::<T>(Contract::Deserialize);
     WithoutNull.transform(&mut schema);
+    Terse.transform(&mut schema);
     root(schema)
 }
 
-/// The output schema of a tool whose answer is `T` (an optional field is
-/// left out of the answer when absent, or null where the type says so).
+/// The output schema of a tool whose answer is `T`: the answer's fields and
+/// the type of each (an optional field is left out of the answer when
+/// absent, or null where the type says so), and which are always there.
+/// Nothing deeper and no prose: agents pay for every byte of the tool list
+/// at the start of each session, and an answer's JSON reads for itself
+/// (docs/tools.md describes every field).
 pub fn output_schema<T: JsonSchema>() -> Map<String, Value> {
-    root(generate::<T>(Contract::Serialize))
+    let full = root(generate::<T>(Contract::Serialize));
+    let mut schema = Map::new();
+    schema.insert("type".to_owned(), "object".into());
+    if let Some(Value::Object(properties)) = full.get("properties") {
+        let typed = properties
+            .iter()
+            .map(|(name, property)| {
+                let kind = property.get("type").map(|kind| ("type".to_owned(), kind.clone()));
+                (name.clone(), Value::Object(kind.into_iter().collect()))
+            })
+            .collect();
+        schema.insert("properties".to_owned(), Value::Object(typed));
+    }
+    if let Some(required) = full.get("required") {
+        schema.insert("required".to_owned(), required.clone());
+    }
+    schema
 }
 
 fn generate<T: JsonSchema>(contract: Contract) -> Schema {
@@ -71,6 +92,23 @@ impl Transform for Tidy {
                     .map(|paragraph| paragraph.lines().collect::<Vec<_>>().join(" "))
                     .collect();
                 *description = paragraphs.join("\n\n");
+            }
+        }
+        transform_subschemas(self, schema);
+    }
+}
+
+/// Leaves out what an input schema repeats: a `default` (the parameter's
+/// description says it) and the description of an array's items (the
+/// array's says what they are).
+struct Terse;
+
+impl Transform for Terse {
+    fn transform(&mut self, schema: &mut Schema) {
+        if let Some(map) = schema.as_object_mut() {
+            map.remove("default");
+            if let Some(Value::Object(items)) = map.get_mut("items") {
+                items.remove("description");
             }
         }
         transform_subschemas(self, schema);

@@ -29,6 +29,21 @@ devices. `store` facts (subject/predicate/object), events and how-tos as you lea
 `recall` before answering questions that may depend on what was learned before; `forget` what \
 is wrong or unwanted; `reflect` to find stale memories.";
 
+/// Bytes of JSON the whole `tools/list` answer may take (names, titles,
+/// descriptions, input and output schemas, annotations): about 4,000 tokens
+/// at the usual 4 bytes a token. Agents pay for it at the start of every
+/// session.
+pub const TOOL_LIST_BUDGET: usize = 16_000;
+
+/// How many tools ferrex is planned to have (today's six, and eight for
+/// working state, the knowledge graph and files); each not written yet is
+/// counted at [`PLANNED_TOOL_BYTES`] against the budget.
+const PLANNED_TOOLS: usize = 14;
+
+/// What a planned tool may take: an action-style tool with a few
+/// parameters, described by when to use it.
+const PLANNED_TOOL_BYTES: usize = 800;
+
 /// One MCP session's handler; sessions share the engine.
 #[derive(Clone)]
 pub struct FerrexServer {
@@ -54,7 +69,7 @@ fn build_tool_list() -> Vec<Tool> {
         .iter()
         .zip(tools::schemas())
         .map(|(spec, tools::Schemas { input, output })| {
-            let annotations = ToolAnnotations::with_title(spec.title)
+            let annotations = ToolAnnotations::new()
                 .read_only(spec.effect == Effect::ReadOnly)
                 .destructive(spec.effect == Effect::Destructive)
                 .idempotent(spec.effect != Effect::Additive)
@@ -191,5 +206,21 @@ mod tests {
         assert_eq!(hint("recall"), (Some(false), Some(false), Some(true)));
         assert_eq!(hint("store"), (Some(false), Some(false), Some(false)));
         assert_eq!(hint("forget"), (Some(false), Some(true), Some(true)));
+    }
+
+    #[test]
+    #[allow(clippy::print_stderr, reason = "the figure of record, shown with --nocapture")]
+    fn the_tool_list_fits_its_budget_with_room_for_the_planned_tools() {
+        let tools = tool_list();
+        let answer = ListToolsResult::with_all_items(tools.to_vec());
+        let bytes = serde_json::to_vec(&answer).map(|json| json.len()).unwrap_or(usize::MAX);
+        let planned = PLANNED_TOOLS.saturating_sub(tools.len()) * PLANNED_TOOL_BYTES;
+        eprintln!("tools/list: {bytes} bytes of JSON for {} tools", tools.len());
+        assert!(
+            bytes + planned <= TOOL_LIST_BUDGET,
+            "tools/list is {bytes} bytes for {} tools; with {planned} for the tools still \
+             planned it outgrows the budget of {TOOL_LIST_BUDGET}",
+            tools.len()
+        );
     }
 }

@@ -50,9 +50,7 @@ pub struct Store {
     /// Subject of a fact, e.g. "api-server".
     #[schemars(length(max = MAX_NAME_BYTES))]
     pub subject: Option<String>,
-    /// Relation of a fact, e.g. "port" (resolved to the attribute it names:
-    /// "uses" and "requires" become "depends_on", "listens on port" becomes
-    /// "port").
+    /// Relation of a fact, e.g. "port" (filed under the attribute it names).
     #[schemars(length(max = MAX_NAME_BYTES))]
     pub predicate: Option<String>,
     /// Value of a fact, e.g. "8080".
@@ -60,7 +58,7 @@ pub struct Store {
     pub object: Option<String>,
     /// Detected when omitted: a fact is semantic, text is episodic.
     pub memory_type: Option<Kind>,
-    /// Namespace (default "default"): 1-64 characters of [A-Za-z0-9_.-].
+    /// Namespace (default "default").
     #[schemars(regex(pattern = Namespace::PATTERN))]
     pub namespace: Option<String>,
     /// Default 1.0.
@@ -85,9 +83,8 @@ pub struct Store {
     /// checks).
     #[schemars(length(min = 1, max = MAX_ID_BYTES))]
     pub supersedes: Option<String>,
-    /// ISO-8601 time or date when what the text tells happened or became
-    /// true (default: now; text only). A recall whose query names a date
-    /// ("on 8 May", "last week") favours memories of that time.
+    /// ISO-8601 time or date when it happened or became true (default: now; text
+    /// only).
     pub valid_from: Option<String>,
     /// Store text that looks like a credential (API key, token, private key,
     /// password in a URL) as it is; refused by default.
@@ -112,7 +109,7 @@ pub struct Recall {
     /// What to look for, in words.
     #[schemars(length(min = 1, max = MAX_CONTENT_BYTES))]
     pub query: String,
-    /// Namespace (default "default"): 1-64 characters of [A-Za-z0-9_.-].
+    /// Namespace (default "default").
     #[schemars(regex(pattern = Namespace::PATTERN))]
     pub namespace: Option<String>,
     /// Only these kinds (default: all).
@@ -157,7 +154,7 @@ pub struct Forget {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Reflect {
-    /// Namespace (default "default"): 1-64 characters of [A-Za-z0-9_.-].
+    /// Namespace (default "default").
     #[schemars(regex(pattern = Namespace::PATTERN))]
     pub namespace: Option<String>,
     /// How many of each finding, at most (default 10).
@@ -182,7 +179,7 @@ pub struct History {
     /// With subject, instead of id.
     #[schemars(length(min = 1, max = MAX_NAME_BYTES))]
     pub predicate: Option<String>,
-    /// Namespace (default "default"): 1-64 characters of [A-Za-z0-9_.-].
+    /// Namespace (default "default").
     #[schemars(regex(pattern = Namespace::PATTERN))]
     pub namespace: Option<String>,
 }

@@ -56,15 +56,12 @@ pub const TOOLS: &[ToolSpec] = &[
         name: "store",
         title: "Store a memory",
         effect: Effect::Additive,
-        description: "Store a memory. Give `content` (free text: an event or a how-to) or \
-            `subject`+`predicate`+`object` (a fact). A near-duplicate is not stored (the answer \
-            names the existing memory, whose evidence grows). A fact's predicate is filed under \
-            the attribute it names (\"listens on port\" as port; the answer says which and \
-            how); a single-valued predicate's new value (lives_in, port, version) supersedes the \
-            old one, a multi-valued one's (depends_on, speaks, member_of) joins it. Text that \
-            changes a detail of earlier text, or announces a fact's new value (\"Alice moved to \
-            Munich\"), is recorded as its correction. Text that looks like a credential (API key, \
-            token, private key, password in a URL) is refused unless `allow_secrets` is true.",
+        description: "Store what you learn: `content` (an event or a how-to, as text) or \
+            `subject`+`predicate`+`object` (a fact). A near-duplicate is not stored again (its \
+            evidence grows). A fact's predicate is filed under the attribute it names; a new \
+            value of a single-valued one (port, lives_in) supersedes the old, of a multi-valued \
+            one (depends_on) joins it. Text that changes a detail of earlier text is recorded as \
+            its correction. Text that looks like a credential is refused unless `allow_secrets`.",
         input: args::input_schema::<params::Store>,
         output: args::output_schema::<answers::StoreAnswer>,
     },
@@ -82,11 +79,9 @@ pub const TOOLS: &[ToolSpec] = &[
         name: "forget",
         title: "Forget memories",
         effect: Effect::Destructive,
-        description: "Forget memories by id, on this device and every paired device: their \
-            text leaves every file of every device (at once here, on a device offline now when \
-            it next syncs). Answers which ids were forgotten and which were unknown. It cannot \
-            reach copies outside ferrex: this conversation's transcript, backups or filesystem \
-            snapshots, or a device that never comes back.",
+        description: "Forget memories by id, on this and every paired device: their text leaves \
+            every file (on a device offline now, when it next syncs). Copies outside ferrex, like \
+            this transcript or backups, are not reached.",
         input: args::input_schema::<params::Forget>,
         output: args::output_schema::<answers::ForgetAnswer>,
     },
@@ -94,10 +89,9 @@ pub const TOOLS: &[ToolSpec] = &[
         name: "reflect",
         title: "Review a namespace",
         effect: Effect::ReadOnly,
-        description: "Review a namespace: stale memories to re-check, facts that contradict \
-            each other (also from different devices), entities that may be the same, \
-            predicates of a subject that may name one attribute, and single-valued predicates \
-            whose values pile up (perhaps multi-valued).",
+        description: "Review a namespace: stale memories to re-check, facts that contradict each \
+            other (also across devices), entities that may be one, predicates that may name one \
+            attribute or be multi-valued.",
         input: args::input_schema::<params::Reflect>,
         output: args::output_schema::<answers::ReflectAnswer>,
     },
