@@ -41,7 +41,7 @@ use crate::{
     pairing::{Invites, Refusal, Throttle},
     peers::{PeerRecord, PeerStatus, doc_statuses},
     registry::{DeviceRecord, Pairing, Revocation},
-    session::{self, SessionHandle, short},
+    session::{self, SessionContext, SessionHandle, remote_addr, short},
     vectors::{VECTORS_ALPN, VectorClient, VectorProtocol, VectorSource},
     wire::{
         JoinReply, JoinRequest, MAX_PAIR_BYTES, OLD_PEER_REASON, PAIR_ALPN, SYNC_ALPN,
@@ -171,15 +171,15 @@ impl Slot {
 }
 
 /// Shared by the network's tasks.
-pub(crate) struct Inner {
-    pub(crate) replica: Arc<Replica>,
+struct Inner {
+    replica: Arc<Replica>,
     /// Merged changes on their way to the observer, in the order they were
     /// merged: one thread hands them over, so a session merges the next
     /// message while the last one is indexed.
-    pub(crate) merged: std::sync::mpsc::Sender<DocChange>,
-    pub(crate) clock: fn() -> Timestamp,
-    pub(crate) state_dir: PathBuf,
-    pub(crate) stop: watch::Sender<bool>,
+    merged: std::sync::mpsc::Sender<DocChange>,
+    clock: fn() -> Timestamp,
+    state_dir: PathBuf,
+    stop: watch::Sender<bool>,
     identity: Identity,
     mode: NetworkMode,
     me: String,
@@ -545,15 +545,6 @@ pub fn offline_peers(replica: &Replica, state_dir: &std::path::Path, me: &str) -
         .collect()
 }
 
-pub(crate) fn remote_addr(connection: &Connection) -> Option<SocketAddr> {
-    let paths = connection.paths();
-    let selected = paths.iter().find(|path| path.is_selected())?;
-    match selected.remote_addr() {
-        TransportAddr::Ip(addr) => Some(*addr),
-        _ => None,
-    }
-}
-
 async fn bind(
     identity: &Identity,
     config: &NetworkConfig,
@@ -641,7 +632,7 @@ impl Inner {
 
     /// Re-reads the registry: who may connect, who to dial, and which
     /// connections to drop because their device was revoked.
-    pub(crate) fn registry_changed(&self) {
+    fn registry_changed(&self) {
         let registry = self.replica.registry();
         let revoked = self.remember_revocations(&registry);
         let paired: HashSet<EndpointId> = registry
@@ -779,7 +770,7 @@ impl Inner {
         let inner = self.clone();
         let (peer_for_start, connection_for_start) = (peer.clone(), connection.clone());
         let established = session::run(
-            self.clone(),
+            self.session_context(),
             peer.clone(),
             connection.clone(),
             send,
@@ -795,6 +786,19 @@ impl Inner {
             tracing::info!(peer = %short(&peer), "disconnected");
         } else {
             tracing::debug!(peer = %short(&peer), "the connection ended before any exchange");
+        }
+    }
+
+    /// What a session needs from this node.
+    fn session_context(self: &Arc<Self>) -> SessionContext {
+        let network = self.clone();
+        SessionContext {
+            replica: self.replica.clone(),
+            merged: self.merged.clone(),
+            clock: self.clock,
+            state_dir: self.state_dir.clone(),
+            stop: self.stop.subscribe(),
+            registry_changed: Arc::new(move || network.registry_changed()),
         }
     }
 
