@@ -22,6 +22,7 @@ pub mod faults;
 mod identity;
 mod key_sync;
 pub mod keys;
+mod link;
 mod migrate;
 mod network;
 mod pairing;

@@ -14,7 +14,9 @@
 //! - **Connections.** A supervisor dials every paired device that has no
 //!   connection, with a bounded dial timeout and exponential backoff. When two
 //!   devices dial each other at once, both keep the connection dialed by the
-//!   smaller id.
+//!   smaller id. Those rules are the link table's (`link.rs`), which
+//!   takes the time and randomness as arguments; this file does the I/O they
+//!   decide on.
 
 use std::{
     collections::{HashMap, HashSet},
@@ -38,10 +40,11 @@ use tokio::sync::{Notify, watch};
 
 use crate::{
     DocChange, Identity, PairingTicket, Replica,
+    link::{self, Admission, Dialer, Held, Link, RegistryAction},
     pairing::{Invites, Refusal, Throttle},
     peers::{PeerRecord, PeerStatus, doc_statuses},
     registry::{DeviceRecord, Pairing, Revocation},
-    session::{self, SessionHandle, short},
+    session::{self, SessionContext, SessionHandle, remote_addr, short},
     vectors::{VECTORS_ALPN, VectorClient, VectorProtocol, VectorSource},
     wire::{
         JoinReply, JoinRequest, MAX_PAIR_BYTES, OLD_PEER_REASON, PAIR_ALPN, SYNC_ALPN,
@@ -52,10 +55,6 @@ use crate::{
 /// How long a dial may take before it counts as failed (a dead address
 /// otherwise takes about 30 s to fail).
 const DIAL_TIMEOUT: Duration = Duration::from_secs(5);
-/// The first wait after a failed dial; it doubles up to [`MAX_BACKOFF`].
-const FIRST_BACKOFF: Duration = Duration::from_millis(500);
-/// The longest wait between dials of an unreachable device.
-const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// How often the supervisor looks for devices to dial when nothing wakes it.
 const SUPERVISE_EVERY: Duration = Duration::from_secs(1);
 /// How long a pairing exchange may take.
@@ -64,9 +63,6 @@ const PAIR_TIMEOUT: Duration = Duration::from_secs(10);
 const NOT_PAIRED: u32 = 403;
 /// Close code for the second of two connections between the same devices.
 const DUPLICATE: u32 = 409;
-/// Two connections between the same devices admitted this close together
-/// were dialed at once; otherwise the newer one replaces the older.
-const SIMULTANEOUS: Duration = Duration::from_secs(3);
 
 /// How a node reaches its peers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,39 +143,34 @@ pub enum JoinError {
 #[derive(Debug)]
 struct Live {
     connection: Connection,
-    dialer: EndpointId,
+    /// Who dialed it and when it was admitted, for the tie-break.
+    held: Held,
     session: Option<SessionHandle>,
-    admitted_at: Instant,
 }
 
+/// What the node knows of the link to one peer: the connection it holds,
+/// and the link table's row that says when to dial.
 #[derive(Debug, Default)]
 struct Slot {
     live: Option<Live>,
-    dialing: bool,
-    backoff: Duration,
-    next_dial: Option<Instant>,
+    link: Link,
 }
 
-impl Slot {
-    /// Schedules the next dial after a failure: the backoff doubles, with
-    /// up to a quarter of jitter so that devices do not dial in lockstep.
-    fn retry_later(&mut self) {
-        self.backoff = (self.backoff * 2).clamp(FIRST_BACKOFF, MAX_BACKOFF);
-        let jitter = rand::rng().random_range(0..=self.backoff.as_millis() as u64 / 4);
-        self.next_dial = Some(Instant::now() + self.backoff + Duration::from_millis(jitter));
-    }
+/// The randomness the link table's jitter is drawn from.
+fn random() -> u64 {
+    rand::rng().random()
 }
 
 /// Shared by the network's tasks.
-pub(crate) struct Inner {
-    pub(crate) replica: Arc<Replica>,
+struct Inner {
+    replica: Arc<Replica>,
     /// Merged changes on their way to the observer, in the order they were
     /// merged: one thread hands them over, so a session merges the next
     /// message while the last one is indexed.
-    pub(crate) merged: std::sync::mpsc::Sender<DocChange>,
-    pub(crate) clock: fn() -> Timestamp,
-    pub(crate) state_dir: PathBuf,
-    pub(crate) stop: watch::Sender<bool>,
+    merged: std::sync::mpsc::Sender<DocChange>,
+    clock: fn() -> Timestamp,
+    state_dir: PathBuf,
+    stop: watch::Sender<bool>,
     identity: Identity,
     mode: NetworkMode,
     me: String,
@@ -545,15 +536,6 @@ pub fn offline_peers(replica: &Replica, state_dir: &std::path::Path, me: &str) -
         .collect()
 }
 
-pub(crate) fn remote_addr(connection: &Connection) -> Option<SocketAddr> {
-    let paths = connection.paths();
-    let selected = paths.iter().find(|path| path.is_selected())?;
-    match selected.remote_addr() {
-        TransportAddr::Ip(addr) => Some(*addr),
-        _ => None,
-    }
-}
-
 async fn bind(
     identity: &Identity,
     config: &NetworkConfig,
@@ -641,7 +623,7 @@ impl Inner {
 
     /// Re-reads the registry: who may connect, who to dial, and which
     /// connections to drop because their device was revoked.
-    pub(crate) fn registry_changed(&self) {
+    fn registry_changed(&self) {
         let registry = self.replica.registry();
         let revoked = self.remember_revocations(&registry);
         let paired: HashSet<EndpointId> = registry
@@ -653,16 +635,12 @@ impl Inner {
         *self.allowed.write().unwrap_or_else(PoisonError::into_inner) = paired;
         let mut slots = lock(&self.slots);
         for (id, slot) in slots.iter_mut() {
-            if revoked.contains(id) {
-                if let Some(live) = slot.live.take() {
-                    tracing::info!(peer = %short(id), "closing the connection of a revoked device");
-                    live.connection.close(NOT_PAIRED.into(), b"device revoked");
-                }
-            } else if slot.live.is_none() {
-                // What the registry says may be what a refused device was
-                // waiting for (it learned of this one): try it again soon.
-                slot.backoff = Duration::ZERO;
-                slot.next_dial = None;
+            let action = slot.link.registry_changed(revoked.contains(id), slot.live.is_some());
+            if action == RegistryAction::Close
+                && let Some(live) = slot.live.take()
+            {
+                tracing::info!(peer = %short(id), "closing the connection of a revoked device");
+                live.connection.close(NOT_PAIRED.into(), b"device revoked");
             }
         }
         drop(slots);
@@ -699,38 +677,34 @@ impl Inner {
         all.into_iter().collect()
     }
 
-    /// Takes a new connection to `peer` if the peer may connect at all and
-    /// no better connection to it exists. A connection that has been up for
-    /// a while loses to a new one (the peer only dials when it has none: it
-    /// restarted, and the old connection is dead but not yet timed out);
-    /// of two new ones (both devices dialed at once), the one dialed by the
-    /// smaller id wins on both sides.
-    fn admit(&self, peer: &str, connection: &Connection, dialer: EndpointId) -> bool {
-        let me = self.identity.id();
+    /// Takes a new connection to `peer`, dialed by `dialer`, if the peer
+    /// may connect at all and no better connection to it exists (which one
+    /// is better is [`link::admit`]'s rule).
+    fn admit(&self, peer: &str, connection: &Connection, dialer: Dialer) -> bool {
         let Ok(peer_id) = peer.parse::<EndpointId>() else { return false };
-        let preferred = if me.as_bytes() < peer_id.as_bytes() { me } else { peer_id };
+        let preferred = Dialer::preferred(self.identity.id().as_bytes(), peer_id.as_bytes());
         let mut slots = lock(&self.slots);
+        let now = Instant::now();
         // Checked under the slots lock: `registry_changed` updates `allowed`
         // before it looks at the slots, so a revoked device cannot slip in.
         if !self.allowed.read().unwrap_or_else(PoisonError::into_inner).contains(&peer_id) {
             return false;
         }
         let slot = slots.entry(peer.to_owned()).or_default();
-        if let Some(existing) = &slot.live
-            && existing.connection.close_reason().is_none()
-        {
-            let simultaneous = existing.admitted_at.elapsed() < SIMULTANEOUS;
-            if !simultaneous || (dialer == preferred && existing.dialer != preferred) {
-                existing.connection.close(DUPLICATE.into(), b"replaced by a newer connection");
-            } else {
-                return false;
+        let open = slot.live.as_ref().filter(|live| live.connection.close_reason().is_none());
+        match link::admit(open.map(|live| live.held), dialer, preferred, now) {
+            Admission::Take => {}
+            Admission::Replace => {
+                if let Some(existing) = open {
+                    existing.connection.close(DUPLICATE.into(), b"replaced by a newer connection");
+                }
             }
+            Admission::Refuse => return false,
         }
         slot.live = Some(Live {
             connection: connection.clone(),
-            dialer,
+            held: Held { dialer, admitted_at: now },
             session: None,
-            admitted_at: Instant::now(),
         });
         true
     }
@@ -754,12 +728,7 @@ impl Inner {
                 .is_some_and(|live| live.connection.stable_id() == connection.stable_id())
         {
             slot.live = None;
-            if established {
-                slot.backoff = Duration::ZERO;
-                slot.next_dial = Some(Instant::now() + FIRST_BACKOFF);
-            } else {
-                slot.retry_later();
-            }
+            slot.link.connection_ended(established, Instant::now(), random());
         }
         drop(slots);
         self.wake.notify_one();
@@ -779,7 +748,7 @@ impl Inner {
         let inner = self.clone();
         let (peer_for_start, connection_for_start) = (peer.clone(), connection.clone());
         let established = session::run(
-            self.clone(),
+            self.session_context(),
             peer.clone(),
             connection.clone(),
             send,
@@ -795,6 +764,19 @@ impl Inner {
             tracing::info!(peer = %short(&peer), "disconnected");
         } else {
             tracing::debug!(peer = %short(&peer), "the connection ended before any exchange");
+        }
+    }
+
+    /// What a session needs from this node.
+    fn session_context(self: &Arc<Self>) -> SessionContext {
+        let network = self.clone();
+        SessionContext {
+            replica: self.replica.clone(),
+            merged: self.merged.clone(),
+            clock: self.clock,
+            state_dir: self.state_dir.clone(),
+            stop: self.stop.subscribe(),
+            registry_changed: Arc::new(move || network.registry_changed()),
         }
     }
 
@@ -846,25 +828,24 @@ impl Inner {
         {
             let mut slots = lock(&self.slots);
             let slot = slots.entry(peer.clone()).or_default();
-            slot.dialing = false;
-            if let Err(reason) = &outcome {
-                slot.backoff = (slot.backoff * 2).clamp(FIRST_BACKOFF, MAX_BACKOFF);
-                let jitter = rand::rng().random_range(0..=slot.backoff.as_millis() as u64 / 4);
-                slot.next_dial =
-                    Some(Instant::now() + slot.backoff + Duration::from_millis(jitter));
-                if reason.contains("application protocol") || reason.contains("ALPN") {
-                    tracing::warn!(
-                        peer = %short(&peer),
-                        "the device does not speak ferrex/sync/2: it runs an older ferrex \
-                         (document format 1); upgrade ferrex there and it will sync ({reason})"
-                    );
-                } else {
-                    tracing::debug!(peer = %short(&peer), backoff = ?slot.backoff, "dial failed: {reason}");
+            match &outcome {
+                Ok(_) => slot.link.dial_succeeded(),
+                Err(reason) => {
+                    slot.link.dial_failed(Instant::now(), random());
+                    if reason.contains("application protocol") || reason.contains("ALPN") {
+                        tracing::warn!(
+                            peer = %short(&peer),
+                            "the device does not speak ferrex/sync/2: it runs an older ferrex \
+                             (document format 1); upgrade ferrex there and it will sync ({reason})"
+                        );
+                    } else {
+                        tracing::debug!(peer = %short(&peer), backoff = ?slot.link.backoff(), "dial failed: {reason}");
+                    }
                 }
             }
         }
         let Ok((connection, send, recv)) = outcome else { return };
-        if !self.admit(&peer, &connection, self.identity.id()) {
+        if !self.admit(&peer, &connection, Dialer::ThisDevice) {
             connection.close(DUPLICATE.into(), b"duplicate connection");
             return;
         }
@@ -906,13 +887,12 @@ impl Inner {
             return JoinReply::Refused(Refusal::Internal(error.to_string()));
         }
         self.registry_changed();
-        // The joiner records the pairing when it reads the reply and then
-        // dials at once; dialing it before that would only be refused.
+        // The joiner dials as soon as it has read the reply and recorded
+        // the pairing; this device dials it only after a while
+        // (`link::AFTER_PAIRING`), since a dial before that would be refused.
         let mut slots = lock(&self.slots);
         let slot = slots.entry(joiner.clone()).or_default();
-        if slot.live.is_none() {
-            slot.next_dial = Some(Instant::now() + Duration::from_secs(2));
-        }
+        slot.link.paired(slot.live.is_some(), Instant::now());
         drop(slots);
         tracing::info!(peer = %short(&joiner), name, "paired a new device");
         JoinReply::Accepted { name: self.name.clone(), addrs: self.addrs(), at: now.0 }
@@ -961,11 +941,9 @@ async fn supervise(inner: Arc<Inner>) {
                 let slot = slots.entry(id.clone()).or_default();
                 let connected =
                     slot.live.as_ref().is_some_and(|live| live.connection.close_reason().is_none());
-                if connected || slot.dialing || slot.next_dial.is_some_and(|at| at > now) {
-                    continue;
+                if slot.link.start_dial(connected, now) {
+                    to_dial.push(id);
                 }
-                slot.dialing = true;
-                to_dial.push(id);
             }
         }
         for peer in to_dial {
@@ -1000,7 +978,7 @@ impl ProtocolHandler for SyncProtocol {
                 return Ok(());
             }
         };
-        if !inner.admit(&peer, &connection, connection.remote_id()) {
+        if !inner.admit(&peer, &connection, Dialer::Peer) {
             connection.close(DUPLICATE.into(), b"duplicate connection");
             return Ok(());
         }

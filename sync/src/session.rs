@@ -23,9 +23,15 @@
 //! The per-document sync states and the peer's [`PeerRecord`] live in
 //! [`SessionShared`], which status queries read; the record is saved every
 //! few seconds while it changes and when the session ends.
+//!
+//! A session knows nothing of the network that runs it: what it needs from
+//! the node (the replica, the clock, the stop signal, where merged changes
+//! go) comes in a [`SessionContext`] that the network builds.
 
 use std::{
     collections::{BTreeSet, HashMap, VecDeque},
+    net::SocketAddr,
+    path::PathBuf,
     sync::{
         Arc, Mutex, MutexGuard, PoisonError,
         atomic::{AtomicBool, AtomicU64, Ordering},
@@ -34,12 +40,15 @@ use std::{
 };
 
 use automerge::sync;
-use iroh::endpoint::{Connection, RecvStream, SendStream};
-use tokio::sync::{Notify, broadcast::error::RecvError, mpsc, oneshot};
+use ferrex_core::Timestamp;
+use iroh::{
+    TransportAddr,
+    endpoint::{Connection, RecvStream, SendStream},
+};
+use tokio::sync::{Notify, broadcast::error::RecvError, mpsc, oneshot, watch};
 
 use crate::{
-    DocId, Replica,
-    network::Inner,
+    DocChange, DocId, Replica,
     peers::{PeerRecord, encode_heads},
     wire::{DocReport, Frame, MAX_FRAME_BYTES, WireError, read_frame, write_frame},
 };
@@ -51,6 +60,36 @@ const INBOX: usize = 64;
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// What a session needs from the node that runs it. The network builds one
+/// per session.
+#[derive(Clone)]
+pub(crate) struct SessionContext {
+    /// The documents kept in sync.
+    pub(crate) replica: Arc<Replica>,
+    /// Merged changes on their way to the observer, in the order they were
+    /// merged: one thread hands them over, so a session merges the next
+    /// message while the last one is indexed.
+    pub(crate) merged: std::sync::mpsc::Sender<DocChange>,
+    /// The node's clock.
+    pub(crate) clock: fn() -> Timestamp,
+    /// Where the peer's record is saved.
+    pub(crate) state_dir: PathBuf,
+    /// Changes when the node stops; the session then saves its state and ends.
+    pub(crate) stop: watch::Receiver<bool>,
+    /// Called when a merge changed the registry, so that revocations take
+    /// effect before anything else is sent.
+    pub(crate) registry_changed: Arc<dyn Fn() + Send + Sync>,
+}
+
+impl std::fmt::Debug for SessionContext {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("SessionContext")
+            .field("state_dir", &self.state_dir)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A session's state, shared by its tasks and read by status queries. Each
@@ -138,7 +177,7 @@ impl SessionHandle {
 /// is what was remembered about the peer. Returns whether the peer ever
 /// answered (a refused connection ends before it does).
 pub(crate) async fn run(
-    inner: Arc<Inner>,
+    context: SessionContext,
     peer: String,
     connection: Connection,
     send: SendStream,
@@ -146,17 +185,18 @@ pub(crate) async fn run(
     record: PeerRecord,
     on_start: impl FnOnce(SessionHandle),
 ) -> bool {
+    let context = Arc::new(context);
     let shared = Arc::new(SessionShared { record: Mutex::new(record), ..SessionShared::default() });
-    let replica = inner.replica.clone();
+    let replica = context.replica.clone();
     on_start(SessionHandle {
         shared: shared.clone(),
         heads: Arc::new(move || all_heads(&replica)),
     });
-    let mut changes = inner.replica.subscribe();
-    shared.owe(inner.replica.doc_ids());
+    let mut changes = context.replica.subscribe();
+    shared.owe(context.replica.doc_ids());
     // Records a previous session left without their keys.
     {
-        let (replica, shared) = (inner.replica.clone(), shared.clone());
+        let (replica, shared) = (context.replica.clone(), shared.clone());
         tokio::task::spawn_blocking(move || {
             for doc in replica.doc_ids() {
                 if let Ok(records) = replica.wanted_keys(&doc, None)
@@ -168,19 +208,20 @@ pub(crate) async fn run(
         });
     }
     let writer = tokio::spawn(write_loop(
-        inner.clone(),
+        context.clone(),
         send,
         shared.clone(),
         connection.clone(),
         peer.clone(),
     ));
     let (incoming, mut frames) = mpsc::channel::<Frame>(INBOX);
-    let reader = tokio::spawn(read_loop(recv, incoming, shared.clone(), peer.clone(), inner.clock));
+    let reader =
+        tokio::spawn(read_loop(recv, incoming, shared.clone(), peer.clone(), context.clock));
 
-    let session = Session { inner: inner.clone(), shared: shared.clone() };
+    let session = Session { context: context.clone(), shared: shared.clone() };
     let mut save = tokio::time::interval(SAVE_EVERY);
     save.tick().await;
-    let mut stop = inner.stop.subscribe();
+    let mut stop = context.stop.clone();
     let mut outcome: Result<(), String> = Ok(());
     let mut established = false;
     let mut ahead = VecDeque::new();
@@ -190,7 +231,7 @@ pub(crate) async fn run(
                 Some(frame) => {
                     if !established {
                         established = true;
-                        let addr = crate::network::remote_addr(&connection);
+                        let addr = remote_addr(&connection);
                         lock(&shared.record).last_addr = addr;
                         tracing::info!(peer = %short(&peer), ?addr, "connected");
                     }
@@ -203,7 +244,7 @@ pub(crate) async fn run(
                     session.retry_unanswered(&doc).await;
                     shared.owe([doc])
                 }
-                Err(RecvError::Lagged(_)) => shared.owe(inner.replica.doc_ids()),
+                Err(RecvError::Lagged(_)) => shared.owe(context.replica.doc_ids()),
                 Err(RecvError::Closed) => break,
             },
             _ = save.tick() => session.save_if_dirty(&peer),
@@ -261,8 +302,19 @@ pub(crate) fn short(id: &str) -> &str {
     id.get(..10).unwrap_or(id)
 }
 
+/// The address the connection's selected path reaches the peer at, when it
+/// is an IP address.
+pub(crate) fn remote_addr(connection: &Connection) -> Option<SocketAddr> {
+    let paths = connection.paths();
+    let selected = paths.iter().find(|path| path.is_selected())?;
+    match selected.remote_addr() {
+        TransportAddr::Ip(addr) => Some(*addr),
+        _ => None,
+    }
+}
+
 struct Session {
-    inner: Arc<Inner>,
+    context: Arc<SessionContext>,
     shared: Arc<SessionShared>,
 }
 
@@ -272,15 +324,19 @@ impl Session {
             Frame::Sync { doc, message } => {
                 tracing::trace!(%doc, bytes = message.len(), "received a sync message");
                 let doc: DocId = doc.parse().map_err(|error| format!("{error}"))?;
-                let (inner, shared) = (self.inner.clone(), self.shared.clone());
+                let (context, shared) = (self.context.clone(), self.shared.clone());
                 let doc_for_merge = doc.clone();
                 let (started, bytes) = (std::time::Instant::now(), message.len());
                 let (changes, reply, wanted) = tokio::task::spawn_blocking(move || {
                     let changes = {
                         let mut states = lock(&shared.states);
-                        let state =
-                            state_for(&mut states, &shared.record, &doc_for_merge, &inner.replica);
-                        inner
+                        let state = state_for(
+                            &mut states,
+                            &shared.record,
+                            &doc_for_merge,
+                            &context.replica,
+                        );
+                        context
                             .replica
                             .receive_sync_message(&doc_for_merge, state, &message)
                             .map_err(|error| error.to_string())?
@@ -288,12 +344,13 @@ impl Session {
                     // The answer is generated at once, so that it carries the
                     // heads this message led to (the acknowledgement; the
                     // merged changes are on disk by now).
-                    let reply = next_message(&inner.replica, &shared, &doc_for_merge, inner.clock)?;
+                    let reply =
+                        next_message(&context.replica, &shared, &doc_for_merge, context.clock)?;
                     // What arrived sealed (or became used again): ask the
                     // peer for its keys.
                     let mut wanted = Vec::new();
                     for change in &changes {
-                        let records = inner
+                        let records = context
                             .replica
                             .wanted_keys(&change.doc, Some(&change.keys))
                             .map_err(|error| error.to_string())?;
@@ -323,7 +380,7 @@ impl Session {
                 if !changes.is_empty() {
                     if doc == DocId::Registry {
                         // Revocations take effect before anything else is sent.
-                        self.inner.registry_changed();
+                        (self.context.registry_changed)();
                     }
                     self.tell_observer(changes)?;
                 }
@@ -339,7 +396,7 @@ impl Session {
             }
             Frame::Keys { doc, keys } => {
                 let doc: DocId = doc.parse().map_err(|error| format!("{error}"))?;
-                let replica = self.inner.replica.clone();
+                let replica = self.context.replica.clone();
                 let doc_for_keys = doc.clone();
                 let accepted =
                     tokio::task::spawn_blocking(move || replica.accept_keys(&doc_for_keys, &keys))
@@ -352,7 +409,7 @@ impl Session {
                 }
             }
             Frame::StatusRequest { id, heads } => {
-                let (replica, shared) = (self.inner.replica.clone(), self.shared.clone());
+                let (replica, shared) = (self.context.replica.clone(), self.shared.clone());
                 let docs =
                     tokio::task::spawn_blocking(move || status_reply(&replica, &shared, &heads))
                         .await
@@ -360,9 +417,9 @@ impl Session {
                 self.shared.send_control(Frame::StatusReply { id, docs });
             }
             Frame::StatusReply { id, docs } => {
-                let now = (self.inner.clock)().0;
+                let now = (self.context.clock)().0;
                 let ours: HashMap<String, Vec<String>> =
-                    all_heads(&self.inner.replica).into_iter().collect();
+                    all_heads(&self.context.replica).into_iter().collect();
                 {
                     let mut record = lock(&self.shared.record);
                     for report in &docs {
@@ -392,9 +449,9 @@ impl Session {
     /// Hands merged (and keys-only) changes to the observer, in order,
     /// without waiting for it: they are durable already, and the index
     /// catches up from the documents after a restart.
-    fn tell_observer(&self, changes: Vec<crate::DocChange>) -> Result<(), String> {
+    fn tell_observer(&self, changes: Vec<DocChange>) -> Result<(), String> {
         for change in changes {
-            self.inner
+            self.context
                 .merged
                 .send(change)
                 .map_err(|_| "the thread that indexes merged changes is gone".to_owned())?;
@@ -405,7 +462,7 @@ impl Session {
     /// Sends the keys of `records` this node can send, and remembers the
     /// rest to try again when the document changes here.
     async fn answer_keys(&self, doc: DocId, records: Vec<crate::RecordRef>) -> Result<(), String> {
-        let replica = self.inner.replica.clone();
+        let replica = self.context.replica.clone();
         let doc_for_answer = doc.clone();
         let (keys, unanswered) =
             tokio::task::spawn_blocking(move || replica.answer_keys(&doc_for_answer, &records))
@@ -439,7 +496,7 @@ impl Session {
             return;
         }
         let record = lock(&self.shared.record).clone();
-        record.save(&self.inner.state_dir, peer);
+        record.save(&self.context.state_dir, peer);
     }
 }
 
@@ -498,7 +555,7 @@ fn next_message(
     replica: &Replica,
     shared: &SessionShared,
     doc: &DocId,
-    clock: fn() -> ferrex_core::Timestamp,
+    clock: fn() -> Timestamp,
 ) -> Result<Option<Vec<u8>>, String> {
     let mut states = lock(&shared.states);
     let state = state_for(&mut states, &shared.record, doc, replica);
@@ -525,20 +582,20 @@ fn next_message(
 /// each document that owes one, generated just before it is sent. A failure
 /// closes the connection, which ends the session.
 async fn write_loop(
-    inner: Arc<Inner>,
+    context: Arc<SessionContext>,
     send: SendStream,
     shared: Arc<SessionShared>,
     connection: Connection,
     peer: String,
 ) {
-    if let Err(error) = write_frames(inner, send, shared).await {
+    if let Err(error) = write_frames(context, send, shared).await {
         tracing::debug!(peer = %short(&peer), "sync stream write failed: {error}");
         connection.close(1u32.into(), b"write failed");
     }
 }
 
 async fn write_frames(
-    inner: Arc<Inner>,
+    context: Arc<SessionContext>,
     mut send: SendStream,
     shared: Arc<SessionShared>,
 ) -> Result<(), WireError> {
@@ -551,7 +608,7 @@ async fn write_frames(
                 match next {
                     Some(doc) => {
                         let (replica, shared, clock) =
-                            (inner.replica.clone(), shared.clone(), inner.clock);
+                            (context.replica.clone(), shared.clone(), context.clock);
                         let doc_for_message = doc.clone();
                         let message = tokio::task::spawn_blocking(move || {
                             next_message(&replica, &shared, &doc_for_message, clock)
@@ -583,7 +640,7 @@ async fn read_loop(
     incoming: mpsc::Sender<Frame>,
     shared: Arc<SessionShared>,
     peer: String,
-    clock: fn() -> ferrex_core::Timestamp,
+    clock: fn() -> Timestamp,
 ) {
     loop {
         match read_frame::<Frame>(&mut recv, MAX_FRAME_BYTES).await {
