@@ -1,34 +1,12 @@
 //! The `ferrex` binary: command line, node lifecycle and MCP server.
 
-mod allocator;
-mod bridge;
-mod clock;
-mod config;
-mod control;
-mod daemon;
-#[cfg(test)]
-mod derived_sim;
-mod device;
-mod embedding;
+mod base;
+mod cli;
+mod derived;
 mod engine;
-mod home;
-mod http;
-mod import_formats;
-mod index;
-mod indexer;
-mod logging;
-mod markdown;
-mod mcp;
-mod memory_cli;
-mod node;
-mod peer_vectors;
-mod peers_cli;
-mod reindex;
-mod status;
-mod transfer;
-mod transfer_cli;
-mod ui;
-mod views;
+mod formats;
+mod lifecycle;
+mod surfaces;
 
 use std::{path::PathBuf, process::ExitCode, time::Instant};
 
@@ -37,7 +15,12 @@ use clap::{Parser, Subcommand};
 use ferrex_core::Embedder;
 use ferrex_embed::{EmbedderOptions, FastEmbedder};
 
-use crate::{config::Config, home::Home};
+use crate::{
+    base::{allocator, config, config::Config, home::Home, logging},
+    cli::{memory as memory_cli, peers as peers_cli, transfer as transfer_cli},
+    lifecycle::{daemon, node, reindex},
+    surfaces::{bridge, control, http, ui},
+};
 
 /// Persistent memory for AI agents, synced peer to peer across your devices.
 ///

@@ -5,8 +5,8 @@ use ferrex_core::{MemoryKind, Namespace, Timestamp};
 
 use super::{Engine, HistoryEntry, Recalled, ToolError, lock, recall::judge};
 use crate::{
-    clock,
-    index::{EdgeRow, MemoryFilter},
+    base::clock,
+    derived::index::{EdgeRow, MemoryFilter},
 };
 
 /// What `list` lists.
@@ -100,7 +100,11 @@ impl Engine {
 
     /// `rows` of `namespace` with their staleness and trust now, as recall
     /// judges them (no score: nothing was searched).
-    fn judged(&self, namespace: &str, rows: Vec<crate::index::MemoryRow>) -> Vec<Recalled> {
+    fn judged(
+        &self,
+        namespace: &str,
+        rows: Vec<crate::derived::index::MemoryRow>,
+    ) -> Vec<Recalled> {
         let now = clock::now();
         let settings = self.settings(namespace);
         rows.into_iter()

@@ -12,9 +12,9 @@ use ferrex_core::{
 
 use super::{Engine, lock, new_id};
 use crate::{
-    clock,
-    index::{Index, lookup::EntityRow},
-    indexer::{self, KnownVectors},
+    base::clock,
+    derived::index::{Index, lookup::EntityRow},
+    derived::indexer::{self, KnownVectors},
 };
 
 /// The outcome of resolving the names of one store.

@@ -26,10 +26,10 @@ pub use review::{Contradiction, DetailedStats, HistoryEntry, Reflection};
 pub use store::Stored;
 
 use crate::{
-    clock,
-    embedding::{Foreground, WorkSignal},
-    index::{Index, MemoryRow},
-    indexer::{self, KnownVectors},
+    base::clock,
+    derived::embedding::{Foreground, WorkSignal},
+    derived::index::{Index, MemoryRow},
+    derived::indexer::{self, KnownVectors},
 };
 
 /// Why a tool call failed.

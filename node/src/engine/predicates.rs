@@ -10,9 +10,9 @@ use ferrex_core::{
 
 use super::{Engine, entities::Vectors, lock};
 use crate::{
-    clock,
-    index::MemoryRow,
-    indexer::{self, KnownVectors},
+    base::clock,
+    derived::index::MemoryRow,
+    derived::indexer::{self, KnownVectors},
 };
 
 /// A fact's predicate, resolved.

@@ -21,8 +21,8 @@ use ferrex_core::{
 
 use super::{Engine, ToolError, lock, usage_of};
 use crate::{
-    clock,
-    index::{MemoryFilter, MemoryRow},
+    base::clock,
+    derived::index::{MemoryFilter, MemoryRow},
 };
 
 /// Candidates taken from each of the dense and full-text lists.
@@ -257,7 +257,7 @@ impl Engine {
     /// first.
     fn score(
         &self,
-        index: &crate::index::Index,
+        index: &crate::derived::index::Index,
         request: &RecallRequest,
         settings: &ferrex_core::MemorySettings,
         lists: &Lists<'_>,
@@ -359,7 +359,7 @@ impl Engine {
     /// by an `exact` scan of every vector when asked.
     fn search(
         &self,
-        index: &crate::index::Index,
+        index: &crate::derived::index::Index,
         vector: &[f32],
         request: &RecallRequest,
         wanted: usize,
@@ -407,7 +407,7 @@ struct Lists<'a> {
 /// `ids` best first by their closest vector to `vector` (ties by id);
 /// memories without a vector yet are left out.
 fn by_meaning<'a>(
-    index: &crate::index::Index,
+    index: &crate::derived::index::Index,
     vector: &[f32],
     ids: impl IntoIterator<Item = &'a String>,
 ) -> anyhow::Result<Vec<String>> {
@@ -428,7 +428,7 @@ fn by_meaning<'a>(
 /// when it names no time, or one that holds more than
 /// [`EXACT_FILTER_LIMIT`] memories (it tells little then).
 fn dated_list(
-    index: &crate::index::Index,
+    index: &crate::derived::index::Index,
     vector: &[f32],
     request: &RecallRequest,
     now: Timestamp,

@@ -10,7 +10,7 @@ use ferrex_core::{
 };
 
 use super::{Engine, Recalled, ToolError, lock, usage_of};
-use crate::{clock, index::MemoryRow};
+use crate::{base::clock, derived::index::MemoryRow};
 
 /// Facts of one subject and predicate that disagree.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,11 +30,11 @@ pub struct Reflection {
     /// Contradicting facts.
     pub contradictions: Vec<Contradiction>,
     /// Entities that may be one.
-    pub alias_candidates: Vec<crate::index::lookup::AliasCandidate>,
+    pub alias_candidates: Vec<crate::derived::index::lookup::AliasCandidate>,
     /// Predicates of one subject that may name one attribute.
-    pub predicate_candidates: Vec<crate::index::lookup::PredicateCandidate>,
+    pub predicate_candidates: Vec<crate::derived::index::lookup::PredicateCandidate>,
     /// Single-valued predicates whose values pile up on a subject.
-    pub cardinality_suspects: Vec<crate::index::lookup::CardinalitySuspect>,
+    pub cardinality_suspects: Vec<crate::derived::index::lookup::CardinalitySuspect>,
 }
 
 /// Values of one subject's single-valued predicate from which it looks

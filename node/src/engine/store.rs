@@ -21,9 +21,9 @@ use super::{
     lock, new_id,
 };
 use crate::{
-    clock,
-    index::content_hash,
-    indexer::{self, KnownVectors},
+    base::clock,
+    derived::index::content_hash,
+    derived::indexer::{self, KnownVectors},
 };
 
 /// Neighbours looked at for duplicates and corrections of free text.

@@ -4,7 +4,7 @@
 use ferrex_core::Namespace;
 
 use super::{Engine, ToolError, lock};
-use crate::clock;
+use crate::base::clock;
 
 impl Engine {
     /// Every live record of `namespace` this node can read, as it stands.
@@ -47,11 +47,11 @@ impl Engine {
         let (change, restored) = self.replica.restore(namespace, clock::now(), archive)?;
         if let Some(change) = change {
             let mut index = lock(&self.index);
-            crate::indexer::apply_change(
+            crate::derived::indexer::apply_change(
                 &mut index,
                 &self.replica,
                 &change,
-                &crate::indexer::KnownVectors::new(),
+                &crate::derived::indexer::KnownVectors::new(),
             )?;
         }
         self.work.notify();

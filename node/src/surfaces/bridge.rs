@@ -12,8 +12,8 @@ use anyhow::{Context, bail};
 use tokio::{io::AsyncWriteExt, net::UnixStream};
 
 use crate::{
-    control::{self, MCP_HELLO},
-    home::Home,
+    base::home::Home,
+    surfaces::control::{self, MCP_HELLO},
 };
 
 /// How long a started node may take to open its socket (model load, index

@@ -306,7 +306,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::mcp::params;
+    use crate::surfaces::mcp::params;
 
     fn check<T: JsonSchema + DeserializeOwned>(arguments: Value) -> Result<T, String> {
         let schema = input_schema::<T>();

@@ -25,7 +25,7 @@ use ferrex_core::{
 };
 use ferrex_embed::{QueryCache, Reranker};
 
-use crate::index::{Index, NOT_EMBEDDED, Vectors, WHOLE_ONLY};
+use crate::derived::index::{Index, NOT_EMBEDDED, Vectors, WHOLE_ONLY};
 
 /// The foreground embedder and its query cache, and the reranker when one
 /// is configured.
@@ -241,7 +241,7 @@ impl Background {
         if session.is_some() && last_used.elapsed() >= idle {
             *session = None;
             drop(session);
-            crate::allocator::release_free_memory();
+            crate::base::allocator::release_free_memory();
             tracing::debug!("let the idle background session go");
         }
     }

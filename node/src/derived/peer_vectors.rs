@@ -33,9 +33,9 @@ use ferrex_sync::{
 use rand::RngExt;
 
 use crate::{
-    embedding::{Foreground, WorkSignal},
+    derived::embedding::{Foreground, WorkSignal},
+    derived::index::{Index, Vectors},
     engine::lock,
-    index::{Index, Vectors},
 };
 
 /// A received vector must be at least this close (cosine) to the one this
@@ -283,7 +283,7 @@ async fn take_from(
         // are stored for it. A steady stream of merges delays this, at
         // most a few seconds a batch.
         let yielding = Instant::now();
-        while signal.is_indexing() && yielding.elapsed() < crate::embedding::YIELD_LIMIT {
+        while signal.is_indexing() && yielding.elapsed() < crate::derived::embedding::YIELD_LIMIT {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         let missing = {

@@ -13,7 +13,7 @@ use anyhow::Context;
 use ferrex_core::{Timestamp, validate::MAX_CONTENT_BYTES};
 use serde_json::{Map, Value, json};
 
-use crate::clock;
+use crate::base::clock;
 
 /// The formats `ferrex import` reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +58,7 @@ impl Format {
         let first = text.lines().find(|line| !line.trim().is_empty()).unwrap_or("");
         let value: Value = serde_json::from_str(first).unwrap_or(Value::Null);
         match value["type"].as_str() {
-            Some(crate::transfer::HEADER_TYPE) => Ok(Format::Ferrex),
+            Some(crate::formats::jsonl::HEADER_TYPE) => Ok(Format::Ferrex),
             Some("entity" | "relation") => Ok(Format::McpMemory),
             _ => anyhow::bail!(
                 "cannot tell what {} holds: give --from ferrex, mcp-memory, mcp-memory-service or markdown",

@@ -11,14 +11,14 @@ use ferrex_sync::{PairingTicket, Replica, offline_peers};
 use serde_json::Value;
 
 use crate::{
-    bridge,
-    config::Config,
-    control::{self, Request},
-    daemon,
-    device::Device,
-    home::Home,
+    base::config::Config,
+    base::device::Device,
+    base::home::Home,
+    lifecycle::daemon,
     report,
-    status::{self, ThisDevice},
+    surfaces::bridge,
+    surfaces::control::{self, Request},
+    surfaces::status::{self, ThisDevice},
 };
 
 /// Prints a command's result on stdout (these commands are not the MCP

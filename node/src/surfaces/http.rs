@@ -34,7 +34,9 @@ use rmcp::transport::{
 use sha2::{Digest, Sha256};
 use tokio::sync::{Semaphore, oneshot};
 
-use crate::{config::HttpSettings, engine::Engine, home::Home, mcp::FerrexServer};
+use crate::{
+    base::config::HttpSettings, base::home::Home, engine::Engine, surfaces::mcp::FerrexServer,
+};
 
 /// The file holding the bearer token, in the home.
 pub fn token_file(home: &Home) -> PathBuf {

@@ -34,7 +34,7 @@ use ferrex_sync::{
     sim::{self, Network, Rng},
 };
 
-use crate::{embedding, index::Index, indexer};
+use crate::{derived::embedding, derived::index::Index, derived::indexer};
 
 /// Unit vectors from hashed words: texts sharing words are near. For tests
 /// of pure logic only; no model.

@@ -16,13 +16,13 @@ use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelFiles, ModelSearch, Reran
 use ferrex_sync::Replica;
 
 use crate::{
-    config::Config,
-    device::Device,
-    embedding::{self, Background, Foreground, WorkSignal},
+    base::config::Config,
+    base::device::Device,
+    base::home::Home,
+    derived::embedding::{self, Background, Foreground, WorkSignal},
+    derived::index::{Index, Opened},
+    derived::indexer,
     engine::{Engine, lock},
-    home::Home,
-    index::{Index, Opened},
-    indexer,
 };
 
 /// Queries whose vectors the node keeps.

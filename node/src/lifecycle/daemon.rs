@@ -18,19 +18,20 @@ use tokio::{
 use ferrex_sync::{DocChange, Network, NetworkConfig, PairingTicket, SyncObserver};
 
 use crate::{
-    clock,
-    config::Config,
-    control::{self, CONTROL_HELLO, MCP_HELLO, Request},
-    device::Device,
-    embedding::WorkSignal,
+    base::clock,
+    base::config::Config,
+    base::device::Device,
+    base::home::Home,
+    derived::embedding::WorkSignal,
+    derived::peer_vectors::{self, Shared},
     engine::Engine,
-    home::Home,
-    mcp::FerrexServer,
-    node::Node,
-    peer_vectors::{self, Shared},
-    reindex,
-    status::{self, ThisDevice},
-    transfer, views,
+    formats::jsonl,
+    lifecycle::node::Node,
+    lifecycle::reindex,
+    surfaces::control::{self, CONTROL_HELLO, MCP_HELLO, Request},
+    surfaces::mcp::FerrexServer,
+    surfaces::status::{self, ThisDevice},
+    surfaces::views,
 };
 
 /// Indexes what peers send, and wakes the embedding worker for it.
@@ -103,7 +104,7 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
     let node = Arc::new(node);
     // Before the network: a port in use stops the node before it has
     // started anything else.
-    let http = crate::http::serve(&home, &config.http, node.engine.clone()).await?;
+    let http = crate::surfaces::http::serve(&home, &config.http, node.engine.clone()).await?;
     let network = Network::start(
         device.identity.clone(),
         node.engine.replica().clone(),
@@ -287,8 +288,8 @@ async fn serve_control(stream: UnixStream, served: Arc<Served>) -> anyhow::Resul
             let engine = node.engine.clone();
             let restored = tokio::task::spawn_blocking(move || -> anyhow::Result<Value> {
                 let namespace = ferrex_core::Namespace::parse(&namespace)?;
-                let archive = transfer::archive(&namespace, &lines)
-                    .map_err(|error| anyhow::anyhow!(error))?;
+                let archive =
+                    jsonl::archive(&namespace, &lines).map_err(|error| anyhow::anyhow!(error))?;
                 let restored = engine
                     .restore(&namespace, &archive)
                     .map_err(|error| anyhow::anyhow!("{error}"))?;
@@ -340,26 +341,26 @@ async fn export(
     let engine = served.node.engine.clone();
     let wanted = namespace.map(ferrex_core::Namespace::parse).transpose()?;
     let device = served.device.id.clone();
-    let lines = tokio::task::spawn_blocking(move || -> anyhow::Result<Vec<transfer::Line>> {
+    let lines = tokio::task::spawn_blocking(move || -> anyhow::Result<Vec<jsonl::Line>> {
         let namespaces = match wanted {
             Some(namespace) => vec![namespace],
             None => engine.replica().namespaces(),
         };
         let registry = engine.replica().registry();
-        let mut lines = vec![transfer::Line::Header {
-            version: transfer::VERSION,
-            exported_at: transfer::Time(clock::now()),
+        let mut lines = vec![jsonl::Line::Header {
+            version: jsonl::VERSION,
+            exported_at: jsonl::Time(clock::now()),
             device,
         }];
         lines.extend(
             registry
                 .devices
                 .keys()
-                .map(|id| transfer::Line::Device { id: id.clone(), name: registry.name_of(id) }),
+                .map(|id| jsonl::Line::Device { id: id.clone(), name: registry.name_of(id) }),
         );
         for namespace in namespaces {
             let archive = engine.archive(&namespace)?;
-            lines.extend(transfer::lines(&namespace, &archive));
+            lines.extend(jsonl::lines(&namespace, &archive));
         }
         Ok(lines)
     })

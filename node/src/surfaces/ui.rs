@@ -26,11 +26,11 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::{
-    bridge,
-    control::{self, Request as Control},
-    home::Home,
-    peers_cli::output,
+    base::home::Home,
+    cli::peers::output,
     report,
+    surfaces::bridge,
+    surfaces::control::{self, Request as Control},
 };
 
 /// The page, its script and its style.

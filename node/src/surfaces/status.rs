@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use ferrex_sync::PeerStatus;
 use serde_json::{Value, json};
 
-use crate::clock;
+use crate::base::clock;
 
 /// The first characters of an id, as shown to people.
 pub fn short_id(id: &str) -> &str {

@@ -9,12 +9,12 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::{
-    clock,
+    base::clock,
+    derived::index::MemoryRow,
     engine::{
         Backlog, Contradiction, DetailedStats, HistoryEntry, Recalled, Reflection, Stats, Stored,
         content_parts,
     },
-    index::MemoryRow,
 };
 
 /// Names devices by id (the registry's names), for answers people read.

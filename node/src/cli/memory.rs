@@ -13,7 +13,7 @@ use std::{
 use anyhow::{Context, bail};
 use serde_json::{Map, Value, json};
 
-use crate::{bridge, control, home::Home, peers_cli::output, report};
+use crate::{base::home::Home, cli::peers::output, report, surfaces::bridge, surfaces::control};
 
 /// Runs operation `name` on the node of `home` (starting it if needed).
 pub async fn call(home: &Home, name: &str, arguments: Value) -> anyhow::Result<Value> {
@@ -97,7 +97,7 @@ const CONTENT_WIDTH: usize = 72;
 
 /// Renders rows with a header, columns padded to fit.
 fn table(rows: &[Vec<String>]) -> String {
-    crate::status::table(rows).trim_end().to_owned()
+    crate::surfaces::status::table(rows).trim_end().to_owned()
 }
 
 /// `ferrex recall`'s table.

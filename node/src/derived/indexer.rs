@@ -14,7 +14,7 @@ use anyhow::Context;
 use ferrex_core::EdgeKind;
 use ferrex_sync::{ChangedKeys, DocChange, DocId, Lookup, Replica};
 
-use crate::index::{Index, IndexTx, MemoryRow, Touched, Vectors, write::Upserted};
+use crate::derived::index::{Index, IndexTx, MemoryRow, Touched, Vectors, write::Upserted};
 
 /// Vectors a caller computed already (whole text, then passages), by memory
 /// id.

@@ -66,12 +66,12 @@ pub enum Request {
         namespace: Option<String>,
     },
     /// Restore records of ferrex's format into `namespace` (see
-    /// [`crate::transfer`]); the answer counts what was written and left.
+    /// [`crate::formats::jsonl`]); the answer counts what was written and left.
     Restore {
         /// Where they go.
         namespace: String,
         /// The records, with their line numbers in the file.
-        lines: Vec<(usize, crate::transfer::Line)>,
+        lines: Vec<(usize, crate::formats::jsonl::Line)>,
     },
 }
 

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use crate::{
     engine::{Engine, ListRequest, ToolError},
-    mcp::{
+    surfaces::mcp::{
         answers::{self, Memory},
         args,
         params::{self, Kind},

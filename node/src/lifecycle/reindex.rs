@@ -6,13 +6,13 @@ use anyhow::Context;
 use ferrex_sync::Replica;
 
 use crate::{
-    config::Config,
-    device::Device,
-    embedding,
-    home::Home,
-    index::Index,
-    indexer,
-    node::{BACKGROUND_BATCH, Node, load_session, locate_model},
+    base::config::Config,
+    base::device::Device,
+    base::home::Home,
+    derived::embedding,
+    derived::index::Index,
+    derived::indexer,
+    lifecycle::node::{BACKGROUND_BATCH, Node, load_session, locate_model},
 };
 
 /// Where a rebuild is.
@@ -74,7 +74,7 @@ pub fn rebuild_offline(
     // Embedding reads the index alone: the documents (most of the memory
     // of a large home) can go before its long phase.
     drop(replica);
-    crate::allocator::release_free_memory();
+    crate::base::allocator::release_free_memory();
     let mut embedder = load_session(&files, config)?;
     let index = std::sync::Mutex::new(index);
     let embedded = embed_all(&index, embedder.as_mut(), memories, &mut progress)?;

@@ -13,15 +13,15 @@ use ferrex_sync::Restored;
 use serde_json::{Value, json};
 
 use crate::{
-    bridge,
-    control::{self, Request},
-    home::Home,
-    import_formats::{self, Format, Item, Reading},
-    markdown,
-    memory_cli::print_json,
-    peers_cli::output,
+    base::home::Home,
+    cli::memory::print_json,
+    cli::peers::output,
+    formats::foreign::{self, Format, Item, Reading},
+    formats::jsonl::{self, Line},
+    formats::markdown,
     report,
-    transfer::{self, Line},
+    surfaces::bridge,
+    surfaces::control::{self, Request},
 };
 
 /// Memories per restore request: one document change each.
@@ -105,7 +105,7 @@ pub async fn export(
 const MARKER: &str = ".ferrex-markdown";
 
 /// `ferrex export --format markdown --out DIR`: the pages of
-/// [`crate::markdown`], written into a new folder that then takes DIR's
+/// [`crate::formats::markdown`], written into a new folder that then takes DIR's
 /// place (an existing DIR must be empty or an earlier Markdown export).
 async fn export_markdown(home: &Home, namespace: Option<&str>, out: &Path) -> anyhow::Result<()> {
     if out.exists() {
@@ -140,7 +140,7 @@ async fn export_markdown(home: &Home, namespace: Option<&str>, out: &Path) -> an
         let mut offset = 0;
         loop {
             let arguments = json!({
-                "namespace": name, "status": "any", "limit": crate::views::MAX_PAGE, "offset": offset
+                "namespace": name, "status": "any", "limit": crate::surfaces::views::MAX_PAGE, "offset": offset
             });
             let mut page = control::call(&home.socket_file(), "list", arguments).await?;
             let total = page["total"].as_u64().unwrap_or(0) as usize;
@@ -263,15 +263,11 @@ pub async fn import(
         Format::Ferrex => {
             return restore(home, &read_text()?, path, into.as_ref(), reading, json).await;
         }
-        Format::McpMemory => {
-            import_formats::mcp_memory(&read_text()?, &mut reading).map_err(nothing)?
-        }
+        Format::McpMemory => foreign::mcp_memory(&read_text()?, &mut reading).map_err(nothing)?,
         Format::McpMemoryService if !stdin => {
-            import_formats::mcp_memory_service(path, &mut reading)?.map_err(nothing)?
+            foreign::mcp_memory_service(path, &mut reading)?.map_err(nothing)?
         }
-        Format::Markdown if !stdin => {
-            import_formats::markdown(path, &mut reading)?.map_err(nothing)?
-        }
+        Format::Markdown if !stdin => foreign::markdown(path, &mut reading)?.map_err(nothing)?,
         _ => bail!("a database or a folder of notes is read from its path, not from stdin"),
     };
     ingest(home, items, into.as_ref(), &reading.skipped, json).await
@@ -392,7 +388,7 @@ async fn restore(
     // Every line is checked before anything is imported.
     let nothing =
         |error: String| anyhow::anyhow!("{}: {error}; nothing was imported", path.display());
-    let mut records = transfer::parse(text, into, &mut reading).map_err(nothing)?;
+    let mut records = jsonl::parse(text, into, &mut reading).map_err(nothing)?;
     drop(bridge::connect_or_start(home, &[]).await?);
     // And every entity a memory uses is in the file or in this home, for
     // the whole file, before the first request writes anything.
@@ -541,7 +537,7 @@ mod tests {
     use serde_json::json;
 
     use super::entity_held;
-    use crate::control::Refused;
+    use crate::surfaces::control::Refused;
 
     #[test]
     fn only_a_refusal_of_the_request_means_the_entity_is_not_held() {

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::{answers, args, params};
 use crate::{
-    clock,
+    base::clock,
     engine::{Engine, RecallRequest, ToolError},
 };
 

@@ -4,7 +4,7 @@
 use anyhow::Context;
 use ferrex_sync::Identity;
 
-use crate::{config::Config, home::Home};
+use crate::{base::config::Config, base::home::Home};
 
 /// Who this node is.
 #[derive(Debug, Clone)]

@@ -1,0 +1,11 @@
+//! The ground every layer stands on: a node's home directory and the files
+//! in it, its configuration, the one clock, logging, this device's identity
+//! and the allocator's settings. Nothing here knows the engine, the index or
+//! a surface; every other folder may use it.
+
+pub mod allocator;
+pub mod clock;
+pub mod config;
+pub mod device;
+pub mod home;
+pub mod logging;
