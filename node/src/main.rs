@@ -1,4 +1,6 @@
-//! The `ferrex` binary: command line, node lifecycle and MCP server.
+//! The `ferrex` binary: the command table and its dispatch. What each
+//! command does is in [`cli`]; the layers below are described in
+//! ARCHITECTURE.md.
 
 mod base;
 mod cli;
@@ -8,18 +10,15 @@ mod formats;
 mod lifecycle;
 mod surfaces;
 
-use std::{path::PathBuf, process::ExitCode, time::Instant};
+use std::{path::PathBuf, process::ExitCode};
 
-use anyhow::Context;
 use clap::{Parser, Subcommand};
-use ferrex_core::Embedder;
-use ferrex_embed::{EmbedderOptions, FastEmbedder};
 
 use crate::{
-    base::{allocator, config, config::Config, home::Home, logging},
-    cli::{memory as memory_cli, peers as peers_cli, transfer as transfer_cli},
-    lifecycle::{daemon, node, reindex},
-    surfaces::{bridge, control, http, ui},
+    base::{allocator, config::Config, console::report, home::Home, logging},
+    cli::{memory as memory_cli, peers as peers_cli, runtime, transfer as transfer_cli},
+    lifecycle::daemon,
+    surfaces::{bridge, http, ui},
 };
 
 /// Persistent memory for AI agents, synced peer to peer across your devices.
@@ -86,9 +85,9 @@ enum Command {
         action: HttpAction,
     },
     /// Search the memory as an agent's recall does, best first.
-    Recall(RecallArgs),
+    Recall(memory_cli::RecallArgs),
     /// List memories by filters, newest first, a page at a time.
-    List(ListArgs),
+    List(memory_cli::ListArgs),
     /// Show one memory: content, standing, trust, entities, edges, history.
     Show {
         /// The memory's id.
@@ -110,7 +109,7 @@ enum Command {
         json: bool,
     },
     /// Store a memory: TEXT, or --subject, --predicate and --object.
-    Store(StoreArgs),
+    Store(memory_cli::StoreArgs),
     /// Correct a memory: store its new text or value, superseding it
     /// (opens $VISUAL or $EDITOR without --content or --object).
     Edit {
@@ -180,116 +179,6 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-}
-
-/// `ferrex recall`'s flags (the `recall` tool's parameters).
-#[derive(Debug, clap::Args)]
-struct RecallArgs {
-    /// What to look for, in words.
-    query: String,
-    #[command(flatten)]
-    filters: Filters,
-    /// How many results, at most [default: 10].
-    #[arg(long, short)]
-    limit: Option<u32>,
-    /// Also stale memories.
-    #[arg(long)]
-    include_stale: bool,
-    /// Also superseded facts and text.
-    #[arg(long)]
-    include_invalidated: bool,
-    /// 0 to 1: trade relevance for variety.
-    #[arg(long)]
-    diversity: Option<f64>,
-    /// A memory you confirmed is still true (it stays fresh); repeatable.
-    #[arg(long = "validate", value_name = "ID")]
-    validate_ids: Vec<String>,
-    /// Print JSON (a stable format) instead of a table.
-    #[arg(long)]
-    json: bool,
-}
-
-/// The filters `ferrex recall` and `ferrex list` share.
-#[derive(Debug, clap::Args)]
-struct Filters {
-    /// Namespace [default: default].
-    #[arg(long, short)]
-    namespace: Option<String>,
-    /// Only this kind (episodic, semantic, procedural); repeatable.
-    #[arg(long = "type", short = 't', value_name = "TYPE")]
-    types: Vec<String>,
-    /// Only memories about this entity; repeatable.
-    #[arg(long = "entity", short = 'e', value_name = "NAME")]
-    entities: Vec<String>,
-    /// Only memories valid from this time or date on.
-    #[arg(long, value_name = "TIME")]
-    since: Option<String>,
-    /// Only memories valid before this time or date.
-    #[arg(long, value_name = "TIME")]
-    until: Option<String>,
-}
-
-/// `ferrex list`'s flags.
-#[derive(Debug, clap::Args)]
-struct ListArgs {
-    #[command(flatten)]
-    filters: Filters,
-    /// Only memories with this tag.
-    #[arg(long)]
-    tag: Option<String>,
-    /// Only this status: active, current, contested, superseded, or any
-    /// [default: any but superseded].
-    #[arg(long)]
-    status: Option<String>,
-    /// Page size [default: 50].
-    #[arg(long, short)]
-    limit: Option<u32>,
-    /// Memories to skip.
-    #[arg(long)]
-    offset: Option<u64>,
-    /// Print JSON (a stable format) instead of a table.
-    #[arg(long)]
-    json: bool,
-}
-
-/// `ferrex store`'s flags (the `store` tool's parameters).
-#[derive(Debug, clap::Args)]
-struct StoreArgs {
-    /// The text (an event or a how-to); or give a fact's three parts.
-    content: Option<String>,
-    /// A fact's subject.
-    #[arg(long)]
-    subject: Option<String>,
-    /// A fact's predicate.
-    #[arg(long)]
-    predicate: Option<String>,
-    /// A fact's value.
-    #[arg(long)]
-    object: Option<String>,
-    /// episodic, semantic or procedural [default: detected].
-    #[arg(long = "type", short = 't', value_name = "TYPE")]
-    memory_type: Option<String>,
-    /// Namespace [default: default].
-    #[arg(long, short)]
-    namespace: Option<String>,
-    /// A tag; repeatable.
-    #[arg(long = "tag", value_name = "TAG")]
-    tags: Vec<String>,
-    /// An entity it is about; repeatable.
-    #[arg(long = "entity", short = 'e', value_name = "NAME")]
-    entities: Vec<String>,
-    /// Where it came from.
-    #[arg(long)]
-    source: Option<String>,
-    /// The id of a memory it replaces.
-    #[arg(long)]
-    supersedes: Option<String>,
-    /// When it happened or became true (text only), if not now.
-    #[arg(long, value_name = "TIME")]
-    valid_from: Option<String>,
-    /// Print JSON (a stable format).
-    #[arg(long)]
-    json: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -383,14 +272,6 @@ fn load_config(home: &Home, flags: &NodeFlags) -> anyhow::Result<Config> {
     Config::load(&home.config_file(), std::env::vars(), &flags.overrides())
 }
 
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("starting the async runtime")
-}
-
 fn run(cli: Cli) -> anyhow::Result<()> {
     let home = Home::resolve(cli.home)?;
     match cli.command.unwrap_or(Command::Mcp) {
@@ -411,27 +292,27 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Stop => {
             let _guard = logging::init("warn", None, "");
-            runtime()?.block_on(stop(&home))
+            runtime()?.block_on(cli::node::stop(&home))
         }
         Command::Reindex => {
             let _guard = logging::init("warn", None, "");
             let config = load_config(&home, &NodeFlags::default())?;
-            reindex_command(&home, &config)
+            cli::node::reindex(&home, &config)
         }
         Command::Doctor => {
             let _guard = logging::init("warn", None, "");
             let config = load_config(&home, &NodeFlags::default())?;
-            doctor(&home, &config)
+            cli::node::doctor(&home, &config)
         }
         Command::Invite { ttl, name } => {
             let _guard = logging::init("warn", None, "");
             load_config(&home, &NodeFlags { name: name.clone(), ..NodeFlags::default() })?;
-            runtime()?.block_on(peers_cli::invite(&home, ttl, &name_args(name)))
+            runtime()?.block_on(peers_cli::invite(&home, ttl, &peers_cli::name_args(name)))
         }
         Command::Join { ticket, name } => {
             let _guard = logging::init("warn", None, "");
             load_config(&home, &NodeFlags { name: name.clone(), ..NodeFlags::default() })?;
-            runtime()?.block_on(peers_cli::join(&home, &ticket, &name_args(name)))
+            runtime()?.block_on(peers_cli::join(&home, &ticket, &peers_cli::name_args(name)))
         }
         Command::Peers { json, action } => {
             let _guard = logging::init("warn", None, "");
@@ -460,55 +341,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Recall(args) => {
             let _guard = logging::init("warn", None, "");
-            let filters = args.filters;
-            let time_range = (filters.since.is_some() || filters.until.is_some()).then(|| {
-                memory_cli::Arguments::default()
-                    .set("start", filters.since)
-                    .set("end", filters.until)
-                    .value()
-            });
-            let arguments = memory_cli::Arguments::default()
-                .set("query", Some(args.query))
-                .set("namespace", filters.namespace)
-                .list("types", &filters.types)
-                .set("limit", args.limit)
-                .list("entities", &filters.entities)
-                .set("time_range", time_range)
-                .flag("include_stale", args.include_stale)
-                .flag("include_invalidated", args.include_invalidated)
-                .set("diversity", args.diversity)
-                .list("validate_ids", &args.validate_ids);
-            let answer =
-                runtime()?.block_on(memory_cli::call(&home, "recall", arguments.value()))?;
-            show_answer(&answer, args.json, memory_cli::recall_table);
-            Ok(())
+            runtime()?.block_on(memory_cli::recall(&home, args))
         }
         Command::List(args) => {
             let _guard = logging::init("warn", None, "");
-            let filters = args.filters;
-            let arguments = memory_cli::Arguments::default()
-                .set("namespace", filters.namespace)
-                .list("types", &filters.types)
-                .set("tag", args.tag)
-                .list("entities", &filters.entities)
-                .set("since", filters.since)
-                .set("until", filters.until)
-                .set("status", args.status)
-                .set("limit", args.limit)
-                .set("offset", args.offset);
-            let answer = runtime()?.block_on(memory_cli::call(&home, "list", arguments.value()))?;
-            show_answer(&answer, args.json, memory_cli::list_table);
-            Ok(())
+            runtime()?.block_on(memory_cli::list(&home, args))
         }
         Command::Show { id, json } => {
             let _guard = logging::init("warn", None, "");
-            let answer = runtime()?.block_on(memory_cli::call(
-                &home,
-                "show",
-                serde_json::json!({"id": id}),
-            ))?;
-            show_answer(&answer, json, memory_cli::show_page);
-            Ok(())
+            runtime()?.block_on(memory_cli::show(&home, &id, json))
         }
         Command::Forget { ids, yes, json } => {
             let _guard = logging::init("warn", None, "");
@@ -516,29 +357,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Store(args) => {
             let _guard = logging::init("warn", None, "");
-            let arguments = memory_cli::Arguments::default()
-                .set("content", args.content)
-                .set("subject", args.subject)
-                .set("predicate", args.predicate)
-                .set("object", args.object)
-                .set("memory_type", args.memory_type)
-                .set("namespace", args.namespace)
-                .list("tags", &args.tags)
-                .list("entities", &args.entities)
-                .set("source", args.source)
-                .set("supersedes", args.supersedes)
-                .set("valid_from", args.valid_from);
-            let answer =
-                runtime()?.block_on(memory_cli::call(&home, "store", arguments.value()))?;
-            show_answer(&answer, args.json, |answer| match answer["status"].as_str() {
-                Some("duplicate") => format!(
-                    "already stored as {} (its evidence is now {})",
-                    answer["existing_id"].as_str().unwrap_or("?"),
-                    answer["evidence"]
-                ),
-                _ => format!("stored {}", answer["id"].as_str().unwrap_or("?")),
-            });
-            Ok(())
+            runtime()?.block_on(memory_cli::store(&home, args))
         }
         Command::Edit { id, content, object, json } => {
             let _guard = logging::init("warn", None, "");
@@ -571,151 +390,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Topics { namespace, limit, json } => {
             let _guard = logging::init("warn", None, "");
-            let arguments =
-                memory_cli::Arguments::default().set("namespace", namespace).set("limit", limit);
-            let answer =
-                runtime()?.block_on(memory_cli::call(&home, "topics", arguments.value()))?;
-            show_answer(&answer, json, memory_cli::topics_tables);
-            Ok(())
+            runtime()?.block_on(memory_cli::topics(&home, namespace, limit, json))
         }
     }
-}
-
-/// Prints a command's answer: JSON, or as `render` writes it for people.
-fn show_answer(
-    answer: &serde_json::Value,
-    json: bool,
-    render: impl Fn(&serde_json::Value) -> String,
-) {
-    if json {
-        memory_cli::print_json(answer);
-    } else {
-        peers_cli::output(&render(answer));
-    }
-}
-
-/// The flags a command passes to a node it starts.
-fn name_args(name: Option<String>) -> Vec<String> {
-    name.map(|name| vec!["--name".to_owned(), name]).unwrap_or_default()
-}
-
-async fn stop(home: &Home) -> anyhow::Result<()> {
-    let socket = home.socket_file();
-    match control::send(&socket, &control::Request::Stop, |_| {}).await {
-        Ok(_) => {}
-        Err(error)
-            if error.downcast_ref::<std::io::Error>().is_some_and(control::is_not_running) =>
-        {
-            report(&format!("no node is running for {}", home.root().display()));
-            return Ok(());
-        }
-        Err(error) => return Err(error),
-    }
-    // Wait for it to let go of the home.
-    let started = Instant::now();
-    while started.elapsed() < std::time::Duration::from_secs(30) {
-        if daemon::lock_home(home).is_ok() {
-            report("stopped");
-            return Ok(());
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    anyhow::bail!("the node was asked to stop but still holds {} after 30 s", home.root().display())
-}
-
-fn reindex_command(home: &Home, config: &Config) -> anyhow::Result<()> {
-    let bar =
-        indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{prefix:>9} [{bar:40}] {pos}/{len} {elapsed}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    let show = |phase: &str, done: u64, total: u64| {
-        if bar.prefix() != phase {
-            bar.set_prefix(phase.to_owned());
-            bar.reset();
-        }
-        bar.set_length(total);
-        bar.set_position(done);
-    };
-    let started = Instant::now();
-    let socket = home.socket_file();
-    let runtime = runtime()?;
-    let running = runtime.block_on(async {
-        control::send(&socket, &control::Request::Reindex, |event| {
-            show(
-                event["phase"].as_str().unwrap_or(""),
-                event["done"].as_u64().unwrap_or(0),
-                event["total"].as_u64().unwrap_or(0),
-            )
-        })
-        .await
-    });
-    let (memories, embedded) = match running {
-        Ok(answer) => {
-            (answer["memories"].as_u64().unwrap_or(0), answer["embedded"].as_u64().unwrap_or(0))
-        }
-        Err(error)
-            if error.downcast_ref::<std::io::Error>().is_some_and(control::is_not_running) =>
-        {
-            let _lock = daemon::lock_home(home)?;
-            let summary = reindex::rebuild_offline(home, config, |progress| {
-                show(progress.phase, progress.done as u64, progress.total as u64)
-            })?;
-            (summary.memories as u64, summary.embedded as u64)
-        }
-        Err(error) => return Err(error),
-    };
-    bar.finish_and_clear();
-    report(&format!(
-        "reindexed {memories} memories ({embedded} embedded) in {:.1} s",
-        started.elapsed().as_secs_f64()
-    ));
-    Ok(())
-}
-
-fn doctor(home: &Home, config: &Config) -> anyhow::Result<()> {
-    let files = node::model_search(home, config).locate(config.tier)?;
-    let started = Instant::now();
-    files.verify()?;
-    let verified = started.elapsed();
-    let options =
-        EmbedderOptions { tier: config.tier, intra_threads: config.threads, ..Default::default() };
-    let mut embedder = FastEmbedder::from_verified_files(&files, &options)
-        .context("loading the embedding model")?;
-    let vector = embedder.embed_one("ferrex doctor")?;
-    let depth = config.memory.ranking.rerank_depth;
-    let reranker = if depth == 0 {
-        "off (memory.rerank_depth = 0)".to_owned()
-    } else {
-        ferrex_embed::Reranker::load(&node::model_search(home, config), config.threads)
-            .context("memory.rerank_depth is set: loading the reranker")?;
-        format!("ms-marco-MiniLM-L-12-v2, reorders the best {depth}, files verified")
-    };
-    report(&format!(
-        "home      {}\nconfig    {}\nruntime   {}\nmodel     {} ({}, {} dimensions; embed.model)\nfiles     {}\nverified  sha256 in {} ms\nembedding ok ({} floats)\nreranker  {reranker}\nnetwork   mode {}, bind {}",
-        home.root().display(),
-        if home.config_file().exists() {
-            home.config_file().display().to_string()
-        } else {
-            "defaults (no ferrex.toml)".to_owned()
-        },
-        files.runtime.display(),
-        config.tier,
-        config.tier.model_name(),
-        embedder.dimension(),
-        files.tier_dir.display(),
-        verified.as_millis(),
-        vector.len(),
-        config::mode_name(config.mode),
-        config.bind,
-    ));
-    Ok(())
-}
-
-/// Writes a line for a person to stderr: stdout is reserved for MCP.
-#[allow(clippy::print_stderr, reason = "the binary's user-facing output goes to stderr")]
-fn report(text: &str) {
-    eprintln!("{text}");
 }

@@ -6,6 +6,8 @@
 pub mod allocator;
 pub mod clock;
 pub mod config;
+pub mod console;
 pub mod device;
 pub mod home;
+pub mod lock;
 pub mod logging;

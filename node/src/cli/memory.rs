@@ -13,7 +13,12 @@ use std::{
 use anyhow::{Context, bail};
 use serde_json::{Map, Value, json};
 
-use crate::{base::home::Home, cli::peers::output, report, surfaces::bridge, surfaces::control};
+use crate::{
+    base::console::{output, report},
+    base::home::Home,
+    surfaces::bridge,
+    surfaces::control,
+};
 
 /// Runs operation `name` on the node of `home` (starting it if needed).
 pub async fn call(home: &Home, name: &str, arguments: Value) -> anyhow::Result<Value> {
@@ -434,4 +439,212 @@ fn edit_in_editor(text: &str) -> anyhow::Result<String> {
         bail!("the editor {editor:?} failed ({status}); nothing changed");
     }
     edited.with_context(|| format!("reading {}", path.display()))
+}
+
+/// `ferrex recall`'s flags (the `recall` tool's parameters).
+#[derive(Debug, clap::Args)]
+pub struct RecallArgs {
+    /// What to look for, in words.
+    query: String,
+    #[command(flatten)]
+    filters: Filters,
+    /// How many results, at most [default: 10].
+    #[arg(long, short)]
+    limit: Option<u32>,
+    /// Also stale memories.
+    #[arg(long)]
+    include_stale: bool,
+    /// Also superseded facts and text.
+    #[arg(long)]
+    include_invalidated: bool,
+    /// 0 to 1: trade relevance for variety.
+    #[arg(long)]
+    diversity: Option<f64>,
+    /// A memory you confirmed is still true (it stays fresh); repeatable.
+    #[arg(long = "validate", value_name = "ID")]
+    validate_ids: Vec<String>,
+    /// Print JSON (a stable format) instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The filters `ferrex recall` and `ferrex list` share.
+#[derive(Debug, clap::Args)]
+pub struct Filters {
+    /// Namespace [default: default].
+    #[arg(long, short)]
+    namespace: Option<String>,
+    /// Only this kind (episodic, semantic, procedural); repeatable.
+    #[arg(long = "type", short = 't', value_name = "TYPE")]
+    types: Vec<String>,
+    /// Only memories about this entity; repeatable.
+    #[arg(long = "entity", short = 'e', value_name = "NAME")]
+    entities: Vec<String>,
+    /// Only memories valid from this time or date on.
+    #[arg(long, value_name = "TIME")]
+    since: Option<String>,
+    /// Only memories valid before this time or date.
+    #[arg(long, value_name = "TIME")]
+    until: Option<String>,
+}
+
+/// `ferrex list`'s flags.
+#[derive(Debug, clap::Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    filters: Filters,
+    /// Only memories with this tag.
+    #[arg(long)]
+    tag: Option<String>,
+    /// Only this status: active, current, contested, superseded, or any
+    /// [default: any but superseded].
+    #[arg(long)]
+    status: Option<String>,
+    /// Page size [default: 50].
+    #[arg(long, short)]
+    limit: Option<u32>,
+    /// Memories to skip.
+    #[arg(long)]
+    offset: Option<u64>,
+    /// Print JSON (a stable format) instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `ferrex store`'s flags (the `store` tool's parameters).
+#[derive(Debug, clap::Args)]
+pub struct StoreArgs {
+    /// The text (an event or a how-to); or give a fact's three parts.
+    content: Option<String>,
+    /// A fact's subject.
+    #[arg(long)]
+    subject: Option<String>,
+    /// A fact's predicate.
+    #[arg(long)]
+    predicate: Option<String>,
+    /// A fact's value.
+    #[arg(long)]
+    object: Option<String>,
+    /// episodic, semantic or procedural [default: detected].
+    #[arg(long = "type", short = 't', value_name = "TYPE")]
+    memory_type: Option<String>,
+    /// Namespace [default: default].
+    #[arg(long, short)]
+    namespace: Option<String>,
+    /// A tag; repeatable.
+    #[arg(long = "tag", value_name = "TAG")]
+    tags: Vec<String>,
+    /// An entity it is about; repeatable.
+    #[arg(long = "entity", short = 'e', value_name = "NAME")]
+    entities: Vec<String>,
+    /// Where it came from.
+    #[arg(long)]
+    source: Option<String>,
+    /// The id of a memory it replaces.
+    #[arg(long)]
+    supersedes: Option<String>,
+    /// When it happened or became true (text only), if not now.
+    #[arg(long, value_name = "TIME")]
+    valid_from: Option<String>,
+    /// Print JSON (a stable format).
+    #[arg(long)]
+    json: bool,
+}
+
+/// `ferrex recall`.
+pub async fn recall(home: &Home, args: RecallArgs) -> anyhow::Result<()> {
+    let filters = args.filters;
+    let time_range = (filters.since.is_some() || filters.until.is_some()).then(|| {
+        Arguments::default().set("start", filters.since).set("end", filters.until).value()
+    });
+    let arguments = Arguments::default()
+        .set("query", Some(args.query))
+        .set("namespace", filters.namespace)
+        .list("types", &filters.types)
+        .set("limit", args.limit)
+        .list("entities", &filters.entities)
+        .set("time_range", time_range)
+        .flag("include_stale", args.include_stale)
+        .flag("include_invalidated", args.include_invalidated)
+        .set("diversity", args.diversity)
+        .list("validate_ids", &args.validate_ids);
+    let answer = call(home, "recall", arguments.value()).await?;
+    show_answer(&answer, args.json, recall_table);
+    Ok(())
+}
+
+/// `ferrex list`.
+pub async fn list(home: &Home, args: ListArgs) -> anyhow::Result<()> {
+    let filters = args.filters;
+    let arguments = Arguments::default()
+        .set("namespace", filters.namespace)
+        .list("types", &filters.types)
+        .set("tag", args.tag)
+        .list("entities", &filters.entities)
+        .set("since", filters.since)
+        .set("until", filters.until)
+        .set("status", args.status)
+        .set("limit", args.limit)
+        .set("offset", args.offset);
+    let answer = call(home, "list", arguments.value()).await?;
+    show_answer(&answer, args.json, list_table);
+    Ok(())
+}
+
+/// `ferrex show`.
+pub async fn show(home: &Home, id: &str, json: bool) -> anyhow::Result<()> {
+    let answer = call(home, "show", serde_json::json!({"id": id})).await?;
+    show_answer(&answer, json, show_page);
+    Ok(())
+}
+
+/// `ferrex store`.
+pub async fn store(home: &Home, args: StoreArgs) -> anyhow::Result<()> {
+    let arguments = Arguments::default()
+        .set("content", args.content)
+        .set("subject", args.subject)
+        .set("predicate", args.predicate)
+        .set("object", args.object)
+        .set("memory_type", args.memory_type)
+        .set("namespace", args.namespace)
+        .list("tags", &args.tags)
+        .list("entities", &args.entities)
+        .set("source", args.source)
+        .set("supersedes", args.supersedes)
+        .set("valid_from", args.valid_from);
+    let answer = call(home, "store", arguments.value()).await?;
+    show_answer(&answer, args.json, |answer| match answer["status"].as_str() {
+        Some("duplicate") => format!(
+            "already stored as {} (its evidence is now {})",
+            answer["existing_id"].as_str().unwrap_or("?"),
+            answer["evidence"]
+        ),
+        _ => format!("stored {}", answer["id"].as_str().unwrap_or("?")),
+    });
+    Ok(())
+}
+
+/// `ferrex topics`.
+pub async fn topics(
+    home: &Home,
+    namespace: Option<String>,
+    limit: Option<u32>,
+    json: bool,
+) -> anyhow::Result<()> {
+    let arguments = Arguments::default().set("namespace", namespace).set("limit", limit);
+    let answer = call(home, "topics", arguments.value()).await?;
+    show_answer(&answer, json, topics_tables);
+    Ok(())
+}
+/// Prints a command's answer: JSON, or as `render` writes it for people.
+pub fn show_answer(
+    answer: &serde_json::Value,
+    json: bool,
+    render: impl Fn(&serde_json::Value) -> String,
+) {
+    if json {
+        print_json(answer);
+    } else {
+        output(&render(answer));
+    }
 }

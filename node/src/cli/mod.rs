@@ -4,5 +4,17 @@
 //! table and the dispatch; what each command does lives here.
 
 pub mod memory;
+pub mod node;
 pub mod peers;
 pub mod transfer;
+
+use anyhow::Context;
+
+/// The async runtime a command runs its requests on.
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}

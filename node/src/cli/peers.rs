@@ -12,21 +12,14 @@ use serde_json::Value;
 
 use crate::{
     base::config::Config,
+    base::console::{output, report},
     base::device::Device,
     base::home::Home,
     lifecycle::daemon,
-    report,
     surfaces::bridge,
     surfaces::control::{self, Request},
     surfaces::status::{self, ThisDevice},
 };
-
-/// Prints a command's result on stdout (these commands are not the MCP
-/// channel: `ferrex` without a command is).
-#[allow(clippy::print_stdout, reason = "the output of a command for people and scripts")]
-pub fn output(text: &str) {
-    println!("{text}");
-}
 
 /// Parses a duration like `90s`, `10m`, `2h` or a number of seconds.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
@@ -184,6 +177,11 @@ fn without_ok(mut status: Value) -> Value {
         object.remove("ok");
     }
     status
+}
+
+/// The flags a command passes to a node it starts.
+pub fn name_args(name: Option<String>) -> Vec<String> {
+    name.map(|name| vec!["--name".to_owned(), name]).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -13,13 +13,13 @@ use ferrex_sync::Restored;
 use serde_json::{Value, json};
 
 use crate::{
+    base::console::{output, report},
     base::home::Home,
     cli::memory::print_json,
-    cli::peers::output,
-    formats::foreign::{self, Format, Item, Reading},
+    formats::Reading,
+    formats::foreign::{self, Format, Item},
     formats::jsonl::{self, Line},
     formats::markdown,
-    report,
     surfaces::bridge,
     surfaces::control::{self, Request},
 };

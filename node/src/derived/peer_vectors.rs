@@ -33,9 +33,9 @@ use ferrex_sync::{
 use rand::RngExt;
 
 use crate::{
+    base::lock::lock,
     derived::embedding::{Foreground, WorkSignal},
     derived::index::{Index, Vectors},
-    engine::lock,
 };
 
 /// A received vector must be at least this close (cosine) to the one this

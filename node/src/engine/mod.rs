@@ -14,7 +14,7 @@ mod transfer;
 
 use std::{
     collections::BTreeMap,
-    sync::{Arc, Mutex, MutexGuard, PoisonError},
+    sync::{Arc, Mutex},
 };
 
 use ferrex_core::{Content, FieldError, MemorySettings, Timestamp, Usage};
@@ -124,9 +124,7 @@ impl std::fmt::Debug for Engine {
     }
 }
 
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
+pub(crate) use crate::base::lock::lock;
 
 impl Engine {
     /// An engine over an open replica and index.

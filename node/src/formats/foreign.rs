@@ -13,6 +13,7 @@ use anyhow::Context;
 use ferrex_core::{Timestamp, validate::MAX_CONTENT_BYTES};
 use serde_json::{Map, Value, json};
 
+use super::Reading;
 use crate::base::clock;
 
 /// The formats `ferrex import` reads.
@@ -64,29 +65,6 @@ impl Format {
                 "cannot tell what {} holds: give --from ferrex, mcp-memory, mcp-memory-service or markdown",
                 path.display()
             ),
-        }
-    }
-}
-
-/// How a source is read: stopping at the first bad line, row or file (the
-/// default: nothing is imported then), or skipping it and going on
-/// (`--keep-going`), with what was skipped and why.
-#[derive(Debug, Default)]
-pub struct Reading {
-    /// Skip what is bad instead of stopping.
-    pub keep_going: bool,
-    /// What was skipped, and why.
-    pub skipped: Vec<String>,
-}
-
-impl Reading {
-    /// A bad line, row or file: an error, or (keeping going) noted.
-    pub fn bad(&mut self, why: String) -> Result<(), String> {
-        if self.keep_going {
-            self.skipped.push(why);
-            Ok(())
-        } else {
-            Err(why)
         }
     }
 }

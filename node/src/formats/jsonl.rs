@@ -22,7 +22,7 @@ use ferrex_core::{
 use ferrex_sync::{Archive, ArchivedAlias, StoredMemory};
 use serde::{Deserialize, Serialize};
 
-use crate::{base::clock, formats::foreign::Reading};
+use crate::{base::clock, formats::Reading};
 
 /// The `type` of the first line.
 pub const HEADER_TYPE: &str = "ferrex-export";

@@ -6,3 +6,26 @@
 pub mod foreign;
 pub mod jsonl;
 pub mod markdown;
+
+/// How a source is read: stopping at the first bad line, row or file (the
+/// default: nothing is imported then), or skipping it and going on
+/// (`--keep-going`), with what was skipped and why.
+#[derive(Debug, Default)]
+pub struct Reading {
+    /// Skip what is bad instead of stopping.
+    pub keep_going: bool,
+    /// What was skipped, and why.
+    pub skipped: Vec<String>,
+}
+
+impl Reading {
+    /// A bad line, row or file: an error, or (keeping going) noted.
+    pub fn bad(&mut self, why: String) -> Result<(), String> {
+        if self.keep_going {
+            self.skipped.push(why);
+            Ok(())
+        } else {
+            Err(why)
+        }
+    }
+}

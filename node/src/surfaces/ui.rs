@@ -26,9 +26,8 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::{
+    base::console::{output, report},
     base::home::Home,
-    cli::peers::output,
-    report,
     surfaces::bridge,
     surfaces::control::{self, Request as Control},
 };

@@ -29,21 +29,6 @@ devices. `store` facts (subject/predicate/object), events and how-tos as you lea
 `recall` before answering questions that may depend on what was learned before; `forget` what \
 is wrong or unwanted; `reflect` to find stale memories.";
 
-/// Bytes of JSON the whole `tools/list` answer may take (names, titles,
-/// descriptions, input and output schemas, annotations): about 4,000 tokens
-/// at the usual 4 bytes a token. Agents pay for it at the start of every
-/// session.
-pub const TOOL_LIST_BUDGET: usize = 16_000;
-
-/// How many tools ferrex is planned to have (today's six, and eight for
-/// working state, the knowledge graph and files); each not written yet is
-/// counted at [`PLANNED_TOOL_BYTES`] against the budget.
-const PLANNED_TOOLS: usize = 14;
-
-/// What a planned tool may take: an action-style tool with a few
-/// parameters, described by when to use it.
-const PLANNED_TOOL_BYTES: usize = 800;
-
 /// One MCP session's handler; sessions share the engine.
 #[derive(Clone)]
 pub struct FerrexServer {
@@ -187,6 +172,21 @@ fn failed(error: serde_json::Value) -> CallToolResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Bytes of JSON the whole `tools/list` answer may take (names, titles,
+    /// descriptions, input and output schemas, annotations): about 4,000 tokens
+    /// at the usual 4 bytes a token. Agents pay for it at the start of every
+    /// session.
+    const TOOL_LIST_BUDGET: usize = 16_000;
+
+    /// How many tools ferrex is planned to have (today's six, and eight for
+    /// working state, the knowledge graph and files); each not written yet is
+    /// counted at [`PLANNED_TOOL_BYTES`] against the budget.
+    const PLANNED_TOOLS: usize = 14;
+
+    /// What a planned tool may take: an action-style tool with a few
+    /// parameters, described by when to use it.
+    const PLANNED_TOOL_BYTES: usize = 800;
 
     #[test]
     fn every_tool_says_what_it_does_to_the_memory() {
