@@ -487,20 +487,29 @@ pub fn object(value: Value) -> Map<String, Value> {
 }
 
 /// Polls `check` every 50 ms until it returns `Some`, for at most `limit`.
+///
+/// Each check gets only the time that remains: one still waiting at the
+/// deadline (on a node that hangs) is dropped and the wait fails, rather
+/// than hanging the test. Only what the check awaits can be cut short; a
+/// blocking call inside it (a `ferrex` command run to completion) is not.
 pub async fn eventually<T, F, Fut>(limit: Duration, mut check: F) -> Option<T>
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Option<T>>,
 {
-    let started = Instant::now();
+    let deadline = tokio::time::Instant::now() + limit;
     loop {
-        if let Some(value) = check().await {
-            return Some(value);
+        let remaining = deadline.saturating_duration_since(tokio::time::Instant::now());
+        match tokio::time::timeout(remaining, check()).await {
+            Ok(Some(value)) => return Some(value),
+            Ok(None) => {}
+            Err(_elapsed) => return None,
         }
-        if started.elapsed() > limit {
+        let remaining = deadline.saturating_duration_since(tokio::time::Instant::now());
+        if remaining.is_zero() {
             return None;
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        tokio::time::sleep(remaining.min(Duration::from_millis(50))).await;
     }
 }
 

@@ -60,6 +60,29 @@ async fn answers(client: &Client) -> Value {
     })
 }
 
+/// The documents and heads every one of `homes` holds (`sync status
+/// --json`), if they are equal everywhere and each index has applied all
+/// of them: a settled state, where answers no longer change.
+fn settled_heads(homes: &[&TestHome]) -> Option<Value> {
+    let mut all = Vec::new();
+    for home in homes {
+        let status = home.sync_status_json();
+        if status["index"]["lag_changes"] != 0 {
+            return None;
+        }
+        all.push(status["documents"].clone());
+    }
+    let first = all.first()?;
+    (first.as_array().is_some_and(|documents| !documents.is_empty())
+        && all.iter().all(|heads| heads == first))
+    .then(|| first.clone())
+}
+
+/// Each home's documents and heads, for a failure message.
+fn heads_of(homes: &[&TestHome]) -> Vec<Value> {
+    homes.iter().map(|home| home.sync_status_json()["documents"].clone()).collect()
+}
+
 #[tokio::test]
 async fn devices_that_wrote_apart_answer_alike_once_synced() {
     let server = TestHome::named("server");
@@ -118,16 +141,31 @@ async fn devices_that_wrote_apart_answer_alike_once_synced() {
     let on_server = server.client().await;
     let on_laptop = laptop.client().await;
     let clients = [&on_laptop, &on_desktop, &on_server];
+    let homes = [&laptop, &desktop, &server];
+    // Settled: equal heads everywhere, unchanged while the answers are
+    // read, and the answers equal and as counted below.
     let agreed = eventually(Duration::from_secs(60), || async {
+        let heads = settled_heads(&homes)?;
         let mut seen = Vec::new();
         for client in clients {
             seen.push(answers(client).await);
         }
-        let distinct = seen.iter().all(|answer| answer["entities"]["distinct"] == 3);
-        (distinct && seen.iter().all(|answer| *answer == seen[0])).then(|| seen.remove(0))
+        let counted = seen.iter().all(|answer| {
+            answer["entities"]["distinct"] == 3
+                && answer["entities"]["records"] == 5
+                && answer["duplicates"] == 2
+        });
+        let same = seen.iter().all(|answer| *answer == seen[0]);
+        (counted && same && settled_heads(&homes)? == heads).then(|| seen.remove(0))
     })
     .await;
-    let answer = agreed.unwrap_or_else(|| panic!("the devices never agreed"));
+    let Some(answer) = agreed else {
+        let mut seen = Vec::new();
+        for client in clients {
+            seen.push(answers(client).await);
+        }
+        panic!("the devices never settled: heads {:?}, answers {seen:?}", heads_of(&homes));
+    };
 
     // The same current fact everywhere: postgres 16, stored last; postgres
     // 15 contradicts it; postgres 14 was replaced by both.
@@ -242,16 +280,24 @@ async fn one_attribute_stored_under_two_wordings_apart_is_one_fact_once_synced()
 
     let on_laptop = laptop.client().await;
     let clients = [&on_laptop, &on_desktop];
+    let homes = [&laptop, &desktop];
+    // Settled: equal heads on both, unchanged while the answers are read,
+    // and both wordings joined on both.
     let agreed = eventually(Duration::from_secs(60), || async {
+        let heads = settled_heads(&homes)?;
         let mut seen = Vec::new();
         for client in clients {
             seen.push(colour_answers(client).await);
         }
-        let joined = seen[0]["histories"][0].as_array().is_some_and(|list| list.len() == 2);
-        (joined && seen[0] == seen[1]).then(|| seen.remove(0))
+        let joined = seen[0]["histories"][0].as_array().is_some_and(|list| list.len() == 2)
+            && seen[0]["histories"][0] == seen[0]["histories"][1];
+        (joined && seen[0] == seen[1] && settled_heads(&homes)? == heads).then(|| seen.remove(0))
     })
     .await;
-    let answer = agreed.unwrap_or_else(|| panic!("the devices never agreed"));
+    let Some(answer) = agreed else {
+        let (here, there) = (colour_answers(&on_laptop).await, colour_answers(&on_desktop).await);
+        panic!("the devices never settled: heads {:?}, {here} / {there}", heads_of(&homes));
+    };
     // One attribute: either wording shows both values, the later current,
     // the other contested (written apart, so neither replaced the other).
     assert_eq!(answer["histories"][0], answer["histories"][1], "{answer}");
@@ -312,13 +358,26 @@ async fn devices_with_other_synonym_groups_agree_on_one_attribute() {
     assert_eq!(go["predicate"], "tech_stack", "{go}");
 
     let on_laptop = laptop.client().await;
+    let homes = [&laptop, &desktop];
+    // Settled: equal heads on both, unchanged while the histories are read,
+    // and equal under either wording on the desktop.
     let agreed = eventually(Duration::from_secs(60), || async {
+        let heads = settled_heads(&homes)?;
         let (here, there) =
             (stack(&on_laptop, "tech stack").await, stack(&on_desktop, "tech stack").await);
-        (here.len() == 2 && here == there).then_some(here)
+        let other_wording = stack(&on_desktop, "stack").await;
+        (here.len() == 2
+            && here == there
+            && other_wording == here
+            && settled_heads(&homes)? == heads)
+            .then_some(here)
     })
     .await;
-    let history = agreed.unwrap_or_else(|| panic!("the devices never agreed"));
+    let Some(history) = agreed else {
+        let (here, there) =
+            (stack(&on_laptop, "tech stack").await, stack(&on_desktop, "tech stack").await);
+        panic!("the devices never settled: heads {:?}, {here:?} / {there:?}", heads_of(&homes));
+    };
     // The laptop judged the desktop's wording its own attribute; the
     // desktop, which could not, took the laptop's word for it.
     assert_eq!(history[0], (json!("Rust"), json!("contested")), "{history:?}");

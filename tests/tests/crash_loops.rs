@@ -210,6 +210,12 @@ fn kill(path: &std::path::Path) {
     let pid = pid.trim().to_owned();
     let _ = std::process::Command::new("kill").args(["-9", &pid]).status();
     if let Ok(pid) = pid.parse() {
-        ferrex_tests::wait_for_exit(pid, Duration::from_secs(30));
+        // A killed process ends once every thread leaves the kernel; one in
+        // an uninterruptible wait (a sync to a busy disk) holds it up.
+        assert!(
+            ferrex_tests::wait_for_exit(pid, Duration::from_secs(60)),
+            "node {pid} still runs 60 s after SIGKILL; its threads: {}",
+            ferrex_tests::thread_states(pid)
+        );
     }
 }

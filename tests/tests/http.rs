@@ -146,13 +146,18 @@ async fn http_serves_the_tools_behind_a_token_and_refuses_what_it_must() {
     assert_eq!(status, 200, "{answer}");
     assert!(answer.contains("memories") && !answer.contains("\"isError\":true"), "{answer}");
 
-    // Faster than the rate allows (20/s, bursts of 40): some are refused
-    // with 429 and Retry-After, none with anything else.
+    // Faster than the rate allows (20/s, bursts of 40): 80 pings sent at
+    // once, so they land before the bucket refills; some are refused with
+    // 429 and Retry-After, none with anything else.
     let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}).to_string();
-    let mut statuses = Vec::new();
+    let mut pings = tokio::task::JoinSet::new();
     for _ in 0..80 {
-        statuses.push(post(port, &[PROTOCOL, ("Authorization", &bearer)], &ping).await.0);
+        let (bearer, ping) = (bearer.clone(), ping.clone());
+        pings.spawn(
+            async move { post(port, &[PROTOCOL, ("Authorization", &bearer)], &ping).await.0 },
+        );
     }
+    let statuses: Vec<u16> = pings.join_all().await;
     assert!(statuses.contains(&429), "{statuses:?}");
     assert!(statuses.iter().all(|status| [200, 429].contains(status)), "{statuses:?}");
     tokio::time::sleep(Duration::from_secs(3)).await;
