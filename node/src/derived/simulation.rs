@@ -19,7 +19,7 @@
 //! bits (the default), by the exact scan and by keywords, in both
 //! namespaces, as does a rebuild from scratch.
 //!
-//! `cargo test -p ferrex --bin ferrex derived_sim` runs 24 seeds;
+//! `cargo test -p ferrex --bin ferrex derived::simulation` runs 24 seeds;
 //! `FERREX_DERIVED_SEEDS=10000` (in release mode) runs that many,
 //! `FERREX_DERIVED_FIRST=K` starts at seed number K, and
 //! `FERREX_DERIVED_SEED=S` replays the one seed a failure names.
@@ -231,7 +231,7 @@ fn run(seed: u64) {
 fn replicas_with_equal_heads_answer_equally_whatever_the_order_of_their_changes_and_faults() {
     sim::run_seeds(
         &sim::seeds("FERREX_DERIVED", 24),
-        "FERREX_DERIVED_SEED={seed} cargo test --release -p ferrex --bin ferrex derived_sim",
+        "FERREX_DERIVED_SEED={seed} cargo test --release -p ferrex --bin ferrex derived::simulation",
         run,
     );
 }
