@@ -104,7 +104,9 @@ async fn switching_the_model_re_embeds_and_recall_works_after() {
 
 #[tokio::test]
 async fn a_recall_during_a_backlog_says_so_and_a_rebuild_answers_alike() {
-    let home = TestHome::new();
+    // A recall does not wait for the worker at all, so that the one after
+    // the rebuild surely finds the backlog (waiting is the next test's).
+    let home = TestHome::with_config("[memory]\nrecall_backlog_wait_ms = 0\n");
     let client = home.client().await;
     // Enough memories that embedding them all takes the worker longer than
     // a recall waits: every pair and triple of the notes, in one text each
@@ -151,7 +153,10 @@ async fn a_recall_during_a_backlog_says_so_and_a_rebuild_answers_alike() {
 
 #[tokio::test]
 async fn a_recall_waits_for_a_small_backlog_and_answers_whole() {
-    let home = TestHome::new();
+    // A recall waits for a backlog the worker should finish within ten
+    // minutes (by default 1.5 s): however loaded the machine, the recall
+    // after the rebuild waits for it instead of racing it.
+    let home = TestHome::with_config("[memory]\nrecall_backlog_wait_ms = 600000\n");
     let client = home.client().await;
     let notes: Vec<String> = NOTES.iter().map(|note| (*note).to_owned()).collect();
     store_notes(&client, "small", &notes).await;

@@ -86,6 +86,10 @@ pub struct Config {
     /// `memory.compact_log_bytes`: a document's log is compacted into its
     /// snapshot once it is larger than this (and a quarter of the snapshot).
     pub compact_log_bytes: u64,
+    /// `memory.recall_backlog_wait_ms`: a recall waits for its namespace's
+    /// memories without a vector when the embedding worker should be done
+    /// with them within this long (and never waits a third longer).
+    pub recall_backlog_wait: std::time::Duration,
     /// `memory.*` (but `shard_capacity`) and `[predicates]`: the settings
     /// of every namespace without its own.
     pub memory: MemorySettings,
@@ -108,6 +112,7 @@ impl Default for Config {
             threads: 1,
             shard_capacity: 10_000,
             compact_log_bytes: ferrex_sync::storage::DEFAULT_COMPACT_LOG_BYTES,
+            recall_backlog_wait: std::time::Duration::from_millis(1_500),
             memory: MemorySettings::default(),
             namespace_overrides: BTreeMap::new(),
         }
@@ -141,6 +146,7 @@ pub const KEYS: &[&str] = &[
     "embed.threads",
     "memory.shard_capacity",
     "memory.compact_log_bytes",
+    "memory.recall_backlog_wait_ms",
     "memory.episodic_half_life_days",
     "memory.semantic_half_life_days",
     "memory.procedural_half_life_days",
@@ -291,10 +297,11 @@ impl Config {
             let full = format!("memory.{key}");
             if full == "memory.shard_capacity"
                 || full == "memory.compact_log_bytes"
+                || full == "memory.recall_backlog_wait_ms"
                 || !KEYS.contains(&full.as_str())
             {
                 bail!(
-                    "unknown key {key} in [namespaces.{namespace}]; a namespace may set the memory.* thresholds (except shard_capacity and compact_log_bytes), predicates and cardinality"
+                    "unknown key {key} in [namespaces.{namespace}]; a namespace may set the memory.* thresholds (except shard_capacity, compact_log_bytes and recall_backlog_wait_ms), predicates and cardinality"
                 );
             }
             overrides.push((full, scalar_text(&format!("namespaces.{namespace}.{key}"), value)?));
@@ -372,6 +379,11 @@ impl Config {
                     .ok()
                     .filter(|capacity| *capacity >= 1)
                     .ok_or_else(|| invalid("must be a whole number of at least 1".into()))?
+            }
+            "memory.recall_backlog_wait_ms" => {
+                self.recall_backlog_wait = std::time::Duration::from_millis(
+                    whole_number(value, 0..=600_000).map_err(invalid)?,
+                )
             }
             "memory.compact_log_bytes" => {
                 self.compact_log_bytes = whole_number(value, 1_024..=1 << 30).map_err(invalid)?
@@ -670,6 +682,8 @@ mod tests {
     fn the_compaction_threshold_reaches_the_replica() {
         let config = load("[memory]\ncompact_log_bytes = 4096\n", &[], &[]).unwrap();
         assert_eq!(config.replica_options().compact_log_bytes, 4096);
+        let waiting = load("[memory]\nrecall_backlog_wait_ms = 0\n", &[], &[]).unwrap();
+        assert_eq!(waiting.recall_backlog_wait, std::time::Duration::ZERO);
         let default = Config::default().replica_options();
         assert_eq!(default.compact_log_bytes, ferrex_sync::storage::DEFAULT_COMPACT_LOG_BYTES);
     }
@@ -690,6 +704,7 @@ mod tests {
             ("[embed]\nmodel = \"huge\"\n", "minilm, e5-small, bge-small"),
             ("[memory]\nrerank_depth = 500\n", "0 to 100"),
             ("[memory]\ncompact_log_bytes = 10\n", "1024 to 1073741824"),
+            ("[memory]\nrecall_backlog_wait_ms = -1\n", "0 to 600000"),
             ("[memory]\nkeyword_coverage = \"lots\"\n", "keyword_coverage"),
             ("[memory]\nexact_search = \"sometimes\"\n", "true or false"),
             ("[network]\nshare_vectors = \"yes\"\n", "true or false"),

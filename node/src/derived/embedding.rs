@@ -491,10 +491,12 @@ mod tests {
         let log = Arc::new(Mutex::new(Vec::new()));
         let foreground = Arc::new(
             Foreground::new(Box::new(LoggingTestEmbedder(log.clone())), 8)
-                .with_quiet(Duration::from_millis(600), Duration::from_secs(10)),
+                .with_quiet(Duration::from_secs(3), Duration::from_secs(10)),
         );
         // A request, then the worker asks for the session, and a second
-        // request comes well within the pause the worker waits for.
+        // request comes well within the pause the worker waits for (3 s: a
+        // test thread descheduled for half a second must not pass for a
+        // pause).
         foreground.embed(&["first request"]).unwrap();
         let worker = {
             let foreground = foreground.clone();

@@ -97,6 +97,10 @@ pub struct Settings {
     pub default: MemorySettings,
     /// Namespaces with their own.
     pub namespaces: BTreeMap<String, MemorySettings>,
+    /// A recall waits for memories of its namespace that have no vector yet
+    /// when the embedding worker should be done with everything ahead of
+    /// them within this long (and never waits a third longer).
+    pub recall_backlog_wait: std::time::Duration,
 }
 
 impl Settings {

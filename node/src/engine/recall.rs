@@ -35,13 +35,6 @@ const EXACT_FILTER_LIMIT: usize = 2_000;
 const DATE_SLACK_DAYS: f64 = 7.0;
 /// The deepest either candidate list goes when filters drop too many.
 const MAX_CANDIDATES: usize = 1_600;
-/// A recall waits for memories of its namespace that have no vector yet
-/// when the embedding worker should be done with everything ahead of them
-/// within this long...
-const BACKLOG_WAIT: Duration = Duration::from_millis(1_500);
-/// ... and never waits longer than this.
-const BACKLOG_DEADLINE: Duration = Duration::from_secs(2);
-
 /// A recall request after validation.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RecallRequest {
@@ -108,16 +101,18 @@ impl Engine {
     /// memory of `namespace` a vector; returns what is still pending.
     fn settle_backlog(&self, namespace: &str) -> anyhow::Result<Backlog> {
         let started = Instant::now();
+        let wait = self.settings.recall_backlog_wait;
+        let deadline = wait + wait / 3;
         loop {
             let (without_vectors, without_passages) =
                 lock(&self.index).embedding_backlog(Some(namespace))?;
             let backlog = Backlog { without_vectors, without_passages, waited: started.elapsed() };
-            if without_vectors == 0 || started.elapsed() >= BACKLOG_DEADLINE {
+            if without_vectors == 0 || started.elapsed() >= deadline {
                 return Ok(backlog);
             }
             // The worker takes memories in order, of every namespace.
             let (ahead, _) = lock(&self.index).embedding_backlog(None)?;
-            if self.work.estimate(ahead) > BACKLOG_WAIT {
+            if self.work.estimate(ahead) > wait {
                 return Ok(backlog);
             }
             self.work.notify();

@@ -99,6 +99,7 @@ pub fn engine_settings(config: &Config) -> crate::engine::Settings {
             .keys()
             .map(|namespace| (namespace.clone(), config.memory_for(namespace)))
             .collect(),
+        recall_backlog_wait: config.recall_backlog_wait,
     }
 }
 
