@@ -15,8 +15,14 @@ use std::{path::PathBuf, process::ExitCode};
 use clap::{Parser, Subcommand};
 
 use crate::{
-    base::{allocator, config::Config, console::report, home::Home, logging},
-    cli::{memory as memory_cli, peers as peers_cli, runtime, transfer as transfer_cli},
+    base::{
+        allocator,
+        config::Config,
+        console::{output, report},
+        home::Home,
+        logging,
+    },
+    cli::runtime,
     lifecycle::daemon,
     surfaces::{bridge, http, ui},
 };
@@ -51,7 +57,7 @@ enum Command {
     /// Print a one-time ticket that pairs another device with this one.
     Invite {
         /// How long the ticket stays valid, like 10m, 1h or 90s.
-        #[arg(long, default_value = "10m", value_parser = peers_cli::parse_duration)]
+        #[arg(long, default_value = "10m", value_parser = cli::peers::parse_duration)]
         ttl: std::time::Duration,
         /// Device name, if this starts the node.
         #[arg(long)]
@@ -85,9 +91,9 @@ enum Command {
         action: HttpAction,
     },
     /// Search the memory as an agent's recall does, best first.
-    Recall(memory_cli::RecallArgs),
+    Recall(cli::memory::RecallArgs),
     /// List memories by filters, newest first, a page at a time.
-    List(memory_cli::ListArgs),
+    List(cli::memory::ListArgs),
     /// Show one memory: content, standing, trust, entities, edges, history.
     Show {
         /// The memory's id.
@@ -109,7 +115,7 @@ enum Command {
         json: bool,
     },
     /// Store a memory: TEXT, or --subject, --predicate and --object.
-    Store(memory_cli::StoreArgs),
+    Store(cli::memory::StoreArgs),
     /// Correct a memory: store its new text or value, superseding it
     /// (opens $VISUAL or $EDITOR without --content or --object).
     Edit {
@@ -307,66 +313,63 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Invite { ttl, name } => {
             let _guard = logging::init("warn", None, "");
             load_config(&home, &NodeFlags { name: name.clone(), ..NodeFlags::default() })?;
-            runtime()?.block_on(peers_cli::invite(&home, ttl, &peers_cli::name_args(name)))
+            runtime()?.block_on(cli::peers::invite(&home, ttl, &cli::peers::name_args(name)))
         }
         Command::Join { ticket, name } => {
             let _guard = logging::init("warn", None, "");
             load_config(&home, &NodeFlags { name: name.clone(), ..NodeFlags::default() })?;
-            runtime()?.block_on(peers_cli::join(&home, &ticket, &peers_cli::name_args(name)))
+            runtime()?.block_on(cli::peers::join(&home, &ticket, &cli::peers::name_args(name)))
         }
         Command::Peers { json, action } => {
             let _guard = logging::init("warn", None, "");
             let config = load_config(&home, &NodeFlags::default())?;
             match action {
-                None => runtime()?.block_on(peers_cli::peers(&home, &config, json)),
+                None => runtime()?.block_on(cli::peers::peers(&home, &config, json)),
                 Some(PeersAction::Remove { id }) => {
-                    runtime()?.block_on(peers_cli::remove(&home, &id))
+                    runtime()?.block_on(cli::peers::remove(&home, &id))
                 }
             }
         }
         Command::Sync { action: SyncAction::Status { json } } => {
             let _guard = logging::init("warn", None, "");
             let config = load_config(&home, &NodeFlags::default())?;
-            runtime()?.block_on(peers_cli::sync_status(&home, &config, json))
+            runtime()?.block_on(cli::peers::sync_status(&home, &config, json))
         }
         Command::Http { action: HttpAction::Token { rotate } } => {
             let _guard = logging::init("warn", None, "");
             home.create()?;
             let token = if rotate { http::rotate_token(&home)? } else { http::token(&home)? };
-            #[allow(clippy::print_stdout, reason = "the token is this command's output")]
-            {
-                println!("{token}");
-            }
+            output(&token);
             Ok(())
         }
         Command::Recall(args) => {
             let _guard = logging::init("warn", None, "");
-            runtime()?.block_on(memory_cli::recall(&home, args))
+            runtime()?.block_on(cli::memory::recall(&home, args))
         }
         Command::List(args) => {
             let _guard = logging::init("warn", None, "");
-            runtime()?.block_on(memory_cli::list(&home, args))
+            runtime()?.block_on(cli::memory::list(&home, args))
         }
         Command::Show { id, json } => {
             let _guard = logging::init("warn", None, "");
-            runtime()?.block_on(memory_cli::show(&home, &id, json))
+            runtime()?.block_on(cli::memory::show(&home, &id, json))
         }
         Command::Forget { ids, yes, json } => {
             let _guard = logging::init("warn", None, "");
-            runtime()?.block_on(memory_cli::forget(&home, &ids, yes, json))
+            runtime()?.block_on(cli::memory::forget(&home, &ids, yes, json))
         }
         Command::Store(args) => {
             let _guard = logging::init("warn", None, "");
-            runtime()?.block_on(memory_cli::store(&home, args))
+            runtime()?.block_on(cli::memory::store(&home, args))
         }
         Command::Edit { id, content, object, json } => {
             let _guard = logging::init("warn", None, "");
-            let edit = memory_cli::Edit { content, object };
-            runtime()?.block_on(memory_cli::edit(&home, &id, edit, json))
+            let edit = cli::memory::Edit { content, object };
+            runtime()?.block_on(cli::memory::edit(&home, &id, edit, json))
         }
         Command::Export { format, namespace, out } => {
             let _guard = logging::init("warn", None, "");
-            runtime()?.block_on(transfer_cli::export(
+            runtime()?.block_on(cli::transfer::export(
                 &home,
                 &format,
                 namespace.as_deref(),
@@ -375,7 +378,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Import { path, from, namespace, keep_going, json } => {
             let _guard = logging::init("warn", None, "");
-            runtime()?.block_on(transfer_cli::import(
+            runtime()?.block_on(cli::transfer::import(
                 &home,
                 &path,
                 from.as_deref(),
@@ -390,7 +393,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Topics { namespace, limit, json } => {
             let _guard = logging::init("warn", None, "");
-            runtime()?.block_on(memory_cli::topics(&home, namespace, limit, json))
+            runtime()?.block_on(cli::memory::topics(&home, namespace, limit, json))
         }
     }
 }

@@ -90,7 +90,7 @@ pub struct Config {
     /// memories without a vector when the embedding worker should be done
     /// with them within this long (and never waits a third longer).
     pub recall_backlog_wait: std::time::Duration,
-    /// `memory.*` (but `shard_capacity`) and `[predicates]`: the settings
+    /// `memory.*` (but the three above) and `[predicates]`: the settings
     /// of every namespace without its own.
     pub memory: MemorySettings,
     /// `[namespaces.<name>]`: settings that differ for one namespace, as

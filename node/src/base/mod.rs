@@ -1,6 +1,7 @@
 //! The ground every layer stands on: a node's home directory and the files
-//! in it, its configuration, the one clock, logging, this device's identity
-//! and the allocator's settings. Nothing here knows the engine, the index or
+//! in it, its configuration, the one clock, logging, this device's identity,
+//! what a command prints for a person, the poison-ignoring lock and the
+//! allocator's settings. Nothing here knows the engine, the index or
 //! a surface; every other folder may use it.
 
 pub mod allocator;

@@ -1,6 +1,8 @@
 //! The people's commands: a file per command family, each turning a typed
-//! command line into requests to the running node (over its control socket)
-//! and its answers into tables or `--json`. `main.rs` holds the command
+//! command line into requests to the running node (over its control socket;
+//! a few, like `doctor`, an offline `reindex` or `peers` with no node
+//! running, read the home themselves) and the answers into tables or
+//! `--json`. `main.rs` holds the command
 //! table and the dispatch; what each command does lives here.
 
 pub mod memory;

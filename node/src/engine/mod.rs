@@ -1,8 +1,10 @@
 //! The node's operations: what each MCP tool does, over the documents, the
 //! index and the embedder. `store.rs` is the store pipeline, `recall.rs`
 //! the search, `review.rs` reflect, history and detailed stats,
-//! `entities.rs` entity resolution against the index, `browse.rs` what a
-//! person lists and shows, and `transfer.rs` the export and its import.
+//! `entities.rs` entity resolution against the index, `predicates.rs`
+//! predicate resolution against the index, `browse.rs` what a person lists and shows,
+//! and `transfer.rs` the export and its import; forget, stats and indexing
+//! what a peer sent (`apply_merged`) are here.
 
 mod browse;
 mod entities;
@@ -91,7 +93,7 @@ pub struct Stats {
 
 /// The settings of every namespace: the defaults and the namespaces with
 /// their own.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
     /// For namespaces without their own.
     pub default: MemorySettings,
