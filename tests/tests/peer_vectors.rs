@@ -61,13 +61,17 @@ async fn fresh_device_joins(source: &TestHome, fresh: &TestHome, count: usize) -
 #[tokio::test]
 async fn a_fresh_device_takes_vectors_from_a_peer_running_the_same_model() {
     let source = TestHome::named("source");
-    let fresh = TestHome::named("fresh");
+    // The fresh device leaves what it lacks to its peer for up to two
+    // minutes before embedding it itself, so what it takes does not depend
+    // on which of the two is faster.
+    let fresh =
+        TestHome::with_config("[node]\nname = \"fresh\"\n[embed]\npeer_vectors_wait_ms = 120000\n");
     let count = 200;
     let (on_source, on_fresh) = fresh_device_joins(&source, &fresh, count).await;
     let stats = caught_up(&on_fresh, count as u64).await.expect("the fresh device caught up");
     let from_peers = stats["index_lag"]["vectors_from_peers"].as_u64().unwrap();
-    // The worker embeds from the lowest row while vectors are taken from
-    // the highest; most of them arrive from the peer.
+    // Vectors are taken from the highest row and the worker (had it not
+    // waited) embeds from the lowest: most of them arrive from the peer.
     assert!(
         from_peers >= count as u64 / 2 && from_peers <= count as u64,
         "{from_peers} of {count} memories got their vectors from the peer: {stats}"

@@ -81,6 +81,11 @@ pub struct Config {
     pub tier: ModelTier,
     /// `embed.threads`: ONNX Runtime intra-op threads per session.
     pub threads: usize,
+    /// `embed.peer_vectors_wait_ms`: how long memories without any vector
+    /// (a fresh device's, a rebuild's) wait for paired devices' vectors
+    /// before this node embeds them itself (0: at once; peers' vectors still
+    /// fill what the worker has not reached).
+    pub peer_vectors_wait: std::time::Duration,
     /// `memory.shard_capacity`: memories per document shard.
     pub shard_capacity: usize,
     /// `memory.compact_log_bytes`: a document's log is compacted into its
@@ -110,6 +115,7 @@ impl Default for Config {
             model_dir: None,
             tier: ModelTier::default(),
             threads: 1,
+            peer_vectors_wait: std::time::Duration::ZERO,
             shard_capacity: 10_000,
             compact_log_bytes: ferrex_sync::storage::DEFAULT_COMPACT_LOG_BYTES,
             recall_backlog_wait: std::time::Duration::from_millis(1_500),
@@ -144,6 +150,7 @@ pub const KEYS: &[&str] = &[
     "embed.model",
     "embed.tier",
     "embed.threads",
+    "embed.peer_vectors_wait_ms",
     "memory.shard_capacity",
     "memory.compact_log_bytes",
     "memory.recall_backlog_wait_ms",
@@ -373,6 +380,11 @@ impl Config {
                 self.tier = value.parse().map_err(|error| invalid(format!("{error}")))?
             }
             "embed.threads" => self.threads = whole_number(value, 1..=64).map_err(invalid)?,
+            "embed.peer_vectors_wait_ms" => {
+                self.peer_vectors_wait = std::time::Duration::from_millis(
+                    whole_number(value, 0..=3_600_000).map_err(invalid)?,
+                )
+            }
             "memory.shard_capacity" => {
                 self.shard_capacity = value
                     .parse()
@@ -705,6 +717,7 @@ mod tests {
             ("[memory]\nrerank_depth = 500\n", "0 to 100"),
             ("[memory]\ncompact_log_bytes = 10\n", "1024 to 1073741824"),
             ("[memory]\nrecall_backlog_wait_ms = -1\n", "0 to 600000"),
+            ("[embed]\npeer_vectors_wait_ms = 3600001\n", "0 to 3600000"),
             ("[memory]\nkeyword_coverage = \"lots\"\n", "keyword_coverage"),
             ("[memory]\nexact_search = \"sometimes\"\n", "true or false"),
             ("[network]\nshare_vectors = \"yes\"\n", "true or false"),

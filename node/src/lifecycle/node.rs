@@ -187,12 +187,21 @@ impl Node {
             let (index, background, signal, stop) =
                 (index, background.clone(), signal.clone(), stop.clone());
             let foreground = foreground.clone();
+            let peer_vectors_wait = config.peer_vectors_wait;
             std::thread::Builder::new().name("ferrex-embed".into()).spawn(move || {
+                // Since when memories have waited without any vector.
+                let mut missing_since: Option<Instant> = None;
                 while !stop.load(Ordering::Relaxed) {
-                    let backlog = lock(&index)
-                        .embedding_backlog(None)
-                        .map_or(i64::MAX, |(missing, passages)| missing + passages);
-                    if backlog > 0 {
+                    let (missing, passages) =
+                        lock(&index).embedding_backlog(None).unwrap_or((i64::MAX, 0));
+                    let backlog = missing.saturating_add(passages);
+                    let since = match missing {
+                        0 => None,
+                        _ => Some(*missing_since.get_or_insert_with(Instant::now)),
+                    };
+                    missing_since = since;
+                    let for_peers = since.is_some_and(|since| since.elapsed() < peer_vectors_wait);
+                    if backlog > 0 && !for_peers {
                         let stopping = || stop.load(Ordering::Relaxed);
                         // A long backlog (a new model, a rebuild, a fresh
                         // device) reports its progress every few seconds.
