@@ -164,6 +164,7 @@ fn apply_keys(
                     }
                 }
                 touched.entity_namespaces.insert(namespace.clone());
+                touched.entities.insert(key.clone());
             }
             for key in &keys.aliases {
                 let alias = reader.alias(key);
@@ -333,24 +334,31 @@ mod tests {
             .unwrap();
         let fresh = Replica::open(&dir.join("b"), "device-b", ReplicaOptions::default()).unwrap();
         let shard = source.locate("m-1").unwrap();
+        let merged = sync_shard(&source, &fresh, &shard);
+        (source, fresh, shard, merged)
+    }
+
+    /// Syncs `shard` from `source` into `fresh` (at most ten rounds); the
+    /// changes the merge gave.
+    fn sync_shard(source: &Replica, fresh: &Replica, shard: &DocId) -> Vec<DocChange> {
         let (mut theirs, mut ours) = (automerge::sync::State::new(), automerge::sync::State::new());
         let mut merged = Vec::new();
         for _ in 0..10 {
             let mut said = false;
-            if let Some(message) = source.generate_sync_message(&shard, &mut theirs).unwrap() {
+            if let Some(message) = source.generate_sync_message(shard, &mut theirs).unwrap() {
                 said = true;
-                merged.extend(fresh.receive_sync_message(&shard, &mut ours, &message).unwrap());
+                merged.extend(fresh.receive_sync_message(shard, &mut ours, &message).unwrap());
             }
-            if let Some(message) = fresh.generate_sync_message(&shard, &mut ours).unwrap() {
+            if let Some(message) = fresh.generate_sync_message(shard, &mut ours).unwrap() {
                 said = true;
-                source.receive_sync_message(&shard, &mut theirs, &message).unwrap();
+                source.receive_sync_message(shard, &mut theirs, &message).unwrap();
             }
             if !said {
                 break;
             }
         }
         assert!(!merged.is_empty());
-        (source, fresh, shard, merged)
+        merged
     }
 
     #[test]
@@ -456,5 +464,59 @@ mod tests {
             apply_change(&mut index, &fresh, change, &KnownVectors::new()).unwrap();
         }
         assert_indexed(&index);
+    }
+
+    /// Regression (found by `beliefs_sync.rs`, one run in five): a fact
+    /// whose key reached a device before its subject entity's key was filed
+    /// under the subject's name, and stayed there when the entity's record
+    /// became readable, since that entity (the oldest of its class) did not
+    /// change class. The same fact stored on another device, filed under the
+    /// entity, then stood beside it as a second current value: that device
+    /// alone counted one duplicate fewer.
+    #[test]
+    fn a_fact_read_before_its_subject_entity_is_filed_under_the_entity_once_it_is_read() {
+        let temp = tempfile::tempdir().unwrap();
+        let source =
+            Replica::open(&temp.path().join("a"), "device-a", ReplicaOptions::default()).unwrap();
+        let namespace = Namespace::parse("facts").unwrap();
+        let entity = ferrex_core::Entity {
+            id: "e-1".into(),
+            name: "api".into(),
+            kind: None,
+            created_at: Timestamp(1_000),
+            created_by: "device-a".into(),
+        };
+        let mut fact = NewMemory::episode("f-1", "", "device-a", Timestamp(1_000));
+        fact.kind = ferrex_core::MemoryKind::Semantic;
+        fact.content = ferrex_core::Content::Triple(ferrex_core::Triple {
+            subject: "api".into(),
+            predicate: "port".into(),
+            object: "8080".into(),
+        });
+        fact.subject_entity = Some("e-1".into());
+        fact.entity_ids = vec!["e-1".into()];
+        let records =
+            NewRecords { memories: vec![fact], entities: vec![entity], ..Default::default() };
+        source.write_new(&namespace, Timestamp(1_000), &records).unwrap();
+        let fresh =
+            Replica::open(&temp.path().join("b"), "device-b", ReplicaOptions::default()).unwrap();
+        let shard = source.locate("f-1").unwrap();
+        let mut index = Index::open(&temp.path().join("b.sqlite"), "test", 8).unwrap().0;
+        for change in sync_shard(&source, &fresh, &shard) {
+            apply_change(&mut index, &fresh, &change, &KnownVectors::new()).unwrap();
+        }
+        // The fact's key first, then the entity's.
+        let wanted = fresh.wanted_keys(&shard, None).unwrap();
+        let (memories, entities): (Vec<_>, Vec<_>) = wanted
+            .into_iter()
+            .partition(|(root, _)| ferrex_sync::SEALED_ROOTS[*root as usize] == "memories");
+        assert!(!entities.is_empty(), "the entity is sealed too");
+        for refs in [memories, entities] {
+            let (keys, _) = source.answer_keys(&shard, &refs).unwrap();
+            let arrived = fresh.accept_keys(&shard, &keys).unwrap().expect("keys were filed");
+            apply_change(&mut index, &fresh, &arrived, &KnownVectors::new()).unwrap();
+        }
+        let row = index.row("f-1").unwrap().expect("the fact is indexed");
+        assert_eq!(row.derived.subject_key.as_deref(), Some("e-1"), "filed under its entity");
     }
 }

@@ -26,6 +26,10 @@ pub struct Touched {
     /// Namespaces whose entity classes may have changed (all their facts are
     /// re-keyed).
     pub entity_namespaces: BTreeSet<String>,
+    /// Entities whose record appeared, changed or went: the facts about
+    /// them are re-keyed (a fact indexed before its subject's record could
+    /// be read, its key not yet arrived, is filed under the name until then).
+    pub entities: BTreeSet<String>,
     /// Namespaces whose predicate classes may have changed.
     pub predicate_namespaces: BTreeSet<String>,
     /// Semantic memories whose subject key must be (re)computed.
@@ -122,18 +126,20 @@ impl IndexTx<'_> {
 
     /// Recomputes the derived view of everything `touched` names.
     pub fn rederive(&self, mut touched: Touched) -> anyhow::Result<()> {
+        // Only facts about entities whose class changed, or whose record
+        // came or went, move groups.
+        let mut moved = std::mem::take(&mut touched.entities);
         for namespace in std::mem::take(&mut touched.entity_namespaces) {
-            // Only facts about entities whose class changed move groups.
-            let moved = self.rederive_entity_classes(&namespace)?;
-            let mut statement = self.tx.prepare_cached(
-                "SELECT id FROM memories WHERE subject_entity = ?1 AND kind = 'semantic'",
-            )?;
-            for entity in moved {
-                let facts: Vec<String> =
-                    statement.query_map([&entity], |row| row.get(0))?.collect::<Result<_, _>>()?;
-                for fact in facts {
-                    self.touch_memory(&fact, &mut touched)?;
-                }
+            moved.extend(self.rederive_entity_classes(&namespace)?);
+        }
+        let mut statement = self.tx.prepare_cached(
+            "SELECT id FROM memories WHERE subject_entity = ?1 AND kind = 'semantic'",
+        )?;
+        for entity in moved {
+            let facts: Vec<String> =
+                statement.query_map([&entity], |row| row.get(0))?.collect::<Result<_, _>>()?;
+            for fact in facts {
+                self.touch_memory(&fact, &mut touched)?;
             }
         }
         for namespace in std::mem::take(&mut touched.predicate_namespaces) {
