@@ -156,7 +156,11 @@ fn apply_keys(
                 let entity = reader.entity(key);
                 tx.mark_pending("entities", key, &doc, matches!(entity, Lookup::Locked(_)))?;
                 match entity {
-                    Lookup::Found(entity) => tx.put_entity(&namespace, &doc, &entity)?,
+                    Lookup::Found(entity) => {
+                        if tx.put_entity(&namespace, &doc, &entity)? {
+                            touched.new_entities.insert(key.clone());
+                        }
+                    }
                     // Locked: waits for its key. Absent: only forgotten memories
                     // used it, and its name goes.
                     Lookup::Locked(_) | Lookup::Absent => {
@@ -164,7 +168,6 @@ fn apply_keys(
                     }
                 }
                 touched.entity_namespaces.insert(namespace.clone());
-                touched.entities.insert(key.clone());
             }
             for key in &keys.aliases {
                 let alias = reader.alias(key);

@@ -26,10 +26,10 @@ pub struct Touched {
     /// Namespaces whose entity classes may have changed (all their facts are
     /// re-keyed).
     pub entity_namespaces: BTreeSet<String>,
-    /// Entities whose record appeared, changed or went: the facts about
-    /// them are re-keyed (a fact indexed before its subject's record could
-    /// be read, its key not yet arrived, is filed under the name until then).
-    pub entities: BTreeSet<String>,
+    /// Entities whose record newly appeared: a fact indexed before its
+    /// subject's record could be read (its key not yet arrived) is filed
+    /// under the name until then, and is re-keyed.
+    pub new_entities: BTreeSet<String>,
     /// Namespaces whose predicate classes may have changed.
     pub predicate_namespaces: BTreeSet<String>,
     /// Semantic memories whose subject key must be (re)computed.
@@ -126,16 +126,29 @@ impl IndexTx<'_> {
 
     /// Recomputes the derived view of everything `touched` names.
     pub fn rederive(&self, mut touched: Touched) -> anyhow::Result<()> {
-        // Only facts about entities whose class changed, or whose record
-        // came or went, move groups.
-        let mut moved = std::mem::take(&mut touched.entities);
         for namespace in std::mem::take(&mut touched.entity_namespaces) {
-            moved.extend(self.rederive_entity_classes(&namespace)?);
+            // Only facts about entities whose class changed move groups.
+            let moved = self.rederive_entity_classes(&namespace)?;
+            let mut statement = self.tx.prepare_cached(
+                "SELECT id FROM memories WHERE subject_entity = ?1 AND kind = 'semantic'",
+            )?;
+            for entity in moved {
+                let facts: Vec<String> =
+                    statement.query_map([&entity], |row| row.get(0))?.collect::<Result<_, _>>()?;
+                for fact in facts {
+                    self.touch_memory(&fact, &mut touched)?;
+                }
+            }
         }
+        // And facts about a new entity still filed under a name: only the
+        // namespace's facts keyed `name:…` are read (a range of
+        // `memories_by_fact`), not every memory.
         let mut statement = self.tx.prepare_cached(
-            "SELECT id FROM memories WHERE subject_entity = ?1 AND kind = 'semantic'",
+            "SELECT m.id FROM entities e JOIN memories m ON m.namespace = e.namespace
+             WHERE e.id = ?1 AND m.subject_key >= 'name:' AND m.subject_key < 'name;'
+             AND m.subject_entity = e.id AND m.kind = 'semantic'",
         )?;
-        for entity in moved {
+        for entity in std::mem::take(&mut touched.new_entities) {
             let facts: Vec<String> =
                 statement.query_map([&entity], |row| row.get(0))?.collect::<Result<_, _>>()?;
             for fact in facts {

@@ -354,7 +354,11 @@ impl<'a> IndexTx<'a> {
     }
 
     /// Inserts or updates an entity (its class is re-derived afterwards).
-    pub fn put_entity(&self, namespace: &str, doc: &str, entity: &Entity) -> anyhow::Result<()> {
+    pub fn put_entity(&self, namespace: &str, doc: &str, entity: &Entity) -> anyhow::Result<bool> {
+        let known = self
+            .tx
+            .prepare_cached("SELECT EXISTS (SELECT 1 FROM entities WHERE id = ?1)")?
+            .query_row([&entity.id], |row| row.get::<_, bool>(0))?;
         self.execute(
             "INSERT INTO entities(id, namespace, doc, name, norm_name, kind, created_at, created_by,
                 canonical) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?1)
@@ -371,7 +375,7 @@ impl<'a> IndexTx<'a> {
                 entity.created_by
             ],
         )?;
-        Ok(())
+        Ok(!known)
     }
 
     /// Removes an entity and this node's vector of its name (its key went:
