@@ -195,12 +195,13 @@ impl Node {
                     let (missing, passages) =
                         lock(&index).embedding_backlog(None).unwrap_or((i64::MAX, 0));
                     let backlog = missing.saturating_add(passages);
-                    let since = match missing {
-                        0 => None,
-                        _ => Some(*missing_since.get_or_insert_with(Instant::now)),
-                    };
-                    missing_since = since;
-                    let for_peers = since.is_some_and(|since| since.elapsed() < peer_vectors_wait);
+                    if missing == 0 {
+                        missing_since = None;
+                    } else {
+                        missing_since.get_or_insert_with(Instant::now);
+                    }
+                    let for_peers =
+                        missing_since.is_some_and(|since| since.elapsed() < peer_vectors_wait);
                     if backlog > 0 && !for_peers {
                         let stopping = || stop.load(Ordering::Relaxed);
                         // A long backlog (a new model, a rebuild, a fresh
