@@ -44,6 +44,7 @@ use crate::{
     pairing::{Invites, Refusal, Throttle},
     peers::{PeerRecord, PeerStatus, doc_statuses},
     registry::{DeviceRecord, Pairing, Revocation},
+    replica::lock,
     session::{self, SessionContext, SessionHandle, remote_addr, short},
     vectors::{VECTORS_ALPN, VectorClient, VectorProtocol, VectorSource},
     wire::{
@@ -186,10 +187,6 @@ struct Inner {
     /// Sessions running now, and a signal when one ends.
     sessions: AtomicUsize,
     session_ended: Notify,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The network of a running node.

@@ -33,7 +33,7 @@ use std::{
     net::SocketAddr,
     path::PathBuf,
     sync::{
-        Arc, Mutex, MutexGuard, PoisonError,
+        Arc, Mutex,
         atomic::{AtomicBool, AtomicU64, Ordering},
     },
     time::Duration,
@@ -50,6 +50,7 @@ use tokio::sync::{Notify, broadcast::error::RecvError, mpsc, oneshot, watch};
 use crate::{
     DocChange, DocId, Replica,
     peers::{PeerRecord, encode_heads},
+    replica::lock,
     wire::{DocReport, Frame, MAX_FRAME_BYTES, WireError, read_frame, write_frame},
 };
 
@@ -57,10 +58,6 @@ use crate::{
 const SAVE_EVERY: Duration = Duration::from_secs(5);
 /// Frames read ahead of the session loop.
 const INBOX: usize = 64;
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// What a session needs from the node that runs it. The network builds one
 /// per session.
