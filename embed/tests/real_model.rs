@@ -134,7 +134,7 @@ fn a_missing_model_directory_gives_the_install_command() {
         .unwrap_err();
     assert!(matches!(error, LoadError::ModelNotFound { .. }), "{error}");
     let message = error.to_string();
-    assert!(message.contains("scripts/fetch-model"), "{message}");
+    assert!(message.contains(ferrex_embed::INSTALL_COMMAND), "{message}");
     assert!(message.contains(&empty.path().display().to_string()), "{message}");
 }
 
@@ -162,7 +162,7 @@ fn a_file_with_a_wrong_sha256_is_refused_by_name() {
         assert!(matches!(error, LoadError::ChecksumMismatch { .. }), "{tier}: {error}");
         let message = error.to_string();
         assert!(message.contains("tokenizer_config.json"), "{message}");
-        assert!(message.contains("scripts/fetch-model"), "{message}");
+        assert!(message.contains(ferrex_embed::INSTALL_COMMAND), "{message}");
     }
 }
 

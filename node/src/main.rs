@@ -12,6 +12,7 @@ mod surfaces;
 
 use std::{path::PathBuf, process::ExitCode};
 
+use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 
 use crate::{
@@ -173,6 +174,36 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         port: u16,
     },
+    /// What an agent starting a session here is told: open tasks, the
+    /// latest activity on any device, recent decisions, facts likely out of
+    /// date, contradictions (for the project of the current directory).
+    Context {
+        /// Namespace [default: the current directory's project].
+        #[arg(long, short)]
+        namespace: Option<String>,
+        /// In tokens (characters / 4) [default: working.context_tokens].
+        #[arg(long)]
+        budget: Option<u32>,
+        /// Print JSON (a stable format).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run as a Claude Code hook: reads the hook's JSON on stdin. Never
+    /// fails the agent's session (exits 0; logs to the home's logs/hook.log).
+    Hook {
+        /// SessionStart, UserPromptSubmit, PostToolUse, PostToolUseFailure,
+        /// PreCompact, Stop or SessionEnd.
+        event: String,
+    },
+    /// Install ferrex into an agent's settings (the MCP server and the
+    /// hooks), and the embedding model if it is missing.
+    Setup {
+        /// claude-code; or model (the embedding model and runtime alone).
+        agent: String,
+        /// Take ferrex out again.
+        #[arg(long)]
+        remove: bool,
+    },
     /// Tags and entities with how many memories each.
     Topics {
         /// Namespace [default: default].
@@ -265,7 +296,13 @@ impl NodeFlags {
 fn main() -> ExitCode {
     allocator::tune_allocator();
     let cli = Cli::parse();
+    // A hook never fails the agent's session, whatever happens.
+    let hook = matches!(cli.command, Some(Command::Hook { .. }));
     match run(cli) {
+        Err(error) if hook => {
+            report(&format!("ferrex hook: {error:#}"));
+            ExitCode::SUCCESS
+        }
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             report(&format!("ferrex: {error:#}"));
@@ -279,12 +316,17 @@ fn load_config(home: &Home, flags: &NodeFlags) -> anyhow::Result<Config> {
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
+    let explicit_home = cli.home.is_some();
     let home = Home::resolve(cli.home)?;
     match cli.command.unwrap_or(Command::Mcp) {
         Command::Mcp => {
             let _guard = logging::init("warn", None, "");
             let runtime = runtime()?;
-            let outcome = runtime.block_on(bridge::run(home));
+            // The agent's project when it works outside any repository.
+            let configured = Config::load(&home.config_file(), std::env::vars(), &[])
+                .ok()
+                .and_then(|config| config.project);
+            let outcome = runtime.block_on(bridge::run(home, configured.as_deref()));
             // The thread blocked reading stdin would keep an orderly
             // shutdown waiting for input that may never come.
             runtime.shutdown_background();
@@ -390,6 +432,51 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Ui { port } => {
             let _guard = logging::init("warn", None, "");
             runtime()?.block_on(ui::run(&home, port))
+        }
+        Command::Context { namespace, budget, json } => {
+            let _guard = logging::init("warn", None, "");
+            runtime()?.block_on(cli::working::context(&home, namespace, budget, json))
+        }
+        Command::Hook { event } => {
+            home.create()?;
+            let _guard = logging::init("info", Some(&home.log_dir()), "hook.log");
+            let text = surfaces::hook::run(&home, &event, std::io::stdin().lock());
+            if !text.is_empty() {
+                output(&text);
+            }
+            Ok(())
+        }
+        Command::Setup { agent, remove } => {
+            let _guard = logging::init("warn", None, "");
+            anyhow::ensure!(
+                agent == "claude-code" || agent == "model",
+                "ferrex sets up claude-code (and its own model: `ferrex setup model`); for other \
+                 agents see docs/working.md"
+            );
+            // The model first: `cargo install` and this are all it takes.
+            if !remove {
+                let config = Config::load(&home.config_file(), std::env::vars(), &[])?;
+                let files = lifecycle::model::ensure_model(&home, &config)?;
+                output(&format!("embedding model: {} (verified)", files.tier_dir.display()));
+            }
+            if agent == "model" {
+                return Ok(());
+            }
+            let user_home = std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .context("HOME is not set: where are Claude Code's settings?")?;
+            let files = cli::setup::ClaudeFiles::locate(
+                &user_home,
+                std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from),
+            );
+            let executable = std::env::current_exe()
+                .and_then(|path| path.canonicalize())
+                .context("finding the ferrex executable")?;
+            let launch = cli::setup::Launch {
+                executable,
+                home: explicit_home.then(|| home.root().to_owned()),
+            };
+            cli::setup::claude_code(&files, &launch, remove)
         }
         Command::Topics { namespace, limit, json } => {
             let _guard = logging::init("warn", None, "");

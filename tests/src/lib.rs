@@ -111,8 +111,30 @@ impl TestHome {
     pub fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(ferrex_bin());
         command.arg("--home").arg(self.path()).args(args);
-        command.stdin(Stdio::null());
+        command.stdin(Stdio::null()).current_dir(self.path());
         command
+    }
+
+    /// Runs `ferrex hook <event>` with `input` on stdin, as Claude Code
+    /// does; returns (exit code, stdout, stderr).
+    pub fn hook(&self, event: &str, input: &str) -> (Option<i32>, String, String) {
+        use std::io::Write;
+        let mut child = self
+            .command(&["hook", event])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("running ferrex hook");
+        let mut stdin = child.stdin.take().expect("a stdin pipe");
+        stdin.write_all(input.as_bytes()).expect("writing the hook's input");
+        drop(stdin);
+        let output = child.wait_with_output().expect("waiting for ferrex hook");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
     }
 
     /// Runs a `ferrex` command to completion; returns (status ok, stdout, stderr).
@@ -332,9 +354,17 @@ pub type ToolAnswer = Result<Value, String>;
 
 impl Client {
     /// Starts `ferrex --home <home>` and initialises an MCP session with it.
+    /// Its working directory is the home (in no repository), so calls that
+    /// name no namespace go to `default`.
     pub async fn connect(home: &TestHome) -> anyhow::Result<Client> {
+        Client::connect_in(home, home.path()).await
+    }
+
+    /// [`Client::connect`], as an agent working in `dir` (whose repository
+    /// is its project).
+    pub async fn connect_in(home: &TestHome, dir: &Path) -> anyhow::Result<Client> {
         let command = tokio::process::Command::new(ferrex_bin()).configure(|command| {
-            command.arg("--home").arg(home.path());
+            command.arg("--home").arg(home.path()).current_dir(dir);
         });
         let (transport, _) = TokioChildProcess::builder(command)
             .stderr(Stdio::inherit())

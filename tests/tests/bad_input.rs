@@ -29,6 +29,9 @@ fn base_arguments(tool: &str) -> Value {
         "recall" => json!({"query": "probe"}),
         "forget" => json!({"ids": ["no-such-memory"]}),
         "history" => json!({"subject": "probe", "predicate": "probe"}),
+        "session" => json!({"action": "get"}),
+        "task" => json!({"action": "list"}),
+        "observe" => json!({"user": "probe", "assistant": "probe"}),
         _ => json!({}),
     }
 }

@@ -98,6 +98,11 @@ pub struct Config {
     /// `memory.*` (but the three above) and `[predicates]`: the settings
     /// of every namespace without its own.
     pub memory: MemorySettings,
+    /// `[working]`: sessions, tasks and the session-start context.
+    pub working: ferrex_core::working::WorkingSettings,
+    /// `project.name`: the project of an agent working outside any
+    /// repository (else such an agent's calls go to `default`).
+    pub project: Option<String>,
     /// `[namespaces.<name>]`: settings that differ for one namespace, as
     /// `(key, value)` overrides of `memory` (`predicates.<canonical>` for
     /// synonym groups).
@@ -120,6 +125,8 @@ impl Default for Config {
             compact_log_bytes: ferrex_sync::storage::DEFAULT_COMPACT_LOG_BYTES,
             recall_backlog_wait: std::time::Duration::from_millis(1_500),
             memory: MemorySettings::default(),
+            working: ferrex_core::working::WorkingSettings::default(),
+            project: None,
             namespace_overrides: BTreeMap::new(),
         }
     }
@@ -182,10 +189,25 @@ pub const KEYS: &[&str] = &[
     "memory.date_weight",
     "memory.exact_search",
     "memory.secrets",
+    "working.session_events",
+    "working.task_expiry_hours",
+    "working.context_tokens",
+    "working.hot_exchanges",
+    "project.name",
 ];
 
-const SECTIONS: &[&str] =
-    &["node", "network", "http", "embed", "memory", "predicates", "cardinality", "namespaces"];
+const SECTIONS: &[&str] = &[
+    "node",
+    "network",
+    "http",
+    "embed",
+    "memory",
+    "working",
+    "project",
+    "predicates",
+    "cardinality",
+    "namespaces",
+];
 
 impl Config {
     /// Loads the file (if any), then the environment, then `flags`
@@ -399,6 +421,29 @@ impl Config {
             }
             "memory.compact_log_bytes" => {
                 self.compact_log_bytes = whole_number(value, 1_024..=1 << 30).map_err(invalid)?
+            }
+            "working.session_events" => {
+                self.working.session_events = whole_number(value, 1..=1_000).map_err(invalid)?
+            }
+            "working.task_expiry_hours" => {
+                let hours: i64 = whole_number(value, 0..=87_600).map_err(invalid)?;
+                self.working.task_expiry_ms = hours * 3_600_000;
+            }
+            "working.context_tokens" => {
+                self.working.context_tokens =
+                    whole_number(value, 50..=ferrex_core::working::MAX_CONTEXT_TOKENS)
+                        .map_err(invalid)?
+            }
+            "working.hot_exchanges" => {
+                self.working.hot_exchanges = whole_number(value, 0..=50).map_err(invalid)?
+            }
+            "project.name" => {
+                let name = value.trim();
+                anyhow::ensure!(
+                    ferrex_core::project::namespace_of(name).is_some(),
+                    "project.name {name:?} holds no letter or digit a namespace could be made of"
+                );
+                self.project = Some(name.to_owned());
             }
             key if key.starts_with("memory.")
                 || key.starts_with("predicates.")

@@ -12,3 +12,4 @@ pub mod device;
 pub mod home;
 pub mod lock;
 pub mod logging;
+pub mod project;

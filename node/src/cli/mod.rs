@@ -8,7 +8,9 @@
 pub mod memory;
 pub mod node;
 pub mod peers;
+pub mod setup;
 pub mod transfer;
+pub mod working;
 
 use anyhow::Context;
 

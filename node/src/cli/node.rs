@@ -10,7 +10,7 @@ use ferrex_embed::{EmbedderOptions, FastEmbedder};
 use crate::{
     base::{config, config::Config, console::report, home::Home},
     cli::runtime,
-    lifecycle::{daemon, node, reindex},
+    lifecycle::{daemon, model, reindex},
     surfaces::control,
 };
 
@@ -95,7 +95,7 @@ pub fn reindex(home: &Home, config: &Config) -> anyhow::Result<()> {
 
 /// `ferrex doctor`.
 pub fn doctor(home: &Home, config: &Config) -> anyhow::Result<()> {
-    let files = node::model_search(home, config).locate(config.tier)?;
+    let files = model::model_search(home, config).locate(config.tier)?;
     let started = Instant::now();
     files.verify()?;
     let verified = started.elapsed();
@@ -108,7 +108,7 @@ pub fn doctor(home: &Home, config: &Config) -> anyhow::Result<()> {
     let reranker = if depth == 0 {
         "off (memory.rerank_depth = 0)".to_owned()
     } else {
-        ferrex_embed::Reranker::load(&node::model_search(home, config), config.threads)
+        ferrex_embed::Reranker::load(&model::model_search(home, config), config.threads)
             .context("memory.rerank_depth is set: loading the reranker")?;
         format!("ms-marco-MiniLM-L-12-v2, reorders the best {depth}, files verified")
     };

@@ -13,6 +13,7 @@ mod recall;
 mod review;
 mod store;
 mod transfer;
+pub mod working;
 
 use std::{
     collections::BTreeMap,
@@ -103,6 +104,8 @@ pub struct Settings {
     /// when the embedding worker should be done with everything ahead of
     /// them within this long (and never waits a third longer).
     pub recall_backlog_wait: std::time::Duration,
+    /// Sessions, tasks and the session-start context.
+    pub working: ferrex_core::working::WorkingSettings,
 }
 
 impl Settings {
@@ -157,6 +160,11 @@ impl Engine {
     /// The foreground embedder.
     pub fn foreground(&self) -> &Arc<Foreground> {
         &self.embedder
+    }
+
+    /// The working-state settings.
+    pub fn working_settings(&self) -> &ferrex_core::working::WorkingSettings {
+        &self.settings.working
     }
 
     /// The settings of `namespace`.

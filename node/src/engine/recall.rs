@@ -321,6 +321,13 @@ impl Engine {
                 if row.derived.duplicate_of.is_some() {
                     return None;
                 }
+                // A session's events and a task's progress notes are read
+                // through `session` and `task`, not recalled.
+                if ferrex_core::working::Role::of_source(row.source.as_deref())
+                    .is_some_and(|role| !role.recallable())
+                {
+                    return None;
+                }
                 if row.derived.status == "superseded" && !request.include_invalidated {
                     return None;
                 }

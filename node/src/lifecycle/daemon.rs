@@ -17,6 +17,8 @@ use tokio::{
 
 use ferrex_sync::{DocChange, Network, NetworkConfig, PairingTicket, SyncObserver};
 
+use ferrex_core::project::Project;
+
 use crate::{
     base::clock,
     base::config::Config,
@@ -28,8 +30,9 @@ use crate::{
     formats::jsonl,
     lifecycle::node::Node,
     lifecycle::reindex,
-    surfaces::control::{self, CONTROL_HELLO, MCP_HELLO, Request},
+    surfaces::control::{self, CONTROL_HELLO, Request},
     surfaces::mcp::FerrexServer,
+    surfaces::mcp::working::Scope,
     surfaces::status::{self, ThisDevice},
     surfaces::views,
 };
@@ -215,13 +218,14 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
 
 async fn serve_connection(mut stream: UnixStream, served: Arc<Served>) -> anyhow::Result<()> {
     let hello = control::read_hello(&mut stream).await?;
+    if let Some(project) = control::mcp_project(&hello) {
+        use rmcp::ServiceExt;
+        let scope = Scope::of(project);
+        let service = FerrexServer::new(served.node.engine.clone(), scope).serve(stream).await?;
+        service.waiting().await?;
+        return Ok(());
+    }
     match hello.as_str() {
-        MCP_HELLO => {
-            use rmcp::ServiceExt;
-            let service = FerrexServer::new(served.node.engine.clone()).serve(stream).await?;
-            service.waiting().await?;
-            Ok(())
-        }
         CONTROL_HELLO => serve_control(stream, served).await,
         other => {
             let _ = stream
@@ -297,10 +301,13 @@ async fn serve_control(stream: UnixStream, served: Arc<Served>) -> anyhow::Resul
             });
             restored.await?
         }
-        Request::Call { name, arguments } => {
+        Request::Call { name, arguments, project } => {
             let engine = node.engine.clone();
-            match tokio::task::spawn_blocking(move || views::call(&engine, &name, arguments))
-                .await?
+            let scope = Scope::of(project.as_deref().and_then(Project::named));
+            match tokio::task::spawn_blocking(move || {
+                views::call(&engine, &scope, &name, arguments)
+            })
+            .await?
             {
                 Ok(answer) => Ok(json!({"ok": true, "answer": answer})),
                 Err(error @ crate::engine::ToolError::Invalid(_)) => {

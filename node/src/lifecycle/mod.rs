@@ -4,5 +4,6 @@
 //! together; the settings and files it reads are in [`crate::base`].
 
 pub mod daemon;
+pub mod model;
 pub mod node;
 pub mod reindex;

@@ -12,7 +12,7 @@ use std::{
 
 use anyhow::Context;
 use ferrex_core::Embedder;
-use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelFiles, ModelSearch, Reranker};
+use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelFiles, Reranker};
 use ferrex_sync::Replica;
 
 use crate::{
@@ -23,6 +23,7 @@ use crate::{
     derived::index::{Index, Opened},
     derived::indexer,
     engine::{Engine, lock},
+    lifecycle::model,
 };
 
 /// Queries whose vectors the node keeps.
@@ -67,22 +68,6 @@ impl std::fmt::Debug for Node {
     }
 }
 
-/// Where a node looks for its models.
-pub fn model_search(home: &Home, config: &Config) -> ModelSearch {
-    ModelSearch {
-        model_dir: config.model_dir.clone(),
-        home: Some(home.root().to_owned()),
-        use_cache_dir: true,
-    }
-}
-
-/// Finds the model `config` names and verifies its files.
-pub fn locate_model(home: &Home, config: &Config) -> anyhow::Result<ModelFiles> {
-    let files = model_search(home, config).locate(config.tier)?;
-    files.verify()?;
-    Ok(files)
-}
-
 /// One inference session of the model in `files`.
 pub fn load_session(files: &ModelFiles, config: &Config) -> anyhow::Result<Box<dyn Embedder>> {
     let options =
@@ -100,6 +85,7 @@ pub fn engine_settings(config: &Config) -> crate::engine::Settings {
             .map(|namespace| (namespace.clone(), config.memory_for(namespace)))
             .collect(),
         recall_backlog_wait: config.recall_backlog_wait,
+        working: config.working.clone(),
     }
 }
 
@@ -112,7 +98,7 @@ impl Node {
         // 100k memories about 0.6, 0.6 and 1.3 s).
         let (sessions, replica) = std::thread::scope(|scope| {
             let sessions = scope.spawn(|| -> anyhow::Result<_> {
-                let files = locate_model(home, config)?;
+                let files = model::ensure_model(home, config)?;
                 let session = load_session(&files, config)?;
                 let model_time = started.elapsed();
                 let (model_id, dimension) = (session.model_id(), session.dimension());
@@ -166,7 +152,7 @@ impl Node {
             .chain(settings.namespaces.values())
             .any(|memory| memory.ranking.rerank_depth > 0);
         if reranking {
-            let reranker = Reranker::load(&model_search(home, config), config.threads)
+            let reranker = Reranker::load(&model::model_search(home, config), config.threads)
                 .context("memory.rerank_depth is set: loading the reranker")?;
             foreground = foreground.with_reranker(reranker);
         }

@@ -12,7 +12,8 @@ use crate::{
     derived::embedding,
     derived::index::Index,
     derived::indexer,
-    lifecycle::node::{BACKGROUND_BATCH, Node, load_session, locate_model},
+    lifecycle::model::ensure_model,
+    lifecycle::node::{BACKGROUND_BATCH, Node, load_session},
 };
 
 /// Where a rebuild is.
@@ -59,7 +60,7 @@ pub fn rebuild_offline(
     mut progress: impl FnMut(Progress),
 ) -> anyhow::Result<Summary> {
     let device = Device::load_or_create(home, config)?;
-    let files = locate_model(home, config)?;
+    let files = ensure_model(home, config)?;
     // The model is loaded for its id and size, and again after the
     // documents are let go: at 100k memories, holding both at once was most
     // of the rebuild's peak memory.

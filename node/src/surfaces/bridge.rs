@@ -11,10 +11,7 @@ use std::{
 use anyhow::{Context, bail};
 use tokio::{io::AsyncWriteExt, net::UnixStream};
 
-use crate::{
-    base::home::Home,
-    surfaces::control::{self, MCP_HELLO},
-};
+use crate::{base::home::Home, surfaces::control};
 
 /// How long a started node may take to open its socket (model load, index
 /// catch-up on a large store).
@@ -93,9 +90,18 @@ pub async fn connect_or_start(home: &Home, node_args: &[String]) -> anyhow::Resu
 }
 
 /// Bridges stdin/stdout to the node's MCP service until either side closes.
-pub async fn run(home: Home) -> anyhow::Result<()> {
+/// The agent's project is found from this process's working directory
+/// (else `project`, the configured name) and told to the node.
+pub async fn run(home: Home, project: Option<&str>) -> anyhow::Result<()> {
+    let project = std::env::current_dir()
+        .ok()
+        .and_then(|dir| crate::base::project::find(&dir, project))
+        .or_else(|| project.and_then(ferrex_core::project::Project::named));
+    if let Some(project) = &project {
+        tracing::info!(project = project.name, namespace = %project.namespace, "the agent's project");
+    }
     let mut stream = connect_or_start(&home, &[]).await?;
-    stream.write_all(format!("{MCP_HELLO}\n").as_bytes()).await?;
+    stream.write_all(control::mcp_hello(project.as_ref()).as_bytes()).await?;
     let (mut from_node, mut to_node) = stream.into_split();
     let upstream = async {
         let mut stdin = tokio::io::stdin();

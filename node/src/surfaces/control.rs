@@ -15,8 +15,30 @@ use tokio::{
     net::UnixStream,
 };
 
-/// The first line of an MCP connection.
+/// The first line of an MCP connection; `ferrex-mcp 1 project=NAME` names
+/// the agent's project (see [`mcp_hello`]).
 pub const MCP_HELLO: &str = "ferrex-mcp 1";
+
+/// The first line of an MCP connection from an agent working in `project`.
+pub fn mcp_hello(project: Option<&ferrex_core::project::Project>) -> String {
+    match project {
+        Some(project) => {
+            format!("{MCP_HELLO} project={}\n", project.name.replace(['\n', '\r'], " "))
+        }
+        None => format!("{MCP_HELLO}\n"),
+    }
+}
+
+/// The project an MCP connection's first line names, if any; `None` when
+/// the line is not an MCP hello.
+pub fn mcp_project(hello: &str) -> Option<Option<ferrex_core::project::Project>> {
+    let rest = hello.strip_prefix(MCP_HELLO)?;
+    if rest.is_empty() {
+        return Some(None);
+    }
+    let name = rest.strip_prefix(" project=")?;
+    Some(ferrex_core::project::Project::named(name))
+}
 /// The first line of a control connection.
 pub const CONTROL_HELLO: &str = "ferrex-control 1";
 
@@ -57,6 +79,10 @@ pub enum Request {
         name: String,
         /// Its arguments.
         arguments: serde_json::Map<String, Value>,
+        /// The project the caller works in (a namespace the call names
+        /// wins over it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        project: Option<String>,
     },
     /// Export the records of a namespace (every namespace when `None`) in
     /// ferrex's format: `{"event": "start", "records": n}`, a `{"event":
@@ -134,8 +160,19 @@ pub async fn send(
 /// `arguments` (a JSON object) on the node at `socket`; its answer, or an
 /// error with the node's message.
 pub async fn call(socket: &Path, name: &str, arguments: Value) -> anyhow::Result<Value> {
+    call_in(socket, None, name, arguments).await
+}
+
+/// [`call`], for a caller working in `project`.
+pub async fn call_in(
+    socket: &Path,
+    project: Option<&ferrex_core::project::Project>,
+    name: &str,
+    arguments: Value,
+) -> anyhow::Result<Value> {
     let Value::Object(arguments) = arguments else { bail!("arguments must be a JSON object") };
-    let request = Request::Call { name: name.to_owned(), arguments };
+    let project = project.map(|project| project.name.clone());
+    let request = Request::Call { name: name.to_owned(), arguments, project };
     let mut answer = send(socket, &request, |_| {}).await?;
     Ok(answer["answer"].take())
 }
@@ -152,7 +189,7 @@ pub async fn read_hello(stream: &mut UnixStream) -> anyhow::Result<String> {
                 return Ok::<_, std::io::Error>(());
             }
             line.push(byte);
-            if line.len() > 64 {
+            if line.len() > 1_024 {
                 return Err(std::io::Error::new(ErrorKind::InvalidData, "protocol line too long"));
             }
         }

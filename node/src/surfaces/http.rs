@@ -158,7 +158,7 @@ pub async fn serve(
     } else {
         config.with_allowed_hosts(hosts)
     };
-    let server = FerrexServer::new(engine);
+    let server = FerrexServer::new(engine, crate::surfaces::mcp::working::Scope::default());
     let mcp = StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::new(NeverSessionManager::default()),

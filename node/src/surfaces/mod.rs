@@ -6,6 +6,7 @@
 
 pub mod bridge;
 pub mod control;
+pub mod hook;
 pub mod http;
 pub mod mcp;
 pub mod status;

@@ -18,6 +18,7 @@ use crate::{
         args,
         params::{self, Kind},
         tools::{self, namespace, time},
+        working::Scope,
     },
 };
 
@@ -248,7 +249,12 @@ struct Schemas {
 }
 
 /// Runs operation `op` (a tool or a view) with `arguments`.
-pub fn call(engine: &Engine, op: &str, arguments: Map<String, Value>) -> Result<Value, ToolError> {
+pub fn call(
+    engine: &Engine,
+    scope: &Scope,
+    op: &str,
+    arguments: Map<String, Value>,
+) -> Result<Value, ToolError> {
     static SCHEMAS: LazyLock<Schemas> = LazyLock::new(|| Schemas {
         list: args::input_schema::<ListParams>(),
         show: args::input_schema::<ShowParams>(),
@@ -264,23 +270,23 @@ pub fn call(engine: &Engine, op: &str, arguments: Map<String, Value>) -> Result<
         "ingest" => {
             let params: IngestParams = args::read(&SCHEMAS.ingest, arguments)?;
             let outcomes: Vec<Ingested> =
-                params.items.into_iter().map(|item| ingest(engine, item)).collect();
+                params.items.into_iter().map(|item| ingest(engine, scope, item)).collect();
             tools::answer(Ok(outcomes))
         }
-        tool => tools::call(engine, tool, arguments),
+        tool => tools::call(engine, scope, tool, arguments),
     }
 }
 
 /// Stores one memory from elsewhere through the store pipeline; a
 /// duplicate leaves what it duplicates as it was.
-fn ingest(engine: &Engine, item: Map<String, Value>) -> Ingested {
+fn ingest(engine: &Engine, scope: &Scope, item: Map<String, Value>) -> Ingested {
     let refused = |reason: String| Ingested { status: "refused", id: None, reason: Some(reason) };
     let schema = tools::input_schema("store").expect("store is a tool");
     let params = match args::read::<params::Store>(schema, item) {
         Ok(params) => params,
         Err(error) => return refused(format!("invalid {error}")),
     };
-    let (input, allow_secrets) = match tools::store_input(params) {
+    let (input, allow_secrets) = match tools::store_input(scope, params) {
         Ok(input) => input,
         Err(error) => return refused(format!("invalid {error}")),
     };
@@ -345,7 +351,7 @@ fn show(engine: &Engine, params: ShowParams) -> Result<ShowAnswer, ToolError> {
         )
         .into());
     };
-    let names = tools::device_names(engine);
+    let names = answers::device_names(engine);
     let history = answers::history(&shown.memory.row.namespace, &shown.history, &names).history;
     Ok(ShowAnswer {
         memory: browsed(&shown.memory),

@@ -14,6 +14,7 @@ mod rows;
 mod schema;
 mod search;
 mod signs;
+mod working;
 pub(crate) mod write;
 
 use std::{
@@ -119,6 +120,7 @@ impl Index {
         };
         let conn = connect(path)?;
         schema::create(&conn, model_id, dimension)?;
+        conn.execute_batch(working::BY_SOURCE)?;
         let index = Index {
             conn,
             path: path.to_owned(),
@@ -169,6 +171,7 @@ impl Index {
                 "index schema migrated in place"
             );
         }
+        conn.execute_batch(working::BY_SOURCE)?;
         Ok(Index {
             conn,
             path: path.to_owned(),
@@ -218,7 +221,9 @@ impl Index {
                 self.conn.execute_batch(&format!("DROP TABLE IF EXISTS \"{quoted}\";"))?;
             }
         }
-        schema::create(&self.conn, &self.model_id, self.dimension)
+        schema::create(&self.conn, &self.model_id, self.dimension)?;
+        self.conn.execute_batch(working::BY_SOURCE)?;
+        Ok(())
     }
 
     /// Marks whether the index reflects all documents (set after a rebuild);

@@ -784,3 +784,10 @@ pub fn stats(stats: &Stats, detailed: Option<&DetailedStats>) -> StatsAnswer {
         }),
     }
 }
+
+/// Names devices by id: the registry's names, and this device's.
+pub fn device_names(engine: &crate::engine::Engine) -> impl Fn(&str) -> Option<String> {
+    let registry = engine.replica().registry();
+    let me = engine.replica().device().to_owned();
+    move |id: &str| registry.name_of(id).or_else(|| (id == me).then(|| "this device".to_owned()))
+}

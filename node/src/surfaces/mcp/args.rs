@@ -30,9 +30,10 @@ pub fn input_schema<T: JsonSchema>() -> Map<String, Value> {
     root(schema)
 }
 
-/// The output schema of a tool whose answer is `T`: the answer's fields and
-/// the type of each (an optional field is left out of the answer when
-/// absent, or null where the type says so), and which are always there.
+/// The output schema of a tool whose answer is `T`: the fields every
+/// answer has, and the type of each. Fields an answer has only sometimes
+/// are not listed (the schema does not forbid other fields; docs/tools.md
+/// describes them all).
 /// Nothing deeper and no prose: agents pay for every byte of the tool list
 /// at the start of each session, and an answer's JSON reads for itself
 /// (docs/tools.md describes every field).
@@ -40,9 +41,15 @@ pub fn output_schema<T: JsonSchema>() -> Map<String, Value> {
     let full = root(generate::<T>(Contract::Serialize));
     let mut schema = Map::new();
     schema.insert("type".to_owned(), "object".into());
+    let required: Vec<&str> = full
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
     if let Some(Value::Object(properties)) = full.get("properties") {
         let typed = properties
             .iter()
+            .filter(|(name, _)| required.contains(&name.as_str()))
             .map(|(name, property)| {
                 let kind = property.get("type").map(|kind| ("type".to_owned(), kind.clone()));
                 (name.clone(), Value::Object(kind.into_iter().collect()))
@@ -341,7 +348,9 @@ mod tests {
         let store = Value::Object(input_schema::<params::Store>());
         assert_eq!(store["properties"]["tags"]["maxItems"], validate::MAX_LIST_ITEMS);
         assert_eq!(store["properties"]["tags"]["items"]["maxLength"], validate::MAX_NAME_BYTES);
-        assert_eq!(store["properties"]["namespace"]["pattern"], ferrex_core::Namespace::PATTERN);
+        // A namespace's rule is core's alone (its error says it); the
+        // pattern is not repeated in every tool's schema.
+        assert!(store["properties"]["namespace"].get("pattern").is_none());
         let forget = Value::Object(input_schema::<params::Forget>());
         assert_eq!(forget["properties"]["ids"]["maxItems"], validate::MAX_FORGET_IDS);
     }
@@ -351,10 +360,7 @@ mod tests {
         let store = Value::Object(input_schema::<params::Store>());
         let description =
             store["properties"]["allow_secrets"]["description"].as_str().unwrap_or("");
-        assert!(
-            description.starts_with("Store text that looks like a credential"),
-            "{description}"
-        );
+        assert!(description.starts_with("Store credentials"), "{description}");
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub(crate) mod args;
 pub(crate) mod params;
 mod resources;
 pub mod tools;
+pub mod working;
 
 use std::sync::Arc;
 
@@ -25,20 +26,41 @@ use tools::Effect;
 
 /// What the server tells agents about itself.
 const INSTRUCTIONS: &str = "ferrex is your persistent memory, shared with this user's other \
-devices. `store` facts (subject/predicate/object), events and how-tos as you learn them; \
-`recall` before answering questions that may depend on what was learned before; `forget` what \
-is wrong or unwanted; `reflect` to find stale memories.";
+devices. Call `context` when a session starts: it says where work stands in this project, on \
+every device. `store` facts (subject/predicate/object), events and how-tos as you learn them; \
+`recall` before answering questions that may depend on what was learned before; keep `task`s \
+and `session` events as you work; `forget` what is wrong or unwanted; `reflect` to find stale \
+memories.";
 
 /// One MCP session's handler; sessions share the engine.
 #[derive(Clone)]
 pub struct FerrexServer {
     engine: Arc<Engine>,
+    scope: working::Scope,
 }
 
+/// The HTTP header that names the agent's project (a repository's remote,
+/// or a name), as the stdio bridge's working directory does.
+pub const PROJECT_HEADER: &str = "x-ferrex-project";
+
 impl FerrexServer {
-    /// A handler over `engine`.
-    pub fn new(engine: Arc<Engine>) -> Self {
-        FerrexServer { engine }
+    /// A handler over `engine`, for calls from `scope`.
+    pub fn new(engine: Arc<Engine>, scope: working::Scope) -> Self {
+        FerrexServer { engine, scope }
+    }
+
+    /// The scope of one call: the session's, or over HTTP the project the
+    /// request's header names.
+    fn scope_of(&self, context: &RequestContext<RoleServer>) -> working::Scope {
+        let header = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.headers.get(PROJECT_HEADER))
+            .and_then(|value| value.to_str().ok());
+        match header {
+            Some(value) => working::Scope::of(ferrex_core::project::Project::of_remote(value)),
+            None => self.scope.clone(),
+        }
     }
 }
 
@@ -54,11 +76,20 @@ fn build_tool_list() -> Vec<Tool> {
         .iter()
         .zip(tools::schemas())
         .map(|(spec, tools::Schemas { input, output })| {
-            let annotations = ToolAnnotations::new()
-                .read_only(spec.effect == Effect::ReadOnly)
-                .destructive(spec.effect == Effect::Destructive)
-                .idempotent(spec.effect != Effect::Additive)
-                .open_world(false);
+            // Hints equal to MCP's defaults (not read-only, not idempotent)
+            // are left out, and so are those MCP reads only of tools that
+            // write (destructive, idempotent) from read-only ones: agents
+            // pay for every byte of the tool list.
+            let mut annotations = ToolAnnotations::new().open_world(false);
+            match spec.effect {
+                Effect::ReadOnly => annotations = annotations.read_only(true),
+                effect => {
+                    annotations = annotations.destructive(effect == Effect::Destructive);
+                    if effect != Effect::Additive {
+                        annotations = annotations.idempotent(true);
+                    }
+                }
+            }
             Tool::new(spec.name, spec.description, Arc::new(input.clone()))
                 .with_raw_output_schema(Arc::new(output.clone()))
                 .with_title(spec.title)
@@ -116,8 +147,30 @@ impl ServerHandler for FerrexServer {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        if request.name == resources::CONTEXT {
+            let engine = self.engine.clone();
+            let scope = self.scope_of(&context);
+            let params = params::Context { namespace: None, budget: None };
+            let answer =
+                tokio::task::spawn_blocking(move || working::context(&engine, &scope, params))
+                    .await
+                    .map_err(|error| ErrorData::internal_error(error.to_string(), None))?
+                    .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+            let text = if answer.text.is_empty() {
+                "ferrex has nothing recorded for this project yet.".to_owned()
+            } else {
+                answer.text
+            };
+            return Ok(GetPromptResponse::Complete(
+                rmcp::model::GetPromptResult::new(vec![rmcp::model::PromptMessage::new_text(
+                    rmcp::model::Role::User,
+                    text,
+                )])
+                .with_description("Where work stands in this project, on every device."),
+            ));
+        }
         Ok(GetPromptResponse::Complete(resources::prompt(&request.name)?))
     }
 
@@ -132,14 +185,16 @@ impl ServerHandler for FerrexServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let engine = self.engine.clone();
+        let scope = self.scope_of(&context);
         let name = request.name.to_string();
         let arguments = request.arguments.unwrap_or_default();
         let tool = name.clone();
         let outcome =
-            tokio::task::spawn_blocking(move || tools::call(&engine, &name, arguments)).await;
+            tokio::task::spawn_blocking(move || tools::call(&engine, &scope, &name, arguments))
+                .await;
         let result = match outcome {
             Ok(Ok(answer)) => CallToolResult::structured(answer),
             Ok(Err(ToolError::Invalid(error))) => failed(json!({
@@ -199,13 +254,17 @@ mod tests {
             assert_eq!(annotations.open_world_hint, Some(false), "{name}");
             (annotations.read_only_hint, annotations.destructive_hint, annotations.idempotent_hint)
         };
-        for read_only in ["reflect", "history", "stats"] {
-            assert_eq!(hint(read_only), (Some(true), Some(false), Some(true)), "{read_only}");
+        // Absent hints take MCP's defaults: not read-only, destructive (of
+        // a tool that writes), not idempotent.
+        for read_only in ["reflect", "history", "stats", "context"] {
+            assert_eq!(hint(read_only), (Some(true), None, None), "{read_only}");
         }
         // validate_ids writes (that memories were checked): not read-only.
-        assert_eq!(hint("recall"), (Some(false), Some(false), Some(true)));
-        assert_eq!(hint("store"), (Some(false), Some(false), Some(false)));
-        assert_eq!(hint("forget"), (Some(false), Some(true), Some(true)));
+        assert_eq!(hint("recall"), (None, Some(false), Some(true)));
+        for additive in ["store", "session", "task", "observe"] {
+            assert_eq!(hint(additive), (None, Some(false), None), "{additive}");
+        }
+        assert_eq!(hint("forget"), (None, Some(true), Some(true)));
     }
 
     #[test]
@@ -216,6 +275,13 @@ mod tests {
         let bytes = serde_json::to_vec(&answer).map(|json| json.len()).unwrap_or(usize::MAX);
         let planned = PLANNED_TOOLS.saturating_sub(tools.len()) * PLANNED_TOOL_BYTES;
         eprintln!("tools/list: {bytes} bytes of JSON for {} tools", tools.len());
+        for tool in tools {
+            let json = serde_json::to_string(tool).unwrap_or_default();
+            eprintln!("  {}: {} bytes", tool.name, json.len());
+            if std::env::var_os("FERREX_DUMP_TOOLS").is_some() {
+                eprintln!("{json}");
+            }
+        }
         assert!(
             bytes + planned <= TOOL_LIST_BUDGET,
             "tools/list is {bytes} bytes for {} tools; with {planned} for the tools still \

@@ -8,7 +8,7 @@
 //! string within `maxLength` characters may still be refused as too long.
 
 use ferrex_core::{
-    MemoryKind, Namespace,
+    MemoryKind,
     validate::{MAX_CONTENT_BYTES, MAX_FORGET_IDS, MAX_ID_BYTES, MAX_LIST_ITEMS, MAX_NAME_BYTES},
 };
 use schemars::JsonSchema;
@@ -44,7 +44,7 @@ impl From<Kind> for MemoryKind {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Store {
-    /// Free text: an event or a how-to (its length counts UTF-8 bytes).
+    /// Free text: an event or a how-to.
     #[schemars(length(max = MAX_CONTENT_BYTES))]
     pub content: Option<String>,
     /// Subject of a fact, e.g. "api-server".
@@ -58,14 +58,15 @@ pub struct Store {
     pub object: Option<String>,
     /// Detected when omitted: a fact is semantic, text is episodic.
     pub memory_type: Option<Kind>,
-    /// Namespace (default "default").
-    #[schemars(regex(pattern = Namespace::PATTERN))]
+    /// For every project (stored in "default").
+    #[serde(default)]
+    pub universal: bool,
+    /// Default: the project's, else "default".
     pub namespace: Option<String>,
     /// Default 1.0.
     #[schemars(range(min = 0, max = 1))]
     pub confidence: Option<f64>,
-    /// Names of things the memory is about; matched to known entities
-    /// (exact, spelling, meaning) or created.
+    /// Names it is about (matched to known entities, or created).
     #[serde(default)]
     #[schemars(length(max = MAX_LIST_ITEMS), inner(length(min = 1, max = MAX_NAME_BYTES)))]
     pub entities: Vec<String>,
@@ -86,8 +87,7 @@ pub struct Store {
     /// ISO-8601 time or date when it happened or became true (default: now; text
     /// only).
     pub valid_from: Option<String>,
-    /// Store text that looks like a credential (API key, token, private key,
-    /// password in a URL) as it is; refused by default.
+    /// Store credentials (API keys, tokens, passwords) as given.
     #[serde(default)]
     pub allow_secrets: bool,
 }
@@ -109,8 +109,7 @@ pub struct Recall {
     /// What to look for, in words.
     #[schemars(length(min = 1, max = MAX_CONTENT_BYTES))]
     pub query: String,
-    /// Namespace (default "default").
-    #[schemars(regex(pattern = Namespace::PATTERN))]
+    /// Default: the project's, else "default".
     pub namespace: Option<String>,
     /// Only these kinds (default: all).
     #[serde(default)]
@@ -154,8 +153,7 @@ pub struct Forget {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Reflect {
-    /// Namespace (default "default").
-    #[schemars(regex(pattern = Namespace::PATTERN))]
+    /// Default: the project's, else "default".
     pub namespace: Option<String>,
     /// How many of each finding, at most (default 10).
     #[schemars(range(min = 1, max = MAX_LIMIT))]
@@ -179,8 +177,7 @@ pub struct History {
     /// With subject, instead of id.
     #[schemars(length(min = 1, max = MAX_NAME_BYTES))]
     pub predicate: Option<String>,
-    /// Namespace (default "default").
-    #[schemars(regex(pattern = Namespace::PATTERN))]
+    /// Default: the project's, else "default".
     pub namespace: Option<String>,
 }
 
@@ -188,8 +185,141 @@ pub struct History {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Stats {
-    /// Also staleness per type, fact states, entities, alias candidates,
-    /// contradictions (default false).
+    /// Also staleness, fact states, entities and contradictions.
     #[serde(default)]
     pub detailed: bool,
+}
+
+/// What `session` does.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+#[allow(missing_docs, reason = "the tool's description names each action")]
+pub enum SessionAction {
+    Push,
+    Get,
+    Clear,
+}
+
+/// A working-memory event's type.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+#[allow(missing_docs, reason = "the tool's description names each type")]
+pub enum EventKind {
+    Action,
+    Observation,
+    Decision,
+    Error,
+    Fact,
+    Checkpoint,
+}
+
+/// `session`'s parameters.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Session {
+    /// push, get or clear.
+    pub action: SessionAction,
+    /// The session (push, clear; get: omit for every session).
+    #[schemars(length(min = 1, max = 128))]
+    pub session_id: Option<String>,
+    /// The event (push).
+    #[schemars(length(min = 1, max = MAX_CONTENT_BYTES))]
+    pub content: Option<String>,
+    /// Default action.
+    pub event_type: Option<EventKind>,
+    /// Events to get (default 10).
+    #[schemars(range(min = 1, max = MAX_LIMIT))]
+    pub limit: Option<i64>,
+    /// Default: the project's.
+    pub namespace: Option<String>,
+}
+
+/// What `task` does.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+#[allow(missing_docs, reason = "the tool's description names each action")]
+pub enum TaskAction {
+    Start,
+    Update,
+    Pause,
+    Done,
+    Abort,
+    List,
+}
+
+/// A task's state, as `list` filters.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+#[allow(missing_docs, reason = "the tool's description names each state")]
+pub enum TaskStatus {
+    Active,
+    Paused,
+    Expired,
+    Done,
+    Aborted,
+}
+
+/// `task`'s parameters.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Task {
+    /// start, update, pause, done, abort or list.
+    pub action: TaskAction,
+    /// start.
+    #[schemars(length(min = 1, max = MAX_NAME_BYTES))]
+    pub title: Option<String>,
+    /// start.
+    #[schemars(length(max = MAX_CONTENT_BYTES))]
+    pub goal: Option<String>,
+    /// start.
+    #[schemars(length(max = MAX_CONTENT_BYTES))]
+    pub success_condition: Option<String>,
+    /// start.
+    #[schemars(length(min = 1, max = 32))]
+    pub priority: Option<String>,
+    /// The task (update, pause, done, abort).
+    #[schemars(length(min = 1, max = MAX_ID_BYTES))]
+    pub id: Option<String>,
+    /// Progress (update), what worked (done).
+    #[schemars(length(min = 1, max = MAX_CONTENT_BYTES))]
+    pub result: Option<String>,
+    /// Why (abort, pause).
+    #[schemars(length(min = 1, max = MAX_CONTENT_BYTES))]
+    pub reason: Option<String>,
+    /// list: these states (default open ones).
+    #[serde(default)]
+    pub status: Vec<TaskStatus>,
+    /// Default: the project's.
+    pub namespace: Option<String>,
+}
+
+/// `observe`'s parameters.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Observe {
+    /// What the user said.
+    #[schemars(length(min = 1, max = MAX_CONTENT_BYTES))]
+    pub user: String,
+    /// What you answered or did.
+    #[schemars(length(min = 1, max = MAX_CONTENT_BYTES))]
+    pub assistant: String,
+    /// The session.
+    #[schemars(length(min = 1, max = 128))]
+    pub session_id: Option<String>,
+    /// 0-1 (default estimated).
+    #[schemars(range(min = 0, max = 1))]
+    pub importance: Option<f64>,
+    /// Default: the project's.
+    pub namespace: Option<String>,
+}
+
+/// `context`'s parameters.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Context {
+    /// Default: the project's.
+    pub namespace: Option<String>,
+    /// In tokens (chars/4; default 1000).
+    #[schemars(range(min = 50, max = 2400))]
+    pub budget: Option<i64>,
 }

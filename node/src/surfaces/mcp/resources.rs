@@ -71,6 +71,10 @@ text with its context. One memory per idea; no secrets.\n\
 `forget` it by id.\n\
 - Trust current facts over superseded ones, and check stale memories before relying on them.";
 
+/// The name of the prompt that gives the session-start context (the
+/// `context` tool's text; see `super::working`).
+pub const CONTEXT: &str = "session-context";
+
 /// The prompts offered.
 pub fn prompts() -> Vec<Prompt> {
     vec![
@@ -80,14 +84,24 @@ pub fn prompts() -> Vec<Prompt> {
             None,
         )
         .with_title("Use ferrex memory"),
+        Prompt::new(
+            CONTEXT,
+            Some(
+                "Where work stands in this project: open tasks, the latest activity on every \
+                 device, decisions, facts likely out of date (about 1,000 tokens at most).",
+            ),
+            None,
+        )
+        .with_title("Where work stands"),
     ]
 }
 
-/// The prompt `name`, or an error naming the ones there are.
+/// The prompt `name` (but [`CONTEXT`], which needs the engine), or an
+/// error naming the ones there are.
 pub fn prompt(name: &str) -> Result<GetPromptResult, ErrorData> {
     if name != PRIMER {
         return Err(ErrorData::invalid_params(
-            format!("no prompt {name:?}: ferrex offers {PRIMER:?}"),
+            format!("no prompt {name:?}: ferrex offers {PRIMER:?} and {CONTEXT:?}"),
             None,
         ));
     }

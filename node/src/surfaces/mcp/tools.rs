@@ -8,7 +8,7 @@ use ferrex_core::{FieldError, MemoryKind, Namespace, StoreInput, validate};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{answers, args, params};
+use super::{answers, args, params, working, working::Scope};
 use crate::{
     base::clock,
     engine::{Engine, RecallRequest, ToolError},
@@ -56,12 +56,11 @@ pub const TOOLS: &[ToolSpec] = &[
         name: "store",
         title: "Store a memory",
         effect: Effect::Additive,
-        description: "Store what you learn: `content` (an event or a how-to, as text) or \
-            `subject`+`predicate`+`object` (a fact). A near-duplicate is not stored again (its \
-            evidence grows). A fact's predicate is filed under the attribute it names; a new \
-            value of a single-valued one (port, lives_in) supersedes the old, of a multi-valued \
-            one (depends_on) joins it. Text that changes a detail of earlier text is recorded as \
-            its correction. Text that looks like a credential is refused unless `allow_secrets`.",
+        description: "Store what you learn: `content` (an event or a how-to) or \
+            `subject`+`predicate`+`object` (a fact). A near-duplicate grows the evidence of what \
+            it repeats. A new value of a single-valued predicate (port) supersedes the old; of a \
+            multi-valued one (depends_on) joins it. Text that changes a detail of earlier text \
+            corrects it. Credentials are refused unless `allow_secrets`.",
         input: args::input_schema::<params::Store>,
         output: args::output_schema::<answers::StoreAnswer>,
     },
@@ -69,9 +68,9 @@ pub const TOOLS: &[ToolSpec] = &[
         name: "recall",
         title: "Recall memories",
         effect: Effect::Marks,
-        description: "Find the memories most relevant to `query` (hybrid semantic and keyword \
-            search), best first, with staleness, whether a fact is current, what superseded it, \
-            and contradictions. Superseded and stale memories are left out unless asked for.",
+        description: "Find the memories most relevant to `query` (by meaning and keywords), \
+            best first, with staleness, whether a fact is current, and contradictions. \
+            Superseded and stale ones are left out unless asked for.",
         input: args::input_schema::<params::Recall>,
         output: args::output_schema::<answers::RecallAnswer>,
     },
@@ -79,7 +78,7 @@ pub const TOOLS: &[ToolSpec] = &[
         name: "forget",
         title: "Forget memories",
         effect: Effect::Destructive,
-        description: "Forget memories by id, on this and every paired device: their text leaves \
+        description: "Forget memories by id, on every paired device: their text leaves \
             every file (on a device offline now, when it next syncs). Copies outside ferrex, like \
             this transcript or backups, are not reached.",
         input: args::input_schema::<params::Forget>,
@@ -89,9 +88,9 @@ pub const TOOLS: &[ToolSpec] = &[
         name: "reflect",
         title: "Review a namespace",
         effect: Effect::ReadOnly,
-        description: "Review a namespace: stale memories to re-check, facts that contradict each \
-            other (also across devices), entities that may be one, predicates that may name one \
-            attribute or be multi-valued.",
+        description: "Review a namespace: stale memories, contradicting facts (also across \
+            devices), entities that may be one, predicates that may name one attribute or be \
+            multi-valued.",
         input: args::input_schema::<params::Reflect>,
         output: args::output_schema::<answers::ReflectAnswer>,
     },
@@ -100,10 +99,46 @@ pub const TOOLS: &[ToolSpec] = &[
         title: "History of a belief",
         effect: Effect::ReadOnly,
         description: "How a belief evolved: the facts of a subject and predicate (or the text \
-            linked to a memory by supersession and correction), oldest first, with when and on \
-            which device each was recorded.",
+            linked to a memory by supersession and correction), oldest first, with when and \
+            where each was recorded.",
         input: args::input_schema::<params::History>,
         output: args::output_schema::<answers::HistoryAnswer>,
+    },
+    ToolSpec {
+        name: "session",
+        title: "Working memory of a session",
+        effect: Effect::Additive,
+        description: "A session's working memory, seen on every device: `push` an event (the \
+            latest are kept), `get` the latest of a session or of all, `clear`.",
+        input: args::input_schema::<params::Session>,
+        output: args::output_schema::<working::SessionAnswer>,
+    },
+    ToolSpec {
+        name: "task",
+        title: "Tasks across devices",
+        effect: Effect::Additive,
+        description: "Tasks on every device: `start` (returns a like open task instead), \
+            `update` progress, `pause`, `done` with what worked, `abort` with why, `list`.",
+        input: args::input_schema::<params::Task>,
+        output: args::output_schema::<working::TaskAnswer>,
+    },
+    ToolSpec {
+        name: "observe",
+        title: "Record an exchange",
+        effect: Effect::Additive,
+        description: "Record a significant exchange (a decision, preference, fix); `recall` \
+            finds it.",
+        input: args::input_schema::<params::Observe>,
+        output: args::output_schema::<working::ObserveAnswer>,
+    },
+    ToolSpec {
+        name: "context",
+        title: "Where work stands",
+        effect: Effect::ReadOnly,
+        description: "Call first in a session: open tasks, latest activity on any device, \
+            decisions, facts likely out of date, contradictions; in a token budget.",
+        input: args::input_schema::<params::Context>,
+        output: args::output_schema::<working::ContextAnswer>,
     },
     ToolSpec {
         name: "stats",
@@ -138,6 +173,7 @@ pub fn schemas() -> &'static [Schemas] {
 /// Runs tool `name` with `arguments`; `Err` is a message for the agent.
 pub fn call(
     engine: &Engine,
+    scope: &Scope,
     name: &str,
     arguments: Map<String, Value>,
 ) -> Result<Value, ToolError> {
@@ -150,11 +186,15 @@ pub fn call(
         .into());
     };
     match name {
-        "store" => answer(store(engine, args::read(input, arguments)?)),
-        "recall" => answer(recall(engine, args::read(input, arguments)?)),
+        "store" => answer(store(engine, scope, args::read(input, arguments)?)),
+        "recall" => answer(recall(engine, scope, args::read(input, arguments)?)),
         "forget" => answer(forget(engine, args::read(input, arguments)?)),
-        "reflect" => answer(reflect(engine, args::read(input, arguments)?)),
-        "history" => answer(history(engine, args::read(input, arguments)?)),
+        "reflect" => answer(reflect(engine, scope, args::read(input, arguments)?)),
+        "history" => answer(history(engine, scope, args::read(input, arguments)?)),
+        "session" => answer(working::session(engine, scope, args::read(input, arguments)?)),
+        "task" => answer(working::task(engine, scope, args::read(input, arguments)?)),
+        "observe" => answer(working::observe(engine, scope, args::read(input, arguments)?)),
+        "context" => answer(working::context(engine, scope, args::read(input, arguments)?)),
         "stats" => answer(stats(engine, args::read(input, arguments)?)),
         _ => unreachable!("every tool in TOOLS is dispatched"),
     }
@@ -178,13 +218,6 @@ pub(crate) fn namespace(name: Option<&str>) -> Result<Namespace, FieldError> {
     name.map_or_else(|| Ok(Namespace::default()), Namespace::parse)
 }
 
-/// Names devices by id: the registry's names, and this device's.
-pub(crate) fn device_names(engine: &Engine) -> impl Fn(&str) -> Option<String> {
-    let registry = engine.replica().registry();
-    let me = engine.replica().device().to_owned();
-    move |id: &str| registry.name_of(id).or_else(|| (id == me).then(|| "this device".to_owned()))
-}
-
 /// An ISO-8601 time or date given as `field`.
 pub(crate) fn time(
     field: &str,
@@ -205,7 +238,26 @@ pub(crate) fn time(
 
 /// A store request from `store`'s parameters, and whether it may hold
 /// credentials.
-pub(crate) fn store_input(params: params::Store) -> Result<(StoreInput, bool), FieldError> {
+pub(crate) fn store_input(
+    scope: &Scope,
+    params: params::Store,
+) -> Result<(StoreInput, bool), FieldError> {
+    if params.source.as_deref().is_some_and(ferrex_core::working::is_reserved_source) {
+        return Err(FieldError::new(
+            "source",
+            "sources starting with \"ferrex:\" are ferrex's own (sessions, tasks, exchanges)",
+        ));
+    }
+    let namespace = match (params.universal, params.namespace.as_deref()) {
+        (true, Some(_)) => {
+            return Err(FieldError::new(
+                "universal",
+                "give namespace or universal, not both (universal memories are in \"default\")",
+            ));
+        }
+        (true, None) => Namespace::default(),
+        (false, named) => scope.namespace(named)?,
+    };
     let input = StoreInput {
         valid_from: time("valid_from", params.valid_from.as_deref())?,
         content: params.content,
@@ -213,7 +265,7 @@ pub(crate) fn store_input(params: params::Store) -> Result<(StoreInput, bool), F
         predicate: params.predicate,
         object: params.object,
         kind: params.memory_type.map(MemoryKind::from),
-        namespace: params.namespace,
+        namespace: Some(namespace.as_str().to_owned()),
         confidence: params.confidence,
         entities: params.entities,
         tags: params.tags,
@@ -224,12 +276,21 @@ pub(crate) fn store_input(params: params::Store) -> Result<(StoreInput, bool), F
     Ok((input, params.allow_secrets))
 }
 
-fn store(engine: &Engine, params: params::Store) -> Result<answers::StoreAnswer, ToolError> {
-    let (input, allow_secrets) = store_input(params)?;
+fn store(
+    engine: &Engine,
+    scope: &Scope,
+    params: params::Store,
+) -> Result<answers::StoreAnswer, ToolError> {
+    let (input, allow_secrets) = store_input(scope, params)?;
     Ok(answers::stored(&engine.store(input, allow_secrets)?))
 }
 
-fn recall(engine: &Engine, params: params::Recall) -> Result<answers::RecallAnswer, ToolError> {
+fn recall(
+    engine: &Engine,
+    scope: &Scope,
+    params: params::Recall,
+) -> Result<answers::RecallAnswer, ToolError> {
+    let namespaces = scope.recall_namespaces(params.namespace.as_deref())?;
     let query = validate::query_text("query", &params.query)?;
     let entities = validate::name_list("entities", params.entities)?;
     let (start, end) = match &params.time_range {
@@ -250,9 +311,9 @@ fn recall(engine: &Engine, params: params::Recall) -> Result<answers::RecallAnsw
         None => 0.0,
         Some(value) => validate::unit_interval("diversity", value)?,
     };
-    let request = RecallRequest {
+    let mut request = RecallRequest {
         query,
-        namespace: namespace(params.namespace.as_deref())?,
+        namespace: namespaces[0].clone(),
         kinds: params.types.into_iter().map(MemoryKind::from).collect(),
         limit: validate::recall_limit(params.limit)?,
         entities,
@@ -263,7 +324,23 @@ fn recall(engine: &Engine, params: params::Recall) -> Result<answers::RecallAnsw
         validate_ids,
         diversity,
     };
-    let (results, validated, backlog) = engine.recall(&request)?;
+    let (mut results, validated, mut backlog) = engine.recall(&request)?;
+    // A project's recall also searches the universal namespace: each is
+    // ranked on its own, and the best of both kept, by score, then id.
+    for other in &namespaces[1..] {
+        request.namespace = other.clone();
+        request.validate_ids.clear();
+        let (more, _, more_backlog) = engine.recall(&request)?;
+        results.extend(more);
+        backlog.without_vectors += more_backlog.without_vectors;
+        backlog.without_passages += more_backlog.without_passages;
+        backlog.waited += more_backlog.waited;
+    }
+    request.namespace = namespaces[0].clone();
+    if namespaces.len() > 1 {
+        results.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.row.id.cmp(&b.row.id)));
+        results.truncate(request.limit);
+    }
     Ok(answers::RecallAnswer {
         count: results.len(),
         results: results.iter().map(answers::recalled).collect(),
@@ -283,8 +360,12 @@ fn forget(engine: &Engine, params: params::Forget) -> Result<answers::ForgetAnsw
     Ok(answers::ForgetAnswer { forgotten: outcome.forgotten, unknown: outcome.unknown })
 }
 
-fn reflect(engine: &Engine, params: params::Reflect) -> Result<answers::ReflectAnswer, ToolError> {
-    let namespace = namespace(params.namespace.as_deref())?;
+fn reflect(
+    engine: &Engine,
+    scope: &Scope,
+    params: params::Reflect,
+) -> Result<answers::ReflectAnswer, ToolError> {
+    let namespace = scope.namespace(params.namespace.as_deref())?;
     let limit = validate::recall_limit(params.limit)?;
     let reflection = engine.reflect(
         &namespace,
@@ -292,11 +373,15 @@ fn reflect(engine: &Engine, params: params::Reflect) -> Result<answers::ReflectA
         params.include_stale.unwrap_or(true),
         params.include_contradictions.unwrap_or(true),
     )?;
-    Ok(answers::reflection(namespace.as_str(), &reflection, &device_names(engine)))
+    Ok(answers::reflection(namespace.as_str(), &reflection, &answers::device_names(engine)))
 }
 
-fn history(engine: &Engine, params: params::History) -> Result<answers::HistoryAnswer, ToolError> {
-    let namespace = namespace(params.namespace.as_deref())?;
+fn history(
+    engine: &Engine,
+    scope: &Scope,
+    params: params::History,
+) -> Result<answers::HistoryAnswer, ToolError> {
+    let namespace = scope.namespace(params.namespace.as_deref())?;
     let id = params.id.map(|id| validate::memory_id("id", &id)).transpose()?;
     let pair = match (&id, params.subject, params.predicate) {
         (Some(_), None, None) => None,
@@ -328,7 +413,7 @@ fn history(engine: &Engine, params: params::History) -> Result<answers::HistoryA
         id.as_deref(),
         pair.as_ref().map(|(subject, predicate)| (subject.as_str(), predicate.as_str())),
     )?;
-    Ok(answers::history(namespace.as_str(), &entries, &device_names(engine)))
+    Ok(answers::history(namespace.as_str(), &entries, &answers::device_names(engine)))
 }
 
 fn stats(engine: &Engine, params: params::Stats) -> Result<answers::StatsAnswer, ToolError> {

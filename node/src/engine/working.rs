@@ -1,0 +1,520 @@
+//! Working state: a session's events, a project's tasks, and the context an
+//! agent is given when a session starts. Every record is a memory (see
+//! `ferrex_core::working`): written without the store pipeline's judgements
+//! (two alike events are two events), embedded later by the worker, and
+//! forgotten like any memory.
+
+use anyhow::Context;
+use ferrex_core::{
+    FieldError, MemoryKind, Namespace, Staleness, Timestamp,
+    secrets::{self, SecretPolicy},
+    staleness, staleness_label, validate,
+    working::{self, EventType, Role, Section, TaskNote, TaskState},
+};
+use ferrex_sync::{NewMemory, NewRecords};
+
+use super::{Engine, ToolError, lock, new_id, usage_of};
+use crate::{
+    base::clock,
+    derived::{
+        index::MemoryRow,
+        indexer::{self, KnownVectors},
+    },
+};
+
+/// The longest text of one line of a context, in characters.
+const LINE_CHARS: usize = 200;
+
+/// A memory of working state about to be written.
+struct Record<'a> {
+    role: Role,
+    kind: MemoryKind,
+    text: &'a str,
+    tags: Vec<String>,
+    confidence: f64,
+}
+
+/// What a push did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pushed {
+    /// The event's id.
+    pub id: String,
+    /// Events of the session forgotten to keep it within its bound.
+    pub evicted: usize,
+    /// Credentials replaced by `[REDACTED]`, by rule.
+    pub redacted: Vec<&'static str>,
+}
+
+/// A task with its derived state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Task {
+    /// The task as started.
+    pub row: MemoryRow,
+    /// Its title.
+    pub title: String,
+    /// What it is for.
+    pub goal: Option<String>,
+    /// When it is done.
+    pub success: Option<String>,
+    /// Its priority, as given.
+    pub priority: Option<String>,
+    /// Where it stands.
+    pub state: TaskState,
+}
+
+/// The context an agent is given when a session starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionContext {
+    /// The text, fitted to the budget.
+    pub fitted: working::Fitted,
+    /// The budget it was fitted to.
+    pub budget: usize,
+}
+
+/// Applies the credential policy to one text field: refused (nothing is
+/// written), redacted, or kept.
+fn screen(
+    field: &str,
+    text: &str,
+    policy: SecretPolicy,
+) -> Result<(String, Vec<&'static str>), FieldError> {
+    let findings = secrets::find(text);
+    if findings.is_empty() || policy == SecretPolicy::Allow {
+        return Ok((text.to_owned(), Vec::new()));
+    }
+    if policy == SecretPolicy::Refuse {
+        return Err(FieldError::new(
+            field,
+            format!(
+                "holds what looks like a credential ({}); ferrex refuses to store credentials \
+                 (set secrets = \"redact\" under [memory] to store [REDACTED] in its place)",
+                findings[0].rule
+            ),
+        ));
+    }
+    let rules = findings.iter().map(|finding| finding.rule).collect();
+    Ok((secrets::redact(text, &findings), rules))
+}
+
+impl Engine {
+    fn write_working(
+        &self,
+        namespace: &Namespace,
+        record: Record<'_>,
+    ) -> Result<String, ToolError> {
+        let _writing = lock(&self.write_lock);
+        let now = clock::now();
+        let device = self.replica.device().to_owned();
+        let id = new_id();
+        let memory = NewMemory {
+            kind: record.kind,
+            source: Some(record.role.source().to_owned()),
+            tags: record.tags,
+            confidence: record.confidence,
+            ..NewMemory::episode(id.clone(), record.text, &device, now)
+        };
+        let records = NewRecords { memories: vec![memory], ..NewRecords::default() };
+        let change = self.replica.write_new(namespace, now, &records)?;
+        let mut index = lock(&self.index);
+        indexer::apply_change(&mut index, &self.replica, &change, &KnownVectors::new())
+            .with_context(|| format!("memory {id} is stored but could not be indexed"))?;
+        drop(index);
+        self.work.notify();
+        Ok(id)
+    }
+
+    /// Pushes an event to `session`'s working memory, then forgets the
+    /// session's oldest events beyond its bound (and, for a checkpoint, the
+    /// session's older checkpoints).
+    pub fn push_event(
+        &self,
+        namespace: &Namespace,
+        session: &str,
+        kind: EventType,
+        text: &str,
+        allow_secrets: bool,
+    ) -> Result<Pushed, ToolError> {
+        let policy = if allow_secrets {
+            SecretPolicy::Allow
+        } else {
+            self.settings(namespace.as_str()).secrets
+        };
+        let (text, redacted) = screen("content", text, policy)?;
+        let session_tag = working::session_tag(session);
+        let id = self.write_working(
+            namespace,
+            Record {
+                role: Role::Event,
+                kind: MemoryKind::Episodic,
+                text: &text,
+                tags: vec![session_tag.clone(), format!("event:{}", kind.as_str())],
+                confidence: 1.0,
+            },
+        )?;
+        let events = lock(&self.index).working(
+            namespace.as_str(),
+            Role::Event.source(),
+            Some(&session_tag),
+            usize::MAX,
+        )?;
+        let mut evicted = working::evicted(
+            events.iter().map(|row| (Timestamp(row.created_at), row.id.clone())).collect(),
+            self.settings.working.session_events,
+        );
+        if kind == EventType::Checkpoint {
+            let older: Vec<String> = events
+                .iter()
+                .filter(|row| {
+                    row.id != id
+                        && working::tag_value(&row.tags, "event") == Some("checkpoint")
+                        && !evicted.contains(&row.id)
+                })
+                .map(|row| row.id.clone())
+                .collect();
+            evicted.extend(older);
+        }
+        if !evicted.is_empty() {
+            self.forget(&evicted)?;
+        }
+        Ok(Pushed { id, evicted: evicted.len(), redacted })
+    }
+
+    /// The latest `limit` events of `session`, or of every session of the
+    /// namespace, newest first.
+    pub fn events(
+        &self,
+        namespace: &Namespace,
+        session: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<MemoryRow>, ToolError> {
+        let tag = session.map(working::session_tag);
+        Ok(lock(&self.index).working(
+            namespace.as_str(),
+            Role::Event.source(),
+            tag.as_deref(),
+            limit,
+        )?)
+    }
+
+    /// Forgets every event of `session`; returns how many.
+    pub fn clear_session(&self, namespace: &Namespace, session: &str) -> Result<usize, ToolError> {
+        let ids: Vec<String> = self
+            .events(namespace, Some(session), usize::MAX)?
+            .into_iter()
+            .map(|row| row.id)
+            .collect();
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        Ok(self.forget(&ids)?.forgotten.len())
+    }
+
+    /// Starts a task, or points at the open task it is like: the task's
+    /// id, and whether it already existed.
+    pub fn start_task(
+        &self,
+        namespace: &Namespace,
+        title: &str,
+        goal: Option<&str>,
+        success: Option<&str>,
+        priority: Option<&str>,
+    ) -> Result<(String, bool), ToolError> {
+        let now = clock::now();
+        if let Some(existing) = self
+            .tasks(namespace, now)?
+            .into_iter()
+            .find(|task| task.state.status.is_open() && working::same_task(&task.title, title))
+        {
+            return Ok((existing.row.id, true));
+        }
+        let policy = self.settings(namespace.as_str()).secrets;
+        let (text, _) = screen("title", &working::task_text(title, goal, success), policy)?;
+        let mut tags = vec!["task".to_owned()];
+        tags.extend(priority.map(|priority| format!("priority:{priority}")));
+        let id = self.write_working(
+            namespace,
+            Record {
+                role: Role::Task,
+                kind: MemoryKind::Procedural,
+                text: &text,
+                tags,
+                confidence: 1.0,
+            },
+        )?;
+        Ok((id, false))
+    }
+
+    /// Adds a note to task `id`: progress, a pause, its result (a memory of
+    /// what worked, recallable) or its post-mortem (recallable too).
+    pub fn note_task(
+        &self,
+        namespace: &Namespace,
+        id: &str,
+        role: Role,
+        text: &str,
+    ) -> Result<(String, Task), ToolError> {
+        let task = self.task(namespace, id, clock::now())?.ok_or_else(|| {
+            FieldError::new("id", format!("{id:?} is no task of namespace {namespace:?}"))
+        })?;
+        let policy = self.settings(namespace.as_str()).secrets;
+        let (text, _) = screen("text", text, policy)?;
+        let (kind, text) = match role {
+            Role::TaskDone => {
+                (MemoryKind::Procedural, format!("What worked for \"{}\": {text}", task.title))
+            }
+            Role::TaskAbort => {
+                (MemoryKind::Episodic, format!("Post-mortem of \"{}\": {text}", task.title))
+            }
+            _ => (MemoryKind::Episodic, text),
+        };
+        let note = self.write_working(
+            namespace,
+            Record { role, kind, text: &text, tags: vec![working::task_tag(id)], confidence: 1.0 },
+        )?;
+        let task = self.task(namespace, id, clock::now())?.context("the task was forgotten")?;
+        Ok((note, task))
+    }
+
+    /// Every task of the namespace with its state at `now`, newest first.
+    pub fn tasks(&self, namespace: &Namespace, now: Timestamp) -> Result<Vec<Task>, ToolError> {
+        let rows =
+            lock(&self.index).working(namespace.as_str(), Role::Task.source(), None, usize::MAX)?;
+        rows.into_iter().map(|row| self.task_of(namespace, row, now)).collect()
+    }
+
+    /// Task `id` with its state at `now`.
+    pub fn task(
+        &self,
+        namespace: &Namespace,
+        id: &str,
+        now: Timestamp,
+    ) -> Result<Option<Task>, ToolError> {
+        let Some(row) = lock(&self.index).row(id)? else { return Ok(None) };
+        if row.namespace != namespace.as_str()
+            || Role::of_source(row.source.as_deref()) != Some(Role::Task)
+        {
+            return Ok(None);
+        }
+        self.task_of(namespace, row, now).map(Some)
+    }
+
+    fn task_of(
+        &self,
+        namespace: &Namespace,
+        row: MemoryRow,
+        now: Timestamp,
+    ) -> Result<Task, ToolError> {
+        let sources = [Role::TaskUpdate, Role::TaskPause, Role::TaskDone, Role::TaskAbort];
+        let notes: Vec<TaskNote> = lock(&self.index)
+            .tagged(namespace.as_str(), &sources.map(Role::source), &working::task_tag(&row.id))?
+            .into_iter()
+            .filter_map(|note| {
+                Some(TaskNote {
+                    role: Role::of_source(note.source.as_deref())?,
+                    id: note.id,
+                    at: Timestamp(note.created_at),
+                    by: note.created_by,
+                    text: note.text,
+                })
+            })
+            .collect();
+        let state = working::task_state(
+            Timestamp(row.created_at),
+            &notes,
+            now,
+            self.settings.working.task_expiry_ms,
+        );
+        let (title, goal, success) = working::parse_task_text(&row.text);
+        let priority = working::tag_value(&row.tags, "priority").map(str::to_owned);
+        Ok(Task { title, goal, success, priority, state, row })
+    }
+
+    /// Records an exchange between the user and the agent, with its
+    /// importance (given, or estimated from its words): through the store
+    /// pipeline, so an exchange recorded twice is recorded once.
+    pub fn observe(
+        &self,
+        namespace: &Namespace,
+        user: &str,
+        assistant: &str,
+        session: Option<&str>,
+        importance: Option<f64>,
+    ) -> Result<(super::store::Stored, f64), ToolError> {
+        let importance =
+            importance.unwrap_or_else(|| working::estimate_importance(user, assistant));
+        let mut tags = vec![format!("importance:{importance:.2}")];
+        tags.extend(session.map(working::session_tag));
+        let input = ferrex_core::StoreInput {
+            content: Some(format!("User: {}\nAssistant: {}", user.trim(), assistant.trim())),
+            kind: Some(MemoryKind::Episodic),
+            namespace: Some(namespace.as_str().to_owned()),
+            tags,
+            source: Some(Role::Exchange.source().to_owned()),
+            ..ferrex_core::StoreInput::default()
+        };
+        Ok((self.store(input, false)?, importance))
+    }
+
+    /// What an agent should know when it starts a session in `namespace`,
+    /// within `budget` tokens: open tasks, the latest events from any
+    /// device, recent decisions and exchanges, facts likely out of date,
+    /// and open contradictions. `names` names devices.
+    pub fn session_context(
+        &self,
+        namespace: &Namespace,
+        project: Option<&str>,
+        budget: usize,
+        names: &dyn Fn(&str) -> String,
+    ) -> Result<SessionContext, ToolError> {
+        let now = clock::now();
+        let ago = |at: i64| ago(now.millis() - at);
+        let mut sections = Vec::new();
+
+        let mut tasks = self.tasks(namespace, now)?;
+        tasks.retain(|task| task.state.status.is_open());
+        tasks.sort_by_key(|task| std::cmp::Reverse(task.state.last_activity));
+        sections.push(Section {
+            title: "Open tasks".into(),
+            lines: tasks
+                .iter()
+                .take(8)
+                .map(|task| {
+                    let mut line = format!(
+                        "[{}] {} (id {}; {}, on {}, last touched {} ago)",
+                        task.state.status.as_str(),
+                        working::clip(&task.title, 100),
+                        task.row.id,
+                        task.priority
+                            .as_deref()
+                            .map_or("no priority".to_owned(), |p| format!("priority {p}")),
+                        names(&task.row.created_by),
+                        ago(task.state.last_activity.millis()),
+                    );
+                    if let Some(progress) = &task.state.progress {
+                        line.push_str(&format!(": {}", working::clip(progress, 120)));
+                    } else if let Some(goal) = &task.goal {
+                        line.push_str(&format!(": goal {}", working::clip(goal, 120)));
+                    }
+                    line
+                })
+                .collect(),
+        });
+
+        let events = self.events(namespace, None, 12)?;
+        sections.push(Section {
+            title: "Latest activity (any device)".into(),
+            lines: events
+                .iter()
+                .map(|row| {
+                    format!(
+                        "{} ago on {} [{}]: {}",
+                        ago(row.created_at),
+                        names(&row.created_by),
+                        working::tag_value(&row.tags, "event").unwrap_or("event"),
+                        working::clip(&row.text, LINE_CHARS)
+                    )
+                })
+                .collect(),
+        });
+
+        let index = lock(&self.index);
+        let decisions =
+            index.working(namespace.as_str(), Role::Event.source(), Some("event:decision"), 5)?;
+        let mut exchanges =
+            index.working(namespace.as_str(), Role::Exchange.source(), None, 200)?;
+        let contradictions = index.contradictions(namespace.as_str())?;
+        let facts = index.volatile_facts(namespace.as_str())?;
+        drop(index);
+        let shown: Vec<&str> = events.iter().map(|row| row.id.as_str()).collect();
+        let settings = self.settings(namespace.as_str());
+        let importance = |row: &MemoryRow| {
+            working::tag_value(&row.tags, "importance")
+                .and_then(|value| value.parse::<f64>().ok())
+                .unwrap_or(0.5)
+                * ferrex_core::scoring::freshness(Timestamp(row.created_at), now, 14.0)
+        };
+        exchanges
+            .sort_by(|a, b| importance(b).total_cmp(&importance(a)).then_with(|| a.id.cmp(&b.id)));
+        let mut recent: Vec<String> = decisions
+            .iter()
+            .filter(|row| !shown.contains(&row.id.as_str()))
+            .map(|row| {
+                format!("{} ago: {}", ago(row.created_at), working::clip(&row.text, LINE_CHARS))
+            })
+            .collect();
+        recent.extend(exchanges.iter().take(self.settings.working.hot_exchanges).map(|row| {
+            format!("{} ago: {}", ago(row.created_at), working::clip(&row.text, LINE_CHARS))
+        }));
+        sections.push(Section { title: "Recent decisions and exchanges".into(), lines: recent });
+
+        let mut stale: Vec<(f64, String)> = facts
+            .iter()
+            .filter_map(|row| {
+                let score = staleness(&usage_of(row), now, &settings.staleness);
+                (staleness_label(score, &settings.staleness) != Staleness::Fresh).then(|| {
+                    let checked = row.last_validated.unwrap_or(row.created_at);
+                    (
+                        score,
+                        format!(
+                            "{} (id {}; not checked for {})",
+                            working::clip(&row.text, 140),
+                            row.id,
+                            ago(checked)
+                        ),
+                    )
+                })
+            })
+            .collect();
+        stale.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        sections.push(Section {
+            title: "Facts likely out of date (check before relying on them)".into(),
+            lines: stale.into_iter().take(5).map(|(_, line)| line).collect(),
+        });
+
+        sections.push(Section {
+            title: "Open contradictions".into(),
+            lines: contradictions
+                .iter()
+                .take(3)
+                .map(|facts| {
+                    let texts: Vec<String> = facts
+                        .iter()
+                        .map(|row| format!("{} (id {})", working::clip(&row.text, 80), row.id))
+                        .collect();
+                    texts.join(" vs ")
+                })
+                .collect(),
+        });
+
+        let header = match project {
+            Some(project) => format!(
+                "# ferrex: where work stands in project {project} (namespace {namespace}), on this user's devices"
+            ),
+            None => format!(
+                "# ferrex: where work stands in namespace {namespace}, on this user's devices"
+            ),
+        };
+        let fitted = working::fit(&header, &sections, budget);
+        Ok(SessionContext { fitted, budget })
+    }
+}
+
+/// A span of milliseconds as people say it: `40 s`, `5 min`, `3 h`, `2 d`.
+pub fn ago(millis: i64) -> String {
+    let seconds = millis.max(0) / 1_000;
+    match seconds {
+        0..60 => format!("{seconds} s"),
+        60..3_600 => format!("{} min", seconds / 60),
+        3_600..86_400 => format!("{} h", seconds / 3_600),
+        _ => format!("{} d", seconds / 86_400),
+    }
+}
+
+/// A session id as given: 1 to 128 characters, no control characters.
+pub fn session_id(field: &str, id: &str) -> Result<String, FieldError> {
+    let id = validate::required_text(field, id, 128)?;
+    if id.chars().any(char::is_control) {
+        return Err(FieldError::new(field, "must not hold control characters"));
+    }
+    Ok(id)
+}

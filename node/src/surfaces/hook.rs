@@ -1,0 +1,483 @@
+//! `ferrex hook EVENT`: Claude Code's hooks. Each reads the hook's JSON on
+//! stdin (see `docs/research/claude-code-hooks.md` for the formats and
+//! where they are documented) and talks to the home's node:
+//!
+//! - `SessionStart` prints the project's `context` as additional context;
+//! - `PostToolUse` / `PostToolUseFailure` push a one-line event of what the
+//!   tool did (tool, file, command, outcome, error: never its output);
+//! - `UserPromptSubmit` pushes the request (clipped) and stores what
+//!   follows `#remember`;
+//! - `PreCompact`, `Stop` and `SessionEnd` push a checkpoint of the
+//!   session, extracted from its events (no model call).
+//!
+//! A hook never breaks the agent's session: whatever fails, it exits 0
+//! with nothing on stdout, and logs why to `logs/hook.log`. Credentials are
+//! redacted before anything leaves the process.
+
+use std::{io::Read, time::Duration};
+
+use anyhow::Context;
+use ferrex_core::{
+    project::Project,
+    secrets,
+    working::{self, EventType, SessionEvent},
+};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::{
+    base::{config::Config, home::Home},
+    surfaces::{bridge, control},
+};
+
+/// The most of stdin a hook reads: a PostToolUse carries the tool's
+/// output, which may be large; beyond this the input is refused.
+const MAX_INPUT_BYTES: u64 = 16 << 20;
+/// Claude Code shows a hook's additional context whole up to 10,000
+/// characters; the context is fitted well below.
+const MAX_CONTEXT_CHARS: usize = 9_500;
+/// The longest event a tool use becomes, in characters.
+const EVENT_CHARS: usize = 300;
+/// How long a hook may take before it gives up (and exits 0).
+const SESSION_START_TIMEOUT: Duration = Duration::from_secs(25);
+const OTHER_TIMEOUT: Duration = Duration::from_secs(8);
+
+/// The events `ferrex hook` handles, as Claude Code names them.
+pub const EVENTS: [&str; 7] = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PreCompact",
+    "Stop",
+    "SessionEnd",
+];
+
+/// The fields of a hook's input that ferrex reads (Claude Code's common
+/// fields and each event's own; unknown ones are ignored).
+#[derive(Debug, Default, Deserialize)]
+pub struct HookInput {
+    /// The session.
+    pub session_id: Option<String>,
+    /// Where the agent works.
+    pub cwd: Option<String>,
+    /// The event (checked against the command line's).
+    pub hook_event_name: Option<String>,
+    /// SessionStart: startup, resume, clear, compact.
+    pub source: Option<String>,
+    /// Tool events: the tool.
+    pub tool_name: Option<String>,
+    /// Tool events: its input.
+    #[serde(default)]
+    pub tool_input: Value,
+    /// PostToolUse: its answer.
+    #[serde(default)]
+    pub tool_response: Value,
+    /// PostToolUseFailure: what went wrong.
+    pub error: Option<Value>,
+    /// UserPromptSubmit: the prompt.
+    pub prompt: Option<String>,
+    /// PreCompact: manual or auto.
+    pub trigger: Option<String>,
+    /// SessionEnd: why.
+    pub reason: Option<String>,
+    /// Stop: true when a stop hook already continued the session.
+    #[serde(default)]
+    pub stop_hook_active: bool,
+}
+
+/// What a hook does with the node.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Print the context.
+    Inject,
+    /// Push an event.
+    Push { kind: EventType, content: String },
+    /// Push the request, and store what follows `#remember`.
+    Prompt { request: String, remember: Option<String> },
+    /// Write a checkpoint.
+    Checkpoint { trigger: String },
+    /// Nothing to do.
+    Nothing(&'static str),
+}
+
+/// Runs hook `event` on `input`: the text for stdout (empty for most
+/// events). Never fails: a failure is logged and answered with nothing.
+pub fn run(home: &Home, event: &str, input: impl Read) -> String {
+    let started = std::time::Instant::now();
+    match run_checked(home, event, input) {
+        Ok(output) => {
+            tracing::info!(event, ms = started.elapsed().as_millis() as u64, "hook done");
+            output
+        }
+        Err(error) => {
+            tracing::warn!(
+                event,
+                ms = started.elapsed().as_millis() as u64,
+                "hook gave up: {error:#}"
+            );
+            String::new()
+        }
+    }
+}
+
+fn run_checked(home: &Home, event: &str, input: impl Read) -> anyhow::Result<String> {
+    anyhow::ensure!(
+        EVENTS.contains(&event),
+        "ferrex has no hook for {event:?}; it has {}",
+        EVENTS.join(", ")
+    );
+    let mut bytes = Vec::new();
+    input.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes).context("reading stdin")?;
+    anyhow::ensure!(
+        bytes.len() as u64 <= MAX_INPUT_BYTES,
+        "the hook's input is over {MAX_INPUT_BYTES} bytes"
+    );
+    let input: HookInput = serde_json::from_slice(&bytes)
+        .context("the hook's input is not the JSON Claude Code sends")?;
+    if let Some(named) = &input.hook_event_name {
+        anyhow::ensure!(
+            named == event,
+            "the input is of event {named:?}, the command line says {event:?}"
+        );
+    }
+    let action = action(event, &input);
+    tracing::debug!(event, source = input.source.as_deref(), ?action, "hook");
+    if let Action::Nothing(why) = action {
+        tracing::debug!(event, "nothing to do: {why}");
+        return Ok(String::new());
+    }
+    let configured = Config::load(&home.config_file(), std::env::vars(), &[])
+        .ok()
+        .and_then(|config| config.project);
+    let project = input
+        .cwd
+        .as_deref()
+        .and_then(|cwd| {
+            crate::base::project::find(std::path::Path::new(cwd), configured.as_deref())
+        })
+        .or_else(|| configured.as_deref().and_then(Project::named));
+    let session = input.session_id.clone();
+    let timeout = if event == "SessionStart" { SESSION_START_TIMEOUT } else { OTHER_TIMEOUT };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    runtime.block_on(async move {
+        tokio::time::timeout(timeout, perform(home, project.as_ref(), session.as_deref(), action))
+            .await
+            .with_context(|| format!("the node did not answer within {} s", timeout.as_secs()))?
+    })
+}
+
+async fn perform(
+    home: &Home,
+    project: Option<&Project>,
+    session: Option<&str>,
+    action: Action,
+) -> anyhow::Result<String> {
+    // The node may not run yet (the agent's MCP server starts it too).
+    drop(bridge::connect_or_start(home, &[]).await?);
+    let socket = home.socket_file();
+    let call =
+        |name: &'static str, arguments: Value| control::call_in(&socket, project, name, arguments);
+    let session = || session.context("the input names no session");
+    match action {
+        Action::Inject => {
+            let answer = call("context", json!({})).await?;
+            let text = answer["text"].as_str().unwrap_or_default();
+            Ok(session_start_output(text))
+        }
+        Action::Push { kind, content } => {
+            call("session", json!({"action": "push", "session_id": session()?, "content": content, "event_type": kind.as_str()})).await?;
+            Ok(String::new())
+        }
+        Action::Prompt { request, remember } => {
+            if let Some(remember) = remember {
+                call("store", json!({"content": remember})).await?;
+            }
+            call("session", json!({"action": "push", "session_id": session()?, "content": request, "event_type": "observation"})).await?;
+            Ok(String::new())
+        }
+        Action::Checkpoint { trigger } => {
+            let answer =
+                call("session", json!({"action": "get", "session_id": session()?, "limit": 100}))
+                    .await?;
+            let mut events: Vec<SessionEvent> = answer["events"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|event| {
+                    let kind = EventType::parse(event["event_type"].as_str()?)?;
+                    (kind != EventType::Checkpoint).then(|| SessionEvent {
+                        kind,
+                        text: event["content"].as_str().unwrap_or_default().to_owned(),
+                    })
+                })
+                .collect();
+            if events.is_empty() {
+                return Ok(String::new());
+            }
+            events.reverse();
+            let last_request = events
+                .iter()
+                .rev()
+                .find_map(|event| event.text.strip_prefix(REQUEST_PREFIX))
+                .map(str::to_owned);
+            let text = working::checkpoint(&trigger, last_request.as_deref(), &events, 1_000);
+            call("session", json!({"action": "push", "session_id": session()?, "content": text, "event_type": "checkpoint"})).await?;
+            Ok(String::new())
+        }
+        Action::Nothing(_) => Ok(String::new()),
+    }
+}
+
+/// How a pushed request starts (a checkpoint finds the last one by it).
+const REQUEST_PREFIX: &str = "User asked: ";
+
+/// What hook `event` does with `input`. Pure: the tests feed it recorded
+/// inputs.
+pub fn action(event: &str, input: &HookInput) -> Action {
+    match event {
+        "SessionStart" => Action::Inject,
+        "PostToolUse" | "PostToolUseFailure" => {
+            let Some(tool) = input.tool_name.as_deref() else {
+                return Action::Nothing("no tool_name");
+            };
+            // ferrex's own tools are memory already.
+            if tool.starts_with("mcp__ferrex__") {
+                return Action::Nothing("a ferrex tool");
+            }
+            let (text, failed) =
+                tool_summary(tool, &input.tool_input, &input.tool_response, input.error.as_ref());
+            let failed = failed || event == "PostToolUseFailure";
+            Action::Push {
+                kind: if failed { EventType::Error } else { EventType::Action },
+                content: redact(&text),
+            }
+        }
+        "UserPromptSubmit" => {
+            let Some(prompt) =
+                input.prompt.as_deref().map(str::trim).filter(|prompt| !prompt.is_empty())
+            else {
+                return Action::Nothing("an empty prompt");
+            };
+            let remember = prompt
+                .find("#remember")
+                .map(|at| {
+                    prompt[at + "#remember".len()..].trim().trim_start_matches([':', ' ']).trim()
+                })
+                .filter(|rest| !rest.is_empty())
+                .map(redact);
+            let request = format!("{REQUEST_PREFIX}{}", working::clip(&redact(prompt), 200));
+            Action::Prompt { request, remember }
+        }
+        "PreCompact" => Action::Checkpoint {
+            trigger: format!("PreCompact, {}", input.trigger.as_deref().unwrap_or("auto")),
+        },
+        "Stop" if input.stop_hook_active => {
+            Action::Nothing("a stop hook is already continuing the session")
+        }
+        "Stop" => Action::Checkpoint { trigger: "Stop".to_owned() },
+        "SessionEnd" => Action::Checkpoint {
+            trigger: format!("SessionEnd, {}", input.reason.as_deref().unwrap_or("other")),
+        },
+        _ => Action::Nothing("not a hook ferrex handles"),
+    }
+}
+
+fn redact(text: &str) -> String {
+    let findings = secrets::find(text);
+    if findings.is_empty() { text.to_owned() } else { secrets::redact(text, &findings) }
+}
+
+/// One line of what a tool did: the tool, its file or command or target,
+/// and its outcome (`ok`, `exit N`, `failed: <first line of the error>`),
+/// never its output; and whether it failed.
+pub fn tool_summary(
+    tool: &str,
+    input: &Value,
+    response: &Value,
+    error: Option<&Value>,
+) -> (String, bool) {
+    let field = |value: &Value, names: &[&str]| {
+        names.iter().find_map(|name| value.get(*name).and_then(Value::as_str).map(str::to_owned))
+    };
+    let target = if let Some(file) = field(input, &["file_path", "notebook_path", "path"]) {
+        format!(" file {file}")
+    } else if let Some(command) = field(input, &["command"]) {
+        format!(" ran {}", working::clip(&command, 160))
+    } else if let Some(other) = field(input, &["pattern", "url", "query", "description", "prompt"])
+    {
+        format!(" {}", working::clip(&other, 120))
+    } else {
+        String::new()
+    };
+    let first_line = |text: &str| {
+        working::clip(text.lines().find(|line| !line.trim().is_empty()).unwrap_or(""), 160)
+    };
+    let error_text = error
+        .and_then(|error| error.as_str().map(str::to_owned).or_else(|| Some(error.to_string())))
+        .or_else(|| field(response, &["error"]))
+        .filter(|text| !text.trim().is_empty());
+    let exit = ["exit_code", "exitCode", "returncode"]
+        .iter()
+        .find_map(|name| response.get(*name).and_then(Value::as_i64));
+    let failed_flag = response.get("success").and_then(Value::as_bool) == Some(false)
+        || response.get("is_error").and_then(Value::as_bool) == Some(true)
+        || response.get("interrupted").and_then(Value::as_bool) == Some(true);
+    let (outcome, failed) = if let Some(error) = error_text {
+        (format!("failed: {}", first_line(&error)), true)
+    } else if let Some(code) = exit.filter(|code| *code != 0) {
+        let stderr = field(response, &["stderr"])
+            .map(|stderr| first_line(&stderr))
+            .filter(|line| !line.is_empty());
+        (
+            match stderr {
+                Some(line) => format!("exit {code}: {line}"),
+                None => format!("exit {code}"),
+            },
+            true,
+        )
+    } else if failed_flag {
+        let stderr = field(response, &["stderr"])
+            .map(|stderr| first_line(&stderr))
+            .filter(|line| !line.is_empty());
+        (
+            match stderr {
+                Some(line) => format!("failed: {line}"),
+                None => "failed".to_owned(),
+            },
+            true,
+        )
+    } else {
+        ("ok".to_owned(), false)
+    };
+    (working::clip(&format!("{tool}{target} → {outcome}"), EVENT_CHARS), failed)
+}
+
+/// SessionStart's stdout: the context as `additionalContext`, or nothing
+/// when there is none.
+pub fn session_start_output(text: &str) -> String {
+    if text.trim().is_empty() {
+        return String::new();
+    }
+    let text: String = text.chars().take(MAX_CONTEXT_CHARS).collect();
+    json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}})
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(json: Value) -> HookInput {
+        serde_json::from_value(json).expect("a hook input")
+    }
+
+    #[test]
+    fn tool_uses_become_one_line_without_their_output() {
+        let cases = [
+            (
+                json!({"tool_name": "Edit", "tool_input": {"file_path": "/repo/src/db.rs", "old_string": "a", "new_string": "b"}, "tool_response": {"filePath": "/repo/src/db.rs", "success": true}}),
+                "Edit file /repo/src/db.rs → ok",
+                false,
+            ),
+            (
+                json!({"tool_name": "Bash", "tool_input": {"command": "cargo test -p db"}, "tool_response": {"stdout": "lots of output\nmore", "stderr": "", "interrupted": false}}),
+                "Bash ran cargo test -p db → ok",
+                false,
+            ),
+            (
+                json!({"tool_name": "Bash", "tool_input": {"command": "cargo build"}, "tool_response": {"stdout": "", "stderr": "\nerror[E0425]: cannot find value `x`\nmore", "exit_code": 101}}),
+                "Bash ran cargo build → exit 101: error[E0425]: cannot find value `x`",
+                true,
+            ),
+            (
+                json!({"tool_name": "Grep", "tool_input": {"pattern": "fn main"}, "tool_response": {"numFiles": 3}}),
+                "Grep fn main → ok",
+                false,
+            ),
+        ];
+        for (json, expected, failed) in cases {
+            let hook = input(json);
+            match action("PostToolUse", &hook) {
+                Action::Push { kind, content } => {
+                    assert_eq!(content, expected);
+                    assert_eq!(kind == EventType::Error, failed, "{expected}");
+                    assert!(!content.contains("lots of output"));
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        let failure = input(
+            json!({"tool_name": "Write", "tool_input": {"file_path": "/x"}, "error": "Permission denied\nat …"}),
+        );
+        assert_eq!(
+            action("PostToolUseFailure", &failure),
+            Action::Push {
+                kind: EventType::Error,
+                content: "Write file /x → failed: Permission denied".into()
+            }
+        );
+    }
+
+    #[test]
+    fn credentials_never_leave_the_hook() {
+        let token = "glpat-Zq8xK2mVt9LpR4sWn7Ab";
+        let hook = input(
+            json!({"tool_name": "Bash", "tool_input": {"command": format!("curl -H 'Authorization: token {token}' https://api.github.com")}, "tool_response": {}}),
+        );
+        let Action::Push { content, .. } = action("PostToolUse", &hook) else { panic!() };
+        assert!(!content.contains(token) && content.contains("[REDACTED]"), "{content}");
+        let prompt = input(json!({"prompt": format!("#remember the deploy token is {token}")}));
+        let Action::Prompt { remember, request } = action("UserPromptSubmit", &prompt) else {
+            panic!()
+        };
+        assert!(!remember.unwrap().contains(token) && !request.contains(token));
+    }
+
+    #[test]
+    fn prompts_push_the_request_and_remember_what_follows_the_tag() {
+        let hook =
+            input(json!({"prompt": "Finish the migration. #remember: staging runs Postgres 16"}));
+        assert_eq!(
+            action("UserPromptSubmit", &hook),
+            Action::Prompt {
+                request: "User asked: Finish the migration. #remember: staging runs Postgres 16"
+                    .into(),
+                remember: Some("staging runs Postgres 16".into())
+            }
+        );
+        let plain = input(json!({"prompt": "what next?"}));
+        assert!(matches!(
+            action("UserPromptSubmit", &plain),
+            Action::Prompt { remember: None, .. }
+        ));
+        assert!(matches!(
+            action("UserPromptSubmit", &input(json!({"prompt": "  "}))),
+            Action::Nothing(_)
+        ));
+    }
+
+    #[test]
+    fn ferrex_tools_and_continued_stops_are_skipped() {
+        let own = input(json!({"tool_name": "mcp__ferrex__store", "tool_input": {}}));
+        assert!(matches!(action("PostToolUse", &own), Action::Nothing(_)));
+        let stop = input(json!({"stop_hook_active": true}));
+        assert!(matches!(action("Stop", &stop), Action::Nothing(_)));
+        assert_eq!(
+            action("PreCompact", &input(json!({"trigger": "manual"}))),
+            Action::Checkpoint { trigger: "PreCompact, manual".into() }
+        );
+    }
+
+    #[test]
+    fn session_start_output_is_claude_codes_shape_and_capped() {
+        assert_eq!(session_start_output("  "), "");
+        let output: Value =
+            serde_json::from_str(&session_start_output(&"x".repeat(20_000))).unwrap();
+        assert_eq!(output["hookSpecificOutput"]["hookEventName"], "SessionStart");
+        assert_eq!(
+            output["hookSpecificOutput"]["additionalContext"].as_str().unwrap().chars().count(),
+            MAX_CONTEXT_CHARS
+        );
+    }
+}

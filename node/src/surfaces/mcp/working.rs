@@ -1,0 +1,520 @@
+//! The working-state tools — `session`, `task`, `observe`, `context` — and
+//! the scope a call runs in (the agent's project).
+
+use ferrex_core::{FieldError, Namespace, Timestamp, project::Project, validate, working};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::{
+    answers::{Device, device_names},
+    params,
+};
+use crate::{
+    base::clock,
+    engine::{
+        Engine, ToolError,
+        working::{Task, ago, session_id},
+    },
+};
+
+/// Where a call comes from: the agent's project, when known (the bridge's
+/// working directory, an HTTP header, a hook's `cwd`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Scope {
+    /// The project the agent works in.
+    pub project: Option<Project>,
+}
+
+impl Scope {
+    /// A scope in `project`.
+    pub fn of(project: Option<Project>) -> Scope {
+        Scope { project }
+    }
+
+    /// The namespace a call means: the one it names, else the project's,
+    /// else `default`.
+    pub fn namespace(&self, named: Option<&str>) -> Result<Namespace, FieldError> {
+        match (named, &self.project) {
+            (Some(name), _) => Namespace::parse(name),
+            (None, Some(project)) => Ok(project.namespace.clone()),
+            (None, None) => Ok(Namespace::default()),
+        }
+    }
+
+    /// The namespaces a recall without a named namespace searches: the
+    /// project's and `default` (the universal one), or `default` alone.
+    pub fn recall_namespaces(&self, named: Option<&str>) -> Result<Vec<Namespace>, FieldError> {
+        let first = self.namespace(named)?;
+        let mut namespaces = vec![first.clone()];
+        if named.is_none() && first != Namespace::default() {
+            namespaces.push(Namespace::default());
+        }
+        Ok(namespaces)
+    }
+}
+
+fn device(engine: &Engine, id: &str) -> Device {
+    Device { id: id.to_owned(), name: device_names(engine)(id) }
+}
+
+/// An event of a session's working memory.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EventEntry {
+    /// Its id (forget it by this).
+    pub id: String,
+    /// Its session.
+    pub session_id: Option<String>,
+    /// action, observation, decision, error, fact or checkpoint.
+    pub event_type: String,
+    /// What happened.
+    pub content: String,
+    /// When (ISO-8601).
+    pub at: String,
+    /// Where.
+    pub device: Device,
+}
+
+/// The answer of `session`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SessionAnswer {
+    /// What was done.
+    pub action: &'static str,
+    /// Namespace.
+    pub namespace: String,
+    /// push: the event's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// push: older events forgotten to keep the session within its bound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evicted: Option<usize>,
+    /// push: credentials replaced by `[REDACTED]`, by kind.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub redacted: Vec<&'static str>,
+    /// get: events, newest first, from every device.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<Vec<EventEntry>>,
+    /// clear: events forgotten.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cleared: Option<usize>,
+}
+
+fn event_type(kind: params::EventKind) -> working::EventType {
+    use params::EventKind as K;
+    use working::EventType as E;
+    match kind {
+        K::Action => E::Action,
+        K::Observation => E::Observation,
+        K::Decision => E::Decision,
+        K::Error => E::Error,
+        K::Fact => E::Fact,
+        K::Checkpoint => E::Checkpoint,
+    }
+}
+
+/// `session`: push, get, clear.
+pub fn session(
+    engine: &Engine,
+    scope: &Scope,
+    params: params::Session,
+) -> Result<SessionAnswer, ToolError> {
+    // Every parameter given is checked, whichever action uses it.
+    let namespace = scope.namespace(params.namespace.as_deref())?;
+    let session =
+        params.session_id.as_deref().map(|id| session_id("session_id", id)).transpose()?;
+    let content = params
+        .content
+        .as_deref()
+        .map(|content| validate::required_text("content", content, validate::MAX_CONTENT_BYTES))
+        .transpose()?;
+    let limit = validate::recall_limit(params.limit)?;
+    let mut answer = SessionAnswer {
+        action: "",
+        namespace: namespace.as_str().to_owned(),
+        id: None,
+        evicted: None,
+        redacted: Vec::new(),
+        events: None,
+        cleared: None,
+    };
+    let needs_session = || FieldError::new("session_id", "is missing: name the session");
+    match params.action {
+        params::SessionAction::Push => {
+            let session = session.ok_or_else(needs_session)?;
+            let content = content
+                .ok_or_else(|| FieldError::new("content", "is missing: say what happened"))?;
+            let kind = params.event_type.map_or(working::EventType::Action, event_type);
+            let pushed = engine.push_event(&namespace, &session, kind, &content, false)?;
+            answer.action = "pushed";
+            answer.id = Some(pushed.id);
+            answer.evicted = Some(pushed.evicted);
+            answer.redacted = pushed.redacted;
+        }
+        params::SessionAction::Get => {
+            let events = engine.events(&namespace, session.as_deref(), limit)?;
+            answer.action = "got";
+            answer.events = Some(
+                events
+                    .iter()
+                    .map(|row| EventEntry {
+                        id: row.id.clone(),
+                        session_id: working::session_of(&row.tags).map(str::to_owned),
+                        event_type: working::tag_value(&row.tags, "event")
+                            .unwrap_or("action")
+                            .to_owned(),
+                        content: row.text.clone(),
+                        at: clock::iso(Timestamp(row.created_at)),
+                        device: device(engine, &row.created_by),
+                    })
+                    .collect(),
+            );
+        }
+        params::SessionAction::Clear => {
+            let session = session.ok_or_else(needs_session)?;
+            answer.action = "cleared";
+            answer.cleared = Some(engine.clear_session(&namespace, &session)?);
+        }
+    }
+    Ok(answer)
+}
+
+/// A note that closed a task: its result or post-mortem.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Report {
+    /// The note's memory id.
+    pub id: String,
+    /// done or aborted.
+    pub outcome: &'static str,
+    /// What it says.
+    pub text: String,
+    /// When (ISO-8601).
+    pub at: String,
+    /// Where.
+    pub device: Device,
+}
+
+/// A task and where it stands.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TaskEntry {
+    /// Its id.
+    pub id: String,
+    /// Its title.
+    pub title: String,
+    /// What it is for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub goal: Option<String>,
+    /// When it is done.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub success_condition: Option<String>,
+    /// As given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<String>,
+    /// active, paused, expired, done or aborted.
+    pub status: &'static str,
+    /// Started (ISO-8601).
+    pub started_at: String,
+    /// Last touched (ISO-8601).
+    pub last_activity: String,
+    /// Since it started (until it closed), e.g. `3 h`.
+    pub elapsed: String,
+    /// Started on.
+    pub device: Device,
+    /// The latest progress.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progress: Option<String>,
+    /// What closed it (a result wins over a post-mortem).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Report>,
+    /// Every closing note, oldest first (two when two devices closed it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reports: Vec<Report>,
+}
+
+/// The answer of `task`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TaskAnswer {
+    /// What was done.
+    pub action: &'static str,
+    /// Namespace.
+    pub namespace: String,
+    /// start: true when an open task like it existed (nothing was started).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub existing: Option<bool>,
+    /// update, pause, done, abort: the note's memory id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note_id: Option<String>,
+    /// The task (start and notes), or those listed.
+    pub tasks: Vec<TaskEntry>,
+}
+
+fn report(engine: &Engine, note: &working::TaskNote) -> Report {
+    Report {
+        id: note.id.clone(),
+        outcome: if note.role == working::Role::TaskDone { "done" } else { "aborted" },
+        text: note.text.clone(),
+        at: clock::iso(note.at),
+        device: device(engine, &note.by),
+    }
+}
+
+fn task_entry(engine: &Engine, task: &Task, now: Timestamp) -> TaskEntry {
+    let end = match task.state.status {
+        working::TaskStatus::Done | working::TaskStatus::Aborted => {
+            task.state.outcome.as_ref().map_or(now, |note| note.at)
+        }
+        _ => now,
+    };
+    TaskEntry {
+        id: task.row.id.clone(),
+        title: task.title.clone(),
+        goal: task.goal.clone(),
+        success_condition: task.success.clone(),
+        priority: task.priority.clone(),
+        status: task.state.status.as_str(),
+        started_at: clock::iso(Timestamp(task.row.created_at)),
+        last_activity: clock::iso(task.state.last_activity),
+        elapsed: ago(end.millis() - task.row.created_at),
+        device: device(engine, &task.row.created_by),
+        progress: task.state.progress.clone(),
+        outcome: task.state.outcome.as_ref().map(|note| report(engine, note)),
+        reports: task.state.reports.iter().map(|note| report(engine, note)).collect(),
+    }
+}
+
+fn status(status: params::TaskStatus) -> working::TaskStatus {
+    use params::TaskStatus as P;
+    use working::TaskStatus as S;
+    match status {
+        P::Active => S::Active,
+        P::Paused => S::Paused,
+        P::Expired => S::Expired,
+        P::Done => S::Done,
+        P::Aborted => S::Aborted,
+    }
+}
+
+/// `task`: start, update, pause, done, abort, list.
+pub fn task(engine: &Engine, scope: &Scope, params: params::Task) -> Result<TaskAnswer, ToolError> {
+    // Every parameter given is checked, whichever action uses it.
+    let namespace = scope.namespace(params.namespace.as_deref())?;
+    let text = |field: &str, value: &Option<String>, max: usize| {
+        value.as_deref().map(|value| validate::required_text(field, value, max)).transpose()
+    };
+    let title = text("title", &params.title, validate::MAX_NAME_BYTES)?;
+    let goal = text("goal", &params.goal, validate::MAX_CONTENT_BYTES)?;
+    let success =
+        text("success_condition", &params.success_condition, validate::MAX_CONTENT_BYTES)?;
+    let priority = text("priority", &params.priority, 32)?;
+    let result = text("result", &params.result, validate::MAX_CONTENT_BYTES)?;
+    let reason = text("reason", &params.reason, validate::MAX_CONTENT_BYTES)?;
+    let id = params.id.as_deref().map(|id| validate::memory_id("id", id)).transpose()?;
+    let now = clock::now();
+    let mut answer = TaskAnswer {
+        action: "",
+        namespace: namespace.as_str().to_owned(),
+        existing: None,
+        note_id: None,
+        tasks: Vec::new(),
+    };
+    use params::TaskAction as A;
+    match params.action {
+        A::Start => {
+            let title =
+                title.ok_or_else(|| FieldError::new("title", "is missing: name the task"))?;
+            let (id, existing) = engine.start_task(
+                &namespace,
+                &title,
+                goal.as_deref(),
+                success.as_deref(),
+                priority.as_deref(),
+            )?;
+            answer.action = if existing { "found" } else { "started" };
+            answer.existing = Some(existing);
+            let task = engine.task(&namespace, &id, now)?.ok_or_else(|| {
+                ToolError::Internal(anyhow::anyhow!("task {id} is not in the index"))
+            })?;
+            answer.tasks.push(task_entry(engine, &task, now));
+        }
+        A::Update | A::Pause | A::Done | A::Abort => {
+            let id = id.ok_or_else(|| FieldError::new("id", "is missing: which task?"))?;
+            let (role, field, value, action) = match params.action {
+                A::Update => (working::Role::TaskUpdate, "result", result, "updated"),
+                A::Pause => (working::Role::TaskPause, "reason", reason, "paused"),
+                A::Done => (working::Role::TaskDone, "result", result, "done"),
+                _ => (working::Role::TaskAbort, "reason", reason, "aborted"),
+            };
+            let note = match value {
+                Some(note) => note,
+                None if role == working::Role::TaskPause => "paused".to_owned(),
+                None => {
+                    return Err(FieldError::new(
+                        field,
+                        format!("is missing: {action} needs a {field}"),
+                    )
+                    .into());
+                }
+            };
+            let (note_id, task) = engine.note_task(&namespace, &id, role, &note)?;
+            answer.action = action;
+            answer.note_id = Some(note_id);
+            answer.tasks.push(task_entry(engine, &task, clock::now()));
+        }
+        A::List => {
+            let wanted: Vec<working::TaskStatus> = if params.status.is_empty() {
+                vec![
+                    working::TaskStatus::Active,
+                    working::TaskStatus::Paused,
+                    working::TaskStatus::Expired,
+                ]
+            } else {
+                params.status.into_iter().map(status).collect()
+            };
+            answer.action = "listed";
+            answer.tasks = engine
+                .tasks(&namespace, now)?
+                .iter()
+                .filter(|task| wanted.contains(&task.state.status))
+                .map(|task| task_entry(engine, task, now))
+                .collect();
+        }
+    }
+    Ok(answer)
+}
+
+/// The answer of `observe`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ObserveAnswer {
+    /// The exchange's memory id (for a duplicate, the one recorded before).
+    pub id: String,
+    /// stored, or duplicate.
+    pub status: &'static str,
+    /// As given or estimated, 0..1.
+    pub importance: f64,
+    /// Namespace.
+    pub namespace: String,
+}
+
+/// `observe`: records an exchange.
+pub fn observe(
+    engine: &Engine,
+    scope: &Scope,
+    params: params::Observe,
+) -> Result<ObserveAnswer, ToolError> {
+    let namespace = scope.namespace(params.namespace.as_deref())?;
+    let user = validate::required_text("user", &params.user, validate::MAX_CONTENT_BYTES)?;
+    let assistant =
+        validate::required_text("assistant", &params.assistant, validate::MAX_CONTENT_BYTES)?;
+    let session =
+        params.session_id.as_deref().map(|id| session_id("session_id", id)).transpose()?;
+    let importance =
+        params.importance.map(|value| validate::unit_interval("importance", value)).transpose()?;
+    let (stored, importance) =
+        engine.observe(&namespace, &user, &assistant, session.as_deref(), importance)?;
+    Ok(ObserveAnswer {
+        id: stored.id,
+        status: if stored.duplicate { "duplicate" } else { "stored" },
+        importance,
+        namespace: namespace.as_str().to_owned(),
+    })
+}
+
+/// A part of the context.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ContextSection {
+    /// Its heading.
+    pub title: String,
+    /// Items of it in the text.
+    pub items: usize,
+}
+
+/// The answer of `context`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ContextAnswer {
+    /// Namespace.
+    pub namespace: String,
+    /// The project, when the call came from one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    /// What to know, Markdown.
+    pub text: String,
+    /// Its size in tokens (characters / 4, rounded up).
+    pub tokens: usize,
+    /// The budget it was fitted to.
+    pub budget: usize,
+    /// Its sections.
+    pub sections: Vec<ContextSection>,
+    /// Items left out for the budget.
+    pub left_out: usize,
+}
+
+/// `context`: what an agent should know when a session starts.
+pub fn context(
+    engine: &Engine,
+    scope: &Scope,
+    params: params::Context,
+) -> Result<ContextAnswer, ToolError> {
+    let namespace = scope.namespace(params.namespace.as_deref())?;
+    let budget = match params.budget {
+        None => engine.working_settings().context_tokens,
+        Some(budget) if (50..=working::MAX_CONTEXT_TOKENS as i64).contains(&budget) => {
+            budget as usize
+        }
+        Some(budget) => {
+            return Err(FieldError::new(
+                "budget",
+                format!("must be between 50 and {}, not {budget}", working::MAX_CONTEXT_TOKENS),
+            )
+            .into());
+        }
+    };
+    let project = scope
+        .project
+        .as_ref()
+        .filter(|project| params.namespace.is_none() || project.namespace == namespace)
+        .map(|project| project.name.clone());
+    let names = device_names(engine);
+    let me = engine.replica().device().to_owned();
+    let name = |id: &str| {
+        if id == me {
+            "this device".to_owned()
+        } else {
+            names(id).unwrap_or_else(|| format!("device {}", &id[..id.len().min(8)]))
+        }
+    };
+    let context = engine.session_context(&namespace, project.as_deref(), budget, &name)?;
+    Ok(ContextAnswer {
+        namespace: namespace.as_str().to_owned(),
+        project,
+        text: context.fitted.text,
+        tokens: context.fitted.tokens,
+        budget: context.budget,
+        sections: context
+            .fitted
+            .kept
+            .into_iter()
+            .map(|(title, items)| ContextSection { title, items })
+            .collect(),
+        left_out: context.fitted.left_out,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_named_namespace_wins_then_the_project_then_default() {
+        let project = Project::of_remote("git@github.com:acme/api.git");
+        let scope = Scope::of(project);
+        assert_eq!(scope.namespace(None).unwrap().as_str(), "github.com.acme.api");
+        assert_eq!(scope.namespace(Some("notes")).unwrap().as_str(), "notes");
+        assert_eq!(
+            scope.recall_namespaces(None).unwrap(),
+            [Namespace::parse("github.com.acme.api").unwrap(), Namespace::default()]
+        );
+        assert_eq!(scope.recall_namespaces(Some("notes")).unwrap().len(), 1);
+        let nowhere = Scope::default();
+        assert_eq!(nowhere.namespace(None).unwrap(), Namespace::default());
+        assert_eq!(nowhere.recall_namespaces(None).unwrap(), [Namespace::default()]);
+        assert!(scope.namespace(Some("bad name")).is_err());
+    }
+}
