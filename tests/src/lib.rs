@@ -392,6 +392,20 @@ impl Client {
         Ok(Client { service })
     }
 
+    /// The text of the server's prompt `name`.
+    pub async fn prompt_text(&self, name: &str) -> anyhow::Result<String> {
+        let result = self
+            .service
+            .get_prompt(rmcp::model::GetPromptRequestParams::new(name))
+            .await
+            .with_context(|| format!("getting prompt {name}"))?;
+        Ok(result
+            .messages
+            .iter()
+            .filter_map(|message| message.content.as_text().map(|text| text.text.clone()))
+            .collect())
+    }
+
     /// The names of the server's tools.
     pub async fn tool_names(&self) -> anyhow::Result<Vec<String>> {
         Ok(self

@@ -110,6 +110,12 @@ async fn a_task_and_events_started_on_the_laptop_are_finished_on_the_desktop() {
     let text = context["text"].as_str().unwrap();
     assert!(text.contains("on laptop"), "{text}");
     assert!(context["tokens"].as_u64().unwrap() <= 1_000, "{context}");
+    // The same as a prompt, and within a smaller budget when asked.
+    let prompt = on_desktop.prompt_text("session-context").await.unwrap();
+    assert!(prompt.contains("Migrate the users table"), "{prompt}");
+    let small = on_desktop.ok("context", json!({"budget": 60})).await;
+    assert!(small["tokens"].as_u64().unwrap() <= 60, "{small}");
+    assert!(small["left_out"].as_u64().unwrap() > 0, "{small}");
     let listed = on_desktop.ok("task", json!({"action": "list"})).await;
     let listed = tasks(&listed);
     assert_eq!(listed.len(), 1, "{listed:?}");
@@ -596,5 +602,66 @@ async fn exchanges_are_kept_once_recalled_shown_hot_and_everything_forgets_like_
     assert!(events["events"].as_array().unwrap().is_empty(), "{events}");
     assert!(home.files_containing("quokka").is_empty(), "purged from every file");
     assert!(home.files_containing("first bad row").is_empty(), "purged from every file");
+    client.close().await;
+}
+
+/// Bytes of a home's documents and keys on disk.
+fn docs_bytes(home: &Path) -> u64 {
+    fn walk(dir: &Path) -> u64 {
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|entry| match entry.file_type() {
+                Ok(kind) if kind.is_dir() => walk(&entry.path()),
+                _ => entry.metadata().map(|meta| meta.len()).unwrap_or(0),
+            })
+            .sum()
+    }
+    walk(&home.join("docs"))
+}
+
+#[tokio::test]
+#[allow(clippy::print_stderr, reason = "the figures of record, shown with --nocapture")]
+async fn ten_thousand_pushes_keep_a_session_at_its_bound() {
+    const PUSHES: usize = 10_000;
+    let home = TestHome::new();
+    let client = home.client().await;
+    let mut sizes = Vec::new();
+    for index in 0..PUSHES {
+        let content = format!("Bash ran cargo test --workspace (step {index}) → exit 0");
+        client
+            .ok("session", json!({"action": "push", "session_id": "long", "content": content}))
+            .await;
+        if (index + 1) % 2_000 == 0 {
+            sizes.push(docs_bytes(home.path()));
+        }
+    }
+    let stats = client.ok("stats", json!({})).await;
+    // Live records: the bound, whatever was pushed; every evicted event
+    // forgotten (its tombstone kept, as invariant 6 needs).
+    assert_eq!(stats["memories"], 25, "{stats}");
+    assert_eq!(stats["forgotten"], PUSHES - 25, "{stats}");
+    let events =
+        client.ok("session", json!({"action": "get", "session_id": "long", "limit": 200})).await;
+    let events = events["events"].as_array().unwrap();
+    assert_eq!(events.len(), 25);
+    assert!(events[0]["content"].as_str().unwrap().contains(&format!("step {}", PUSHES - 1)));
+    // The live records (what an export holds) stay the size of 25 events.
+    let (ok, export, _) = home.run(&["export"]);
+    assert!(ok);
+    let lines = export.lines().count();
+    assert!(lines <= 1 + 25 + 5, "an export of the live records: {lines} lines");
+    // The documents grow with Automerge's history (each event's sealed
+    // bytes and its tombstone), linearly: no 2,000 pushes cost more than
+    // 1 MB (about 500 bytes an event), the later ones no more than the first.
+    let growth: Vec<u64> = sizes.windows(2).map(|pair| pair[1].saturating_sub(pair[0])).collect();
+    eprintln!(
+        "{PUSHES} pushes: documents {} bytes on disk; growth per 2,000 pushes {growth:?}; export {} bytes",
+        sizes.last().unwrap(),
+        export.len()
+    );
+    assert!(growth.iter().all(|bytes| *bytes < 1_000_000), "{growth:?}");
+    assert!(home.files_containing("(step 17)").is_empty(), "evicted events leave every file");
     client.close().await;
 }

@@ -11,7 +11,9 @@
 //!   session, extracted from its events (no model call).
 //!
 //! A hook never breaks the agent's session: whatever fails, it exits 0
-//! with nothing on stdout, and logs why to `logs/hook.log`. Credentials are
+//! with nothing on stdout, and logs why to `logs/hook.log`. `SessionStart`
+//! and `UserPromptSubmit` start the node if none runs; the others only
+//! connect (a node that cannot start never slows every tool call). Credentials are
 //! redacted before anything leaves the process.
 
 use std::{io::Read, time::Duration};
@@ -173,9 +175,15 @@ async fn perform(
     session: Option<&str>,
     action: Action,
 ) -> anyhow::Result<String> {
-    // The node may not run yet (the agent's MCP server starts it too).
-    drop(bridge::connect_or_start(home, &[]).await?);
     let socket = home.socket_file();
+    // A session's first hooks start the node if none runs (the agent's MCP
+    // server starts it too); the hooks on every tool call and turn only
+    // connect, so that a node that cannot start never slows each call.
+    if matches!(action, Action::Inject | Action::Prompt { .. }) {
+        drop(bridge::connect_or_start(home, &[]).await?);
+    } else {
+        drop(control::connect(&socket).await.context("no node runs for this home")?);
+    }
     let call =
         |name: &'static str, arguments: Value| control::call_in(&socket, project, name, arguments);
     let session = || session.context("the input names no session");
