@@ -198,7 +198,8 @@ enum Command {
     /// Install ferrex into an agent's settings (the MCP server and the
     /// hooks), and the embedding model if it is missing.
     Setup {
-        /// claude-code; or model (the embedding model and runtime alone).
+        /// claude-code or gemini; or model (the embedding model and runtime
+        /// alone).
         agent: String,
         /// Take ferrex out again.
         #[arg(long)]
@@ -449,9 +450,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Setup { agent, remove } => {
             let _guard = logging::init("warn", None, "");
             anyhow::ensure!(
-                agent == "claude-code" || agent == "model",
-                "ferrex sets up claude-code (and its own model: `ferrex setup model`); for other \
-                 agents see docs/working.md"
+                ["claude-code", "gemini", "model"].contains(&agent.as_str()),
+                "ferrex sets up claude-code and gemini (and its own model: `ferrex setup \
+                 model`); for other agents see docs/working.md"
             );
             // The model first: `cargo install` and this are all it takes.
             if !remove {
@@ -464,11 +465,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
             let user_home = std::env::var_os("HOME")
                 .map(PathBuf::from)
-                .context("HOME is not set: where are Claude Code's settings?")?;
-            let files = cli::setup::ClaudeFiles::locate(
-                &user_home,
-                std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from),
-            );
+                .context("HOME is not set: where are the agent's settings?")?;
+            let target = if agent == "gemini" {
+                cli::setup::Agent::gemini(&user_home)
+            } else {
+                cli::setup::Agent::claude_code(
+                    &user_home,
+                    std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from),
+                )
+            };
             let executable = std::env::current_exe()
                 .and_then(|path| path.canonicalize())
                 .context("finding the ferrex executable")?;
@@ -476,7 +481,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 executable,
                 home: explicit_home.then(|| home.root().to_owned()),
             };
-            cli::setup::claude_code(&files, &launch, remove)
+            cli::setup::install(&target, &launch, remove)
         }
         Command::Topics { namespace, limit, json } => {
             let _guard = logging::init("warn", None, "");

@@ -665,3 +665,82 @@ async fn ten_thousand_pushes_keep_a_session_at_its_bound() {
     assert!(home.files_containing("(step 17)").is_empty(), "evicted events leave every file");
     client.close().await;
 }
+
+#[test]
+fn setup_gemini_shares_one_settings_file_and_removes_cleanly() {
+    let home = TestHome::new();
+    let user = tempfile::tempdir().unwrap();
+    let gemini = user.path().join(".gemini");
+    std::fs::create_dir_all(&gemini).unwrap();
+    let settings = json!({
+        "theme": "GitHub",
+        "mcpServers": {"github": {"command": "gh-mcp"}},
+        "hooks": {"BeforeTool": [{"matcher": "write_file", "hooks": [{"type": "command", "command": "./guard.sh"}]}]}
+    });
+    std::fs::write(gemini.join("settings.json"), settings.to_string()).unwrap();
+    let setup = |extra: &[&str]| {
+        let mut args = vec!["setup", "gemini"];
+        args.extend(extra);
+        let output = home
+            .command(&args)
+            .env("HOME", user.path())
+            .env("FERREX_EMBED_MODEL_DIR", installed_models())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let read = || -> Value {
+        serde_json::from_str(&std::fs::read_to_string(gemini.join("settings.json")).unwrap())
+            .unwrap()
+    };
+    let said = setup(&[]);
+    assert!(said.contains("added the MCP server ferrex"), "{said}");
+    let installed = read();
+    assert_eq!(installed["theme"], "GitHub");
+    assert_eq!(installed["mcpServers"]["github"]["command"], "gh-mcp");
+    assert!(installed["mcpServers"]["ferrex"].get("type").is_none());
+    assert_eq!(installed["hooks"]["BeforeTool"], settings["hooks"]["BeforeTool"]);
+    for (event, timeout) in [
+        ("SessionStart", 30_000),
+        ("BeforeAgent", 10_000),
+        ("AfterTool", 10_000),
+        ("PreCompress", 30_000),
+        ("SessionEnd", 5_000),
+    ] {
+        let handler = &installed["hooks"][event][0]["hooks"][0];
+        assert_eq!(handler["timeout"], timeout, "{event}: milliseconds");
+        assert!(handler["command"].as_str().unwrap().ends_with(&format!(" hook {event}")));
+    }
+    assert!(setup(&[]).contains("Nothing to change"));
+    assert!(setup(&["--remove"]).contains("removed"));
+    assert_eq!(read(), settings);
+}
+
+#[tokio::test]
+async fn gemini_clis_hooks_carry_its_session_too() {
+    let home = TestHome::new();
+    let dirs = tempfile::tempdir().unwrap();
+    let repo = checkout(&dirs.path().join("api"), "git@github.com:acme/api.git");
+    let session = "gemini-session-1";
+    let run = |event: &str, extra: Value| {
+        let mut input = json!({"session_id": session, "transcript_path": "/x", "cwd": repo, "hook_event_name": event, "timestamp": "2026-11-26T10:00:00Z"});
+        input.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        let (code, stdout, stderr) = home.hook(event, &input.to_string());
+        assert_eq!(code, Some(0), "{event}: {stderr}");
+        stdout
+    };
+    run("BeforeAgent", json!({"prompt": "Fix the flaky orders test"}));
+    run(
+        "AfterTool",
+        json!({"tool_name": "run_shell_command", "tool_input": {"command": "npm test -- orders"},
+               "tool_response": {"llmContent": "1 failing", "returnDisplay": "", "error": {"message": "exit code 1"}}}),
+    );
+    run("PreCompress", json!({"trigger": "auto"}));
+    let stdout = run("SessionStart", json!({"source": "startup"}));
+    let output: Value = serde_json::from_str(&stdout).unwrap();
+    let context = output["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(context.contains("npm test -- orders → failed: exit code 1"), "{context}");
+    assert!(context.contains("User asked: Fix the flaky orders test"), "{context}");
+    assert!(context.contains("Checkpoint (PreCompress, auto)"), "{context}");
+}

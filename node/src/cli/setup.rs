@@ -1,11 +1,14 @@
-//! `ferrex setup claude-code [--remove]`: installs ferrex as a user-scope
-//! MCP server (`mcpServers.ferrex` in `~/.claude.json`) and its hooks (in
-//! `~/.claude/settings.json`), or takes them out again. Idempotent: ferrex's
+//! `ferrex setup claude-code|gemini [--remove]`: installs ferrex as a
+//! user-scope MCP server and its hooks into an agent's settings, or takes
+//! them out again. Claude Code: `mcpServers.ferrex` in `~/.claude.json`,
+//! the hooks in `~/.claude/settings.json` (`docs/research/claude-code-hooks.md`
+//! cites the formats). Gemini CLI: both in `~/.gemini/settings.json`
+//! (google-gemini/gemini-cli's `docs/hooks/reference.md`: the same shape,
+//! timeouts in milliseconds, its own event names). Idempotent: ferrex's
 //! entries are recognised by their command and replaced, never doubled;
 //! every other setting and hook is kept. Each changed file is backed up
 //! once (`<file>.before-ferrex`), written whole to a temporary file and
-//! renamed over the old one. The formats are Claude Code's documented ones
-//! (see `docs/research/claude-code-hooks.md`).
+//! renamed over the old one.
 
 use std::path::{Path, PathBuf};
 
@@ -14,9 +17,31 @@ use serde_json::{Map, Value, json};
 
 use crate::base::console::output;
 
-/// Each hook ferrex installs: the event, its matcher (for events that
-/// take one), and its timeout in seconds.
-const HOOKS: [(&str, Option<&str>, u64); 7] = [
+/// A hook ferrex installs: the event, its matcher (for events that take
+/// one), and its timeout in seconds.
+type Hook = (&'static str, Option<&'static str>, u64);
+
+/// An agent ferrex installs itself into.
+#[derive(Debug, Clone)]
+pub struct Agent {
+    /// Its name for people.
+    pub name: &'static str,
+    /// The `ferrex setup` argument that names it.
+    pub command: &'static str,
+    /// The file holding its hooks.
+    pub settings: PathBuf,
+    /// The file holding its MCP servers (may be `settings`).
+    pub servers: PathBuf,
+    /// The hooks ferrex installs.
+    hooks: &'static [Hook],
+    /// Whether its hooks' timeouts are in milliseconds (else seconds).
+    timeout_millis: bool,
+    /// Whether its MCP entries say `"type": "stdio"`.
+    server_type: bool,
+}
+
+/// Claude Code's hooks.
+const CLAUDE_HOOKS: &[Hook] = &[
     ("SessionStart", Some("*"), 30),
     ("UserPromptSubmit", None, 10),
     ("PostToolUse", Some("*"), 10),
@@ -26,27 +51,45 @@ const HOOKS: [(&str, Option<&str>, u64); 7] = [
     ("SessionEnd", Some("*"), 5),
 ];
 
-/// Where Claude Code keeps its settings.
-#[derive(Debug, Clone)]
-pub struct ClaudeFiles {
-    /// `settings.json` (the hooks).
-    pub settings: PathBuf,
-    /// `.claude.json` (user-scope MCP servers).
-    pub state: PathBuf,
-}
+/// Gemini CLI's hooks (no matcher: every tool, every source).
+const GEMINI_HOOKS: &[Hook] = &[
+    ("SessionStart", None, 30),
+    ("BeforeAgent", None, 10),
+    ("AfterTool", None, 10),
+    ("PreCompress", None, 30),
+    ("SessionEnd", None, 5),
+];
 
-impl ClaudeFiles {
-    /// The files of the user whose home is `home`: `~/.claude/settings.json`
+impl Agent {
+    /// Claude Code, for the user whose home is `home`: `~/.claude/settings.json`
     /// and `~/.claude.json`, or under `CLAUDE_CONFIG_DIR` when it is set.
-    pub fn locate(home: &Path, config_dir: Option<PathBuf>) -> ClaudeFiles {
-        match config_dir {
-            Some(dir) => {
-                ClaudeFiles { settings: dir.join("settings.json"), state: dir.join(".claude.json") }
-            }
-            None => ClaudeFiles {
-                settings: home.join(".claude").join("settings.json"),
-                state: home.join(".claude.json"),
-            },
+    pub fn claude_code(home: &Path, config_dir: Option<PathBuf>) -> Agent {
+        let (settings, servers) = match config_dir {
+            Some(dir) => (dir.join("settings.json"), dir.join(".claude.json")),
+            None => (home.join(".claude").join("settings.json"), home.join(".claude.json")),
+        };
+        Agent {
+            name: "Claude Code",
+            command: "claude-code",
+            settings,
+            servers,
+            hooks: CLAUDE_HOOKS,
+            timeout_millis: false,
+            server_type: true,
+        }
+    }
+
+    /// Gemini CLI, for the user whose home is `home`: `~/.gemini/settings.json`.
+    pub fn gemini(home: &Path) -> Agent {
+        let settings = home.join(".gemini").join("settings.json");
+        Agent {
+            name: "Gemini CLI",
+            command: "gemini",
+            servers: settings.clone(),
+            settings,
+            hooks: GEMINI_HOOKS,
+            timeout_millis: true,
+            server_type: false,
         }
     }
 }
@@ -91,97 +134,106 @@ fn is_ours(handler: &Value) -> bool {
     command[..at].contains("ferrex")
 }
 
-/// Runs `ferrex setup claude-code`: prints what it changed.
-pub fn claude_code(files: &ClaudeFiles, launch: &Launch, remove: bool) -> anyhow::Result<()> {
-    let mut state = read_json(&files.state)?;
-    let mut settings = read_json(&files.settings)?;
+/// Runs `ferrex setup <agent>`: prints what it changed.
+pub fn install(agent: &Agent, launch: &Launch, remove: bool) -> anyhow::Result<()> {
+    let shared = agent.servers == agent.settings;
+    let mut servers = read_json(&agent.servers)?;
+    let mut settings = if shared { Map::new() } else { read_json(&agent.settings)? };
     let mut changes = Vec::new();
-    changes.extend(set_server(&mut state, launch, remove)?);
-    changes.extend(set_hooks(&mut settings, launch, remove)?);
-    let state_changed = changes.iter().any(|(file, _)| *file == "state");
-    let settings_changed = changes.iter().any(|(file, _)| *file == "settings");
-    if state_changed {
-        write_json(&files.state, &state)?;
+    changes.extend(set_server(agent, &mut servers, launch, remove)?.map(|change| (true, change)));
+    let hooks = if shared { &mut servers } else { &mut settings };
+    changes.extend(set_hooks(agent, hooks, launch, remove)?.map(|change| (shared, change)));
+    if changes.iter().any(|(in_servers, _)| *in_servers) {
+        write_json(&agent.servers, &servers)?;
     }
-    if settings_changed {
-        write_json(&files.settings, &settings)?;
+    if changes.iter().any(|(in_servers, _)| !*in_servers) {
+        write_json(&agent.settings, &settings)?;
     }
     if changes.is_empty() {
-        output(if remove {
-            "Nothing to remove: ferrex is not in Claude Code's settings."
+        output(&if remove {
+            format!("Nothing to remove: ferrex is not in {}'s settings.", agent.name)
         } else {
-            "Nothing to change: Claude Code already runs ferrex and its hooks as set here."
+            format!(
+                "Nothing to change: {} already runs ferrex and its hooks as set here.",
+                agent.name
+            )
         });
         return Ok(());
     }
-    for (file, change) in &changes {
-        let path = if *file == "state" { &files.state } else { &files.settings };
+    for (in_servers, change) in &changes {
+        let path = if *in_servers { &agent.servers } else { &agent.settings };
         output(&format!("{}: {change}", path.display()));
     }
     if !remove {
-        output(
-            "Claude Code picks the hooks up in new sessions (and asks to trust a workspace before \
-             running any hook in it). `ferrex setup claude-code --remove` undoes this.",
-        );
+        output(&format!(
+            "{} picks the hooks up in new sessions (and may ask to trust a workspace before \
+             running a hook in it). `ferrex setup {} --remove` undoes this.",
+            agent.name, agent.command
+        ));
     }
     Ok(())
 }
 
 /// Puts or takes out `mcpServers.ferrex`; what changed.
 fn set_server(
+    agent: &Agent,
     state: &mut Map<String, Value>,
     launch: &Launch,
     remove: bool,
-) -> anyhow::Result<Vec<(&'static str, String)>> {
+) -> anyhow::Result<Option<String>> {
     let servers = state.entry("mcpServers").or_insert_with(|| json!({}));
     let Some(servers) = servers.as_object_mut() else {
-        bail!("mcpServers in Claude Code's state is not an object; fix it, then run this again");
+        bail!(
+            "mcpServers in {} is not an object; fix it, then run this again",
+            agent.servers.display()
+        );
     };
-    let wanted = json!({
-        "type": "stdio",
+    let mut wanted = json!({
         "command": launch.executable.display().to_string(),
         "args": launch.args(),
         "env": {},
     });
-    let mut changes = Vec::new();
-    match (servers.get("ferrex"), remove) {
+    if agent.server_type {
+        wanted["type"] = json!("stdio");
+    }
+    let change = match (servers.get("ferrex"), remove) {
         (Some(_), true) => {
             servers.remove("ferrex");
-            changes.push(("state", "removed the MCP server ferrex".to_owned()));
+            Some("removed the MCP server ferrex".to_owned())
         }
-        (None, true) => {}
-        (Some(current), false) if *current == wanted => {}
+        (None, true) => None,
+        (Some(current), false) if *current == wanted => None,
         (current, false) => {
             let verb = if current.is_some() { "updated" } else { "added" };
-            changes.push((
-                "state",
-                format!(
-                    "{verb} the MCP server ferrex (user scope): {} {}",
-                    launch.executable.display(),
-                    launch.args().join(" ")
-                )
-                .trim_end()
-                .to_owned(),
-            ));
+            let change = format!(
+                "{verb} the MCP server ferrex (user scope): {} {}",
+                launch.executable.display(),
+                launch.args().join(" ")
+            );
             servers.insert("ferrex".to_owned(), wanted);
+            Some(change.trim_end().to_owned())
         }
-    }
+    };
     if servers.is_empty() && remove {
         state.remove("mcpServers");
     }
-    Ok(changes)
+    Ok(change)
 }
 
 /// Puts or takes out ferrex's hooks, keeping every other one; what changed.
 fn set_hooks(
+    agent: &Agent,
     settings: &mut Map<String, Value>,
     launch: &Launch,
     remove: bool,
-) -> anyhow::Result<Vec<(&'static str, String)>> {
+) -> anyhow::Result<Option<String>> {
     let before = settings.get("hooks").cloned();
     let hooks = settings.entry("hooks").or_insert_with(|| json!({}));
     let Some(hooks) = hooks.as_object_mut() else {
-        bail!("hooks in Claude Code's settings is not an object; fix it, then run this again");
+        bail!(
+            "hooks in {} is not an object; fix it, then run this again",
+            agent.settings.display()
+        );
     };
     // Take every ferrex handler out (of any event), dropping groups and
     // events left empty by that alone.
@@ -206,15 +258,18 @@ fn set_hooks(
         !(removed.contains(event) && groups.as_array().is_some_and(Vec::is_empty))
     });
     if !remove {
-        for (event, matcher, timeout) in HOOKS {
+        for (event, matcher, timeout) in agent.hooks {
             let mut group = Map::new();
             if let Some(matcher) = matcher {
                 group.insert("matcher".to_owned(), json!(matcher));
             }
-            group.insert(
-                "hooks".to_owned(),
-                json!([{"type": "command", "command": launch.hook_command(event), "timeout": timeout}]),
-            );
+            let timeout = if agent.timeout_millis { timeout * 1_000 } else { *timeout };
+            let mut handler = json!({"type": "command", "command": launch.hook_command(event), "timeout": timeout});
+            if agent.timeout_millis {
+                // Gemini CLI names hooks in its logs and commands.
+                handler["name"] = json!(format!("ferrex {event}"));
+            }
+            group.insert("hooks".to_owned(), json!([handler]));
             let groups = hooks.entry(event.to_owned()).or_insert_with(|| json!([]));
             let Some(groups) = groups.as_array_mut() else {
                 bail!(
@@ -229,18 +284,15 @@ fn set_hooks(
     }
     let after = settings.get("hooks").cloned();
     if before == after {
-        return Ok(Vec::new());
+        return Ok(None);
     }
-    let events: Vec<&str> = HOOKS.iter().map(|(event, _, _)| *event).collect();
-    Ok(vec![(
-        "settings",
-        if remove {
-            removed.dedup();
-            format!("removed ferrex's hooks ({})", removed.join(", "))
-        } else {
-            format!("set ferrex's hooks: {}", events.join(", "))
-        },
-    )])
+    let events: Vec<&str> = agent.hooks.iter().map(|(event, _, _)| *event).collect();
+    Ok(Some(if remove {
+        removed.dedup();
+        format!("removed ferrex's hooks ({})", removed.join(", "))
+    } else {
+        format!("set ferrex's hooks: {}", events.join(", "))
+    }))
 }
 
 fn read_json(path: &Path) -> anyhow::Result<Map<String, Value>> {
@@ -313,12 +365,26 @@ mod tests {
         }))
         .unwrap();
         let original = settings.clone();
-        assert_eq!(set_hooks(&mut settings, &launch(), false).unwrap().len(), 1);
+        let agent = Agent::claude_code(Path::new("/home/u"), None);
+        assert!(set_hooks(&agent, &mut settings, &launch(), false).unwrap().is_some());
         let once = settings.clone();
-        assert_eq!(set_hooks(&mut settings, &launch(), false).unwrap().len(), 0);
+        assert!(set_hooks(&agent, &mut settings, &launch(), false).unwrap().is_none());
         assert_eq!(settings, once);
         assert_eq!(settings["hooks"]["PostToolUse"].as_array().unwrap().len(), 2);
-        assert_eq!(set_hooks(&mut settings, &launch(), true).unwrap().len(), 1);
+        assert!(set_hooks(&agent, &mut settings, &launch(), true).unwrap().is_some());
         assert_eq!(settings, original);
+    }
+
+    #[test]
+    fn gemini_hooks_take_milliseconds_and_its_own_event_names() {
+        let agent = Agent::gemini(Path::new("/home/u"));
+        assert_eq!(agent.servers, agent.settings);
+        let mut settings = Map::new();
+        set_hooks(&agent, &mut settings, &launch(), false).unwrap();
+        let after_tool = &settings["hooks"]["AfterTool"][0];
+        assert!(after_tool.get("matcher").is_none());
+        assert_eq!(after_tool["hooks"][0]["timeout"], 10_000);
+        assert!(after_tool["hooks"][0]["command"].as_str().unwrap().ends_with(" hook AfterTool"));
+        assert!(settings["hooks"].get("PostToolUse").is_none());
     }
 }

@@ -2,6 +2,10 @@
 //! stdin (see `docs/research/claude-code-hooks.md` for the formats and
 //! where they are documented) and talks to the home's node:
 //!
+//! Claude Code's events, and Gemini CLI's under its own names (`AfterTool`,
+//! `BeforeAgent`, `PreCompress`; google-gemini/gemini-cli's
+//! `docs/hooks/reference.md`: the same input fields and output shape):
+//!
 //! - `SessionStart` prints the project's `context` as additional context;
 //! - `PostToolUse` / `PostToolUseFailure` push a one-line event of what the
 //!   tool did (tool, file, command, outcome, error: never its output);
@@ -44,8 +48,10 @@ const EVENT_CHARS: usize = 300;
 const SESSION_START_TIMEOUT: Duration = Duration::from_secs(25);
 const OTHER_TIMEOUT: Duration = Duration::from_secs(8);
 
-/// The events `ferrex hook` handles, as Claude Code names them.
-pub const EVENTS: [&str; 7] = [
+/// The events `ferrex hook` handles, as Claude Code names them, then
+/// Gemini CLI's own names (`AfterTool`, `BeforeAgent`, `PreCompress`; its
+/// `SessionStart` and `SessionEnd` are Claude Code's, with the same input).
+pub const EVENTS: [&str; 10] = [
     "SessionStart",
     "UserPromptSubmit",
     "PostToolUse",
@@ -53,6 +59,9 @@ pub const EVENTS: [&str; 7] = [
     "PreCompact",
     "Stop",
     "SessionEnd",
+    "AfterTool",
+    "BeforeAgent",
+    "PreCompress",
 ];
 
 /// The fields of a hook's input that ferrex reads (Claude Code's common
@@ -245,12 +254,13 @@ const REQUEST_PREFIX: &str = "User asked: ";
 pub fn action(event: &str, input: &HookInput) -> Action {
     match event {
         "SessionStart" => Action::Inject,
-        "PostToolUse" | "PostToolUseFailure" => {
+        "PostToolUse" | "PostToolUseFailure" | "AfterTool" => {
             let Some(tool) = input.tool_name.as_deref() else {
                 return Action::Nothing("no tool_name");
             };
-            // ferrex's own tools are memory already.
-            if tool.starts_with("mcp__ferrex__") {
+            // ferrex's own tools are memory already (Claude Code and Gemini
+            // CLI name MCP tools mcp__<server>__<tool>).
+            if tool.starts_with("mcp__ferrex__") || tool.starts_with("mcp_ferrex_") {
                 return Action::Nothing("a ferrex tool");
             }
             let (text, failed) =
@@ -261,7 +271,7 @@ pub fn action(event: &str, input: &HookInput) -> Action {
                 content: redact(&text),
             }
         }
-        "UserPromptSubmit" => {
+        "UserPromptSubmit" | "BeforeAgent" => {
             let Some(prompt) =
                 input.prompt.as_deref().map(str::trim).filter(|prompt| !prompt.is_empty())
             else {
@@ -277,8 +287,8 @@ pub fn action(event: &str, input: &HookInput) -> Action {
             let request = format!("{REQUEST_PREFIX}{}", working::clip(&redact(prompt), 200));
             Action::Prompt { request, remember }
         }
-        "PreCompact" => Action::Checkpoint {
-            trigger: format!("PreCompact, {}", input.trigger.as_deref().unwrap_or("auto")),
+        "PreCompact" | "PreCompress" => Action::Checkpoint {
+            trigger: format!("{event}, {}", input.trigger.as_deref().unwrap_or("auto")),
         },
         "Stop" if input.stop_hook_active => {
             Action::Nothing("a stop hook is already continuing the session")
@@ -308,7 +318,9 @@ pub fn tool_summary(
     let field = |value: &Value, names: &[&str]| {
         names.iter().find_map(|name| value.get(*name).and_then(Value::as_str).map(str::to_owned))
     };
-    let target = if let Some(file) = field(input, &["file_path", "notebook_path", "path"]) {
+    let target = if let Some(file) =
+        field(input, &["file_path", "notebook_path", "absolute_path", "path", "dir_path"])
+    {
         format!(" file {file}")
     } else if let Some(command) = field(input, &["command"]) {
         format!(" ran {}", working::clip(&command, 160))
@@ -321,9 +333,21 @@ pub fn tool_summary(
     let first_line = |text: &str| {
         working::clip(text.lines().find(|line| !line.trim().is_empty()).unwrap_or(""), 160)
     };
+    // An error as text: a string, or an object's `message` (Gemini CLI's
+    // `tool_response.error`), or the object itself.
+    let text_of = |error: &Value| match error {
+        Value::Null => None,
+        Value::String(text) => Some(text.clone()),
+        other => Some(
+            other
+                .get("message")
+                .and_then(Value::as_str)
+                .map_or_else(|| other.to_string(), str::to_owned),
+        ),
+    };
     let error_text = error
-        .and_then(|error| error.as_str().map(str::to_owned).or_else(|| Some(error.to_string())))
-        .or_else(|| field(response, &["error"]))
+        .and_then(text_of)
+        .or_else(|| response.get("error").and_then(text_of))
         .filter(|text| !text.trim().is_empty());
     let exit = ["exit_code", "exitCode", "returncode"]
         .iter()
@@ -463,6 +487,46 @@ mod tests {
             action("UserPromptSubmit", &input(json!({"prompt": "  "}))),
             Action::Nothing(_)
         ));
+    }
+
+    #[test]
+    fn gemini_clis_events_and_inputs_read_like_claude_codes() {
+        let edit = input(json!({
+            "tool_name": "replace",
+            "tool_input": {"file_path": "/repo/src/db.rs", "old_string": "a", "new_string": "b"},
+            "tool_response": {"llmContent": "Successfully modified file", "returnDisplay": "diff"},
+            "mcp_context": null
+        }));
+        assert_eq!(
+            action("AfterTool", &edit),
+            Action::Push {
+                kind: EventType::Action,
+                content: "replace file /repo/src/db.rs → ok".into()
+            }
+        );
+        let failed = input(json!({
+            "tool_name": "run_shell_command",
+            "tool_input": {"command": "npm test", "description": "run the tests"},
+            "tool_response": {"llmContent": "…", "error": {"message": "Command exited with code 1\nmore", "type": "SHELL_EXECUTE_ERROR"}}
+        }));
+        assert_eq!(
+            action("AfterTool", &failed),
+            Action::Push {
+                kind: EventType::Error,
+                content: "run_shell_command ran npm test → failed: Command exited with code 1"
+                    .into()
+            }
+        );
+        let own = input(json!({"tool_name": "mcp_ferrex_store", "tool_input": {}}));
+        assert!(matches!(action("AfterTool", &own), Action::Nothing(_)));
+        assert!(matches!(
+            action("BeforeAgent", &input(json!({"prompt": "go on"}))),
+            Action::Prompt { remember: None, .. }
+        ));
+        assert_eq!(
+            action("PreCompress", &input(json!({"trigger": "manual"}))),
+            Action::Checkpoint { trigger: "PreCompress, manual".into() }
+        );
     }
 
     #[test]
