@@ -9,7 +9,10 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-TOOLS = {"store", "recall", "forget", "reflect", "history", "stats"}
+TOOLS = {
+    "store", "recall", "forget", "reflect", "history", "stats",
+    "session", "task", "observe", "context",
+}
 
 
 async def main(url: str, token: str) -> None:
@@ -24,11 +27,15 @@ async def main(url: str, token: str) -> None:
                 tool.name: tool.model_dump(by_alias=True, mode="json", exclude_none=True)
                 for tool in listed.tools
             }
-            for name in ["reflect", "history", "stats"]:
+            # A hint equal to MCP's default is left out (not read-only).
+            for name in ["reflect", "history", "stats", "context"]:
                 assert wire[name]["annotations"]["readOnlyHint"] is True, wire[name]
             assert wire["recall"]["annotations"]["idempotentHint"] is True, wire["recall"]
             assert wire["forget"]["annotations"]["destructiveHint"] is True, wire["forget"]
-            assert wire["store"]["annotations"]["readOnlyHint"] is False, wire["store"]
+            for name in ["store", "session", "task", "observe"]:
+                annotations = wire[name]["annotations"]
+                assert annotations.get("readOnlyHint", False) is False, wire[name]
+                assert annotations["destructiveHint"] is False, wire[name]
             assert all(tool.get("title") for tool in wire.values()), wire
             # Every tool declares its answer's schema; the SDK checks each
             # answer below against it (and raises if one does not conform).
@@ -84,7 +91,8 @@ async def main(url: str, token: str) -> None:
             except Exception as error:  # the SDK raises the server's error
                 assert "no memory" in str(error), error
             prompts = await client.list_prompts()
-            assert [prompt.name for prompt in prompts.prompts] == ["use-memory"], prompts
+            names = [prompt.name for prompt in prompts.prompts]
+            assert names == ["use-memory", "session-context"], prompts
             primer = await client.get_prompt("use-memory")
             assert "recall" in primer.messages[0].content.text, primer
 
@@ -98,7 +106,25 @@ async def main(url: str, token: str) -> None:
             assert memory in str(forgotten), forgotten
             again = await call("recall", {"query": "which port did the sdk note", "namespace": "py"})
             assert memory not in [hit["id"] for hit in again["results"]], again
-    print(f"python sdk: {len(TOOLS)} tools, a resource and a prompt over HTTP", file=sys.stderr)
+    # The agent's project, named by a header: the default namespace of its
+    # calls, and what the session-start context is about.
+    headers["X-Ferrex-Project"] = "https://github.com/acme/py-sdk.git"
+    async with httpx2.AsyncClient(headers=headers) as http:
+        async with Client(streamable_http_client(url, http_client=http)) as client:
+            started = await client.call_tool(
+                "task", {"action": "start", "title": "Ship the python client"}
+            )
+            assert not started.is_error, started
+            assert started.structured_content["namespace"] == "github.com.acme.py-sdk", started
+            context = await client.call_tool("context", {})
+            text = context.structured_content["text"]
+            assert "Ship the python client" in text and "github.com/acme/py-sdk" in text, text
+            prompt = await client.get_prompt("session-context")
+            assert "Ship the python client" in prompt.messages[0].content.text, prompt
+    print(
+        f"python sdk: {len(TOOLS)} tools, a resource, two prompts and a project over HTTP",
+        file=sys.stderr,
+    )
 
 
 asyncio.run(main(sys.argv[1], sys.argv[2]))

@@ -15,9 +15,8 @@ use tokio::{
     sync::Notify,
 };
 
-use ferrex_sync::{DocChange, Network, NetworkConfig, PairingTicket, SyncObserver};
-
 use ferrex_core::project::Project;
+use ferrex_sync::{DocChange, Network, NetworkConfig, PairingTicket, SyncObserver};
 
 use crate::{
     base::clock,

@@ -39,6 +39,7 @@ pub fn mcp_project(hello: &str) -> Option<Option<ferrex_core::project::Project>>
     let name = rest.strip_prefix(" project=")?;
     Some(ferrex_core::project::Project::named(name))
 }
+
 /// The first line of a control connection.
 pub const CONTROL_HELLO: &str = "ferrex-control 1";
 
@@ -207,7 +208,7 @@ mod tests {
         net::UnixListener,
     };
 
-    use super::{Refused, Request, call};
+    use super::{CONTROL_HELLO, MCP_HELLO, Refused, Request, call, mcp_hello, mcp_project};
 
     /// Answers each of `answers` to one connection on a fresh socket, and
     /// returns the socket's path (inside `dir`).
@@ -258,5 +259,17 @@ mod tests {
         drop(dir);
         let unreachable = call(&socket, "entity", arguments()).await.expect_err("unreachable");
         assert!(unreachable.downcast_ref::<Refused>().is_none());
+    }
+
+    #[test]
+    fn an_mcp_hello_names_the_project_or_none() {
+        let project = ferrex_core::project::Project::of_remote("git@github.com:acme/api.git");
+        let hello = mcp_hello(project.as_ref());
+        assert_eq!(hello, "ferrex-mcp 1 project=github.com/acme/api\n");
+        assert_eq!(mcp_project(hello.trim()), Some(project));
+        assert_eq!(mcp_project(MCP_HELLO), Some(None));
+        assert_eq!(mcp_project(mcp_hello(None).trim()), Some(None));
+        assert_eq!(mcp_project(CONTROL_HELLO), None);
+        assert_eq!(mcp_project("ferrex-mcp 10"), None);
     }
 }
