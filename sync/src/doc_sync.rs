@@ -15,7 +15,7 @@ use automerge::{
 
 use crate::{
     DocChange, DocId, ReplicaError,
-    document::{Document, every_key, keys_of_patches},
+    document::{ChangedKeys, Document, every_key, keys_of_patches},
     replica::{Replica, lock},
     schema::genesis,
 };
@@ -41,7 +41,8 @@ impl Replica {
     /// brought no new change. When it brought tombstones, the keys of the
     /// forgotten memories (and of entities and aliases only they used) are
     /// deleted before this returns, and the changes that follow the first
-    /// are keys-only changes naming what became unreadable.
+    /// are keys-only changes naming what became unreadable; so are the keys
+    /// of memories it deleted without a tombstone ([`Replica::evict`]).
     pub fn receive_sync_message(
         &self,
         id: &DocId,
@@ -56,12 +57,44 @@ impl Replica {
         let mut document = lock(&document);
         let Some(change) = document.receive(state, message)? else { return Ok(Vec::new()) };
         let (orphaned, revived) = self.relocate(&document, &change.keys);
+        // Memories the merge deleted without a tombstone (evicted: see
+        // `Replica::evict`) lose their keys here too.
+        let evicted: Vec<String> = {
+            let maps = document.maps();
+            change
+                .keys
+                .memories
+                .iter()
+                .filter(|memory| {
+                    !change.keys.forgotten.contains(*memory)
+                        && maps.child("memories", memory).is_none()
+                        && !crate::records::is_forgotten(&maps, memory)
+                })
+                .cloned()
+                .collect()
+        };
         drop(document);
         let mut changes = Vec::new();
         if let Some(namespace) = id.namespace() {
             if !change.keys.forgotten.is_empty() || !orphaned.is_empty() {
-                let forgotten: Vec<String> = change.keys.forgotten.iter().cloned().collect();
+                let mut forgotten: Vec<String> = change.keys.forgotten.iter().cloned().collect();
+                forgotten.extend(evicted.iter().cloned());
                 changes = self.purge(namespace, &forgotten, &orphaned)?;
+            } else if !evicted.is_empty() {
+                lock(&self.keys).remove_records(evicted.iter().map(String::as_str))?;
+            }
+            if !evicted.is_empty() {
+                // What they opened leaves the index and its WAL.
+                changes.push(DocChange {
+                    doc: id.clone(),
+                    before: change.after.clone(),
+                    after: change.after.clone(),
+                    keys: ChangedKeys {
+                        memories: evicted.into_iter().collect(),
+                        ..ChangedKeys::default()
+                    },
+                    purged: true,
+                });
             }
             // Entities of other shards (or older changes) that a merged
             // memory uses now: read them (and ask for their keys) again.
@@ -250,6 +283,83 @@ mod tests {
             doc.commit();
         }
         doc
+    }
+
+    /// Runs the sync protocol on `doc` between `a` and `b` until quiet;
+    /// the changes `b` merged.
+    fn sync_pair(a: &Replica, b: &Replica, doc: &DocId) -> Vec<DocChange> {
+        let (mut state_a, mut state_b) = (State::new(), State::new());
+        let mut merged = Vec::new();
+        for _ in 0..20 {
+            let to_b = a.generate_sync_message(doc, &mut state_a).unwrap();
+            let to_a = b.generate_sync_message(doc, &mut state_b).unwrap();
+            if to_b.is_none() && to_a.is_none() {
+                break;
+            }
+            if let Some(message) = to_b {
+                merged.extend(b.receive_sync_message(doc, &mut state_b, &message).unwrap());
+            }
+            if let Some(message) = to_a {
+                a.receive_sync_message(doc, &mut state_a, &message).unwrap();
+            }
+        }
+        merged
+    }
+
+    #[test]
+    fn an_eviction_leaves_no_tombstone_and_takes_the_key_wherever_it_is_merged() {
+        use ferrex_core::{Namespace, Timestamp};
+
+        use crate::{NewMemory, NewRecords, ReplicaOptions, records::Lookup};
+
+        let temp = tempfile::tempdir().unwrap();
+        let open = |name: &str| {
+            Replica::open(&temp.path().join(name), name, ReplicaOptions::default()).unwrap()
+        };
+        let (laptop, desktop, offline) = (open("laptop"), open("desktop"), open("offline"));
+        let namespace = Namespace::parse("work").unwrap();
+        let shard = DocId::shard(&namespace, 0);
+        let events: Vec<NewMemory> = (0..3)
+            .map(|n| {
+                NewMemory::episode(format!("e{n}"), format!("event {n}"), "laptop", Timestamp(n))
+            })
+            .collect();
+        let records = NewRecords { memories: events, ..NewRecords::default() };
+        laptop.write_new(&namespace, Timestamp(10), &records).unwrap();
+        for peer in [&desktop, &offline] {
+            sync_pair(&laptop, peer, &shard);
+            let wanted = peer.wanted_keys(&shard, None).unwrap();
+            let (keys, _) = laptop.answer_keys(&shard, &wanted).unwrap();
+            peer.accept_keys(&shard, &keys).unwrap();
+            assert!(lock(&peer.keys).has_record("e0"));
+        }
+
+        let evicted = laptop.evict(&["e0".to_owned(), "nope".to_owned()], Timestamp(20)).unwrap();
+        assert_eq!(
+            (evicted.forgotten, evicted.unknown),
+            (vec!["e0".to_owned()], vec!["nope".to_owned()])
+        );
+        assert!(!lock(&laptop.keys).has_record("e0"));
+        let merged = sync_pair(&laptop, &desktop, &shard);
+        assert!(
+            merged.iter().any(|change| change.purged && change.keys.memories.contains("e0")),
+            "{merged:?}"
+        );
+        assert!(!lock(&desktop.keys).has_record("e0") && lock(&desktop.keys).has_record("e1"));
+        // A device offline during the eviction brings nothing back: its
+        // older state merges into the deletion.
+        sync_pair(&offline, &laptop, &shard);
+        assert!(!lock(&offline.keys).has_record("e0"));
+        for replica in [&laptop, &desktop, &offline] {
+            replica
+                .read(&shard, |reader| {
+                    assert!(reader.tombstone("e0").is_none(), "no tombstone: nothing stays");
+                    assert!(matches!(reader.memory_lookup("e0"), Lookup::Absent));
+                    assert!(matches!(reader.memory_lookup("e1"), Lookup::Found(_)));
+                })
+                .unwrap();
+        }
+        assert_eq!(laptop.heads(&shard).unwrap(), offline.heads(&shard).unwrap());
     }
 
     #[test]

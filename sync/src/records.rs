@@ -448,6 +448,15 @@ fn live_memory<'a>(maps: &RootMaps<'a>, id: &str) -> Option<MapView<'a>> {
     maps.child("memories", id)
 }
 
+/// Deletes the memory without a tombstone (see [`crate::Replica::evict`]).
+pub(crate) fn delete_memory(
+    doc: &mut AutoCommit,
+    roots: &Roots,
+    id: &str,
+) -> Result<(), AutomergeError> {
+    doc.delete(roots.get("memories"), id)
+}
+
 /// Deletes the memory and records its tombstone.
 pub(crate) fn forget_memory(
     doc: &mut AutoCommit,

@@ -659,6 +659,72 @@ impl Replica {
         Ok(outcome)
     }
 
+    /// Evicts the memories `ids`: deletes their records without tombstones,
+    /// one change per shard, durably, then their keys (and those of entities
+    /// no live memory uses any more). For records that nothing can bring
+    /// back and nothing else refers to — a session's working-memory events:
+    /// written once by one device, never changed, with no aliases or edges —
+    /// so that evicting them leaves nothing in the live state: a merge cannot
+    /// undo the deletion (it is causally after the record's only write), and
+    /// a device that merges it deletes their keys too
+    /// ([`Replica::receive_sync_message`]). Their sealed bytes stay in the
+    /// history, unreadable, as a forgotten memory's do. `changes` holds the
+    /// deletions and then keys-only changes (as [`Replica::forget`]'s).
+    pub fn evict(&self, ids: &[String], now: Timestamp) -> Result<Forgotten, ReplicaError> {
+        let mut by_doc: BTreeMap<DocId, Vec<String>> = BTreeMap::new();
+        let mut outcome = Forgotten::default();
+        for id in ids {
+            match self.locate(id) {
+                Some(doc) => by_doc.entry(doc).or_default().push(id.clone()),
+                None => outcome.unknown.push(id.clone()),
+            }
+        }
+        let mut orphaned = Vec::new();
+        let mut by_namespace: BTreeMap<Namespace, Vec<String>> = BTreeMap::new();
+        for (doc_id, ids) in by_doc {
+            let document = self.document(&doc_id)?;
+            let mut document = lock(&document);
+            let (evicted, change) = document.write(now, |doc, roots, keys| {
+                let mut evicted = Vec::new();
+                for id in &ids {
+                    if records::has_memory(&RootMaps::new(doc, roots), id) && !evicted.contains(id)
+                    {
+                        records::delete_memory(doc, roots, id)?;
+                        keys.memories.insert(id.clone());
+                        evicted.push(id.clone());
+                    }
+                }
+                Ok(evicted)
+            })?;
+            let mut locations = self.locations.write().unwrap_or_else(PoisonError::into_inner);
+            let mut refs = lock(&self.refs);
+            for id in &evicted {
+                locations.remove(id);
+                orphaned.extend(refs.set(id, None));
+            }
+            drop((locations, refs));
+            outcome.unknown.extend(ids.iter().filter(|id| !evicted.contains(id)).cloned());
+            if let Some(namespace) = doc_id.namespace() {
+                by_namespace.entry(namespace.clone()).or_default().extend(evicted.clone());
+            }
+            outcome.forgotten.extend(evicted);
+            if !change.keys.is_empty() {
+                self.announce(&doc_id);
+                outcome.changes.push(change);
+            }
+        }
+        if orphaned.is_empty() {
+            // Nothing else lost its last user: their own keys alone, without
+            // looking through the namespace's entities and aliases.
+            lock(&self.keys).remove_records(outcome.forgotten.iter().map(String::as_str))?;
+        } else {
+            for (namespace, evicted) in by_namespace {
+                outcome.changes.extend(self.purge(&namespace, &evicted, &orphaned)?);
+            }
+        }
+        Ok(outcome)
+    }
+
     /// Deletes the keys of the memories `forgotten` of `namespace`, of the
     /// entities in `orphaned` (no live memory uses them any more) and of the
     /// aliases that only forgotten memories or orphaned entities used. Returns

@@ -363,9 +363,13 @@ async fn untouched_tasks_expire_as_a_state_and_a_session_keeps_its_bound() {
         .map(|e| e["content"].as_str().unwrap())
         .collect();
     assert_eq!(contents, ["step 39", "step 38", "step 37", "step 36", "step 35"]);
-    // The evicted are forgotten: gone from every file.
+    // The evicted are gone from every file, and leave no tombstone.
     let stats = client.ok("stats", json!({})).await;
-    assert_eq!(stats["forgotten"], 35, "{stats}");
+    assert_eq!(
+        (stats["memories"].as_u64(), stats["forgotten"].as_u64()),
+        (Some(7), Some(0)),
+        "{stats}"
+    );
     assert!(home.files_containing("step 12").is_empty());
     // Bad input changes nothing and the server keeps serving.
     let refused = client.call("session", json!({"action": "push", "session_id": "s"})).await;
@@ -638,10 +642,10 @@ async fn ten_thousand_pushes_keep_a_session_at_its_bound() {
         }
     }
     let stats = client.ok("stats", json!({})).await;
-    // Live records: the bound, whatever was pushed; every evicted event
-    // forgotten (its tombstone kept, as invariant 6 needs).
+    // The live state: the bound, whatever was pushed. Evicted events leave
+    // no tombstone (nothing can bring them back; see Replica::evict).
     assert_eq!(stats["memories"], 25, "{stats}");
-    assert_eq!(stats["forgotten"], PUSHES - 25, "{stats}");
+    assert_eq!(stats["forgotten"], 0, "{stats}");
     let events =
         client.ok("session", json!({"action": "get", "session_id": "long", "limit": 200})).await;
     let events = events["events"].as_array().unwrap();
@@ -743,4 +747,54 @@ async fn gemini_clis_hooks_carry_its_session_too() {
     assert!(context.contains("npm test -- orders → failed: exit code 1"), "{context}");
     assert!(context.contains("User asked: Fix the flaky orders test"), "{context}");
     assert!(context.contains("Checkpoint (PreCompress, auto)"), "{context}");
+}
+
+#[tokio::test]
+async fn events_a_session_evicts_leave_the_other_device_too() {
+    let laptop =
+        TestHome::with_config("[node]\nname = \"laptop\"\n[working]\nsession_events = 3\n");
+    let desktop = TestHome::named("desktop");
+    let (ok, stderr) = laptop.join(&desktop.invite());
+    assert!(ok, "{stderr}");
+    let on_laptop = laptop.client().await;
+    let on_desktop = desktop.client().await;
+    let push = |index: usize| json!({"action": "push", "session_id": "s", "content": format!("wombat step {index} done")});
+    for index in 0..3 {
+        on_laptop.ok("session", push(index)).await;
+    }
+    // The desktop holds the first events (their text in its index)...
+    let seen = eventually(CONVERGE, || async {
+        let events = on_desktop.ok("session", json!({"action": "get", "session_id": "s"})).await;
+        (events["events"].as_array()?.len() == 3).then_some(())
+    })
+    .await;
+    assert!(seen.is_some());
+    // ...then the laptop pushes three more, evicting them.
+    for index in 3..6 {
+        on_laptop.ok("session", push(index)).await;
+    }
+    let kept = eventually(CONVERGE, || async {
+        let events = on_desktop.ok("session", json!({"action": "get", "session_id": "s"})).await;
+        let contents: Vec<String> = events["events"]
+            .as_array()?
+            .iter()
+            .filter_map(|event| event["content"].as_str().map(str::to_owned))
+            .collect();
+        (contents == ["wombat step 5 done", "wombat step 4 done", "wombat step 3 done"])
+            .then_some(())
+    })
+    .await;
+    assert!(kept.is_some(), "the desktop keeps the laptop's bound");
+    for index in 0..3 {
+        let evicted = format!("wombat step {index} done");
+        assert!(
+            desktop.files_containing(&evicted).is_empty(),
+            "{evicted} left the desktop's files"
+        );
+        assert!(laptop.files_containing(&evicted).is_empty(), "{evicted} left the laptop's files");
+    }
+    let stats = on_desktop.ok("stats", json!({})).await;
+    assert_eq!(stats["forgotten"], 0, "no tombstones: {stats}");
+    on_laptop.close().await;
+    on_desktop.close().await;
 }

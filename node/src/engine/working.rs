@@ -174,9 +174,25 @@ impl Engine {
             evicted.extend(older);
         }
         if !evicted.is_empty() {
-            self.forget(&evicted)?;
+            self.evict(&evicted)?;
         }
         Ok(Pushed { id, evicted: evicted.len(), redacted })
+    }
+
+    /// Evicts events: gone from every view, index and file like forgotten
+    /// memories, but without tombstones (see `ferrex_sync::Replica::evict`),
+    /// so a session's bound bounds what its documents keep live.
+    fn evict(&self, ids: &[String]) -> Result<(), ToolError> {
+        let _writing = lock(&self.write_lock);
+        let outcome = self.replica.evict(ids, clock::now())?;
+        let mut index = lock(&self.index);
+        for change in &outcome.changes {
+            indexer::apply_change(&mut index, &self.replica, change, &KnownVectors::new())?;
+        }
+        if !outcome.forgotten.is_empty() {
+            super::checkpoint(&index);
+        }
+        Ok(())
     }
 
     /// The latest `limit` events of `session`, or of every session of the
