@@ -798,3 +798,27 @@ async fn events_a_session_evicts_leave_the_other_device_too() {
     on_laptop.close().await;
     on_desktop.close().await;
 }
+
+#[tokio::test]
+async fn the_context_names_facts_likely_out_of_date() {
+    // Facts age in a tenth of a second here (a half-life of 0.1 s), so the
+    // context's check for facts not validated for a while can be seen.
+    let home = TestHome::with_config("[memory]\nsemantic_half_life_days = 0.000001\n");
+    let client = home.client().await;
+    let fact = |subject: &str, predicate: &str, object: &str| json!({"subject": subject, "predicate": predicate, "object": object});
+    let version = client.ok("store", fact("billing-api", "version", "2.3.1")).await;
+    client.ok("store", fact("billing-api", "owned_by", "the payments team")).await;
+    let shown = eventually(CONVERGE, || async {
+        let context = client.ok("context", json!({})).await;
+        let text = context["text"].as_str()?.to_owned();
+        text.contains("Facts likely out of date").then_some(text)
+    })
+    .await
+    .expect("the aged version fact is named");
+    assert!(shown.contains(version["id"].as_str().unwrap()), "{shown}");
+    assert!(
+        !shown.contains("payments team"),
+        "owned_by does not go out of date unnoticed: {shown}"
+    );
+    client.close().await;
+}
