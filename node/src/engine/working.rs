@@ -383,125 +383,39 @@ impl Engine {
         names: &dyn Fn(&str) -> String,
     ) -> Result<SessionContext, ToolError> {
         let now = clock::now();
-        let ago = |at: i64| ago(now.millis() - at);
-        let mut sections = Vec::new();
-
         let mut tasks = self.tasks(namespace, now)?;
         tasks.retain(|task| task.state.status.is_open());
         tasks.sort_by_key(|task| std::cmp::Reverse(task.state.last_activity));
-        sections.push(Section {
-            title: "Open tasks".into(),
-            lines: tasks
-                .iter()
-                .take(8)
-                .map(|task| {
-                    let mut line = format!(
-                        "[{}] {} (id {}; {}, on {}, last touched {} ago)",
-                        task.state.status.as_str(),
-                        working::clip(&task.title, 100),
-                        task.row.id,
-                        task.priority
-                            .as_deref()
-                            .map_or("no priority".to_owned(), |p| format!("priority {p}")),
-                        names(&task.row.created_by),
-                        ago(task.state.last_activity.millis()),
-                    );
-                    if let Some(progress) = &task.state.progress {
-                        line.push_str(&format!(": {}", working::clip(progress, 120)));
-                    } else if let Some(goal) = &task.goal {
-                        line.push_str(&format!(": goal {}", working::clip(goal, 120)));
-                    }
-                    line
-                })
-                .collect(),
-        });
-
         let events = self.events(namespace, None, 12)?;
-        sections.push(Section {
-            title: "Latest activity (any device)".into(),
-            lines: events
-                .iter()
-                .map(|row| {
-                    format!(
-                        "{} ago on {} [{}]: {}",
-                        ago(row.created_at),
-                        names(&row.created_by),
-                        working::tag_value(&row.tags, "event").unwrap_or("event"),
-                        working::clip(&row.text, LINE_CHARS)
-                    )
-                })
-                .collect(),
-        });
-
         let index = lock(&self.index);
         let decisions =
             index.working(namespace.as_str(), Role::Event.source(), Some("event:decision"), 5)?;
-        let mut exchanges =
-            index.working(namespace.as_str(), Role::Exchange.source(), None, 200)?;
+        let exchanges = index.working(namespace.as_str(), Role::Exchange.source(), None, 200)?;
         let contradictions = index.contradictions(namespace.as_str())?;
         let facts = index.volatile_facts(namespace.as_str())?;
         drop(index);
-        let shown: Vec<&str> = events.iter().map(|row| row.id.as_str()).collect();
-        let settings = self.settings(namespace.as_str());
-        let importance = |row: &MemoryRow| {
-            working::tag_value(&row.tags, "importance")
-                .and_then(|value| value.parse::<f64>().ok())
-                .unwrap_or(0.5)
-                * ferrex_core::scoring::freshness(Timestamp(row.created_at), now, 14.0)
-        };
-        exchanges
-            .sort_by(|a, b| importance(b).total_cmp(&importance(a)).then_with(|| a.id.cmp(&b.id)));
-        let mut recent: Vec<String> = decisions
-            .iter()
-            .filter(|row| !shown.contains(&row.id.as_str()))
-            .map(|row| {
-                format!("{} ago: {}", ago(row.created_at), working::clip(&row.text, LINE_CHARS))
-            })
-            .collect();
-        recent.extend(exchanges.iter().take(self.settings.working.hot_exchanges).map(|row| {
-            format!("{} ago: {}", ago(row.created_at), working::clip(&row.text, LINE_CHARS))
-        }));
-        sections.push(Section { title: "Recent decisions and exchanges".into(), lines: recent });
-
-        let mut stale: Vec<(f64, String)> = facts
-            .iter()
-            .filter_map(|row| {
-                let score = staleness(&usage_of(row), now, &settings.staleness);
-                (staleness_label(score, &settings.staleness) != Staleness::Fresh).then(|| {
-                    let checked = row.last_validated.unwrap_or(row.created_at);
-                    (
-                        score,
-                        format!(
-                            "{} (id {}; not checked for {})",
-                            working::clip(&row.text, 140),
-                            row.id,
-                            ago(checked)
-                        ),
-                    )
-                })
-            })
-            .collect();
-        stale.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        sections.push(Section {
-            title: "Facts likely out of date (check before relying on them)".into(),
-            lines: stale.into_iter().take(5).map(|(_, line)| line).collect(),
-        });
-
-        sections.push(Section {
-            title: "Open contradictions".into(),
-            lines: contradictions
-                .iter()
-                .take(3)
-                .map(|facts| {
-                    let texts: Vec<String> = facts
-                        .iter()
-                        .map(|row| format!("{} (id {})", working::clip(&row.text, 80), row.id))
-                        .collect();
-                    texts.join(" vs ")
-                })
-                .collect(),
-        });
-
+        let lines = Lines { now, names };
+        let sections = vec![
+            Section { title: "Open tasks".into(), lines: lines.tasks(&tasks) },
+            Section { title: "Latest activity (any device)".into(), lines: lines.events(&events) },
+            Section {
+                title: "Recent decisions and exchanges".into(),
+                lines: lines.decisions(
+                    &decisions,
+                    &events,
+                    exchanges,
+                    self.settings.working.hot_exchanges,
+                ),
+            },
+            Section {
+                title: "Facts likely out of date (check before relying on them)".into(),
+                lines: lines.stale_facts(&facts, self.settings(namespace.as_str())),
+            },
+            Section {
+                title: "Open contradictions".into(),
+                lines: lines.contradictions(&contradictions),
+            },
+        ];
         let header = match project {
             Some(project) => format!(
                 "# ferrex: where work stands in project {project} (namespace {namespace}), on this user's devices"
@@ -512,6 +426,128 @@ impl Engine {
         };
         let fitted = working::fit(&header, &sections, budget);
         Ok(SessionContext { fitted, budget })
+    }
+}
+
+/// The lines of each section of a context, best first, as of `now`.
+struct Lines<'a> {
+    now: Timestamp,
+    names: &'a dyn Fn(&str) -> String,
+}
+
+impl Lines<'_> {
+    fn ago(&self, at: i64) -> String {
+        ago(self.now.millis() - at)
+    }
+
+    /// Open tasks, most recently touched first (at most 8).
+    fn tasks(&self, tasks: &[Task]) -> Vec<String> {
+        tasks
+            .iter()
+            .take(8)
+            .map(|task| {
+                let mut line = format!(
+                    "[{}] {} (id {}; {}, on {}, last touched {} ago)",
+                    task.state.status.as_str(),
+                    working::clip(&task.title, 100),
+                    task.row.id,
+                    task.priority
+                        .as_deref()
+                        .map_or("no priority".to_owned(), |p| format!("priority {p}")),
+                    (self.names)(&task.row.created_by),
+                    self.ago(task.state.last_activity.millis()),
+                );
+                if let Some(progress) = &task.state.progress {
+                    line.push_str(&format!(": {}", working::clip(progress, 120)));
+                } else if let Some(goal) = &task.goal {
+                    line.push_str(&format!(": goal {}", working::clip(goal, 120)));
+                }
+                line
+            })
+            .collect()
+    }
+
+    /// The latest events, newest first, with their device and type.
+    fn events(&self, events: &[MemoryRow]) -> Vec<String> {
+        events
+            .iter()
+            .map(|row| {
+                format!(
+                    "{} ago on {} [{}]: {}",
+                    self.ago(row.created_at),
+                    (self.names)(&row.created_by),
+                    working::tag_value(&row.tags, "event").unwrap_or("event"),
+                    working::clip(&row.text, LINE_CHARS)
+                )
+            })
+            .collect()
+    }
+
+    /// Decisions not among the latest events, then the `hot` exchanges
+    /// worth most: importance times freshness (a 14-day half-life).
+    fn decisions(
+        &self,
+        decisions: &[MemoryRow],
+        shown: &[MemoryRow],
+        mut exchanges: Vec<MemoryRow>,
+        hot: usize,
+    ) -> Vec<String> {
+        let importance = |row: &MemoryRow| {
+            working::tag_value(&row.tags, "importance")
+                .and_then(|value| value.parse::<f64>().ok())
+                .unwrap_or(0.5)
+                * ferrex_core::scoring::freshness(Timestamp(row.created_at), self.now, 14.0)
+        };
+        exchanges
+            .sort_by(|a, b| importance(b).total_cmp(&importance(a)).then_with(|| a.id.cmp(&b.id)));
+        let line = |row: &MemoryRow| {
+            format!("{} ago: {}", self.ago(row.created_at), working::clip(&row.text, LINE_CHARS))
+        };
+        decisions
+            .iter()
+            .filter(|row| !shown.iter().any(|event| event.id == row.id))
+            .map(line)
+            .chain(exchanges.iter().take(hot).map(line))
+            .collect()
+    }
+
+    /// Volatile facts no longer fresh, stalest first (at most 5).
+    fn stale_facts(
+        &self,
+        facts: &[MemoryRow],
+        settings: &ferrex_core::MemorySettings,
+    ) -> Vec<String> {
+        let mut stale: Vec<(f64, String)> = facts
+            .iter()
+            .filter_map(|row| {
+                let score = staleness(&usage_of(row), self.now, &settings.staleness);
+                (staleness_label(score, &settings.staleness) != Staleness::Fresh).then(|| {
+                    let checked = row.last_validated.unwrap_or(row.created_at);
+                    let text = working::clip(&row.text, 140);
+                    (
+                        score,
+                        format!("{text} (id {}; not checked for {})", row.id, self.ago(checked)),
+                    )
+                })
+            })
+            .collect();
+        stale.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        stale.into_iter().take(5).map(|(_, line)| line).collect()
+    }
+
+    /// Contradicting facts, the current one first (at most 3 groups).
+    fn contradictions(&self, contradictions: &[Vec<MemoryRow>]) -> Vec<String> {
+        contradictions
+            .iter()
+            .take(3)
+            .map(|facts| {
+                let texts: Vec<String> = facts
+                    .iter()
+                    .map(|row| format!("{} (id {})", working::clip(&row.text, 80), row.id))
+                    .collect();
+                texts.join(" vs ")
+            })
+            .collect()
     }
 }
 
