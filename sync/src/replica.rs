@@ -193,6 +193,16 @@ pub struct Forgotten {
     pub changes: Vec<DocChange>,
 }
 
+/// What [`Replica::delete_memories`] did, before any key is deleted.
+struct Deleted {
+    /// The outcome.
+    outcome: Forgotten,
+    /// Entities no live memory uses any more.
+    orphaned: Vec<String>,
+    /// The memories deleted, per namespace.
+    by_namespace: BTreeMap<Namespace, Vec<String>>,
+}
+
 /// Size figures of one document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DocStat {
@@ -605,6 +615,23 @@ impl Replica {
     /// tombstones' changes and then changes whose heads did not move (what
     /// became unreadable: see [`DocChange::is_keys_only`]).
     pub fn forget(&self, ids: &[String], now: Timestamp) -> Result<Forgotten, ReplicaError> {
+        let Deleted { mut outcome, orphaned, by_namespace } =
+            self.delete_memories(ids, now, true)?;
+        for (namespace, forgotten) in by_namespace {
+            outcome.changes.extend(self.purge(&namespace, &forgotten, &orphaned)?);
+        }
+        Ok(outcome)
+    }
+
+    /// Deletes the live memories among `ids`, one change per shard, durably,
+    /// writing their tombstones when `tombstones` ([`Replica::forget`]) or
+    /// not ([`Replica::evict`]); their keys are the caller's to delete.
+    fn delete_memories(
+        &self,
+        ids: &[String],
+        now: Timestamp,
+        tombstones: bool,
+    ) -> Result<Deleted, ReplicaError> {
         let mut by_doc: BTreeMap<DocId, Vec<String>> = BTreeMap::new();
         let mut outcome = Forgotten::default();
         let mut orphaned = Vec::new();
@@ -619,24 +646,31 @@ impl Replica {
         for (doc_id, ids) in by_doc {
             let document = self.document(&doc_id)?;
             let mut document = lock(&document);
-            let (forgotten, change) = document.write(now, |doc, roots, keys| {
-                let mut forgotten = Vec::new();
+            let (deleted, change) = document.write(now, |doc, roots, keys| {
+                let mut deleted = Vec::new();
                 for id in &ids {
                     if records::has_memory(&RootMaps::new(doc, roots), id) {
-                        let tombstone =
-                            Tombstone { memory_id: id.clone(), at: now, by: self.device.clone() };
-                        records::forget_memory(doc, roots, &tombstone)?;
+                        if tombstones {
+                            let tombstone = Tombstone {
+                                memory_id: id.clone(),
+                                at: now,
+                                by: self.device.clone(),
+                            };
+                            records::forget_memory(doc, roots, &tombstone)?;
+                            keys.forgotten.insert(id.clone());
+                        } else {
+                            records::delete_memory(doc, roots, id)?;
+                        }
                         keys.memories.insert(id.clone());
-                        keys.forgotten.insert(id.clone());
-                        forgotten.push(id.clone());
+                        deleted.push(id.clone());
                     }
                 }
-                Ok(forgotten)
+                Ok(deleted)
             })?;
             let mut locations = self.locations.write().unwrap_or_else(PoisonError::into_inner);
             let mut refs = lock(&self.refs);
             for id in &ids {
-                if forgotten.contains(id) {
+                if deleted.contains(id) {
                     locations.remove(id);
                     orphaned.extend(refs.set(id, None));
                 } else {
@@ -645,18 +679,15 @@ impl Replica {
             }
             drop((locations, refs));
             if let Some(namespace) = doc_id.namespace() {
-                by_namespace.entry(namespace.clone()).or_default().extend(forgotten.clone());
+                by_namespace.entry(namespace.clone()).or_default().extend(deleted.clone());
             }
-            outcome.forgotten.extend(forgotten);
+            outcome.forgotten.extend(deleted);
             if !change.keys.is_empty() {
                 self.announce(&doc_id);
                 outcome.changes.push(change);
             }
         }
-        for (namespace, forgotten) in by_namespace {
-            outcome.changes.extend(self.purge(&namespace, &forgotten, &orphaned)?);
-        }
-        Ok(outcome)
+        Ok(Deleted { outcome, orphaned, by_namespace })
     }
 
     /// Evicts the memories `ids`: deletes their records without tombstones,
@@ -671,48 +702,8 @@ impl Replica {
     /// history, unreadable, as a forgotten memory's do. `changes` holds the
     /// deletions and then keys-only changes (as [`Replica::forget`]'s).
     pub fn evict(&self, ids: &[String], now: Timestamp) -> Result<Forgotten, ReplicaError> {
-        let mut by_doc: BTreeMap<DocId, Vec<String>> = BTreeMap::new();
-        let mut outcome = Forgotten::default();
-        for id in ids {
-            match self.locate(id) {
-                Some(doc) => by_doc.entry(doc).or_default().push(id.clone()),
-                None => outcome.unknown.push(id.clone()),
-            }
-        }
-        let mut orphaned = Vec::new();
-        let mut by_namespace: BTreeMap<Namespace, Vec<String>> = BTreeMap::new();
-        for (doc_id, ids) in by_doc {
-            let document = self.document(&doc_id)?;
-            let mut document = lock(&document);
-            let (evicted, change) = document.write(now, |doc, roots, keys| {
-                let mut evicted = Vec::new();
-                for id in &ids {
-                    if records::has_memory(&RootMaps::new(doc, roots), id) && !evicted.contains(id)
-                    {
-                        records::delete_memory(doc, roots, id)?;
-                        keys.memories.insert(id.clone());
-                        evicted.push(id.clone());
-                    }
-                }
-                Ok(evicted)
-            })?;
-            let mut locations = self.locations.write().unwrap_or_else(PoisonError::into_inner);
-            let mut refs = lock(&self.refs);
-            for id in &evicted {
-                locations.remove(id);
-                orphaned.extend(refs.set(id, None));
-            }
-            drop((locations, refs));
-            outcome.unknown.extend(ids.iter().filter(|id| !evicted.contains(id)).cloned());
-            if let Some(namespace) = doc_id.namespace() {
-                by_namespace.entry(namespace.clone()).or_default().extend(evicted.clone());
-            }
-            outcome.forgotten.extend(evicted);
-            if !change.keys.is_empty() {
-                self.announce(&doc_id);
-                outcome.changes.push(change);
-            }
-        }
+        let Deleted { mut outcome, orphaned, by_namespace } =
+            self.delete_memories(ids, now, false)?;
         if orphaned.is_empty() {
             // Nothing else lost its last user: their own keys alone, without
             // looking through the namespace's entities and aliases.
