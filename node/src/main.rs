@@ -323,11 +323,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Mcp => {
             let _guard = logging::init("warn", None, "");
             let runtime = runtime()?;
-            // The agent's project when it works outside any repository.
-            let configured = Config::load(&home.config_file(), std::env::vars(), &[])
-                .ok()
-                .and_then(|config| config.project);
-            let outcome = runtime.block_on(bridge::run(home, configured.as_deref()));
+            let outcome = runtime.block_on(bridge::run(home));
             // The thread blocked reading stdin would keep an orderly
             // shutdown waiting for input that may never come.
             runtime.shutdown_background();

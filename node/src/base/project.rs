@@ -9,6 +9,22 @@ use std::path::{Path, PathBuf};
 
 use ferrex_core::project::Project;
 
+use crate::base::{config::Config, home::Home};
+
+/// The project of an agent working in `dir` (when known), for the node of
+/// `home`: its repository's, else the `project.name` that home's
+/// configuration sets (a configuration that does not load sets none: the
+/// node reports it when it starts).
+pub fn of(dir: Option<&Path>, home: &Home) -> Option<Project> {
+    let configured = Config::load(&home.config_file(), std::env::vars(), &[])
+        .ok()
+        .and_then(|config| config.project);
+    match dir {
+        Some(dir) => find(dir, configured.as_deref()),
+        None => configured.as_deref().and_then(Project::named),
+    }
+}
+
 /// The project of `dir`, or of `configured` (a name) when `dir` is in no
 /// repository.
 pub fn find(dir: &Path, configured: Option<&str>) -> Option<Project> {

@@ -3,7 +3,7 @@
 
 use super::memory::Arguments;
 use crate::{
-    base::{config::Config, console::output, home::Home},
+    base::{console::output, home::Home},
     surfaces::{bridge, control},
 };
 
@@ -15,10 +15,7 @@ pub async fn context(
     budget: Option<u32>,
     json: bool,
 ) -> anyhow::Result<()> {
-    let configured = Config::load(&home.config_file(), std::env::vars(), &[])?.project;
-    let project = std::env::current_dir()
-        .ok()
-        .and_then(|dir| crate::base::project::find(&dir, configured.as_deref()));
+    let project = crate::base::project::of(std::env::current_dir().ok().as_deref(), home);
     drop(bridge::connect_or_start(home, &[]).await?);
     let arguments = Arguments::default().set("namespace", namespace).set("budget", budget).value();
     let answer =

@@ -90,13 +90,10 @@ pub async fn connect_or_start(home: &Home, node_args: &[String]) -> anyhow::Resu
 }
 
 /// Bridges stdin/stdout to the node's MCP service until either side closes.
-/// The agent's project is found from this process's working directory
-/// (else `project`, the configured name) and told to the node.
-pub async fn run(home: Home, project: Option<&str>) -> anyhow::Result<()> {
-    let project = std::env::current_dir()
-        .ok()
-        .and_then(|dir| crate::base::project::find(&dir, project))
-        .or_else(|| project.and_then(ferrex_core::project::Project::named));
+/// The agent's project is found from this process's working directory and
+/// told to the node.
+pub async fn run(home: Home) -> anyhow::Result<()> {
+    let project = crate::base::project::of(std::env::current_dir().ok().as_deref(), &home);
     if let Some(project) = &project {
         tracing::info!(project = project.name, namespace = %project.namespace, "the agent's project");
     }

@@ -32,7 +32,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::{
-    base::{config::Config, home::Home},
+    base::home::Home,
     surfaces::{bridge, control},
 };
 
@@ -158,16 +158,7 @@ fn run_checked(home: &Home, event: &str, input: impl Read) -> anyhow::Result<Str
         tracing::debug!(event, "nothing to do: {why}");
         return Ok(String::new());
     }
-    let configured = Config::load(&home.config_file(), std::env::vars(), &[])
-        .ok()
-        .and_then(|config| config.project);
-    let project = input
-        .cwd
-        .as_deref()
-        .and_then(|cwd| {
-            crate::base::project::find(std::path::Path::new(cwd), configured.as_deref())
-        })
-        .or_else(|| configured.as_deref().and_then(Project::named));
+    let project = crate::base::project::of(input.cwd.as_deref().map(std::path::Path::new), home);
     let session = input.session_id.clone();
     let timeout = if event == "SessionStart" { SESSION_START_TIMEOUT } else { OTHER_TIMEOUT };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
