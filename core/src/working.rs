@@ -485,12 +485,14 @@ pub fn estimate_importance(user: &str, assistant: &str) -> f64 {
 /// Whether a predicate names something that goes out of date without
 /// anyone saying so: versions, ports, paths, hosts, addresses.
 pub fn is_volatile(predicate: &str) -> bool {
-    const WORDS: [&str; 12] = [
-        "version", "port", "path", "host", "url", "address", "ip", "endpoint", "dir", "server",
-        "location", "release",
-    ];
-    predicate.split(|c: char| !c.is_alphanumeric()).any(|word| WORDS.contains(&word))
+    predicate.split(|c: char| !c.is_alphanumeric()).any(|word| VOLATILE_WORDS.contains(&word))
 }
+
+/// The words of a predicate that make it volatile ([`is_volatile`]).
+pub const VOLATILE_WORDS: [&str; 12] = [
+    "version", "port", "path", "host", "url", "address", "ip", "endpoint", "dir", "server",
+    "location", "release",
+];
 
 /// An event of a session, as a checkpoint reads it.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,6 +4,8 @@
 //! (two alike events are two events), embedded later by the worker, and
 //! forgotten like any memory.
 
+use std::collections::HashMap;
+
 use anyhow::Context;
 use ferrex_core::{
     FieldError, MemoryKind, Namespace, Staleness, Timestamp,
@@ -24,6 +26,20 @@ use crate::{
 
 /// The longest text of one line of a context, in characters.
 const LINE_CHARS: usize = 200;
+
+/// The kinds of note a task has.
+const NOTES: [Role; 4] = [Role::TaskUpdate, Role::TaskPause, Role::TaskDone, Role::TaskAbort];
+
+/// A task's note, from its row.
+fn note_of(row: MemoryRow) -> Option<TaskNote> {
+    Some(TaskNote {
+        role: Role::of_source(row.source.as_deref())?,
+        id: row.id,
+        at: Timestamp(row.created_at),
+        by: row.created_by,
+        text: row.text,
+    })
+}
 
 /// A memory of working state about to be written.
 struct Record<'a> {
@@ -293,9 +309,25 @@ impl Engine {
 
     /// Every task of the namespace with its state at `now`, newest first.
     pub fn tasks(&self, namespace: &Namespace, now: Timestamp) -> Result<Vec<Task>, ToolError> {
-        let rows =
-            lock(&self.index).working(namespace.as_str(), Role::Task.source(), None, usize::MAX)?;
-        rows.into_iter().map(|row| self.task_of(namespace, row, now)).collect()
+        let index = lock(&self.index);
+        let rows = index.working(namespace.as_str(), Role::Task.source(), None, usize::MAX)?;
+        // Every task's notes at once: a query per kind of note, not per task.
+        let mut notes: HashMap<String, Vec<TaskNote>> = HashMap::new();
+        for role in NOTES {
+            for row in index.working(namespace.as_str(), role.source(), None, usize::MAX)? {
+                if let Some(task) = working::task_of(&row.tags).map(str::to_owned) {
+                    notes.entry(task).or_default().extend(note_of(row));
+                }
+            }
+        }
+        drop(index);
+        Ok(rows
+            .into_iter()
+            .map(|row| {
+                let notes = notes.remove(&row.id).unwrap_or_default();
+                self.task_with(row, &notes, now)
+            })
+            .collect())
     }
 
     /// Task `id` with its state at `now`.
@@ -305,44 +337,33 @@ impl Engine {
         id: &str,
         now: Timestamp,
     ) -> Result<Option<Task>, ToolError> {
-        let Some(row) = lock(&self.index).row(id)? else { return Ok(None) };
+        let index = lock(&self.index);
+        let Some(row) = index.row(id)? else { return Ok(None) };
         if row.namespace != namespace.as_str()
             || Role::of_source(row.source.as_deref()) != Some(Role::Task)
         {
             return Ok(None);
         }
-        self.task_of(namespace, row, now).map(Some)
+        let notes: Vec<TaskNote> = index
+            .tagged(namespace.as_str(), &NOTES.map(Role::source), &working::task_tag(id))?
+            .into_iter()
+            .filter_map(note_of)
+            .collect();
+        drop(index);
+        Ok(Some(self.task_with(row, &notes, now)))
     }
 
-    fn task_of(
-        &self,
-        namespace: &Namespace,
-        row: MemoryRow,
-        now: Timestamp,
-    ) -> Result<Task, ToolError> {
-        let sources = [Role::TaskUpdate, Role::TaskPause, Role::TaskDone, Role::TaskAbort];
-        let notes: Vec<TaskNote> = lock(&self.index)
-            .tagged(namespace.as_str(), &sources.map(Role::source), &working::task_tag(&row.id))?
-            .into_iter()
-            .filter_map(|note| {
-                Some(TaskNote {
-                    role: Role::of_source(note.source.as_deref())?,
-                    id: note.id,
-                    at: Timestamp(note.created_at),
-                    by: note.created_by,
-                    text: note.text,
-                })
-            })
-            .collect();
+    /// The task `row` is, with its `notes`, as of `now`.
+    fn task_with(&self, row: MemoryRow, notes: &[TaskNote], now: Timestamp) -> Task {
         let state = working::task_state(
             Timestamp(row.created_at),
-            &notes,
+            notes,
             now,
             self.settings.working.task_expiry_ms,
         );
         let (title, goal, success) = working::parse_task_text(&row.text);
         let priority = working::tag_value(&row.tags, "priority").map(str::to_owned);
-        Ok(Task { title, goal, success, priority, state, row })
+        Task { title, goal, success, priority, state, row }
     }
 
     /// Records an exchange between the user and the agent, with its

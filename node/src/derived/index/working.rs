@@ -59,11 +59,18 @@ impl Index {
     /// that goes out of date unnoticed (versions, ports, paths, hosts; see
     /// `ferrex_core::working::is_volatile`).
     pub fn volatile_facts(&self, namespace: &str) -> anyhow::Result<Vec<MemoryRow>> {
+        // Only predicates holding one of the words are read (a word inside
+        // another, like `ip` in `recipe`, is left to `is_volatile`).
+        let holds_a_word: Vec<String> = ferrex_core::working::VOLATILE_WORDS
+            .iter()
+            .map(|word| format!("predicate LIKE '%{word}%'"))
+            .collect();
         let mut statement = self.conn().prepare_cached(&format!(
             "SELECT {} FROM memories
              WHERE namespace = ?1 AND kind = 'semantic' AND status != 'superseded'
-               AND duplicate_of IS NULL",
-            MemoryRow::COLUMNS
+               AND duplicate_of IS NULL AND ({})",
+            MemoryRow::COLUMNS,
+            holds_a_word.join(" OR ")
         ))?;
         let rows: Vec<MemoryRow> =
             statement.query_map([namespace], MemoryRow::from_sql)?.collect::<Result<_, _>>()?;
