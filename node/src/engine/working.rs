@@ -148,13 +148,8 @@ impl Engine {
         session: &str,
         kind: EventType,
         text: &str,
-        allow_secrets: bool,
     ) -> Result<Pushed, ToolError> {
-        let policy = if allow_secrets {
-            SecretPolicy::Allow
-        } else {
-            self.settings(namespace.as_str()).secrets
-        };
+        let policy = self.settings(namespace.as_str()).secrets;
         let (text, redacted) = screen("content", text, policy)?;
         let session_tag = working::session_tag(session);
         let id = self.write_working(

