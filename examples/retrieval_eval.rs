@@ -4,30 +4,38 @@
 //! tuning and frozen). Each set has a development split, the only one
 //! choices were made on, and a held-out split reported beside it.
 //!
-//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example retrieval_eval [-- --model NAME --config TOML --home DIR --sets locomo,notes --locomo PATH --undated]`
+//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example retrieval_eval [-- --ways dated,agent --model NAME --config TOML --home DIR --sets locomo,notes --locomo PATH]`
 //!
+//! - `--ways` says how LoCoMo's turns are stored, each way in a home of
+//!   its own, measured side by side (default `dated,agent`):
+//!   - `dated`: `[date] Speaker: text`, valid from the session's time, the
+//!     turn it answers as its `context` — everything the data set knows;
+//!   - `agent`: `[D<session>:<turn>] Speaker: text` and nothing else,
+//!     stored now, as an agent storing a conversation as it goes does (and
+//!     as a new user reproduces it); questions ask for five results, and
+//!     the run checks that the first five of ten are those five;
+//!   - `undated` (`--undated` alone): `Speaker: text`, still valid from the
+//!     session's time and with its context.
 //! - `--model` picks the embedding model (`embed.model`; default: ferrex's).
-//! - `--config` adds lines to the node's `ferrex.toml`, for example
+//! - `--config` adds lines to every node's `ferrex.toml`, for example
 //!   `--config $'[memory]\ntext_weight = 2'`.
-//! - `--undated` stores LoCoMo turns without their date in the text (it is
-//!   still their `valid_from`), as an agent storing what it heard would:
-//!   then only the query's dates (`memory.date_weight`) can find a day.
-//! - `--home DIR` keeps the node's home in DIR: a second run with the same
-//!   DIR stores nothing and only recalls (a different `--model` re-embeds
-//!   what is stored, as a node whose model changed does), so ranking
-//!   settings can be compared quickly. Without it a temporary home is used.
+//! - `--home DIR` keeps the nodes' homes in DIR (`DIR/locomo-dated`,
+//!   `DIR/locomo-agent`, `DIR/notes`): a second run with the same DIR
+//!   stores nothing and only recalls (a different `--model` re-embeds what
+//!   is stored, as a node whose model changed does), so ranking settings
+//!   can be compared quickly. Without it temporary homes are used.
 //!
 //! LoCoMo: every dialogue turn of the 10 conversations is stored as a
-//! memory (`[date] Speaker: text`, valid from the session's time, one namespace per conversation, the turn
-//! it answers as its `context`); each non-adversarial question with evidence
-//! is recalled and hits at k when an evidence turn is in the top k.
-//! Conversations 3, 6 and 9 (index % 3 == 2) are held out.
+//! memory, one namespace per conversation; each non-adversarial question
+//! with evidence is recalled in its conversation's namespace and hits at k
+//! when an evidence turn is in the top k. Conversations 3, 6 and 9
+//! (index % 3 == 2) are held out.
 //!
 //! Notes: every note is stored in namespace `notes`; a query hits at k when
 //! one of its targets is in the top k. Every third query is held out.
 //!
-//! Prints R@1, R@5, R@10 and MRR (over the top 10) per set and split, and
-//! per LoCoMo category; store latency (p50/p95/max) when it stored.
+//! Prints R@1, R@5, R@10 and MRR (over the top 10) per set, way and split,
+//! and per LoCoMo category; store latency (p50/p95/max) when it stored.
 
 use std::{
     collections::HashMap,
@@ -36,7 +44,9 @@ use std::{
 };
 
 use anyhow::Context;
-use ferrex_examples::{DEFAULT_LOCOMO, load_locomo, millis, paraphrase_cases, percentile};
+use ferrex_examples::{
+    Conversation, DEFAULT_LOCOMO, load_locomo, millis, paraphrase_cases, percentile,
+};
 use ferrex_tests::{Client, TestHome};
 use serde_json::{Value, json};
 
@@ -81,147 +91,291 @@ impl Tally {
     }
 }
 
+/// How LoCoMo's turns are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Way {
+    /// `[date] Speaker: text`, valid from the session's time, the turn it
+    /// answers as its context: everything the data set knows.
+    Dated,
+    /// `Speaker: text`, still valid from the session's time and with its
+    /// context: the date only in the memory's time.
+    Undated,
+    /// `[D<session>:<turn>] Speaker: text` and nothing else, stored now:
+    /// what an agent storing a conversation as it goes does.
+    Agent,
+}
+
+impl Way {
+    fn parse(name: &str) -> anyhow::Result<Way> {
+        Ok(match name {
+            "dated" => Way::Dated,
+            "undated" => Way::Undated,
+            "agent" => Way::Agent,
+            other => anyhow::bail!("unknown way {other:?}: dated, undated or agent"),
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Way::Dated => "dated",
+            Way::Undated => "undated",
+            Way::Agent => "agent",
+        }
+    }
+
+    /// The `store` arguments of turn `index` of `conversation`.
+    fn arguments(self, conversation: &Conversation, index: usize) -> Value {
+        let turn = &conversation.turns[index];
+        let content = match self {
+            Way::Dated => format!("[{}] {}: {}", turn.date, turn.speaker, turn.text),
+            Way::Undated => format!("{}: {}", turn.speaker, turn.text),
+            Way::Agent => format!("[{}] {}: {}", turn.dia_id, turn.speaker, turn.text),
+        };
+        let mut arguments = json!({"namespace": conversation.id, "content": content});
+        if self == Way::Agent {
+            return arguments;
+        }
+        // When it was said: what a query's dates are matched against.
+        if let Some(time) = turn.iso_time() {
+            arguments["valid_from"] = json!(time);
+        }
+        // The turn this one answers, when in the same session: what an
+        // agent would attach as the memory's context.
+        if let Some(previous) = index.checked_sub(1).map(|previous| &conversation.turns[previous])
+            && previous.date == turn.date
+        {
+            arguments["context"] = json!(format!("{}: {}", previous.speaker, previous.text));
+        }
+        arguments
+    }
+}
+
+/// Command-line options.
+struct Options {
+    locomo: PathBuf,
+    config: String,
+    home: Option<PathBuf>,
+    sets: Vec<String>,
+    ways: Vec<Way>,
+}
+
+impl Options {
+    fn parse() -> anyhow::Result<Options> {
+        let mut options = Options {
+            locomo: PathBuf::from(DEFAULT_LOCOMO),
+            config: String::new(),
+            home: None,
+            sets: vec!["locomo".to_owned(), "notes".to_owned()],
+            ways: vec![Way::Dated, Way::Agent],
+        };
+        let mut args = std::env::args().skip(1);
+        while let Some(arg) = args.next() {
+            let mut value = || args.next().context("a flag needs a value");
+            match arg.as_str() {
+                "--locomo" => options.locomo = value()?.into(),
+                "--model" => {
+                    options.config.push_str(&format!("[embed]\nmodel = \"{}\"\n", value()?));
+                }
+                "--config" => {
+                    options.config.push_str(&value()?);
+                    options.config.push('\n');
+                }
+                "--home" => options.home = Some(value()?.into()),
+                "--sets" => options.sets = value()?.split(',').map(str::to_owned).collect(),
+                "--ways" => {
+                    options.ways = value()?.split(',').map(Way::parse).collect::<Result<_, _>>()?;
+                }
+                "--undated" => options.ways = vec![Way::Undated],
+                other => anyhow::bail!("unknown argument {other:?}; see the usage line"),
+            }
+        }
+        Ok(options)
+    }
+
+    /// A home for one set or way: `--home DIR/NAME` when kept, else a
+    /// temporary one.
+    fn home(&self, name: &str) -> TestHome {
+        match &self.home {
+            Some(dir) => TestHome::kept_at(&dir.join(name), &self.config),
+            None => TestHome::with_config(&self.config),
+        }
+    }
+}
+
+/// Memory id → the LoCoMo turns or note keys it holds (a text refused as a
+/// duplicate is held by the memory it duplicates), kept in the home so a
+/// second run only recalls.
+struct Held {
+    path: PathBuf,
+    map: HashMap<String, Vec<String>>,
+}
+
+impl Held {
+    fn of(home: &TestHome) -> anyhow::Result<Held> {
+        let path = home.path().join(MAP_FILE);
+        let map = match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).context("reading the eval map")?,
+            Err(_) => HashMap::new(),
+        };
+        Ok(Held { path, map })
+    }
+
+    fn save(&self) -> anyhow::Result<()> {
+        Ok(std::fs::write(&self.path, serde_json::to_vec(&self.map)?)?)
+    }
+
+    /// Where the first memory holding one of `wanted` is in `ids`.
+    fn rank(&self, ids: &[String], wanted: &[String]) -> Option<usize> {
+        ids.iter().position(|id| {
+            self.map.get(id).is_some_and(|keys| keys.iter().any(|key| wanted.contains(key)))
+        })
+    }
+}
+
+/// Recall latencies over every set.
+type Latencies = Vec<Duration>;
+
 #[allow(clippy::print_stdout, reason = "an evaluation prints its figures")]
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> anyhow::Result<()> {
-    let mut locomo = PathBuf::from(DEFAULT_LOCOMO);
-    let mut config = String::new();
-    let mut home_dir: Option<PathBuf> = None;
-    let mut sets = vec!["locomo".to_owned(), "notes".to_owned()];
-    let mut undated = false;
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        let mut value = || args.next().context("a flag needs a value");
-        match arg.as_str() {
-            "--locomo" => locomo = value()?.into(),
-            "--model" => config.push_str(&format!("[embed]\nmodel = \"{}\"\n", value()?)),
-            "--config" => {
-                config.push_str(&value()?);
-                config.push('\n');
-            }
-            "--home" => home_dir = Some(value()?.into()),
-            "--sets" => sets = value()?.split(',').map(str::to_owned).collect(),
-            "--undated" => undated = true,
-            other => anyhow::bail!("unknown argument {other:?}; see the usage line"),
-        }
-    }
-    let home = match &home_dir {
-        Some(dir) => TestHome::kept_at(dir, &config),
-        None => TestHome::with_config(&config),
-    };
-    let map_path = home.path().join(MAP_FILE);
-    // Memory id → the LoCoMo turns or note keys it holds (a text refused as
-    // a duplicate is held by the memory it duplicates).
-    let mut held: HashMap<String, Vec<String>> = match std::fs::read(&map_path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).context("reading the eval map")?,
-        Err(_) => HashMap::new(),
-    };
-    let client = home.client().await;
-    let conversations = load_locomo(&locomo)?;
-
-    if held.is_empty() {
-        let started = Instant::now();
-        let mut latencies = Vec::new();
-        for conversation in &conversations {
-            for (index, turn) in conversation.turns.iter().enumerate() {
-                let content = if undated {
-                    format!("{}: {}", turn.speaker, turn.text)
-                } else {
-                    format!("[{}] {}: {}", turn.date, turn.speaker, turn.text)
-                };
-                let mut arguments = json!({"namespace": conversation.id, "content": content});
-                // When it was said: what a query's dates are matched against.
-                if let Some(time) = turn.iso_time() {
-                    arguments["valid_from"] = json!(time);
-                }
-                // The turn this one answers, when in the same session: what
-                // an agent would attach as the memory's context.
-                if let Some(previous) =
-                    index.checked_sub(1).map(|previous| &conversation.turns[previous])
-                    && previous.date == turn.date
-                {
-                    arguments["context"] =
-                        json!(format!("{}: {}", previous.speaker, previous.text));
-                }
-                let id = store(&client, arguments, &mut latencies).await;
-                held.entry(id).or_default().push(turn.dia_id.clone());
-            }
-        }
-        for note in paraphrase_cases::NOTES {
-            let arguments = json!({"namespace": "notes", "content": note.text});
-            let id = store(&client, arguments, &mut latencies).await;
-            held.entry(id).or_default().push(note.key.to_owned());
-        }
-        println!(
-            "stored {} texts in {:.0} s; store p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
-            latencies.len(),
-            started.elapsed().as_secs_f64(),
-            millis(percentile(&mut latencies, 50)),
-            millis(percentile(&mut latencies, 95)),
-            millis(percentile(&mut latencies, 100)),
-        );
-        std::fs::write(&map_path, serde_json::to_vec(&held)?)?;
-    }
-    wait_until_embedded(&client).await?;
-
+    let options = Options::parse()?;
+    let mut recalls: Latencies = Vec::new();
     let started = Instant::now();
-    let mut latencies: Vec<Duration> = Vec::new();
-    let holds = |id: &String, wanted: &[String]| {
-        held.get(id).is_some_and(|keys| keys.iter().any(|key| wanted.contains(key)))
-    };
+    if options.sets.iter().any(|set| set == "locomo") {
+        let conversations = load_locomo(&options.locomo)?;
+        for &way in &options.ways {
+            locomo(&options, &conversations, way, &mut recalls).await?;
+        }
+    }
+    if options.sets.iter().any(|set| set == "notes") {
+        notes(&options, &mut recalls).await?;
+    }
+    println!(
+        "{} recalls in {:.0} s; recall p50 {:.1} ms, p95 {:.1} ms",
+        recalls.len(),
+        started.elapsed().as_secs_f64(),
+        millis(percentile(&mut recalls, 50)),
+        millis(percentile(&mut recalls, 95)),
+    );
+    Ok(())
+}
+
+/// Prints the header of a table of figures.
+#[allow(clippy::print_stdout, reason = "an evaluation prints its figures")]
+fn header(title: &str) {
+    println!("\n{title}");
     println!(
         "{:<26} {:>5} {:>6} {:>6} {:>6} {:>6}",
         "set / split", "n", "R@1", "R@5", "R@10", "MRR"
     );
-    if sets.iter().any(|set| set == "locomo") {
-        let mut splits: [Tally; 2] = Default::default();
-        let mut categories: HashMap<(u64, bool), Tally> = HashMap::new();
-        for (number, conversation) in conversations.iter().enumerate() {
-            let held_out = number % 3 == 2;
-            for question in &conversation.questions {
-                if question.category == 5 || question.evidence.is_empty() {
-                    continue;
-                }
-                let asked = Instant::now();
-                let ids = client.recall_ids(&question.question, &conversation.id, 10).await;
-                latencies.push(asked.elapsed());
-                let rank = ids.iter().position(|id| holds(id, &question.evidence));
-                splits[usize::from(held_out)].add(rank);
-                categories.entry((question.category, held_out)).or_default().add(rank);
+}
+
+/// Stores LoCoMo one way (unless its kept home has it) and prints its
+/// figures by split and category.
+#[allow(clippy::print_stdout, reason = "an evaluation prints its figures")]
+async fn locomo(
+    options: &Options,
+    conversations: &[Conversation],
+    way: Way,
+    recalls: &mut Latencies,
+) -> anyhow::Result<()> {
+    let home = options.home(&format!("locomo-{}", way.name()));
+    let mut held = Held::of(&home)?;
+    let client = home.client().await;
+    if held.map.is_empty() {
+        let mut stores = Vec::new();
+        for conversation in conversations {
+            for (index, turn) in conversation.turns.iter().enumerate() {
+                let id = store(&client, way.arguments(conversation, index), &mut stores).await;
+                held.map.entry(id).or_default().push(turn.dia_id.clone());
             }
         }
-        splits[0].print("locomo dev");
-        splits[1].print("locomo held-out");
-        for (category, name) in CATEGORIES {
-            for (held_out, split) in [(false, "dev"), (true, "held-out")] {
-                if let Some(tally) = categories.get(&(category, held_out)) {
-                    tally.print(&format!("  {name} {split}"));
-                }
-            }
-        }
+        print_stores(&format!("LoCoMo, {}", way.name()), &mut stores);
+        held.save()?;
     }
-    if sets.iter().any(|set| set == "notes") {
-        let mut splits: [Tally; 2] = Default::default();
-        for (number, query) in paraphrase_cases::QUERIES.iter().enumerate() {
+    wait_until_embedded(&client).await?;
+    header(&format!("LoCoMo stored the {} way", way.name()));
+    let mut splits: [Tally; 2] = Default::default();
+    let mut categories: HashMap<(u64, bool), Tally> = HashMap::new();
+    for (number, conversation) in conversations.iter().enumerate() {
+        let held_out = number % 3 == 2;
+        for question in &conversation.questions {
+            if question.category == 5 || question.evidence.is_empty() {
+                continue;
+            }
             let asked = Instant::now();
-            let ids = client.recall_ids(query.text, "notes", 10).await;
-            latencies.push(asked.elapsed());
-            let targets: Vec<String> = query.targets.iter().map(|key| (*key).to_owned()).collect();
-            let rank = ids.iter().position(|id| holds(id, &targets));
-            splits[usize::from(paraphrase_cases::held_out(number))].add(rank);
+            let ids = client.recall_ids(&question.question, &conversation.id, 10).await;
+            recalls.push(asked.elapsed());
+            if way == Way::Agent {
+                // An agent asks for five; the first five of ten are the same
+                // five (the limit does not change the ranking), checked.
+                let five = client.recall_ids(&question.question, &conversation.id, 5).await;
+                anyhow::ensure!(
+                    ids.len() < 5 || five[..] == ids[..5],
+                    "recall with limit 5 ranked otherwise than with limit 10: {:?}",
+                    question.question
+                );
+            }
+            let rank = held.rank(&ids, &question.evidence);
+            splits[usize::from(held_out)].add(rank);
+            categories.entry((question.category, held_out)).or_default().add(rank);
         }
-        splits[0].print("notes dev");
-        splits[1].print("notes held-out");
     }
-    println!(
-        "{} recalls in {:.0} s; recall p50 {:.1} ms, p95 {:.1} ms",
-        latencies.len(),
-        started.elapsed().as_secs_f64(),
-        millis(percentile(&mut latencies, 50)),
-        millis(percentile(&mut latencies, 95)),
-    );
+    splits[0].print("locomo dev");
+    splits[1].print("locomo held-out");
+    for (category, name) in CATEGORIES {
+        for (held_out, split) in [(false, "dev"), (true, "held-out")] {
+            if let Some(tally) = categories.get(&(category, held_out)) {
+                tally.print(&format!("  {name} {split}"));
+            }
+        }
+    }
     client.close().await;
     Ok(())
+}
+
+/// Stores the paraphrased notes (unless its kept home has them) and prints
+/// their figures by split.
+async fn notes(options: &Options, recalls: &mut Latencies) -> anyhow::Result<()> {
+    let home = options.home("notes");
+    let mut held = Held::of(&home)?;
+    let client = home.client().await;
+    if held.map.is_empty() {
+        let mut stores = Vec::new();
+        for note in paraphrase_cases::NOTES {
+            let arguments = json!({"namespace": "notes", "content": note.text});
+            let id = store(&client, arguments, &mut stores).await;
+            held.map.entry(id).or_default().push(note.key.to_owned());
+        }
+        print_stores("notes", &mut stores);
+        held.save()?;
+    }
+    wait_until_embedded(&client).await?;
+    header("Paraphrased notes");
+    let mut splits: [Tally; 2] = Default::default();
+    for (number, query) in paraphrase_cases::QUERIES.iter().enumerate() {
+        let asked = Instant::now();
+        let ids = client.recall_ids(query.text, "notes", 10).await;
+        recalls.push(asked.elapsed());
+        let targets: Vec<String> = query.targets.iter().map(|key| (*key).to_owned()).collect();
+        splits[usize::from(paraphrase_cases::held_out(number))].add(held.rank(&ids, &targets));
+    }
+    splits[0].print("notes dev");
+    splits[1].print("notes held-out");
+    client.close().await;
+    Ok(())
+}
+
+/// Prints how long storing a set took.
+#[allow(clippy::print_stdout, reason = "an evaluation prints its figures")]
+fn print_stores(what: &str, stores: &mut Latencies) {
+    println!(
+        "stored {what}: {} texts; store p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+        stores.len(),
+        millis(percentile(stores, 50)),
+        millis(percentile(stores, 95)),
+        millis(percentile(stores, 100)),
+    );
 }
 
 /// Stores one text, timing the call; returns the id that holds it.

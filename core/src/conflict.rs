@@ -3,6 +3,7 @@
 //! correction of earlier free text, or free text that updates a fact. Pure
 //! decisions; the node supplies the similarities.
 
+pub use crate::correction::{Correction, correction};
 use crate::{predicate::Cardinality, slots::Slots, stem::stem};
 
 /// Thresholds of the store pipeline's judgements.
@@ -33,7 +34,7 @@ impl Default for ConflictSettings {
             duplicate: 0.95,
             fact_duplicate: 0.95,
             fact_ambiguous: 0.85,
-            correction: 0.60,
+            correction: 0.40,
             fact_update: 0.70,
         }
     }
@@ -191,81 +192,6 @@ pub fn decide_fact(
     decision
 }
 
-/// Why a new free-text memory corrects an older one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Correction {
-    /// A number changed (a time, a version, a count).
-    Number,
-    /// A day or month changed.
-    Date,
-    /// A name changed, with a word that says so ("now", "moved to", ...).
-    Name,
-    /// One says the opposite of the other.
-    Negation,
-}
-
-impl Correction {
-    /// The name shown in answers.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Correction::Number => "number changed",
-            Correction::Date => "date changed",
-            Correction::Name => "name changed",
-            Correction::Negation => "negated",
-        }
-    }
-}
-
-/// Whether free text `new` corrects free text `old`, stored earlier, given
-/// the cosine of their embeddings: the two must be about the same thing
-/// (close in meaning, sharing the names they mention apart from what
-/// changed) and differ in a detail — a negation, or a number, a day or
-/// month or a name that `new` says has changed ("now", "moved to",
-/// "raised to", ...). Without that word a changed number is as likely
-/// another event as a correction (`build 41 finished`, `build 42
-/// finished`). The checks are those a careful reader makes; they miss
-/// unannounced corrections on purpose rather than mark unrelated memories
-/// as corrected.
-pub fn correction(
-    new: &str,
-    old: &str,
-    cosine: f64,
-    settings: &ConflictSettings,
-) -> Option<Correction> {
-    if cosine < settings.correction {
-        return None;
-    }
-    let (new, old) = (Slots::of(new), Slots::of(old));
-    if new.words == old.words {
-        return None;
-    }
-    // The two must share some substance besides the changed detail.
-    if new.content_overlap(&old) < 0.3 {
-        return None;
-    }
-    let names_differ = !new.names.is_empty() && !old.names.is_empty() && new.names != old.names;
-    // Different people or things, with nothing saying one replaced the other.
-    if names_differ && !new.change_word {
-        return None;
-    }
-    if new.negated != old.negated {
-        return Some(Correction::Negation);
-    }
-    if !new.change_word {
-        return None;
-    }
-    if !new.numbers.is_empty() && !old.numbers.is_empty() && new.numbers != old.numbers {
-        return Some(Correction::Number);
-    }
-    if !new.dates.is_empty() && !old.dates.is_empty() && new.dates != old.dates {
-        return Some(Correction::Date);
-    }
-    if names_differ {
-        return Some(Correction::Name);
-    }
-    None
-}
-
 /// Verbs that announce a new value of an attribute, by the attribute's
 /// words: a move is news of where someone lives or something runs.
 const ATTRIBUTE_VERBS: &[(&[&str], &[&str])] = &[
@@ -319,7 +245,7 @@ pub enum FactUpdate {
 }
 
 /// Lowercased words: runs of letters and digits.
-fn lower_words(text: &str) -> Vec<String> {
+pub(crate) fn lower_words(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|word| !word.is_empty())
         .map(str::to_lowercase)
@@ -493,76 +419,6 @@ mod tests {
             &settings
         ));
         assert!(!is_duplicate("The build failed.", "The build failed!", 0.90, &settings));
-    }
-
-    #[test]
-    fn corrections_of_free_text() {
-        let settings = ConflictSettings::default();
-        let check = |new: &str, old: &str, cosine: f64, expect: Option<Correction>| {
-            assert_eq!(correction(new, old, cosine, &settings), expect, "{new:?} / {old:?}");
-        };
-        check(
-            "The team sync moved to Wednesday.",
-            "The team sync is on Tuesday.",
-            0.8,
-            Some(Correction::Date),
-        );
-        check("Standup is now at 10:00.", "Standup is at 9:30.", 0.85, Some(Correction::Number));
-        check(
-            "Bob is not allergic to peanuts.",
-            "Bob is allergic to peanuts.",
-            0.9,
-            Some(Correction::Negation),
-        );
-        check(
-            "Carol leads the platform team now.",
-            "Alice leads the platform team.",
-            0.8,
-            Some(Correction::Name),
-        );
-        // Different people, nothing says one replaced the other.
-        check("Bob's birthday is on May 5.", "Alice's birthday is on March 3.", 0.75, None);
-        check("Carol leads the data team.", "Alice leads the platform team.", 0.7, None);
-        check("Project Heron ships in September.", "Project Falcon ships in June.", 0.8, None);
-        // Not similar enough, or a duplicate rather than a correction.
-        check("The build takes 12 minutes.", "The sync is on Tuesday.", 0.2, None);
-        check("Standup is at 9:30.", "Standup is at 9:30!", 0.99, None);
-        // Close enough to be a duplicate, but a detail changed.
-        check(
-            "Deploys are no longer frozen on Fridays.",
-            "Deploys are frozen on Fridays.",
-            0.97,
-            Some(Correction::Negation),
-        );
-        // Same details: an elaboration, not a correction.
-        check(
-            "Deploys happen on Wednesday after lunch.",
-            "Deploys happen on Wednesday.",
-            0.9,
-            None,
-        );
-        // Another event of the same sort, not a correction of the first:
-        // nothing says the number changed.
-        check(
-            "The deploy of build 42 finished after the review.",
-            "The deploy of build 41 finished after the review.",
-            0.95,
-            None,
-        );
-        check("The sync was on Tuesday.", "The sync was on Monday.", 0.9, None);
-        // Said to have changed, it is a correction.
-        check(
-            "The api gateway timeout was raised to 60 seconds.",
-            "The api gateway times out after 30 seconds.",
-            0.8,
-            Some(Correction::Number),
-        );
-        check(
-            "Staging was upgraded to PostgreSQL 16.",
-            "Staging runs PostgreSQL 14.",
-            0.8,
-            Some(Correction::Number),
-        );
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 pub mod beliefs;
 pub mod conflict;
+pub mod correction;
 pub mod embedder;
 pub mod entity;
 pub mod graph;

@@ -140,11 +140,25 @@ pub struct RankingSettings {
     /// ("on 8 May 2023", "last week": see [`crate::when`]), ranked by
     /// meaning (0: dates in queries are not looked at).
     pub date_weight: f64,
+    /// Weight in rank fusion of the memories that follow a keyword match
+    /// in a thread: stored right after it (same namespace and kind, same
+    /// device, within [`THREAD_WINDOW_MS`]) with no context of their own,
+    /// as an agent storing a conversation turn by turn stores them. Such
+    /// a memory is read with the one before it as its context, as a
+    /// memory given its `context` is (the answer to a question shares
+    /// few words with what was asked; the question shares them). Scaled
+    /// by the coverage of the query by the two texts together (0: threads
+    /// are not looked at).
+    pub thread_weight: f64,
     /// Rank every vector of the namespace exactly for recall's list by
     /// meaning, instead of the nearest by sign bits first: slower in
     /// proportion to the corpus; for checking the fast path's answers.
     pub exact_search: bool,
 }
+
+/// How soon after a memory the next one of its device must be stored to
+/// follow it in a thread (see [`RankingSettings::thread_weight`]).
+pub const THREAD_WINDOW_MS: i64 = 10 * 60 * 1000;
 
 impl Default for RankingSettings {
     fn default() -> Self {
@@ -158,6 +172,7 @@ impl Default for RankingSettings {
             keyword_coverage: 4.0,
             rerank_depth: 0,
             date_weight: 1.0,
+            thread_weight: 1.0,
             exact_search: false,
         }
     }

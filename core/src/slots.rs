@@ -144,15 +144,6 @@ impl Slots {
         }
         self.words.push(lower);
     }
-
-    /// Jaccard overlap of the content words of two texts.
-    pub fn content_overlap(&self, other: &Slots) -> f64 {
-        let union = self.content.union(&other.content).count();
-        if union == 0 {
-            return 0.0;
-        }
-        self.content.intersection(&other.content).count() as f64 / union as f64
-    }
 }
 
 #[cfg(test)]
@@ -174,13 +165,5 @@ mod tests {
         assert_eq!(Slots::of("you may go").dates, set(&[]));
         assert!(!Slots::of("The nightly build is green.").negated);
         assert_eq!(Slots::of("The nightly build").names, set(&[]));
-    }
-
-    #[test]
-    fn overlap_of_content_words() {
-        let a = Slots::of("The team sync moved to Wednesday.");
-        let b = Slots::of("The team sync is on Tuesday.");
-        assert!((a.content_overlap(&b) - 2.0 / 3.0).abs() < 1e-9);
-        assert_eq!(Slots::of("").content_overlap(&Slots::of("")), 0.0);
     }
 }

@@ -2,6 +2,8 @@
 //! fastembed baseline, the LoCoMo data, and percentiles.
 
 pub mod belief_cases;
+pub mod correction_cases;
+pub mod correction_cases_2;
 pub mod paraphrase_cases;
 pub mod wording_cases;
 pub mod wording_cases_2;

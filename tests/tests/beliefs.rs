@@ -192,6 +192,51 @@ async fn a_correction_outranks_what_it_corrects() {
 }
 
 #[tokio::test]
+async fn a_correction_in_words_ranks_first_and_history_shows_both() {
+    let home = TestHome::new();
+    let client = home.client().await;
+    // A name changed, no number did: a region, then a build tool.
+    for (older, filler, newer, question, why) in [
+        (
+            "The billing service is deployed in eu-west-1.",
+            "The release checklist lives in the wiki.",
+            "Billing now runs in eu-central-1; Frankfurt worked out cheaper for our traffic.",
+            "which region does billing run in",
+            "name changed",
+        ),
+        (
+            "The backend services are built with maven.",
+            "Coffee beans are reordered every second Monday.",
+            "Replaced maven with gradle across the backend services, builds are twice as fast.",
+            "what do the backend services build with",
+            "name changed",
+        ),
+    ] {
+        let old = client.store_text(older, "default").await;
+        client.store_text(filler, "default").await;
+        let answer = client.ok("store", json!({"content": newer})).await;
+        assert_eq!(answer["corrects"], json!([{"id": old, "why": why}]), "{answer}");
+        let new = answer["id"].as_str().unwrap().to_owned();
+        let found = client.ok("recall", json!({"query": question})).await;
+        assert_eq!(result_ids(&found)[0], new, "{found}");
+        let history = client.ok("history", json!({"id": old})).await;
+        let versions: Vec<&Value> =
+            history["history"].as_array().unwrap().iter().map(|entry| &entry["id"]).collect();
+        assert_eq!(history["count"], 2, "{history}");
+        assert!(versions.contains(&&json!(old)) && versions.contains(&&json!(new)), "{history}");
+    }
+    // Events alike but for a detail stand side by side, in words too.
+    let lunch = client.store_text("Met Alice for lunch.", "default").await;
+    let answer = client.ok("store", json!({"content": "Met Bob for lunch near the office."})).await;
+    assert!(answer.get("corrects").is_none(), "{answer}");
+    let found = client.ok("recall", json!({"query": "who did I meet for lunch"})).await;
+    let results = found["results"].as_array().unwrap();
+    let alice = results.iter().find(|result| result["id"] == lunch.as_str()).unwrap();
+    assert!(alice.get("corrected_by").is_none(), "{found}");
+    client.close().await;
+}
+
+#[tokio::test]
 async fn events_alike_but_for_a_number_stand_side_by_side_and_corrections_chain() {
     let home = TestHome::new();
     let client = home.client().await;

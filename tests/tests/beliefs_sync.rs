@@ -2,7 +2,8 @@
 //! two devices, one entity created under two spellings, and one episode
 //! stored twice. Once they sync, every device answers recall, reflect and
 //! history alike: the same ids in the same order, the same current fact,
-//! the same contradiction, one entity, and the duplicate collapsed.
+//! the same contradiction, one entity, and the duplicate collapsed; and a
+//! text corrected in words on the other device is corrected on both.
 
 #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
@@ -383,6 +384,75 @@ async fn devices_with_other_synonym_groups_agree_on_one_attribute() {
     assert_eq!(history[0], (json!("Rust"), json!("contested")), "{history:?}");
     assert_eq!(history[1], (json!("Go"), json!("current")), "{history:?}");
     assert_eq!(stack(&on_desktop, "stack").await, history);
+    on_laptop.close().await;
+    on_desktop.close().await;
+}
+
+/// What a device says of a text and its correction in words: which comes
+/// first for the question, what corrected the older, how many versions
+/// its history holds.
+async fn correction_answers(client: &Client, old: &Value) -> Value {
+    let found = client
+        .ok(
+            "recall",
+            json!({"query": "which region is the analytics warehouse in", "namespace": NAMESPACE}),
+        )
+        .await;
+    let results = found["results"].as_array().unwrap();
+    let older = results.iter().find(|result| result["id"] == *old);
+    let history = client.ok("history", json!({"id": old, "namespace": NAMESPACE})).await;
+    json!({
+        "first": results.first().map(|result| result["id"].clone()),
+        "corrected_by": older.map(|result| result["corrected_by"].clone()),
+        "versions": history["count"],
+    })
+}
+
+#[tokio::test]
+async fn text_corrected_in_words_while_apart_is_corrected_on_both_once_synced() {
+    let laptop = TestHome::named("laptop");
+    let desktop = TestHome::named("desktop");
+    assert!(desktop.join(&laptop.invite()).0);
+    // Apart: the laptop stores where the warehouse runs; the desktop, later,
+    // that it moved, never having seen the first.
+    desktop.stop();
+    let on_laptop = laptop.client().await;
+    let old = note(&on_laptop, "The analytics warehouse runs in GCP's us-central1.", &[]).await;
+    note(&on_laptop, "The release checklist lives in the wiki.", &[]).await;
+    on_laptop.close().await;
+    laptop.stop();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let on_desktop = desktop.client().await;
+    let new = note(
+        &on_desktop,
+        "The analytics warehouse migrated to europe-west4 last quarter for data residency.",
+        &[],
+    )
+    .await;
+    assert!(new.get("corrects").is_none(), "the desktop never saw the older text: {new}");
+
+    let on_laptop = laptop.client().await;
+    let clients = [&on_laptop, &on_desktop];
+    let homes = [&laptop, &desktop];
+    let expected = json!({"first": new["id"], "corrected_by": [new["id"]], "versions": 2});
+    let agreed = eventually(Duration::from_secs(60), || async {
+        let heads = settled_heads(&homes)?;
+        for client in clients {
+            if correction_answers(client, &old["id"]).await != expected {
+                return None;
+            }
+        }
+        (settled_heads(&homes)? == heads).then_some(())
+    })
+    .await;
+    if agreed.is_none() {
+        let here = correction_answers(&on_laptop, &old["id"]).await;
+        let there = correction_answers(&on_desktop, &old["id"]).await;
+        panic!(
+            "the devices never agreed on {expected}: {here} / {there}, heads {:?}",
+            heads_of(&homes)
+        );
+    }
     on_laptop.close().await;
     on_desktop.close().await;
 }

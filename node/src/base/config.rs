@@ -187,6 +187,7 @@ pub const KEYS: &[&str] = &[
     "memory.keyword_coverage",
     "memory.rerank_depth",
     "memory.date_weight",
+    "memory.thread_weight",
     "memory.exact_search",
     "memory.secrets",
     "working.session_events",
@@ -623,6 +624,7 @@ fn set_memory(settings: &mut MemorySettings, key: &str, value: &str) -> anyhow::
         "memory.text_weight" => settings.ranking.text_weight = number()?,
         "memory.keyword_coverage" => settings.ranking.keyword_coverage = number()?,
         "memory.date_weight" => settings.ranking.date_weight = number()?,
+        "memory.thread_weight" => settings.ranking.thread_weight = number()?,
         "memory.exact_search" => {
             settings.ranking.exact_search =
                 value.parse().map_err(|_| invalid("must be true or false"))?

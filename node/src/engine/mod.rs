@@ -6,6 +6,7 @@
 //! and `transfer.rs` the export and its import; forget, stats and indexing
 //! what a peer sent (`apply_merged`) are here.
 
+mod arrivals;
 mod browse;
 mod entities;
 mod predicates;
@@ -173,7 +174,8 @@ impl Engine {
     }
 
     /// Brings the index up to date with a change merged from a peer (new
-    /// and changed text is queued for the embedding worker), then judges the
+    /// and changed text is queued for the embedding worker, and new text
+    /// for a judgement of corrections once embedded), then judges the
     /// entities the peer created against this node's (a write-time judgement
     /// recorded as `same_as` edges or alias candidates), and the predicates
     /// of the facts it stored against those their subjects have here
@@ -200,9 +202,13 @@ impl Engine {
                 // Forgotten text must leave the WAL too (see `forget`).
                 checkpoint(&index);
             }
-            // The facts among them (rows exist now that the change is indexed).
+            // The free text among them waits for its vectors to be judged
+            // (`judge_arrivals`); the facts are judged now (their rows
+            // exist now that the change is indexed).
+            index.queue_judgements(&new_memories)?;
             (known, index.fact_rows(&new_memories)?)
         };
+        self.work.notify();
         if let Some(namespace) = change.doc.namespace() {
             if !new_entities.is_empty() {
                 self.reconcile_entities(namespace, &new_entities)?;

@@ -15,7 +15,7 @@ use std::{
 
 use ferrex_core::{
     MemoryKind, MemorySettings, Namespace, Staleness, Timestamp, cosine, rank,
-    scoring::{confidence, recency_boost},
+    scoring::{THREAD_WINDOW_MS, confidence, recency_boost},
     staleness, staleness_label, when,
 };
 
@@ -186,12 +186,20 @@ impl Engine {
             };
             let exhausted = dense_ids.len() < wanted && text_ids.len() < wanted;
             let mut dated_ids: Vec<String> = dated.iter().take(wanted).cloned().collect();
+            // What follows a keyword match in a thread, read with it.
+            let mut threads = if settings.ranking.thread_weight > 0.0 {
+                index.followers(&text_ids, THREAD_WINDOW_MS)?
+            } else {
+                Vec::new()
+            };
             if let Some(allowed) = &allowed {
                 dense_ids.retain(|id| allowed.contains(id));
                 text_ids.retain(|id| allowed.contains(id));
                 dated_ids.retain(|id| allowed.contains(id));
+                threads.retain(|(follower, _)| allowed.contains(follower));
             }
-            let lists = Lists { dense: &dense_ids, text: &text_ids, dated: &dated_ids };
+            let lists =
+                Lists { dense: &dense_ids, text: &text_ids, dated: &dated_ids, threads: &threads };
             results = self.score(&index, request, &settings, &lists, now)?;
             if results.len() >= request.limit || exhausted || wanted >= MAX_CANDIDATES {
                 break;
@@ -259,8 +267,15 @@ impl Engine {
         now: Timestamp,
     ) -> anyhow::Result<Vec<Recalled>> {
         let (dense_ids, text_ids) = (lists.dense, lists.text);
-        let ids: BTreeSet<String> =
-            dense_ids.iter().chain(text_ids).chain(lists.dated).cloned().collect();
+        let followers: Vec<String> =
+            lists.threads.iter().map(|(follower, _)| follower.clone()).collect();
+        let ids: BTreeSet<String> = dense_ids
+            .iter()
+            .chain(text_ids)
+            .chain(lists.dated)
+            .chain(&followers)
+            .cloned()
+            .collect();
         let ids: Vec<String> = ids.into_iter().collect();
         let mut rows = index.rows(&ids)?;
         let ranking = &settings.ranking;
@@ -276,11 +291,27 @@ impl Engine {
                     .powf(ranking.keyword_coverage)
             })
         };
+        // A follower's keywords are its own and those of what it follows.
+        let followed: HashMap<&str, &str> = lists
+            .threads
+            .iter()
+            .map(|(follower, followed)| (follower.as_str(), followed.as_str()))
+            .collect();
+        let thread_coverage = |id: &str| -> f64 {
+            if ranking.keyword_coverage == 0.0 {
+                return 1.0;
+            }
+            let text = |id: &str| rows.get(id).map_or("", |row| row.text.as_str());
+            let before = followed.get(id).map_or("", |followed| text(followed));
+            rank::keyword_coverage(&query_words, &format!("{} {before}", text(id)))
+                .powf(ranking.keyword_coverage)
+        };
         let mut fused = rank::scaled_rank_fusion(
             &[
                 (dense_ids, ranking.dense_weight, &|_| 1.0),
                 (text_ids, ranking.text_weight, &coverage),
                 (lists.dated, ranking.date_weight, &|_| 1.0),
+                (&followers, ranking.thread_weight, &thread_coverage),
             ],
             rank::RRF_K,
         );
@@ -404,6 +435,9 @@ struct Lists<'a> {
     /// The memories of the time the query names, by meaning (empty when
     /// it names none).
     dated: &'a [String],
+    /// What follows a keyword match in a thread, as `(follower, followed)`,
+    /// in the order of the matches.
+    threads: &'a [(String, String)],
 }
 
 /// `ids` best first by their closest vector to `vector` (ties by id);

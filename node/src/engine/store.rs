@@ -27,7 +27,7 @@ use crate::{
 };
 
 /// Neighbours looked at for duplicates and corrections of free text.
-const NEIGHBOURS: usize = 5;
+pub(super) const NEIGHBOURS: usize = 5;
 
 /// How a name in a store request was resolved.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,7 +87,7 @@ struct TextJudgement {
 }
 
 /// Cosine similarity from the L2 distance of two unit vectors.
-fn cosine_of_distance(distance: f64) -> f64 {
+pub(super) fn cosine_of_distance(distance: f64) -> f64 {
     1.0 - distance * distance / 2.0
 }
 

@@ -172,7 +172,7 @@ impl Node {
         let worker = {
             let (index, background, signal, stop) =
                 (index, background.clone(), signal.clone(), stop.clone());
-            let foreground = foreground.clone();
+            let (foreground, engine) = (foreground.clone(), engine.clone());
             let peer_vectors_wait = config.peer_vectors_wait;
             std::thread::Builder::new().name("ferrex-embed".into()).spawn(move || {
                 // Since when memories have waited without any vector.
@@ -232,6 +232,16 @@ impl Node {
                         }
                     } else {
                         background.unload_if_idle(BACKGROUND_IDLE);
+                    }
+                    // Text from peers, embedded now: does it correct, or is
+                    // it corrected by, text stored here?
+                    match engine.judge_arrivals() {
+                        Ok(0) => {}
+                        Ok(count) => {
+                            tracing::debug!(count, "judged text that arrived from peers");
+                            signal.notify();
+                        }
+                        Err(error) => tracing::error!("judging text from peers: {error:#}"),
                     }
                     signal.wait(Duration::from_millis(500));
                 }

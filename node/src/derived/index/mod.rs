@@ -9,6 +9,7 @@
 mod browse;
 pub(crate) mod derive;
 mod fts_query;
+mod judging;
 pub(crate) mod lookup;
 mod rows;
 mod schema;
@@ -120,7 +121,7 @@ impl Index {
         };
         let conn = connect(path)?;
         schema::create(&conn, model_id, dimension)?;
-        conn.execute_batch(working::BY_SOURCE)?;
+        create_unversioned(&conn)?;
         let index = Index {
             conn,
             path: path.to_owned(),
@@ -171,7 +172,7 @@ impl Index {
                 "index schema migrated in place"
             );
         }
-        conn.execute_batch(working::BY_SOURCE)?;
+        create_unversioned(&conn)?;
         Ok(Index {
             conn,
             path: path.to_owned(),
@@ -222,7 +223,7 @@ impl Index {
             }
         }
         schema::create(&self.conn, &self.model_id, self.dimension)?;
-        self.conn.execute_batch(working::BY_SOURCE)?;
+        create_unversioned(&self.conn)?;
         Ok(())
     }
 
@@ -318,6 +319,15 @@ impl Index {
         tx.commit()?;
         Ok(outcome)
     }
+}
+
+/// What every open creates when missing, outside the schema's version
+/// (derived like the rest): the working-state index and the queue of text
+/// to judge.
+fn create_unversioned(conn: &Connection) -> anyhow::Result<()> {
+    conn.execute_batch(working::BY_SOURCE)?;
+    conn.execute_batch(judging::QUEUE)?;
+    Ok(())
 }
 
 /// The most page cache the connection keeps, in KiB.
@@ -540,6 +550,56 @@ mod tests {
         let facts: Vec<String> =
             index.fact_rows(&ids).unwrap().into_iter().map(|row| row.id).collect();
         assert_eq!(facts, ["f"]);
+    }
+
+    #[test]
+    fn a_memory_stored_right_after_another_by_its_device_follows_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut index, _) = Index::open(&dir.path().join("index.sqlite"), "model", 8).unwrap();
+        let minute = 60_000;
+        // (id, created at, device, context): a thread a1 → a2 → a3, then a
+        // memory too late to follow a3; b1 by another device after a1 is
+        // what comes next to a1 by time, so a1 has no follower.
+        let rows = [
+            ("a1", 0, "laptop", None),
+            ("b1", 1, "desktop", None),
+            ("a2", 2, "laptop", None),
+            ("a3", 3 * minute, "laptop", Some("a context of its own")),
+            ("a4", 30 * minute, "laptop", None),
+            ("a5", 31 * minute, "laptop", None),
+        ];
+        index
+            .transaction(|tx| {
+                for (id, at, device, context) in rows {
+                    let mut row = memory_row_with(id, id, context.map(str::to_owned), Vec::new());
+                    row.created_at = at;
+                    row.created_by = device.to_owned();
+                    tx.upsert_memory(&row)?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        let ids = ["a1", "b1", "a2", "a3", "a4", "a5", "absent"].map(str::to_owned);
+        let found = index.followers(&ids, 10 * minute).unwrap();
+        let pairs: Vec<(&str, &str)> =
+            found.iter().map(|(next, before)| (next.as_str(), before.as_str())).collect();
+        // a2 follows b1 by time but not by device; a3 has a context of its
+        // own; a4 came too late after a3; a5 follows a4; a5 is the last.
+        assert_eq!(pairs, [("a5", "a4")]);
+        let found = index.followers(&["b1".to_owned()], 10 * minute).unwrap();
+        assert!(found.is_empty(), "{found:?}");
+        // A thread of one device, a second apart.
+        index
+            .transaction(|tx| {
+                let mut row = memory_row("a6", "a6");
+                row.created_at = 31 * minute + 1_000;
+                row.created_by = "laptop".to_owned();
+                tx.upsert_memory(&row)?;
+                Ok(())
+            })
+            .unwrap();
+        let found = index.followers(&["a5".to_owned()], 10 * minute).unwrap();
+        assert_eq!(found, [("a6".to_owned(), "a5".to_owned())]);
     }
 
     fn memory_row(id: &str, text: &str) -> MemoryRow {

@@ -279,6 +279,42 @@ impl Index {
         self.ids_where("SELECT EXISTS (SELECT 1 FROM memories WHERE id = ?1)", false, ids)
     }
 
+    /// The memory that follows each of `ids` in a thread, if any: the next
+    /// memory of its namespace and kind (by creation time, then id), when
+    /// the same device stored it within `window_ms`, with no context of its
+    /// own, as free text. Returns `(follower, followed)` in the order of
+    /// `ids`.
+    pub fn followers(
+        &self,
+        ids: &[String],
+        window_ms: i64,
+    ) -> anyhow::Result<Vec<(String, String)>> {
+        self.in_one_read(|conn| {
+            let mut statement = conn.prepare_cached(
+                "SELECT n.id, n.created_by = p.created_by AND n.created_at <= p.created_at + ?2
+                        AND coalesce(n.context, '') = '' AND n.predicate IS NULL
+                 FROM memories p JOIN memories n
+                   ON n.namespace = p.namespace AND n.kind = p.kind
+                  AND n.created_at >= p.created_at
+                  AND (n.created_at > p.created_at OR n.id > p.id)
+                 WHERE p.id = ?1
+                 ORDER BY n.created_at, n.id LIMIT 1",
+            )?;
+            let mut found = Vec::new();
+            for id in ids {
+                let next: Option<(String, bool)> = statement
+                    .query_row(rusqlite::params![id, window_ms], |row| {
+                        Ok((row.get(0)?, row.get(1)?))
+                    })
+                    .optional()?;
+                if let Some((follower, true)) = next {
+                    found.push((follower, id.clone()));
+                }
+            }
+            Ok(found)
+        })
+    }
+
     /// The rows of the facts among `ids`, in their order (text memories
     /// are not read: a synced shard brings thousands).
     pub fn fact_rows(&self, ids: &[String]) -> anyhow::Result<Vec<MemoryRow>> {

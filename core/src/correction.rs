@@ -1,0 +1,649 @@
+//! Whether new free text corrects free text stored earlier: the reading a
+//! careful person gives two notes about the same thing, one saying a detail
+//! of the other changed. Pure; the node supplies the two texts' cosine.
+//!
+//! A correction needs all of:
+//!
+//! - **closeness in meaning** (the cosine, [`ConflictSettings::correction`]);
+//! - **a word of change** in the newer text: "now", "moved from … to …",
+//!   "migrated to", "switched to", "replaced … with", "changed:", "no
+//!   longer", "instead of", "renamed", "turns out", "correction:",
+//!   "raised to", ... ([`CHANGE_CUES`]) — or it says the opposite of the
+//!   older one ("…, not eu-west-3", "isn't fixed");
+//! - **the same subject**: most of what the older text is about is named
+//!   again ([`Signals::kept`]), so two subjects that each changed with the same word
+//!   ("we switched the logger to tracing", "we switched the HTTP client to
+//!   reqwest") stay apart, and much of the newer claim is about what the
+//!   older text said (a claim mostly about other things is news of its
+//!   own);
+//! - **a new value, not one beside the old**: the newer text has a detail
+//!   the older lacks (a name, a number, a day); "also", "too", "alongside"
+//!   in its first clause add a value rather than replace it;
+//! - **statements**: a question, a plan or a wish ("thinking about moving
+//!   to Munich", "we might switch") states no value to correct, nor
+//!   corrects one; a leading bracketed label (`[D1:3]`, `[2024-05-01]`) says where
+//!   a memory belongs, not a detail of it; and only the newer text's first
+//!   sentence is its claim (what follows gives reasons);
+//! - **the same kind of detail**: a number or a day the older text gives
+//!   is not simply dropped for a name (a timeout of 30 seconds is not
+//!   corrected by the gateway now running on Graviton, nor a retro on
+//!   Thursday by its move to the big room: another attribute changed).
+//!
+//! A restatement that says "now" ("Datadog is now where our logs end up"
+//! of "logs ship to Datadog") reads as a change: the older text is ranked
+//! behind one that says the same, which costs nothing.
+//!
+//! Events alike but for a detail ("deployed build 41", "deployed build 42";
+//! "met Alice", "met Bob") say no word of change and stand side by side; so
+//! do two events that each announce a change (an older text that says
+//! "moved" itself is a change of its own, corrected only by a text that
+//! keeps nearly all it is about).
+
+use std::collections::BTreeSet;
+
+use crate::{
+    conflict::{ConflictSettings, lower_words},
+    slots::Slots,
+    stem::stem,
+};
+
+/// Why a new free-text memory corrects an older one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Correction {
+    /// A number changed (a time, a version, a count).
+    Number,
+    /// A day or month changed.
+    Date,
+    /// A name changed (a region, a tool, a person, a place, a team, a
+    /// status), with a word that says so.
+    Name,
+    /// One says the opposite of the other.
+    Negation,
+}
+
+impl Correction {
+    /// The name shown in answers.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Correction::Number => "number changed",
+            Correction::Date => "date changed",
+            Correction::Name => "name changed",
+            Correction::Negation => "negated",
+        }
+    }
+}
+
+/// Words and phrases that say a detail changed. Each is a run of
+/// lowercased words; `update` and `correction` count only as a text's first
+/// word ("Update: …"), where they head a change rather than name one.
+pub const CHANGE_CUES: &[&[&str]] = &[
+    &["now"],
+    &["moved"],
+    &["moves"],
+    &["relocated"],
+    &["migrated"],
+    &["switched"],
+    &["replaced"],
+    &["replacing"],
+    &["instead"],
+    &["no", "longer"],
+    &["anymore"],
+    &["changed"],
+    &["renamed"],
+    &["reassigned"],
+    &["handed"],
+    &["transferred"],
+    &["took", "over"],
+    &["taken", "over"],
+    &["takes", "over"],
+    &["going", "forward"],
+    &["turns", "out"],
+    &["turned", "out"],
+    &["actually"],
+    &["corrected"],
+    &["updated"],
+    &["rescheduled"],
+    &["postponed"],
+    &["delayed"],
+    &["pushed", "back"],
+    &["brought", "forward"],
+    &["raised"],
+    &["lowered"],
+    &["increased"],
+    &["decreased"],
+    &["reduced"],
+    &["bumped"],
+    &["upgraded"],
+    &["downgraded"],
+    &["extended"],
+    &["shortened"],
+    &["became"],
+    &["becomes"],
+    &["revised"],
+    &["as", "of"],
+    &["no", "more"],
+    &["these", "days"],
+    &["nowadays"],
+    &["ditched"],
+    &["dropped"],
+    &["retired"],
+    &["swapped"],
+    &["in", "favour", "of"],
+    &["in", "favor", "of"],
+    &["effective"],
+    &["went", "from"],
+    &["cut"],
+    &["unblocked"],
+    &["reopened"],
+    &["resumed"],
+    &["cancelled"],
+    &["canceled"],
+    &["back", "on"],
+];
+
+/// Words that make a text a plan, a wish or a guess rather than a
+/// statement: neither corrected by what happened after, nor correcting.
+const TENTATIVE: &[&[&str]] = &[
+    &["thinking", "about"],
+    &["thinking", "of"],
+    &["considering"],
+    &["might"],
+    &["maybe"],
+    &["perhaps"],
+    &["plan", "to"],
+    &["plans", "to"],
+    &["planning", "to"],
+    &["want", "to"],
+    &["wants", "to"],
+    &["should"],
+    &["hope", "to"],
+    &["hoping"],
+    &["at", "some", "point"],
+];
+
+/// Words of change that are also the new value (a state): a detail of the
+/// text, not only its announcement.
+const STATES: &[&str] =
+    &["unblocked", "reopened", "resumed", "cancelled", "canceled", "retired", "dropped"];
+
+/// Words that head a text as a change: "Update: …", "Correction: …",
+/// "Starting next week …".
+const HEADING_CUES: &[&str] = &["update", "correction", "changed", "change", "starting"];
+
+/// Words that add a value beside the old one rather than replace it.
+const ADDITIONS: &[&[&str]] = &[
+    &["also"],
+    &["too"],
+    &["alongside"],
+    &["additionally"],
+    &["another"],
+    &["second"],
+    &["as", "well"],
+    &["in", "addition"],
+    &["both"],
+];
+
+/// Share of what the older text is about that the newer must name again.
+const KEPT: f64 = 0.2;
+/// Share of the newer's claim's subject words the older text must name: a
+/// claim mostly about other things is news of its own, whatever word of
+/// change it uses.
+const ECHOED: f64 = 0.1;
+/// Share of the older text's subject words the newer's claim must name, and
+/// of the claim's the older must name, for a "not" alone (no word of
+/// change) to make one the opposite of the other: the same statement but
+/// for the "not" ("can't wait", "no worries" say nothing of what was said
+/// before).
+const SAME_STATEMENT: (f64, f64) = (0.75, 0.5);
+/// The same when the older text announces a change of its own.
+const KEPT_AFTER_A_CHANGE: f64 = 0.75;
+
+/// What the judgement reads from two texts (shown by the evaluation).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Signals {
+    /// The newer text's word of change, if it has one.
+    pub cue: Option<String>,
+    /// Whether the older text announces a change of its own.
+    pub older_cue: bool,
+    /// Whether the newer text adds a value ("also", "too", ...) that the
+    /// older did not.
+    pub addition: bool,
+    /// Share of the older text's subject words the newer's claim names
+    /// again.
+    pub kept: f64,
+    /// Share of the newer's claim's subject words the older text names.
+    pub echoed: f64,
+    /// Whether the newer text has a detail the older does not.
+    pub added: bool,
+    /// Whether the older text gives a number or a day (or month) that the
+    /// newer's claim does not replace in kind: another attribute changed.
+    pub number_dropped: bool,
+    /// Whether one says "not" and the other does not.
+    pub negation_flip: bool,
+}
+
+/// Where the first of `phrases` is found in `words`: its start and the
+/// phrase.
+fn find<'a>(words: &[String], phrases: &[&'a [&'a str]]) -> Option<(usize, &'a [&'a str])> {
+    (0..words.len()).find_map(|at| {
+        phrases.iter().find_map(|phrase| {
+            let matches = words.len() >= at + phrase.len()
+                && phrase.iter().zip(&words[at..]).all(|(cue, word)| cue == word);
+            matches.then_some((at, *phrase))
+        })
+    })
+}
+
+/// The word of change `words` say, if any.
+fn change_cue(words: &[String]) -> Option<String> {
+    if let Some(first) = words.first()
+        && HEADING_CUES.contains(&first.as_str())
+    {
+        return Some(first.clone());
+    }
+    // "For now" says how long, not that something changed.
+    let mut from = 0;
+    while let Some((at, phrase)) = find(&words[from..], CHANGE_CUES) {
+        let at = from + at;
+        if phrase != ["now"] || at == 0 || words[at - 1] != "for" {
+            return Some(phrase.join(" "));
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// A text's subject words: its content words (no stop words, numbers, days
+/// or words of change), stemmed.
+fn subject_words(slots: &Slots) -> BTreeSet<String> {
+    let cue_words: BTreeSet<&str> = CHANGE_CUES
+        .iter()
+        .flat_map(|cue| cue.iter().copied())
+        .filter(|word| !STATES.contains(word))
+        .collect();
+    slots
+        .content
+        .iter()
+        .filter(|word| !cue_words.contains(word.as_str()) && !HEADING_CUES.contains(&word.as_str()))
+        .map(|word| stem(word).to_owned())
+        .collect()
+}
+
+/// A text without a leading bracketed label (`[D1:3] …`, `[2024-05-01]
+/// …`): a label says where a memory belongs, not a detail of it.
+fn unlabelled(text: &str) -> &str {
+    let text = text.trim_start();
+    match text.strip_prefix('[').and_then(|rest| rest.split_once(']')) {
+        Some((_, rest)) => rest.trim_start(),
+        None => text,
+    }
+}
+
+/// A text's first sentence: what it claims (what follows gives reasons:
+/// "…; Frankfurt worked out cheaper").
+fn first_sentence(text: &str) -> &str {
+    let end = [". ", "! ", "? ", "; "]
+        .iter()
+        .filter_map(|mark| text.find(mark))
+        .min()
+        .unwrap_or(text.len());
+    &text[..end]
+}
+
+/// Whether a text asks rather than states: its last sentence, or (for a
+/// newer text's claim) its first, is a question. A question states no
+/// value to correct, nor corrects one.
+fn asks(text: &str) -> bool {
+    let text = unlabelled(text).trim_end();
+    let claim = first_sentence(text);
+    text.ends_with('?') || text[claim.len()..].starts_with('?')
+}
+
+/// Whether a text's claim is a plan, a wish or a guess ([`TENTATIVE`]).
+fn tentative(text: &str) -> bool {
+    find(&lower_words(first_sentence(unlabelled(text))), TENTATIVE).is_some()
+}
+
+/// Whether the older text gives a number or a day that the claim does not
+/// replace in kind: it gives neither, or only the other kind (a build
+/// number "corrected" by a meeting's new day is another attribute).
+fn detail_dropped(old: &Slots, claim: &Slots) -> bool {
+    let (old_numbers, old_dates) = (!old.numbers.is_empty(), !old.dates.is_empty());
+    let (new_numbers, new_dates) = (!claim.numbers.is_empty(), !claim.dates.is_empty());
+    // Lost, unless the other kind is given both times (a day and a time
+    // given, the day changed).
+    let number_lost = old_numbers && !new_numbers && !(old_dates && new_dates);
+    let day_lost = old_dates && !new_dates && !(old_numbers && new_numbers);
+    number_lost || day_lost
+}
+
+/// Reads the signals of a correction from `new` and `old`: the newer
+/// text's claim (its first sentence, without a label) against the whole
+/// older text, without its label.
+pub fn signals(new: &str, old: &str) -> Signals {
+    let (claim, old) = (first_sentence(unlabelled(new)), unlabelled(old));
+    let (new_slots, old_slots) = (Slots::of(claim), Slots::of(old));
+    let (new_words, old_words) = (lower_words(claim), lower_words(old));
+    let (new_subject, old_subject) = (subject_words(&new_slots), subject_words(&old_slots));
+    let shared = old_subject.intersection(&new_subject).count();
+    let share = |of: &BTreeSet<String>| {
+        if of.is_empty() { 0.0 } else { shared as f64 / of.len() as f64 }
+    };
+    // Details: subject words, numbers and days.
+    let details = |slots: &Slots, subject: &BTreeSet<String>| -> BTreeSet<String> {
+        subject.iter().chain(&slots.numbers).chain(&slots.dates).cloned().collect()
+    };
+    let (new_details, old_details) =
+        (details(&new_slots, &new_subject), details(&old_slots, &old_subject));
+    Signals {
+        cue: change_cue(&new_words),
+        older_cue: change_cue(&old_words).is_some(),
+        addition: find(&new_words, ADDITIONS).is_some()
+            && find(&lower_words(first_sentence(old)), ADDITIONS).is_none(),
+        kept: share(&old_subject),
+        echoed: share(&new_subject),
+        added: new_details.iter().any(|detail| !old_details.contains(detail)),
+        number_dropped: detail_dropped(&old_slots, &new_slots),
+        negation_flip: new_slots.negated != old_slots.negated,
+    }
+}
+
+/// Whether free text `new` corrects free text `old`, stored earlier, given
+/// the cosine of their embeddings (the module's rules), and why.
+pub fn correction(
+    new: &str,
+    old: &str,
+    cosine: f64,
+    settings: &ConflictSettings,
+) -> Option<Correction> {
+    if cosine < settings.correction {
+        return None;
+    }
+    let (claim, old) = (first_sentence(unlabelled(new)), unlabelled(old));
+    let (new_slots, old_slots) = (Slots::of(claim), Slots::of(old));
+    if new_slots.words == old_slots.words {
+        return None;
+    }
+    if asks(new) || asks(old) || tentative(new) || tentative(old) {
+        return None;
+    }
+    let signals = signals(new, old);
+    let needed = if signals.older_cue { KEPT_AFTER_A_CHANGE } else { KEPT };
+    if signals.kept < needed || signals.addition {
+        return None;
+    }
+    // The opposite: the same statement, but for a "not".
+    if signals.negation_flip {
+        let same_statement = signals.kept >= SAME_STATEMENT.0 && signals.echoed >= SAME_STATEMENT.1;
+        return (same_statement || signals.cue.is_some()).then_some(Correction::Negation);
+    }
+    if signals.cue.is_none() || signals.echoed < ECHOED || !signals.added || signals.number_dropped
+    {
+        return None;
+    }
+    if !new_slots.numbers.is_empty() && new_slots.numbers != old_slots.numbers {
+        return Some(Correction::Number);
+    }
+    if !new_slots.dates.is_empty() && new_slots.dates != old_slots.dates {
+        return Some(Correction::Date);
+    }
+    Some(Correction::Name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Checks `(newer, older, cosine, expected)` cases.
+    fn check(cases: &[(&str, &str, f64, Option<Correction>)]) {
+        let settings = ConflictSettings::default();
+        for (new, old, cosine, expect) in cases {
+            assert_eq!(
+                correction(new, old, *cosine, &settings),
+                *expect,
+                "{new:?} / {old:?}: {:?}",
+                signals(new, old)
+            );
+        }
+    }
+
+    use Correction::*;
+
+    #[test]
+    fn each_kind_of_value_changed_in_words() {
+        check(&[
+            // A region.
+            (
+                "Billing now runs in eu-central-1, which is cheaper.",
+                "The billing service is deployed in eu-west-1.",
+                0.7,
+                Some(Name),
+            ),
+            // A tool.
+            ("We migrated the build to Gradle.", "The build uses Maven.", 0.6, Some(Name)),
+            // A person.
+            (
+                "Carol leads the platform team now.",
+                "Alice leads the platform team.",
+                0.8,
+                Some(Name),
+            ),
+            // A day, as a word.
+            ("The team sync moved to Wednesday.", "The team sync is on Tuesday.", 0.8, Some(Date)),
+            // A day and a time given, the day changed.
+            (
+                "The weekly team sync moved to Wednesday.",
+                "The weekly team sync is on Tuesday at 10:00.",
+                0.8,
+                Some(Date),
+            ),
+            // A place.
+            ("Sam moved from Lisbon to Porto.", "Sam lives in Lisbon.", 0.8, Some(Name)),
+            // A team.
+            (
+                "Ownership of the search service was transferred to the Ranking team.",
+                "The search service is owned by the Discovery team.",
+                0.6,
+                Some(Name),
+            ),
+            // A status.
+            (
+                "The Kafka migration is now unblocked.",
+                "The Kafka migration is blocked on review.",
+                0.8,
+                Some(Name),
+            ),
+            // A number, said to have changed.
+            ("Standup is now at 10:00.", "Standup is at 9:30.", 0.85, Some(Number)),
+            (
+                "The api gateway timeout was raised to 60 seconds.",
+                "The api gateway times out after 30 seconds.",
+                0.8,
+                Some(Number),
+            ),
+            (
+                "Staging was upgraded to PostgreSQL 16.",
+                "Staging runs PostgreSQL 14.",
+                0.8,
+                Some(Number),
+            ),
+            // The opposite.
+            ("Bob is not allergic to peanuts.", "Bob is allergic to peanuts.", 0.9, Some(Negation)),
+            (
+                "Deploys are no longer frozen on Fridays.",
+                "Deploys are frozen on Fridays.",
+                0.97,
+                Some(Negation),
+            ),
+            (
+                "The VPN endpoint is in eu-south-1, not eu-west-3.",
+                "The VPN endpoint is in eu-west-3.",
+                0.9,
+                Some(Negation),
+            ),
+        ]);
+    }
+
+    #[test]
+    fn each_wording_of_change() {
+        let old = "The web app's dependencies are managed with npm.";
+        for new in [
+            "The web app's dependencies are now managed with pnpm.",
+            "The web app's dependencies moved from npm to pnpm.",
+            "The web app's dependencies migrated to pnpm.",
+            "We switched the web app's dependencies to pnpm.",
+            "Replaced npm with pnpm for the web app's dependencies.",
+            "Changed: the web app's dependencies are managed with pnpm.",
+            "The web app's dependencies use pnpm instead of npm.",
+            "Going forward the web app's dependencies are managed with pnpm.",
+            "Turns out the web app's dependencies are managed with pnpm.",
+            "Correction: the web app's dependencies are managed with pnpm.",
+            "Update: the web app's dependencies are managed with pnpm.",
+            "The web app's dependencies are actually managed with pnpm.",
+        ] {
+            check(&[(new, old, 0.7, Some(Name))]);
+        }
+        // "No longer" says the old value holds no more.
+        check(&[(
+            "The web app's dependencies are no longer managed with npm but pnpm.",
+            old,
+            0.8,
+            Some(Negation),
+        )]);
+        // Without a word of change a new value is another memory.
+        check(&[("The web app's dependencies are managed with pnpm.", old, 0.8, None)]);
+    }
+
+    #[test]
+    fn look_alikes_stand_side_by_side() {
+        check(&[
+            // Events alike but for a detail: nothing says a value changed.
+            ("Deployed build 42 to staging.", "Deployed build 41 to staging.", 0.9, None),
+            ("Met Bob for lunch.", "Met Alice for lunch.", 0.8, None),
+            (
+                "The deploy of build 42 finished after the review.",
+                "The deploy of build 41 finished after the review.",
+                0.95,
+                None,
+            ),
+            ("The sync was on Tuesday.", "The sync was on Monday.", 0.9, None),
+            ("Bob's birthday is on May 5.", "Alice's birthday is on March 3.", 0.75, None),
+            ("Carol leads the data team.", "Alice leads the platform team.", 0.7, None),
+            // Two subjects, each changed with the same word.
+            (
+                "We switched the HTTP client to reqwest.",
+                "We switched the logger to tracing.",
+                0.7,
+                None,
+            ),
+            ("Bob moved to Munich.", "Alice moved to Berlin.", 0.7, None),
+            (
+                "On Tuesday we moved the roadmap to Linear.",
+                "On Monday we moved the docs to Notion.",
+                0.7,
+                None,
+            ),
+            // An addition keeps the old value.
+            ("We also deploy to us-east-1 now.", "We deploy to eu-west-1.", 0.8, None),
+            (
+                "Carla is now a second reviewer, alongside Hugo.",
+                "Hugo reviews all Terraform changes.",
+                0.7,
+                None,
+            ),
+            // An elaboration or a restatement changes nothing.
+            ("Deploys happen on Wednesday after lunch.", "Deploys happen on Wednesday.", 0.9, None),
+            ("Datadog is where all our logs end up.", "Logs ship to Datadog.", 0.8, None),
+            ("Standup is at 9:30.", "Standup is at 9:30!", 0.99, None),
+            // Another attribute of the same subject: the number is dropped,
+            // not changed.
+            (
+                "The API gateway now runs on Graviton instances.",
+                "The API gateway's timeout is 30 seconds.",
+                0.6,
+                None,
+            ),
+            // Another's move, a plan: not what the newer text changes.
+            (
+                "Alice moved to Munich last week.",
+                "Alice's sister moved to Munich last year.",
+                0.8,
+                None,
+            ),
+            (
+                "Alice moved to Munich last week.",
+                "Alice is thinking about moving to Munich.",
+                0.8,
+                None,
+            ),
+            ("Thinking about switching the monorepo to pnpm.", "The monorepo uses npm.", 0.7, None),
+            // One word in common is a topic, not a subject.
+            (
+                "The design review moved to Wednesday.",
+                "The deploy of build 41 finished after the review.",
+                0.5,
+                None,
+            ),
+            // Not close enough in meaning.
+            ("The build takes 12 minutes now.", "The sync is on Tuesday.", 0.2, None),
+        ]);
+    }
+
+    #[test]
+    fn a_change_after_a_change_needs_the_same_subject() {
+        check(&[
+            // The same subject: a correction of the first change.
+            ("Standup moved to 10:30 instead.", "Standup moved to 10:00.", 0.9, Some(Number)),
+            // Other subjects, both announced as changes.
+            (
+                "The notification service has migrated to us-west-2.",
+                "The auth service migrated to eu-central-1 last week.",
+                0.7,
+                None,
+            ),
+        ]);
+    }
+
+    #[test]
+    fn a_question_or_a_label_is_no_detail() {
+        check(&[
+            // A question states nothing to correct, nor corrects.
+            (
+                "I've been playing for four months now.",
+                "How long have you been playing professionally?",
+                0.8,
+                None,
+            ),
+            ("Does billing now run in eu-central-1?", "Billing runs in eu-west-1.", 0.8, None),
+            // Labels are not details: the numbers in them changed nothing.
+            ("[D2:4] Standup is at 9:30.", "[D1:3] Standup is at 9:30.", 0.9, None),
+            (
+                "[2024-06-01] Standup now starts at 10:00.",
+                "[2024-05-01] Standup starts at 9:30.",
+                0.85,
+                Some(Number),
+            ),
+            // The claim is the first sentence; a reason after it adds nothing.
+            (
+                "The database upgrade got postponed to Sunday night; the vendor needs another day.",
+                "The database upgrade window is this Saturday night.",
+                0.75,
+                Some(Date),
+            ),
+        ]);
+    }
+
+    #[test]
+    fn words_of_change_are_found_as_phrases() {
+        let cue = |text: &str| change_cue(&lower_words(text));
+        assert_eq!(cue("Lena handed the release over to Omar").as_deref(), Some("handed"));
+        assert_eq!(cue("It turns out the offsite is in Rotterdam").as_deref(), Some("turns out"));
+        assert_eq!(cue("Update: alerts go to #incidents").as_deref(), Some("update"));
+        // "update" inside a sentence names a thing, it announces nothing.
+        assert_eq!(cue("Incident updates are posted in #status"), None);
+        assert_eq!(cue("The logs are no longer kept").as_deref(), Some("no longer"));
+        assert_eq!(cue("Spun up a new test cluster"), None);
+        assert_eq!(cue("Bye for now"), None);
+        assert_eq!(cue("That is it for now; the logs now go to Loki").as_deref(), Some("now"));
+    }
+}

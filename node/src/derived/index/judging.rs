@@ -1,0 +1,54 @@
+//! Text that arrived from a peer and waits to be judged against what this
+//! node holds (is it a correction of a memory stored here, or corrected by
+//! one?) once it has a vector: the store pipeline's judgement, made for
+//! memories two devices stored apart.
+
+use rusqlite::params;
+
+use super::Index;
+
+/// Created on every open (older indexes lack it; it is derived like the
+/// rest, so no schema version changes): the ids of memories waiting to be
+/// judged. A rebuilt index starts with none: what was merged before was
+/// judged, or is judged by the device that merges it now.
+pub(super) const QUEUE: &str =
+    "CREATE TABLE IF NOT EXISTS to_judge (id TEXT PRIMARY KEY) WITHOUT ROWID;";
+
+impl Index {
+    /// Queues the free-text memories among `ids` (facts are judged when
+    /// merged, see `reconcile_predicates`).
+    pub fn queue_judgements(&self, ids: &[String]) -> anyhow::Result<()> {
+        let mut statement = self.conn().prepare_cached(
+            "INSERT OR IGNORE INTO to_judge (id)
+             SELECT id FROM memories WHERE id = ?1 AND predicate IS NULL",
+        )?;
+        for id in ids {
+            statement.execute([id])?;
+        }
+        Ok(())
+    }
+
+    /// Up to `limit` queued memories that have their vector now, oldest
+    /// first; queued ids whose memory is gone (forgotten) leave the queue.
+    pub fn judgements_ready(&self, limit: usize) -> anyhow::Result<Vec<String>> {
+        self.conn()
+            .execute("DELETE FROM to_judge WHERE id NOT IN (SELECT id FROM memories)", [])?;
+        let mut statement = self.conn().prepare_cached(
+            "SELECT m.id FROM to_judge q JOIN memories m ON m.id = q.id
+             WHERE m.embedded != 0 ORDER BY m.created_at, m.id LIMIT ?1",
+        )?;
+        let ids = statement
+            .query_map(params![limit as i64], |row| row.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(ids)
+    }
+
+    /// Takes judged memories off the queue.
+    pub fn judged(&self, ids: &[String]) -> anyhow::Result<()> {
+        let mut statement = self.conn().prepare_cached("DELETE FROM to_judge WHERE id = ?1")?;
+        for id in ids {
+            statement.execute([id])?;
+        }
+        Ok(())
+    }
+}
