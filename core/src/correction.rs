@@ -9,13 +9,16 @@
 //!   "migrated to", "switched to", "replaced … with", "changed:", "no
 //!   longer", "instead of", "renamed", "turns out", "correction:",
 //!   "raised to", ... ([`CHANGE_CUES`]) — or it says the opposite of the
-//!   older one ("…, not eu-west-3", "isn't fixed");
-//! - **the same subject**: most of what the older text is about is named
-//!   again ([`Signals::kept`]), so two subjects that each changed with the same word
-//!   ("we switched the logger to tracing", "we switched the HTTP client to
-//!   reqwest") stay apart, and much of the newer claim is about what the
-//!   older text said (a claim mostly about other things is news of its
-//!   own);
+//!   older one: the same statement but for a "not", or a "not" with a word
+//!   of change about what the older text said ("…, not eu-west-3", "turns
+//!   out it isn't fixed");
+//! - **the same subject**: a fifth of what the older text is about is
+//!   named again in the newer's claim ([`Signals::kept`]; three quarters
+//!   when the older text announces a change of its own), so two subjects
+//!   that each changed with the same word ("we switched the logger to
+//!   tracing", "we switched the HTTP client to reqwest") stay apart, and a
+//!   tenth of the claim is about what the older text said (a claim about
+//!   other things is news of its own);
 //! - **a new value, not one beside the old**: the newer text has a detail
 //!   the older lacks (a name, a number, a day); "also", "too", "alongside"
 //!   in its first clause add a value rather than replace it;
@@ -290,9 +293,8 @@ fn first_sentence(text: &str) -> &str {
     &text[..end]
 }
 
-/// Whether a text asks rather than states: its last sentence, or (for a
-/// newer text's claim) its first, is a question. A question states no
-/// value to correct, nor corrects one.
+/// Whether a text asks rather than states: its first sentence or its last
+/// is a question. A question states no value to correct, nor corrects one.
 fn asks(text: &str) -> bool {
     let text = unlabelled(text).trim_end();
     let claim = first_sentence(text);
@@ -375,7 +377,11 @@ pub fn correction(
     // The opposite: the same statement, but for a "not".
     if signals.negation_flip {
         let same_statement = signals.kept >= SAME_STATEMENT.0 && signals.echoed >= SAME_STATEMENT.1;
-        return (same_statement || signals.cue.is_some()).then_some(Correction::Negation);
+        // Said with a word of change, it must be about what the older text
+        // said ("…, not the small one" is no news of a retro's day).
+        let announced =
+            signals.cue.is_some() && signals.echoed >= ECHOED && !signals.number_dropped;
+        return (same_statement || announced).then_some(Correction::Negation);
     }
     if signals.cue.is_none() || signals.echoed < ECHOED || !signals.added || signals.number_dropped
     {
@@ -577,6 +583,13 @@ mod tests {
                 None,
             ),
             ("Thinking about switching the monorepo to pnpm.", "The monorepo uses npm.", 0.7, None),
+            // A "not" about another detail negates nothing of the older text.
+            (
+                "The retro now happens in the big room, not the small one.",
+                "The retro is on Thursday.",
+                0.7,
+                None,
+            ),
             // One word in common is a topic, not a subject.
             (
                 "The design review moved to Wednesday.",

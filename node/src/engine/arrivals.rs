@@ -6,7 +6,7 @@
 //! as a `corrects` edge, keyed by its two ends, so devices that both make
 //! it write one edge, and every device agrees.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use ferrex_core::{Edge, EdgeKind, Namespace, conflict, working::Role};
 
@@ -38,30 +38,46 @@ impl Engine {
     /// Judges up to a batch of queued arrivals that have their vectors
     /// against their nearest text here, each pair the newer against the
     /// older (by creation time, then id), as the store pipeline would have;
-    /// records what corrects what. Returns how many were judged.
+    /// records what corrects what. The batch leaves the queue whatever
+    /// happens (a batch that fails is logged, not retried forever, so it
+    /// cannot hold up what arrives after it). Returns how many were judged.
     pub fn judge_arrivals(&self) -> anyhow::Result<usize> {
         let ready = lock(&self.index).judgements_ready(BATCH)?;
         if ready.is_empty() {
             return Ok(0);
         }
         let _writing = lock(&self.write_lock);
+        let judged = self.judge_batch(&ready);
+        lock(&self.index).judged(&ready)?;
+        judged.map(|()| ready.len())
+    }
+
+    /// Judges `ready` and records the corrections found.
+    fn judge_batch(&self, ready: &[String]) -> anyhow::Result<()> {
         let now = clock::now();
         let device = self.replica.device().to_owned();
-        let mut edges: Vec<(String, Edge)> = Vec::new();
+        let mut edges: BTreeMap<String, Vec<Edge>> = BTreeMap::new();
+        // What this batch corrected: corrected once, as at a store.
+        let mut corrected: BTreeSet<String> = BTreeSet::new();
         {
             let index = lock(&self.index);
-            for id in &ready {
+            for id in ready {
                 let Some(arrived) = index.row(id)? else { continue };
                 let Some(vector) = index.vector(id)? else { continue };
                 if !judged_as_text(&arrived) {
                     continue;
                 }
                 let settings = self.settings(&arrived.namespace).conflict;
+                // The nearest include the arrival itself.
                 for (other_id, distance) in
-                    index.near(&vector, &arrived.namespace, &[arrived.kind], NEIGHBOURS)?
+                    index.near(&vector, &arrived.namespace, &[arrived.kind], NEIGHBOURS + 1)?
                 {
                     let Some(other) = index.row(&other_id)? else { continue };
-                    if other.id == arrived.id || !judged_as_text(&other) {
+                    // Text one device stored both of was judged when stored.
+                    if other.id == arrived.id
+                        || other.created_by == arrived.created_by
+                        || !judged_as_text(&other)
+                    {
                         continue;
                     }
                     let (newer, older) = if (other.created_at, other.id.as_str())
@@ -73,45 +89,35 @@ impl Engine {
                     };
                     // Only what stands is corrected (as at a store).
                     let stands = older.derived.status != "superseded"
-                        && older.derived.corrected_by.is_empty();
-                    let judged = stands
+                        && older.derived.corrected_by.is_empty()
+                        && !corrected.contains(&older.id);
+                    if stands
                         && conflict::correction(
                             &newer.text,
                             &older.text,
                             cosine_of_distance(distance),
                             &settings,
                         )
-                        .is_some();
-                    if judged
-                        && !edges
-                            .iter()
-                            .any(|(_, edge)| edge.from == newer.id && edge.to == older.id)
+                        .is_some()
                     {
-                        edges.push((
-                            arrived.namespace.clone(),
-                            Edge {
-                                kind: EdgeKind::Corrects,
-                                from: newer.id.clone(),
-                                to: older.id.clone(),
-                                created_at: now,
-                                created_by: device.clone(),
-                            },
-                        ));
+                        corrected.insert(older.id.clone());
+                        edges.entry(arrived.namespace.clone()).or_default().push(Edge {
+                            kind: EdgeKind::Corrects,
+                            from: newer.id.clone(),
+                            to: older.id.clone(),
+                            created_at: now,
+                            created_by: device.clone(),
+                        });
                     }
                 }
             }
         }
-        let mut by_namespace: BTreeMap<String, Vec<Edge>> = BTreeMap::new();
-        for (namespace, edge) in edges {
-            by_namespace.entry(namespace).or_default().push(edge);
-        }
         let mut index = lock(&self.index);
-        for (namespace, edges) in by_namespace {
+        for (namespace, edges) in edges {
             tracing::info!(count = edges.len(), %namespace, "recording corrections between text stored apart");
             let change = self.replica.add_edges(&Namespace::parse(&namespace)?, edges, now)?;
             indexer::apply_change(&mut index, &self.replica, &change, &KnownVectors::new())?;
         }
-        index.judged(&ready)?;
-        Ok(ready.len())
+        Ok(())
     }
 }

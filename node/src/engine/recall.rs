@@ -196,7 +196,9 @@ impl Engine {
                 dense_ids.retain(|id| allowed.contains(id));
                 text_ids.retain(|id| allowed.contains(id));
                 dated_ids.retain(|id| allowed.contains(id));
-                threads.retain(|(follower, _)| allowed.contains(follower));
+                threads.retain(|(follower, followed)| {
+                    allowed.contains(follower) && allowed.contains(followed)
+                });
             }
             let lists =
                 Lists { dense: &dense_ids, text: &text_ids, dated: &dated_ids, threads: &threads };

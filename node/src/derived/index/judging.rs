@@ -8,9 +8,11 @@ use rusqlite::params;
 use super::Index;
 
 /// Created on every open (older indexes lack it; it is derived like the
-/// rest, so no schema version changes): the ids of memories waiting to be
-/// judged. A rebuilt index starts with none: what was merged before was
-/// judged, or is judged by the device that merges it now.
+/// rest, so no schema version changes): the ids of memories merged from a
+/// peer and waiting to be judged. A rebuilt index starts with none (what it
+/// had not judged yet is judged by the other device, which merged the
+/// other text too); text read while catching up on a document, rather than
+/// from a merge, is not queued.
 pub(super) const QUEUE: &str =
     "CREATE TABLE IF NOT EXISTS to_judge (id TEXT PRIMARY KEY) WITHOUT ROWID;";
 

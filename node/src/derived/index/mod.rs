@@ -588,9 +588,15 @@ mod tests {
         assert_eq!(pairs, [("a5", "a4")]);
         let found = index.followers(&["b1".to_owned()], 10 * minute).unwrap();
         assert!(found.is_empty(), "{found:?}");
-        // A thread of one device, a second apart.
+        // A thread of one device, a second apart, with a session's event
+        // stored between the two: working state is no turn of a thread.
         index
             .transaction(|tx| {
+                let mut event = memory_row("e1", "edited src/main.rs: ok");
+                event.created_at = 31 * minute + 500;
+                event.created_by = "laptop".to_owned();
+                event.source = Some("ferrex:event".to_owned());
+                tx.upsert_memory(&event)?;
                 let mut row = memory_row("a6", "a6");
                 row.created_at = 31 * minute + 1_000;
                 row.created_by = "laptop".to_owned();

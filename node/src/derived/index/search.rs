@@ -280,10 +280,11 @@ impl Index {
     }
 
     /// The memory that follows each of `ids` in a thread, if any: the next
-    /// memory of its namespace and kind (by creation time, then id), when
-    /// the same device stored it within `window_ms`, with no context of its
-    /// own, as free text. Returns `(follower, followed)` in the order of
-    /// `ids`.
+    /// free text of its namespace and kind (by creation time, then id; not
+    /// a fact, a duplicate or working state, which a session's events
+    /// stored between two turns would be), when the same device stored it
+    /// within `window_ms`, with no context of its own. Returns `(follower,
+    /// followed)` in the order of `ids`.
     pub fn followers(
         &self,
         ids: &[String],
@@ -292,11 +293,13 @@ impl Index {
         self.in_one_read(|conn| {
             let mut statement = conn.prepare_cached(
                 "SELECT n.id, n.created_by = p.created_by AND n.created_at <= p.created_at + ?2
-                        AND coalesce(n.context, '') = '' AND n.predicate IS NULL
+                        AND coalesce(n.context, '') = ''
                  FROM memories p JOIN memories n
                    ON n.namespace = p.namespace AND n.kind = p.kind
                   AND n.created_at >= p.created_at
                   AND (n.created_at > p.created_at OR n.id > p.id)
+                  AND n.predicate IS NULL AND n.duplicate_of IS NULL
+                  AND coalesce(n.source, '') NOT LIKE 'ferrex:%'
                  WHERE p.id = ?1
                  ORDER BY n.created_at, n.id LIMIT 1",
             )?;
