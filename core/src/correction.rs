@@ -259,15 +259,14 @@ fn change_cue(words: &[String]) -> Option<String> {
 /// A text's subject words: its content words (no stop words, numbers, days
 /// or words of change), stemmed.
 fn subject_words(slots: &Slots) -> BTreeSet<String> {
-    let cue_words: BTreeSet<&str> = CHANGE_CUES
-        .iter()
-        .flat_map(|cue| cue.iter().copied())
-        .filter(|word| !STATES.contains(word))
-        .collect();
+    let announces = |word: &str| {
+        HEADING_CUES.contains(&word)
+            || (!STATES.contains(&word) && CHANGE_CUES.iter().any(|cue| cue.contains(&word)))
+    };
     slots
         .content
         .iter()
-        .filter(|word| !cue_words.contains(word.as_str()) && !HEADING_CUES.contains(&word.as_str()))
+        .filter(|word| !announces(word.as_str()))
         .map(|word| stem(word).to_owned())
         .collect()
 }
@@ -323,6 +322,19 @@ fn detail_dropped(old: &Slots, claim: &Slots) -> bool {
 /// text's claim (its first sentence, without a label) against the whole
 /// older text, without its label.
 pub fn signals(new: &str, old: &str) -> Signals {
+    read(new, old).signals
+}
+
+/// What [`correction`] reads of two texts: the signals, and the details of
+/// the newer's claim and of the older text they were read from.
+struct Reading {
+    signals: Signals,
+    claim: Slots,
+    old: Slots,
+}
+
+/// Reads two texts once (see [`signals`]).
+fn read(new: &str, old: &str) -> Reading {
     let (claim, old) = (first_sentence(unlabelled(new)), unlabelled(old));
     let (new_slots, old_slots) = (Slots::of(claim), Slots::of(old));
     let (new_words, old_words) = (lower_words(claim), lower_words(old));
@@ -337,7 +349,7 @@ pub fn signals(new: &str, old: &str) -> Signals {
     };
     let (new_details, old_details) =
         (details(&new_slots, &new_subject), details(&old_slots, &old_subject));
-    Signals {
+    let signals = Signals {
         cue: change_cue(&new_words),
         older_cue: change_cue(&old_words).is_some(),
         addition: find(&new_words, ADDITIONS).is_some()
@@ -347,7 +359,8 @@ pub fn signals(new: &str, old: &str) -> Signals {
         added: new_details.iter().any(|detail| !old_details.contains(detail)),
         number_dropped: detail_dropped(&old_slots, &new_slots),
         negation_flip: new_slots.negated != old_slots.negated,
-    }
+    };
+    Reading { signals, claim: new_slots, old: old_slots }
 }
 
 /// Whether free text `new` corrects free text `old`, stored earlier, given
@@ -361,15 +374,13 @@ pub fn correction(
     if cosine < settings.correction {
         return None;
     }
-    let (claim, old) = (first_sentence(unlabelled(new)), unlabelled(old));
-    let (new_slots, old_slots) = (Slots::of(claim), Slots::of(old));
-    if new_slots.words == old_slots.words {
-        return None;
-    }
     if asks(new) || asks(old) || tentative(new) || tentative(old) {
         return None;
     }
-    let signals = signals(new, old);
+    let Reading { signals, claim: new_slots, old: old_slots } = read(new, old);
+    if new_slots.words == old_slots.words {
+        return None;
+    }
     let needed = if signals.older_cue { KEPT_AFTER_A_CHANGE } else { KEPT };
     if signals.kept < needed || signals.addition {
         return None;

@@ -208,7 +208,6 @@ impl Engine {
             index.queue_judgements(&new_memories)?;
             (known, index.fact_rows(&new_memories)?)
         };
-        self.work.notify();
         if let Some(namespace) = change.doc.namespace() {
             if !new_entities.is_empty() {
                 self.reconcile_entities(namespace, &new_entities)?;

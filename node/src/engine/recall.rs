@@ -186,6 +186,11 @@ impl Engine {
             };
             let exhausted = dense_ids.len() < wanted && text_ids.len() < wanted;
             let mut dated_ids: Vec<String> = dated.iter().take(wanted).cloned().collect();
+            if let Some(allowed) = &allowed {
+                dense_ids.retain(|id| allowed.contains(id));
+                text_ids.retain(|id| allowed.contains(id));
+                dated_ids.retain(|id| allowed.contains(id));
+            }
             // What follows a keyword match in a thread, read with it.
             let mut threads = if settings.ranking.thread_weight > 0.0 {
                 index.followers(&text_ids, THREAD_WINDOW_MS)?
@@ -193,12 +198,7 @@ impl Engine {
                 Vec::new()
             };
             if let Some(allowed) = &allowed {
-                dense_ids.retain(|id| allowed.contains(id));
-                text_ids.retain(|id| allowed.contains(id));
-                dated_ids.retain(|id| allowed.contains(id));
-                threads.retain(|(follower, followed)| {
-                    allowed.contains(follower) && allowed.contains(followed)
-                });
+                threads.retain(|(follower, _)| allowed.contains(follower));
             }
             let lists =
                 Lists { dense: &dense_ids, text: &text_ids, dated: &dated_ids, threads: &threads };
@@ -283,14 +283,16 @@ impl Engine {
         let ranking = &settings.ranking;
         // A keyword match counts by how much of the query it holds.
         let query_words = rank::keywords(&request.query);
+        let covered = |text: &str| -> f64 {
+            rank::keyword_coverage(&query_words, text).powf(ranking.keyword_coverage)
+        };
         let coverage = |id: &str| -> f64 {
             if ranking.keyword_coverage == 0.0 {
                 return 1.0;
             }
             rows.get(id).map_or(0.0, |row| {
                 let context = row.context.as_deref().unwrap_or_default();
-                rank::keyword_coverage(&query_words, &format!("{} {context}", row.text))
-                    .powf(ranking.keyword_coverage)
+                covered(&format!("{} {context}", row.text))
             })
         };
         // A follower's keywords are its own and those of what it follows.
@@ -305,8 +307,7 @@ impl Engine {
             }
             let text = |id: &str| rows.get(id).map_or("", |row| row.text.as_str());
             let before = followed.get(id).map_or("", |followed| text(followed));
-            rank::keyword_coverage(&query_words, &format!("{} {before}", text(id)))
-                .powf(ranking.keyword_coverage)
+            covered(&format!("{} {before}", text(id)))
         };
         let mut fused = rank::scaled_rank_fusion(
             &[

@@ -31,13 +31,13 @@ impl Index {
     }
 
     /// Up to `limit` queued memories that have their vector now, oldest
-    /// first; queued ids whose memory is gone (forgotten) leave the queue.
+    /// first, after those whose memory is gone (forgotten): the caller
+    /// finds no row for these, and takes them off the queue with the rest.
     pub fn judgements_ready(&self, limit: usize) -> anyhow::Result<Vec<String>> {
-        self.conn()
-            .execute("DELETE FROM to_judge WHERE id NOT IN (SELECT id FROM memories)", [])?;
         let mut statement = self.conn().prepare_cached(
-            "SELECT m.id FROM to_judge q JOIN memories m ON m.id = q.id
-             WHERE m.embedded != 0 ORDER BY m.created_at, m.id LIMIT ?1",
+            "SELECT q.id FROM to_judge q LEFT JOIN memories m ON m.id = q.id
+             WHERE m.id IS NULL OR m.embedded != 0
+             ORDER BY m.created_at IS NOT NULL, m.created_at, q.id LIMIT ?1",
         )?;
         let ids = statement
             .query_map(params![limit as i64], |row| row.get(0))?

@@ -213,6 +213,20 @@ pub enum EventKind {
     Checkpoint,
 }
 
+impl From<EventKind> for ferrex_core::working::EventType {
+    fn from(kind: EventKind) -> Self {
+        use ferrex_core::working::EventType as E;
+        match kind {
+            EventKind::Action => E::Action,
+            EventKind::Observation => E::Observation,
+            EventKind::Decision => E::Decision,
+            EventKind::Error => E::Error,
+            EventKind::Fact => E::Fact,
+            EventKind::Checkpoint => E::Checkpoint,
+        }
+    }
+}
+
 /// `session`'s parameters.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -98,19 +98,6 @@ pub struct SessionAnswer {
     pub cleared: Option<usize>,
 }
 
-fn event_type(kind: params::EventKind) -> working::EventType {
-    use params::EventKind as K;
-    use working::EventType as E;
-    match kind {
-        K::Action => E::Action,
-        K::Observation => E::Observation,
-        K::Decision => E::Decision,
-        K::Error => E::Error,
-        K::Fact => E::Fact,
-        K::Checkpoint => E::Checkpoint,
-    }
-}
-
 /// `session`: push, get, clear.
 pub fn session(
     engine: &Engine,
@@ -142,7 +129,7 @@ pub fn session(
             let session = session.ok_or_else(needs_session)?;
             let content = content
                 .ok_or_else(|| FieldError::new("content", "is missing: say what happened"))?;
-            let kind = params.event_type.map_or(working::EventType::Action, event_type);
+            let kind = params.event_type.map_or(working::EventType::Action, Into::into);
             let pushed = engine.push_event(&namespace, &session, kind, &content)?;
             answer.action = "pushed";
             answer.id = Some(pushed.id);
