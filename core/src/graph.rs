@@ -54,6 +54,9 @@ pub enum EdgeKind {
     /// The predicate of fact `from` may name the attribute of fact `to`'s:
     /// a near miss of predicate resolution, for a person to confirm.
     PredicateCandidate,
+    /// `from` (a memory) is a newer version of `to`, written by `update`:
+    /// forgetting one forgets every version.
+    VersionOf,
     /// A relation type an agent named.
     Other(String),
 }
@@ -69,6 +72,7 @@ impl EdgeKind {
             EdgeKind::AliasCandidate => "alias_candidate",
             EdgeKind::SamePredicate => "same_predicate",
             EdgeKind::PredicateCandidate => "predicate_candidate",
+            EdgeKind::VersionOf => "version_of",
             EdgeKind::Other(name) => name,
         }
     }
@@ -92,6 +96,7 @@ impl FromStr for EdgeKind {
             "alias_candidate" => EdgeKind::AliasCandidate,
             "same_predicate" => EdgeKind::SamePredicate,
             "predicate_candidate" => EdgeKind::PredicateCandidate,
+            "version_of" => EdgeKind::VersionOf,
             other => EdgeKind::Other(other.to_owned()),
         })
     }

@@ -24,6 +24,7 @@ mod slots;
 mod stem;
 pub mod time;
 pub mod validate;
+pub mod walk;
 pub mod when;
 pub mod working;
 

@@ -336,8 +336,109 @@ pub(crate) fn read_memory(
     // Read whole at once: one pass over a record costs about what one seek
     // for its key's id did, and that seek came before every record read.
     let view = view.read_whole();
-    open_sealed(&view, &place("memories", id), keys)
-        .and_then(|payload| memory_from(&view, namespace, id, payload))
+    open_sealed::<MemoryPayload>(&view, &place("memories", id), keys).and_then(|mut payload| {
+        apply_tag_edits(&view, id, keys, &mut payload.tags);
+        memory_from(&view, namespace, id, payload)
+    })
+}
+
+/// The prefix of a memory's fields that each hold one edit of its tags.
+const TAG_EDIT: &str = "tag:";
+
+/// One edit of a memory's tags, sealed under the memory's key: the slot it
+/// fills (a plain tag, or `name:` for every `name:value` tag, so that
+/// `importance:0.9` replaces `importance:0.4`) and what fills it (`None`:
+/// removed).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct TagEdit {
+    slot: String,
+    tag: Option<String>,
+}
+
+/// The slot a tag fills: `name:` for a `name:value` tag, else the tag.
+fn tag_slot(tag: &str) -> String {
+    match tag.split_once(':') {
+        Some((name, _)) if !name.is_empty() => format!("{name}:"),
+        _ => tag.to_owned(),
+    }
+}
+
+/// The field holding the edits of `slot`: named by a hash of the slot under
+/// the memory's key, so the document names no tag in the clear. Each slot
+/// is its own last-writer-wins register: two devices that edit different
+/// tags at once both keep their edit.
+fn tag_field(key: &Key, slot: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::new().chain_update(key.0).chain_update(slot.as_bytes()).finalize();
+    let hex: String = digest.iter().take(8).map(|byte| format!("{byte:02x}")).collect();
+    format!("{TAG_EDIT}{hex}")
+}
+
+/// Applies the tag edits recorded on a memory to the tags it was written
+/// with, in the order of their slots.
+fn apply_tag_edits(view: &MapView<'_>, id: &str, keys: &KeyStore, tags: &mut Vec<String>) {
+    let Some(key) = key_id_of(view).and_then(|key_id| keys.get(&key_id)) else { return };
+    let mut edits: Vec<TagEdit> = view
+        .keys()
+        .into_iter()
+        .filter(|field| field.starts_with(TAG_EDIT))
+        .filter_map(|field| {
+            let sealed = view.bytes(&field)?;
+            let plain = seal::open(key, &place("memories", &format!("{id}/{field}")), &sealed)?;
+            serde_json::from_slice(&plain).ok()
+        })
+        .collect();
+    edits.sort_by(|a, b| a.slot.cmp(&b.slot));
+    for edit in edits {
+        tags.retain(|tag| tag_slot(tag) != edit.slot);
+        if let Some(tag) = edit.tag {
+            tags.push(tag);
+        }
+    }
+}
+
+/// Edits a live memory in place: its tags become `tags` (recorded as one
+/// edit per slot that changed) and its confidence `confidence`. `Ok(false)`
+/// when `id` is no live memory here.
+pub(crate) fn edit_memory(
+    doc: &mut AutoCommit,
+    roots: &Roots,
+    id: &str,
+    key: &Key,
+    current: &[String],
+    tags: Option<&[String]>,
+    confidence: Option<f64>,
+) -> Result<bool, AutomergeError> {
+    if is_forgotten(&RootMaps::new(doc, roots), id) {
+        return Ok(false);
+    }
+    let Some(object) = memory_object(doc, roots, id) else { return Ok(false) };
+    if let Some(tags) = tags {
+        let mut slots: BTreeMap<String, Option<String>> = BTreeMap::new();
+        for tag in current {
+            slots.insert(tag_slot(tag), None);
+        }
+        for tag in tags {
+            slots.insert(tag_slot(tag), Some(tag.clone()));
+        }
+        for (slot, tag) in slots {
+            let unchanged = match &tag {
+                Some(tag) => current.contains(tag),
+                None => false,
+            };
+            if unchanged {
+                continue;
+            }
+            let field = tag_field(key, &slot);
+            let plain = serde_json::to_vec(&TagEdit { slot, tag }).unwrap_or_default();
+            let sealed = seal::seal(key, &place("memories", &format!("{id}/{field}")), &plain);
+            doc.put(&object, field, ScalarValue::Bytes(sealed))?;
+        }
+    }
+    if let Some(confidence) = confidence {
+        doc.put(&object, "confidence", confidence)?;
+    }
+    Ok(true)
 }
 
 /// Reads a memory of a format-1 document, where every field is in the clear

@@ -787,6 +787,47 @@ impl Replica {
         Ok(if done.is_empty() { None } else { changes.into_iter().next() })
     }
 
+    /// Edits the live memory `id` in place: its tags become `tags`, its
+    /// confidence `confidence` (each when given). Each tag slot and the
+    /// confidence are registers of their own, so two devices that edit at
+    /// once keep both edits where they touch different ones. `None` when `id`
+    /// names no live memory this node can read.
+    pub fn edit_memory(
+        &self,
+        id: &str,
+        tags: Option<&[String]>,
+        confidence: Option<f64>,
+        now: Timestamp,
+    ) -> Result<Option<DocChange>, ReplicaError> {
+        let Some(doc_id) = self.locate(id) else { return Ok(None) };
+        let document = self.document(&doc_id)?;
+        let mut document = lock(&document);
+        let namespace = doc_id.namespace().cloned().unwrap_or_default();
+        let (key, current) = {
+            let maps = document.maps();
+            let keys = lock(&self.keys);
+            let Some(key_id) = records::live_memory_key(&maps, id) else { return Ok(None) };
+            let Some(key) = keys.get(&key_id).cloned() else { return Ok(None) };
+            let Some(stored) = records::read_memory(&maps, &namespace, id, &keys).found() else {
+                return Ok(None);
+            };
+            (key, stored.memory.tags)
+        };
+        let (edited, change) = document.write(now, |doc, roots, keys| {
+            let edited = records::edit_memory(doc, roots, id, &key, &current, tags, confidence)?;
+            if edited {
+                keys.memories.insert(id.to_owned());
+            }
+            Ok(edited)
+        })?;
+        drop(document);
+        if !edited || change.keys.is_empty() {
+            return Ok(None);
+        }
+        self.announce(&doc_id);
+        Ok(Some(change))
+    }
+
     /// Records that this device validated each of `ids` at `now`; returns the
     /// ids that named live memories, and the changes made.
     pub fn validate(

@@ -11,7 +11,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 TOOLS = {
     "store", "recall", "forget", "reflect", "history", "stats",
-    "session", "task", "observe", "context",
+    "session", "task", "observe", "context", "link", "graph", "entity", "update",
 }
 
 
@@ -28,11 +28,11 @@ async def main(url: str, token: str) -> None:
                 for tool in listed.tools
             }
             # A hint equal to MCP's default is left out (not read-only).
-            for name in ["reflect", "history", "stats", "context"]:
+            for name in ["reflect", "history", "stats", "context", "graph", "entity"]:
                 assert wire[name]["annotations"]["readOnlyHint"] is True, wire[name]
             assert wire["recall"]["annotations"]["idempotentHint"] is True, wire["recall"]
             assert wire["forget"]["annotations"]["destructiveHint"] is True, wire["forget"]
-            for name in ["store", "session", "task", "observe"]:
+            for name in ["store", "session", "task", "observe", "link", "update"]:
                 annotations = wire[name]["annotations"]
                 assert annotations.get("readOnlyHint", False) is False, wire[name]
                 assert annotations["destructiveHint"] is False, wire[name]
@@ -74,6 +74,17 @@ async def main(url: str, token: str) -> None:
             assert by_id["history"][0]["object"] == "debian", by_id
             history = await call("history", {"subject": "ci runner", "predicate": "os", "namespace": "py"})
             assert history, history
+            # The graph: a relation, a walk, an entity's story, an edit.
+            linked = await call(
+                "link", {"from": "ci runner", "to": "debian", "relation": "uses", "namespace": "py"}
+            )
+            assert linked["edge"]["relation"] == "depends_on", linked
+            walked = await call("graph", {"from": "ci runner", "namespace": "py"})
+            assert [node["label"] for node in walked["nodes"]] == ["ci runner", "debian"], walked
+            story = await call("entity", {"name": "ci runner", "namespace": "py"})
+            assert story["facts"][0]["object"] == "debian", story
+            updated = await call("update", {"id": memory, "tags": ["sdk"]})
+            assert updated["id"] == memory and updated["changed"] == ["tags"], updated
             await call("reflect", {"namespace": "py"})
             stats = await call("stats", {"detailed": True})
             assert stats["memories"] >= 2 and "staleness" in stats["detailed"], stats

@@ -596,3 +596,21 @@ pub fn look_alike_notes(count: usize) -> Vec<String> {
         })
         .collect()
 }
+
+/// The documents and heads every one of `homes` holds (`sync status
+/// --json`), if they are equal everywhere and each index has applied all
+/// of them: a settled state, where answers no longer change.
+pub fn settled_heads(homes: &[&TestHome]) -> Option<Value> {
+    let mut all = Vec::new();
+    for home in homes {
+        let status = home.sync_status_json();
+        if status["index"]["lag_changes"] != 0 {
+            return None;
+        }
+        all.push(status["documents"].clone());
+    }
+    let first = all.first()?;
+    (first.as_array().is_some_and(|documents| !documents.is_empty())
+        && all.iter().all(|heads| heads == first))
+    .then(|| first.clone())
+}

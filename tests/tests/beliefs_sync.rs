@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use ferrex_tests::{Client, TestHome, eventually};
+use ferrex_tests::{Client, TestHome, eventually, settled_heads};
 use serde_json::{Value, json};
 
 const NAMESPACE: &str = "infra";
@@ -59,24 +59,6 @@ async fn answers(client: &Client) -> Value {
         "entities": stats["detailed"]["entities"],
         "duplicates": stats["detailed"]["duplicates_collapsed"],
     })
-}
-
-/// The documents and heads every one of `homes` holds (`sync status
-/// --json`), if they are equal everywhere and each index has applied all
-/// of them: a settled state, where answers no longer change.
-fn settled_heads(homes: &[&TestHome]) -> Option<Value> {
-    let mut all = Vec::new();
-    for home in homes {
-        let status = home.sync_status_json();
-        if status["index"]["lag_changes"] != 0 {
-            return None;
-        }
-        all.push(status["documents"].clone());
-    }
-    let first = all.first()?;
-    (first.as_array().is_some_and(|documents| !documents.is_empty())
-        && all.iter().all(|heads| heads == first))
-    .then(|| first.clone())
 }
 
 /// Each home's documents and heads, for a failure message.

@@ -76,6 +76,9 @@ async function steps(page, shot, figures) {
     check(name === "api-server", `entity ${name}`);
     const nodes = await page.$$eval("svg.graph g.node", (items) => items.map((item) => item.textContent));
     check(nodes.some((node) => node.includes("postgres")), `neighbours: ${nodes}`);
+    // Its relations: the fact whose object is an entity.
+    const relations = await page.$$eval("#relations li", (items) => items.map((item) => item.textContent));
+    check(relations.some((relation) => relation.startsWith("depends on → postgres")), `relations: ${relations}`);
     await shot("4-entity");
 
     await page.click(".tab[data-view=devices]");

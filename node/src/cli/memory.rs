@@ -350,8 +350,9 @@ pub struct Edit {
     pub object: Option<String>,
 }
 
-/// `ferrex edit ID`: stores the corrected memory, superseding the old one
-/// (same namespace, type, tags, entities, source and context). Without
+/// `ferrex edit ID`: the agent's `update` of the text or the value: a new
+/// version that supersedes the old one (same namespace, type, tags,
+/// entities, source and context), history keeping both. Without
 /// `--content` or `--object` it opens `$VISUAL` or `$EDITOR` on the text or
 /// the value.
 pub async fn edit(home: &Home, id: &str, edit: Edit, json: bool) -> anyhow::Result<()> {
@@ -372,34 +373,9 @@ pub async fn edit(home: &Home, id: &str, edit: Edit, json: bool) -> anyhow::Resu
         report("nothing changed");
         return Ok(());
     }
-    let names: Vec<String> = shown["entities"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|entity| entity["name"].as_str().map(str::to_owned))
-        .collect();
-    let tags: Vec<String> = memory["tags"]
-        .as_array()
-        .map(|tags| tags.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-        .unwrap_or_default();
-    let mut arguments = Arguments::default()
-        .set("namespace", memory["namespace"].as_str())
-        .set("memory_type", memory["type"].as_str())
-        .set("supersedes", Some(id))
-        .set("source", memory["source"].as_str())
-        .set("context", memory["context"].as_str())
-        .list("tags", &tags);
-    arguments = arguments.list("entities", &names);
-    if fact {
-        arguments = arguments
-            .set("subject", memory["subject"].as_str())
-            .set("predicate", memory["predicate"].as_str())
-            .set("object", Some(new.trim()));
-    } else {
-        arguments = arguments.set("content", Some(new.trim()));
-    }
-    let answer = call(home, "store", arguments.value()).await?;
+    // The agent's `update`: one code path for both.
+    let field = if fact { "object" } else { "content" };
+    let answer = call(home, "update", json!({"id": id, field: new.trim()})).await?;
     if json {
         print_json(&answer);
     } else {

@@ -235,6 +235,7 @@ fn apply_keys(
                         EdgeKind::RelatesTo
                         | EdgeKind::AliasCandidate
                         | EdgeKind::PredicateCandidate
+                        | EdgeKind::VersionOf
                         | EdgeKind::Other(_) => {}
                     }
                 }

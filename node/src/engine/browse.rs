@@ -68,6 +68,9 @@ pub struct EntityView {
     pub memories: Vec<Recalled>,
     /// Other entities those memories are about: id, name, how many.
     pub neighbours: Vec<(String, String, usize)>,
+    /// Its relations (links, and facts whose object is an entity), out and
+    /// in: the edge, the other end's name, and whether it goes out.
+    pub relations: Vec<(ferrex_core::walk::Hop, String, bool)>,
 }
 
 /// Tags and entities of a namespace with their counts.
@@ -179,9 +182,16 @@ impl Engine {
             }
         }
         neighbours.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.1.cmp(&b.1)));
+        let mut relations = Vec::new();
+        for hop in super::graph::fold_hops(index.entity_links(&canonical)?) {
+            let out = hop.from == canonical;
+            let other = if out { &hop.to } else { &hop.from };
+            let other_name = index.entity(other)?.map(|(name, _)| name).unwrap_or_default();
+            relations.push((hop, other_name, out));
+        }
         drop(index);
         let memories = self.judged(&namespace, rows);
-        Ok(Some(EntityView { id: id.to_owned(), name, namespace, memories, neighbours }))
+        Ok(Some(EntityView { id: id.to_owned(), name, namespace, memories, neighbours, relations }))
     }
 
     /// The `limit` most used tags and entities of `namespace`.

@@ -9,6 +9,7 @@
 mod arrivals;
 mod browse;
 mod entities;
+pub mod graph;
 mod predicates;
 mod recall;
 mod review;
@@ -208,6 +209,16 @@ impl Engine {
             index.queue_judgements(&new_memories)?;
             (known, index.fact_rows(&new_memories)?)
         };
+        // What a forget merged here takes with it (versions and links
+        // made on this device, or merged, while the forget was apart).
+        let orphans = lock(&self.index).orphaned_by_forgetting()?;
+        if !orphans.is_empty() {
+            tracing::info!(
+                count = orphans.len(),
+                "forgetting versions and links of forgotten memories"
+            );
+            self.forget(&orphans).map_err(|error| anyhow::anyhow!("{error}"))?;
+        }
         if let Some(namespace) = change.doc.namespace() {
             if !new_entities.is_empty() {
                 self.reconcile_entities(namespace, &new_entities)?;
@@ -224,9 +235,15 @@ impl Engine {
     /// (and those of entities and aliases only they used) deleted, their rows
     /// and vectors overwritten in the index, and the index's WAL emptied, so
     /// that no file of the home holds their text when this returns.
+    /// Every version of a memory goes with it (`update`'s `version_of`
+    /// edges, either way), and so do the links between memories that name
+    /// any of them; the answer lists the ids asked for only.
     pub fn forget(&self, ids: &[String]) -> Result<ferrex_sync::Forgotten, ToolError> {
         let _writing = lock(&self.write_lock);
-        let outcome = self.replica.forget(ids, clock::now())?;
+        let all = self.forget_closure(ids)?;
+        let mut outcome = self.replica.forget(&all, clock::now())?;
+        outcome.forgotten.retain(|id| ids.contains(id));
+        outcome.unknown.retain(|id| ids.contains(id));
         let mut index = lock(&self.index);
         for change in &outcome.changes {
             indexer::apply_change(&mut index, &self.replica, change, &KnownVectors::new())?;

@@ -362,6 +362,12 @@ impl Engine {
                 {
                     return None;
                 }
+                // A link between memories is read through `graph`.
+                if row.source.as_deref() == Some(ferrex_core::walk::LINK_SOURCE)
+                    && row.subject_entity.is_none()
+                {
+                    return None;
+                }
                 if row.derived.status == "superseded" && !request.include_invalidated {
                     return None;
                 }

@@ -335,6 +335,24 @@ fn namespace_pages(namespace: &Namespace, dir: &str) -> Vec<Page> {
             ));
         }
     }
+    // Links between memories (`link` of two memory ids): each end by the
+    // start of its text.
+    let is_memory_link = |memory: &Value| {
+        memory["source"] == ferrex_core::walk::LINK_SOURCE && memory["subject_entity"].is_null()
+    };
+    let by_id: BTreeMap<&str, &Value> = namespace
+        .memories
+        .iter()
+        .filter_map(|memory| Some((memory["id"].as_str()?, memory)))
+        .collect();
+    let end = |id: &str| -> String {
+        let text = by_id.get(id).map(|memory| text_of(memory)).unwrap_or_default();
+        let short: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let short: String = short.chars().take(60).collect();
+        format!("{short} (`{id}`)")
+    };
+    let links: Vec<&Value> =
+        namespace.memories.iter().filter(|memory| is_memory_link(memory)).collect();
     let loose: Vec<&Value> = namespace
         .memories
         .iter()
@@ -342,8 +360,25 @@ fn namespace_pages(namespace: &Namespace, dir: &str) -> Vec<Page> {
             memory["tags"].as_array().is_none_or(Vec::is_empty)
                 && memory["entities"].as_array().is_none_or(Vec::is_empty)
                 && memory["subject_entity"].is_null()
+                && !is_memory_link(memory)
         })
         .collect();
+    if !links.is_empty() {
+        index.push_str("\n## Links between memories\n\n");
+        for link in links {
+            let note = link["context"]
+                .as_str()
+                .map(|note| format!(": {}", note.split_whitespace().collect::<Vec<_>>().join(" ")))
+                .unwrap_or_default();
+            index.push_str(&format!(
+                "- {} — {} → {}{note} (`{}`)\n",
+                end(link["subject"].as_str().unwrap_or("")),
+                link["predicate"].as_str().unwrap_or("").replace('_', " "),
+                end(link["object"].as_str().unwrap_or("")),
+                link["id"].as_str().unwrap_or("")
+            ));
+        }
+    }
     if !loose.is_empty() {
         index.push_str("\n## Other memories\n\n");
         for memory in loose {
@@ -448,6 +483,33 @@ mod tests {
         for id in ["(`a`)", "(`b`)", "(`c`)"] {
             assert!(topics.contains(id), "{id} lost: {topics}");
         }
+    }
+
+    #[test]
+    fn links_between_memories_are_listed_with_the_text_of_both_ends() {
+        let memory = |id: &str, text: &str| json!({"id": id, "content": text, "t_valid": "2026-11-26T10:00:00Z", "tags": [], "entities": []});
+        let namespace = Namespace {
+            name: "eng".into(),
+            memories: vec![
+                memory("m1", "The nightly ARM build fails with a linker error."),
+                memory("m2", "Pinned lld 17 in the toolchain file."),
+                json!({"id": "l1", "subject": "m1", "predicate": "fixed_by", "object": "m2",
+                       "source": "ferrex:link", "context": "verified on the runner",
+                       "t_valid": "2026-11-26T10:00:00Z", "tags": [], "entities": []}),
+            ],
+            ..Namespace::default()
+        };
+        let pages = pages(&[namespace]);
+        let index = &pages.iter().find(|(path, _)| path.ends_with("index.md")).unwrap().1;
+        assert!(
+            index.contains(
+                "- The nightly ARM build fails with a linker error. (`m1`) — fixed by → \
+                 Pinned lld 17 in the toolchain file. (`m2`): verified on the runner (`l1`)"
+            ),
+            "{index}"
+        );
+        let other = index.split("## Other memories").nth(1).unwrap_or("");
+        assert!(!other.contains("`l1`"), "{index}");
     }
 
     #[test]

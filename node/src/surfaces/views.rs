@@ -112,6 +112,25 @@ pub struct EntityAnswer {
     pub memories: Vec<Browsed>,
     /// Entities those memories are also about, with how many.
     pub neighbours: Vec<EntityCount>,
+    /// Its relations, out and in.
+    pub relations: Vec<Relation>,
+}
+
+/// A relation of an entity, as its page shows it.
+#[derive(Debug, Serialize)]
+pub struct Relation {
+    /// The relation type.
+    pub relation: String,
+    /// `out` (this entity is its source) or `in`.
+    pub direction: &'static str,
+    /// The other end (canonical).
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// How often it was stated, on every device.
+    pub weight: i64,
+    /// The devices that stated it, by name.
+    pub by: Vec<String>,
 }
 
 /// `topics`'s parameters.
@@ -375,12 +394,30 @@ fn entity(engine: &Engine, params: EntityParams) -> Result<EntityAnswer, ToolErr
     let Some(view) = engine.entity(&id, limit)? else {
         return Err(FieldError::new("id", format!("{id:?} names no entity")).into());
     };
+    let names = answers::device_names(engine);
     Ok(EntityAnswer {
         memories: view.memories.iter().map(browsed).collect(),
         neighbours: view
             .neighbours
             .into_iter()
             .map(|(id, name, count)| EntityCount { id, name, count })
+            .collect(),
+        relations: view
+            .relations
+            .into_iter()
+            .map(|(hop, name, out)| {
+                let mut by: Vec<String> =
+                    hop.by.iter().map(|id| names(id).unwrap_or_else(|| id.clone())).collect();
+                by.sort();
+                Relation {
+                    direction: if out { "out" } else { "in" },
+                    id: if out { hop.to } else { hop.from },
+                    name,
+                    weight: hop.weight,
+                    relation: hop.relation,
+                    by,
+                }
+            })
             .collect(),
         id: view.id,
         name: view.name,

@@ -10,6 +10,7 @@ mod browse;
 pub(crate) mod derive;
 mod fts_query;
 mod judging;
+pub(crate) mod links;
 pub(crate) mod lookup;
 mod rows;
 mod schema;
@@ -327,6 +328,7 @@ impl Index {
 fn create_unversioned(conn: &Connection) -> anyhow::Result<()> {
     conn.execute_batch(working::BY_SOURCE)?;
     conn.execute_batch(judging::QUEUE)?;
+    links::create(conn)?;
     Ok(())
 }
 

@@ -105,6 +105,7 @@ impl<'a> IndexTx<'a> {
                         row.subject_entity
                     ],
                 )?;
+                self.put_link(row)?;
                 Ok((rowid, Upserted::Unchanged))
             }
             existing => {
@@ -151,6 +152,7 @@ impl<'a> IndexTx<'a> {
                     "INSERT INTO memory_text(rowid, text, context) VALUES (?1, ?2, ?3)",
                     params![rowid, row.text, row.keyword_context()],
                 )?;
+                self.put_link(row)?;
                 let outcome =
                     if existing.is_some() { Upserted::TextChanged } else { Upserted::New };
                 Ok((rowid, outcome))
@@ -338,6 +340,10 @@ impl<'a> IndexTx<'a> {
     }
 
     fn delete_rowid(&self, rowid: i64) -> anyhow::Result<()> {
+        self.execute(
+            "DELETE FROM links WHERE memory_id = (SELECT id FROM memories WHERE rowid = ?1)",
+            [rowid],
+        )?;
         self.execute("DELETE FROM memory_text WHERE rowid = ?1", [rowid])?;
         self.delete_vectors(rowid)?;
         self.execute("DELETE FROM memories WHERE rowid = ?1", [rowid])?;

@@ -2,6 +2,7 @@
 
 pub(crate) mod answers;
 pub(crate) mod args;
+pub mod graph;
 pub(crate) mod params;
 mod resources;
 pub mod tools;
@@ -234,9 +235,10 @@ mod tests {
     /// session.
     const TOOL_LIST_BUDGET: usize = 16_000;
 
-    /// How many tools ferrex is planned to have (today's six, and eight for
-    /// working state, the knowledge graph and files); each not written yet is
-    /// counted at [`PLANNED_TOOL_BYTES`] against the budget.
+    /// How many tools ferrex is planned to have (the first six, and eight
+    /// for working state and the knowledge graph, all written now: files'
+    /// tool must make room for itself); each not written yet is counted at
+    /// [`PLANNED_TOOL_BYTES`] against the budget.
     const PLANNED_TOOLS: usize = 14;
 
     /// What a planned tool may take: an action-style tool with a few
@@ -256,12 +258,12 @@ mod tests {
         };
         // Absent hints take MCP's defaults: not read-only, destructive (of
         // a tool that writes), not idempotent.
-        for read_only in ["reflect", "history", "stats", "context"] {
+        for read_only in ["reflect", "history", "stats", "context", "graph", "entity"] {
             assert_eq!(hint(read_only), (Some(true), None, None), "{read_only}");
         }
         // validate_ids writes (that memories were checked): not read-only.
         assert_eq!(hint("recall"), (None, Some(false), Some(true)));
-        for additive in ["store", "session", "task", "observe"] {
+        for additive in ["store", "session", "task", "observe", "link", "update"] {
             assert_eq!(hint(additive), (None, Some(false), None), "{additive}");
         }
         assert_eq!(hint("forget"), (None, Some(true), Some(true)));

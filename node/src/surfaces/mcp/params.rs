@@ -61,18 +61,18 @@ pub struct Store {
     /// For every project (stored in "default").
     #[serde(default)]
     pub universal: bool,
-    /// Default: the project's, else "default".
+    /// Default: the project's.
     pub namespace: Option<String>,
     /// Default 1.0.
     #[schemars(range(min = 0, max = 1))]
     pub confidence: Option<f64>,
     /// Names it is about (matched to known entities, or created).
     #[serde(default)]
-    #[schemars(length(max = MAX_LIST_ITEMS), inner(length(min = 1, max = MAX_NAME_BYTES)))]
+    #[schemars(length(max = MAX_LIST_ITEMS), inner(length(max = MAX_NAME_BYTES)))]
     pub entities: Vec<String>,
     /// Labels.
     #[serde(default)]
-    #[schemars(length(max = MAX_LIST_ITEMS), inner(length(min = 1, max = MAX_NAME_BYTES)))]
+    #[schemars(length(max = MAX_LIST_ITEMS), inner(length(max = MAX_NAME_BYTES)))]
     pub tags: Vec<String>,
     /// Where this came from.
     #[schemars(length(max = MAX_CONTENT_BYTES))]
@@ -82,7 +82,7 @@ pub struct Store {
     pub context: Option<String>,
     /// Id of a memory this one replaces (skips the duplicate and conflict
     /// checks).
-    #[schemars(length(min = 1, max = MAX_ID_BYTES))]
+    #[schemars(length(max = MAX_ID_BYTES))]
     pub supersedes: Option<String>,
     /// ISO-8601 time or date when it happened or became true (default: now; text
     /// only).
@@ -107,9 +107,9 @@ pub struct TimeRange {
 #[serde(deny_unknown_fields)]
 pub struct Recall {
     /// What to look for, in words.
-    #[schemars(length(min = 1, max = MAX_CONTENT_BYTES))]
+    #[schemars(length(max = MAX_CONTENT_BYTES))]
     pub query: String,
-    /// Default: the project's, else "default".
+    /// Default: the project's.
     pub namespace: Option<String>,
     /// Only these kinds (default: all).
     #[serde(default)]
@@ -120,7 +120,7 @@ pub struct Recall {
     /// Only memories about these entities (names; aliases and spellings
     /// match).
     #[serde(default)]
-    #[schemars(length(max = MAX_LIST_ITEMS), inner(length(min = 1, max = MAX_NAME_BYTES)))]
+    #[schemars(length(max = MAX_LIST_ITEMS), inner(length(max = MAX_NAME_BYTES)))]
     pub entities: Vec<String>,
     /// Only memories valid from start and before end.
     pub time_range: Option<TimeRange>,
@@ -132,7 +132,7 @@ pub struct Recall {
     pub include_invalidated: bool,
     /// Ids of memories you confirmed are still true: they stay fresh.
     #[serde(default)]
-    #[schemars(length(max = MAX_FORGET_IDS), inner(length(min = 1, max = MAX_ID_BYTES)))]
+    #[schemars(length(max = MAX_FORGET_IDS), inner(length(max = MAX_ID_BYTES)))]
     pub validate_ids: Vec<String>,
     /// 0 (default) to 1: trade relevance for variety among the results
     /// (MMR).
@@ -145,7 +145,7 @@ pub struct Recall {
 #[serde(deny_unknown_fields)]
 pub struct Forget {
     /// The memories to forget, by id.
-    #[schemars(length(min = 1, max = MAX_FORGET_IDS), inner(length(min = 1, max = MAX_ID_BYTES)))]
+    #[schemars(length(max = MAX_FORGET_IDS), inner(length(max = MAX_ID_BYTES)))]
     pub ids: Vec<String>,
 }
 
@@ -153,7 +153,7 @@ pub struct Forget {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Reflect {
-    /// Default: the project's, else "default".
+    /// Default: the project's.
     pub namespace: Option<String>,
     /// How many of each finding, at most (default 10).
     #[schemars(range(min = 1, max = MAX_LIMIT))]
@@ -169,15 +169,15 @@ pub struct Reflect {
 #[serde(deny_unknown_fields)]
 pub struct History {
     /// A memory; its fact's subject and predicate, or the text linked to it.
-    #[schemars(length(min = 1, max = MAX_ID_BYTES))]
+    #[schemars(length(max = MAX_ID_BYTES))]
     pub id: Option<String>,
     /// With predicate, instead of id.
-    #[schemars(length(min = 1, max = MAX_NAME_BYTES))]
+    #[schemars(length(max = MAX_NAME_BYTES))]
     pub subject: Option<String>,
     /// With subject, instead of id.
-    #[schemars(length(min = 1, max = MAX_NAME_BYTES))]
+    #[schemars(length(max = MAX_NAME_BYTES))]
     pub predicate: Option<String>,
-    /// Default: the project's, else "default".
+    /// Default: the project's.
     pub namespace: Option<String>,
 }
 
@@ -234,10 +234,10 @@ pub struct Session {
     /// push, get or clear.
     pub action: SessionAction,
     /// The session (push, clear; get: omit for every session).
-    #[schemars(length(min = 1, max = 128))]
+    #[schemars(length(max = 128))]
     pub session_id: Option<String>,
     /// The event (push).
-    #[schemars(length(min = 1, max = MAX_CONTENT_BYTES))]
+    #[schemars(length(max = MAX_CONTENT_BYTES))]
     pub content: Option<String>,
     /// Default action.
     pub event_type: Option<EventKind>,
@@ -280,7 +280,7 @@ pub struct Task {
     /// start, update, pause, done, abort or list.
     pub action: TaskAction,
     /// start.
-    #[schemars(length(min = 1, max = MAX_NAME_BYTES))]
+    #[schemars(length(max = MAX_NAME_BYTES))]
     pub title: Option<String>,
     /// start.
     #[schemars(length(max = MAX_CONTENT_BYTES))]
@@ -289,16 +289,16 @@ pub struct Task {
     #[schemars(length(max = MAX_CONTENT_BYTES))]
     pub success_condition: Option<String>,
     /// start.
-    #[schemars(length(min = 1, max = 32))]
+    #[schemars(length(max = 32))]
     pub priority: Option<String>,
     /// The task (update, pause, done, abort).
-    #[schemars(length(min = 1, max = MAX_ID_BYTES))]
+    #[schemars(length(max = MAX_ID_BYTES))]
     pub id: Option<String>,
     /// Progress (update), what worked (done).
-    #[schemars(length(min = 1, max = MAX_CONTENT_BYTES))]
+    #[schemars(length(max = MAX_CONTENT_BYTES))]
     pub result: Option<String>,
     /// Why (abort, pause).
-    #[schemars(length(min = 1, max = MAX_CONTENT_BYTES))]
+    #[schemars(length(max = MAX_CONTENT_BYTES))]
     pub reason: Option<String>,
     /// list: these states (default open ones).
     #[serde(default)]
@@ -312,13 +312,13 @@ pub struct Task {
 #[serde(deny_unknown_fields)]
 pub struct Observe {
     /// What the user said.
-    #[schemars(length(min = 1, max = MAX_CONTENT_BYTES))]
+    #[schemars(length(max = MAX_CONTENT_BYTES))]
     pub user: String,
     /// What you answered or did.
-    #[schemars(length(min = 1, max = MAX_CONTENT_BYTES))]
+    #[schemars(length(max = MAX_CONTENT_BYTES))]
     pub assistant: String,
     /// The session.
-    #[schemars(length(min = 1, max = 128))]
+    #[schemars(length(max = 128))]
     pub session_id: Option<String>,
     /// 0-1 (default estimated).
     #[schemars(range(min = 0, max = 1))]
@@ -336,4 +336,86 @@ pub struct Context {
     /// In tokens (chars/4; default 1000).
     #[schemars(range(min = 50, max = 2400))]
     pub budget: Option<i64>,
+}
+
+/// `link`'s parameters. String limits are checked by the tool, not
+/// stated here: the four graph tools keep the tool list small.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Link {
+    /// Entity name or memory id.
+    pub from: String,
+    /// Of the same sort as from.
+    pub to: String,
+    /// E.g. depends_on, part_of, owned_by, caused_by, fixed_by, derived_from.
+    pub relation: String,
+    /// Why.
+    pub note: Option<String>,
+    /// 0 to 1.
+    #[schemars(range(min = 0, max = 1))]
+    pub confidence: Option<f64>,
+    /// Default: the project's.
+    pub namespace: Option<String>,
+}
+
+/// `graph`'s parameters.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Graph {
+    /// Entity name or memory id.
+    pub from: String,
+    /// Default 2.
+    #[schemars(range(min = 0, max = ferrex_core::walk::MAX_DEPTH))]
+    pub depth: Option<i64>,
+    /// Only these.
+    #[serde(default)]
+    pub relations: Vec<String>,
+    /// Default both.
+    pub direction: Option<Direction>,
+    /// Most nodes, default 25.
+    #[schemars(range(min = 1, max = MAX_LIMIT))]
+    pub limit: Option<i64>,
+    /// Default: the project's.
+    pub namespace: Option<String>,
+}
+
+/// Which way a walk follows edges.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+#[allow(missing_docs, reason = "the names say it")]
+pub enum Direction {
+    Out,
+    In,
+    Both,
+}
+
+/// `entity`'s parameters.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Entity {
+    /// A name or alias.
+    pub name: String,
+    /// Also superseded facts.
+    #[serde(default)]
+    pub include_history: bool,
+    /// Default: the project's.
+    pub namespace: Option<String>,
+}
+
+/// `update`'s parameters: the fields given change.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs, reason = "named as in store; the tool's description says the rest")]
+pub struct Update {
+    pub id: String,
+    pub content: Option<String>,
+    pub subject: Option<String>,
+    pub predicate: Option<String>,
+    pub object: Option<String>,
+    /// The new set.
+    pub tags: Option<Vec<String>>,
+    #[schemars(range(min = 0, max = 1))]
+    pub confidence: Option<f64>,
+    #[schemars(range(min = 0, max = 1))]
+    pub importance: Option<f64>,
 }

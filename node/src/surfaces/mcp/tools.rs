@@ -8,7 +8,7 @@ use ferrex_core::{FieldError, MemoryKind, Namespace, StoreInput, validate};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{answers, args, params, working, working::Scope};
+use super::{answers, args, graph, params, working, working::Scope};
 use crate::{
     base::clock,
     engine::{Engine, RecallRequest, ToolError},
@@ -57,10 +57,10 @@ pub const TOOLS: &[ToolSpec] = &[
         title: "Store a memory",
         effect: Effect::Additive,
         description: "Store what you learn: `content` (an event or a how-to) or \
-            `subject`+`predicate`+`object` (a fact). A near-duplicate grows the evidence of what \
-            it repeats. A new value of a single-valued predicate (port) supersedes the old; of a \
-            multi-valued one (depends_on) joins it. Text that changes a detail of earlier text \
-            corrects it. Credentials are refused unless `allow_secrets`.",
+            `subject`+`predicate`+`object` (a fact). A repeat grows the evidence of what it \
+            repeats; a new value of a single-valued predicate (port) supersedes the old; text \
+            changing a detail of earlier text corrects it. Credentials refused unless \
+            `allow_secrets`.",
         input: args::input_schema::<params::Store>,
         output: args::output_schema::<answers::StoreAnswer>,
     },
@@ -141,6 +141,42 @@ pub const TOOLS: &[ToolSpec] = &[
         output: args::output_schema::<working::ContextAnswer>,
     },
     ToolSpec {
+        name: "link",
+        title: "Link",
+        effect: Effect::Additive,
+        description: "Relate two entities (created if new) or two memory ids. Stating it \
+            again adds weight.",
+        input: args::input_schema::<params::Link>,
+        output: args::output_schema::<graph::LinkAnswer>,
+    },
+    ToolSpec {
+        name: "graph",
+        title: "Graph",
+        effect: Effect::ReadOnly,
+        description: "Walk out from an entity or memory: nodes, and edges with weight and \
+            who stated them.",
+        input: args::input_schema::<params::Graph>,
+        output: args::output_schema::<graph::GraphAnswer>,
+    },
+    ToolSpec {
+        name: "entity",
+        title: "Entity",
+        effect: Effect::ReadOnly,
+        description: "Everything about an entity: aliases, facts, relations, memories \
+            mentioning it.",
+        input: args::input_schema::<params::Entity>,
+        output: args::output_schema::<graph::EntityAnswer>,
+    },
+    ToolSpec {
+        name: "update",
+        title: "Update",
+        effect: Effect::Additive,
+        description: "Edit a memory: new text or triple makes a new version (history keeps \
+            the old); tags, confidence, importance change in place.",
+        input: args::input_schema::<params::Update>,
+        output: args::output_schema::<graph::UpdateAnswer>,
+    },
+    ToolSpec {
         name: "stats",
         title: "Memory statistics",
         effect: Effect::ReadOnly,
@@ -195,6 +231,10 @@ pub fn call(
         "task" => answer(working::task(engine, scope, args::read(input, arguments)?)),
         "observe" => answer(working::observe(engine, scope, args::read(input, arguments)?)),
         "context" => answer(working::context(engine, scope, args::read(input, arguments)?)),
+        "link" => answer(graph::link(engine, scope, args::read(input, arguments)?)),
+        "graph" => answer(graph::graph(engine, scope, args::read(input, arguments)?)),
+        "entity" => answer(graph::entity(engine, scope, args::read(input, arguments)?)),
+        "update" => answer(graph::update(engine, args::read(input, arguments)?)),
         "stats" => answer(stats(engine, args::read(input, arguments)?)),
         _ => unreachable!("every tool in TOOLS is dispatched"),
     }

@@ -216,6 +216,13 @@ function renderEntity(entity) {
       el("h2", { id: "entity-name" }, entity.name),
       el("p", { class: "meta" }, `${entity.namespace} · ${entity.memories.length} memories · ${entity.neighbours.length} neighbours`),
       entity.neighbours.length ? graph(entity) : el("p", { class: "meta" }, "no neighbours yet"),
+      entity.relations.length
+        ? [el("h3", {}, "Relations"), el("ul", { id: "relations" }, entity.relations.map((relation) =>
+            el("li", {},
+              relation.direction === "out" ? `${relation.relation.replaceAll("_", " ")} → ` : `← ${relation.relation.replaceAll("_", " ")} `,
+              el("button", { type: "button", class: "chip entity", onclick: () => openEntity(relation.id) }, relation.name),
+              el("span", { class: "meta" }, ` weight ${relation.weight} · ${relation.by.join(", ")}`))))]
+        : null,
       facts.length ? [el("h3", {}, "Facts"), el("ol", { class: "timeline" }, facts.map(item))] : null,
       mentions.length ? [el("h3", {}, "Mentioned in"), el("ol", { class: "timeline" }, mentions.map(item))] : null));
 }

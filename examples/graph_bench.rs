@@ -1,0 +1,231 @@
+//! Knowledge-graph benchmark: walks and entity stories at 10k entities and
+//! 50k relations, through a real node and MCP.
+//!
+//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example graph_bench [-- --entities N --relations M --queries Q --home DIR]`
+//!
+//! 1. Writes N entities and M relations between them into a fresh home's
+//!    documents, as `link` records them (a fact per relation, source
+//!    `ferrex:link`, its subject and object the two entities), with eight
+//!    relation types and ends drawn so that a few entities are hubs (a
+//!    power law, as real graphs have), then rebuilds the index with `ferrex
+//!    reindex`. `--home DIR` keeps that home in DIR, and starts from a
+//!    copy of it when DIR holds one.
+//! 2. Times through an MCP client, from Q entities drawn the same way:
+//!    `graph` at depth 2 and at depth 5, each with the default node limit
+//!    (25) and the largest (200), and `entity` (the story, its recall of
+//!    memories included).
+//!
+//! Medians and 95th percentiles are printed; the last line holds every
+//! figure as `key=value` pairs.
+
+use std::{path::PathBuf, process::Stdio, time::Instant};
+
+use anyhow::Context;
+use ferrex_core::{
+    Content, Entity, MemoryKind, Namespace, Timestamp, Triple, predicate::Cardinality,
+    walk::LINK_SOURCE,
+};
+use ferrex_examples::{copy_home, millis, percentile};
+use ferrex_sync::{NewMemory, NewRecords, Replica, ReplicaOptions};
+use ferrex_tests::TestHome;
+use serde_json::{Value, json};
+
+const NAMESPACE: &str = "bench";
+
+const RELATIONS: [&str; 8] = [
+    "depends_on",
+    "part_of",
+    "owned_by",
+    "caused_by",
+    "built_with",
+    "relates_to",
+    "deployed_to",
+    "replaces",
+];
+
+/// A deterministic generator (SplitMix64): the same graph on every run.
+struct Draw(u64);
+
+impl Draw {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// An index below `n`, skewed towards small ones (a hub-heavy graph).
+    fn skewed(&mut self, n: usize) -> usize {
+        let unit = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
+        ((unit * unit * unit) * n as f64) as usize % n
+    }
+
+    fn uniform(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn entity_name(index: usize) -> String {
+    const KINDS: [&str; 6] = ["service", "library", "team", "host", "dataset", "incident"];
+    format!("{}-{index:05}", KINDS[index % KINDS.len()])
+}
+
+fn prefill(home: &TestHome, entities: usize, relations: usize) -> anyhow::Result<()> {
+    let replica =
+        Replica::open(&home.path().join("docs"), "bench-prefill", ReplicaOptions::default())?;
+    let namespace = Namespace::parse(NAMESPACE)?;
+    let now = Timestamp(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|elapsed| elapsed.as_millis() as i64)
+            .unwrap_or(0),
+    );
+    let ids: Vec<String> = (0..entities).map(|index| format!("bench-entity-{index:05}")).collect();
+    for chunk in (0..entities).collect::<Vec<_>>().chunks(1000) {
+        let records = NewRecords {
+            entities: chunk
+                .iter()
+                .map(|&index| Entity {
+                    id: ids[index].clone(),
+                    name: entity_name(index),
+                    kind: None,
+                    created_at: now,
+                    created_by: "bench-prefill".to_owned(),
+                })
+                .collect(),
+            ..NewRecords::default()
+        };
+        replica.write_new(&namespace, now, &records)?;
+    }
+    let mut draw = Draw(20_261_126);
+    let mut written = 0;
+    while written < relations {
+        let mut memories = Vec::new();
+        while memories.len() < 500 && written < relations {
+            let from = draw.skewed(entities);
+            let to = draw.uniform(entities);
+            if from == to {
+                continue;
+            }
+            let relation = RELATIONS[draw.uniform(RELATIONS.len())];
+            memories.push(NewMemory {
+                id: format!("bench-link-{written:06}"),
+                kind: MemoryKind::Semantic,
+                content: Content::Triple(Triple {
+                    subject: entity_name(from),
+                    predicate: relation.to_owned(),
+                    object: entity_name(to),
+                }),
+                confidence: 1.0,
+                source: Some(LINK_SOURCE.to_owned()),
+                context: None,
+                tags: vec![],
+                entity_ids: vec![ids[to].clone()],
+                subject_entity: Some(ids[from].clone()),
+                predicate_written: None,
+                cardinality: Some(Cardinality::Many),
+                created_at: now,
+                created_by: "bench-prefill".to_owned(),
+                t_valid: now,
+            });
+            written += 1;
+        }
+        replica.write_new(&namespace, now, &NewRecords { memories, ..NewRecords::default() })?;
+    }
+    Ok(())
+}
+
+#[allow(clippy::print_stdout, reason = "a benchmark prints its figures")]
+fn summary(name: &str, times: &mut [std::time::Duration], line: &mut Vec<String>) {
+    let p50 = millis(percentile(times, 50));
+    let p95 = millis(percentile(times, 95));
+    println!("{name:<28} p50 {p50:7.2} ms   p95 {p95:7.2} ms   ({} calls)", times.len());
+    line.push(format!("{name}_p50_ms={p50:.2} {name}_p95_ms={p95:.2}"));
+}
+
+#[allow(clippy::print_stdout, reason = "a benchmark prints its figures")]
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> anyhow::Result<()> {
+    let mut entities = 10_000usize;
+    let mut relations = 50_000usize;
+    let mut queries = 200usize;
+    let mut kept: Option<PathBuf> = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().context("a flag needs a value");
+        match arg.as_str() {
+            "--entities" => entities = value()?.parse()?,
+            "--relations" => relations = value()?.parse()?,
+            "--queries" => queries = value()?.parse()?,
+            "--home" => kept = Some(value()?.into()),
+            other => anyhow::bail!("unknown argument {other:?}; see the usage line"),
+        }
+    }
+    anyhow::ensure!(entities >= 2, "--entities must be at least 2");
+    println!("ferrex graph benchmark: {entities} entities, {relations} relations");
+    let home = TestHome::new();
+    match kept.as_ref().filter(|dir| dir.join("index.sqlite").exists()) {
+        Some(dir) => {
+            println!("starting from a copy of {}", dir.display());
+            copy_home(dir, home.path())?;
+        }
+        None => {
+            let started = Instant::now();
+            prefill(&home, entities, relations)?;
+            println!("documents written in {:.1} s", started.elapsed().as_secs_f64());
+            let started = Instant::now();
+            let status = home.command(&["reindex"]).stdout(Stdio::null()).status()?;
+            anyhow::ensure!(status.success(), "reindex failed");
+            println!("index rebuilt in {:.1} s", started.elapsed().as_secs_f64());
+            if let Some(dir) = &kept {
+                copy_home(home.path(), dir)?;
+            }
+        }
+    }
+    let client = ferrex_tests::Client::connect(&home).await?;
+    let mut draw = Draw(7);
+    let starts: Vec<String> = (0..queries).map(|_| entity_name(draw.skewed(entities))).collect();
+    let mut line = Vec::new();
+    for depth in [2, 5] {
+        for limit in [25, 200] {
+            let mut times = Vec::new();
+            let mut nodes = 0;
+            let mut edges = 0;
+            let mut truncated = 0;
+            for start in &starts {
+                let started = Instant::now();
+                let answer: Value = client
+                    .ok(
+                        "graph",
+                        json!({"from": start, "depth": depth, "limit": limit, "namespace": NAMESPACE}),
+                    )
+                    .await;
+                times.push(started.elapsed());
+                nodes += answer["nodes"].as_array().map_or(0, Vec::len);
+                edges += answer["edges"].as_array().map_or(0, Vec::len);
+                truncated += usize::from(answer["truncated"] == true);
+            }
+            let name = format!("graph_d{depth}_l{limit}");
+            summary(&name, &mut times, &mut line);
+            println!(
+                "    mean {:.1} nodes, {:.1} edges an answer; {truncated} of {queries} truncated",
+                nodes as f64 / queries as f64,
+                edges as f64 / queries as f64
+            );
+        }
+    }
+    let mut times = Vec::new();
+    let mut relations_seen = 0;
+    for start in &starts {
+        let started = Instant::now();
+        let answer = client.ok("entity", json!({"name": start, "namespace": NAMESPACE})).await;
+        times.push(started.elapsed());
+        relations_seen += answer["edges"].as_array().map_or(0, Vec::len);
+    }
+    summary("entity", &mut times, &mut line);
+    println!("    mean {:.1} relations a story", relations_seen as f64 / queries as f64);
+    client.close().await;
+    println!("{}", line.join(" "));
+    Ok(())
+}
