@@ -207,8 +207,10 @@ pub fn walk<E>(
                 }
                 let new = !seen.contains(&other);
                 if new && walked.nodes.len() >= walk.limit {
+                    // Full: what is left would only add edges between the
+                    // nodes kept, and the answer says it was cut short.
                     walked.truncated = true;
-                    continue;
+                    return Ok(walked);
                 }
                 let cost = cost_hop(&hop) + if new { cost_node(&other) } else { 0 };
                 if used + cost > walk.budget {

@@ -218,6 +218,35 @@ async fn entities_linked_walked_and_told_whole() {
             .await
             .contains("nobody")
     );
+    assert_eq!(story["relations_total"], 4, "{story}");
+    // Other spellings of its own name are not aliases.
+    assert_eq!(story["aliases"], json!([]), "{story}");
+    // A hub: a walk stays within its budget, each node with the edge that
+    // reached it; the story shows the heaviest relations and counts all.
+    for index in 0..60_u64 {
+        // Names no fuzzy match joins: ten letters drawn from the index.
+        let mut state = index.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let name: String = (0..10)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                char::from(b'a' + (state % 26) as u8)
+            })
+            .collect();
+        link(&client, &format!("{name} package"), "part of", "monorepo").await;
+    }
+    let hub = client
+        .ok("graph", json!({"from": "monorepo", "depth": 1, "limit": 200, "namespace": NAMESPACE}))
+        .await;
+    let (nodes, hub_edges) = (hub["nodes"].as_array().unwrap(), hub["edges"].as_array().unwrap());
+    assert_eq!(hub["truncated"], true, "{hub}");
+    assert!(nodes.len() > 10 && nodes.len() < 61, "{}", nodes.len());
+    assert_eq!(hub_edges.len(), nodes.len() - 1, "every node comes with its edge");
+    assert!(hub.to_string().len() <= 13_000, "{} bytes", hub.to_string().len());
+    let hub_story = client.ok("entity", json!({"name": "monorepo", "namespace": NAMESPACE})).await;
+    assert_eq!(hub_story["edges"].as_array().unwrap().len(), 25, "{hub_story}");
+    assert_eq!(hub_story["relations_total"], 60);
     let unlinked = client.ok("entity", json!({"name": "iroh", "namespace": NAMESPACE})).await;
     assert_eq!(unlinked["edges"].as_array().unwrap().len(), 2, "{unlinked}");
     client.close().await;

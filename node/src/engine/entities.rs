@@ -258,11 +258,30 @@ impl Engine {
         namespace: &Namespace,
         names: &[String],
     ) -> anyhow::Result<Vec<String>> {
+        let mut found = Vec::new();
+        // An entity's own name, normalised, is found by the index at once:
+        // the answer resolution gives (entities of one name are one class).
+        let mut rest = Vec::new();
+        {
+            let index = lock(&self.index);
+            for name in names {
+                match index.canonical_named(namespace.as_str(), &entity::normalise_name(name))? {
+                    Some(canonical) => {
+                        if !found.contains(&canonical) {
+                            found.push(canonical);
+                        }
+                    }
+                    None => rest.push(name),
+                }
+            }
+        }
+        if rest.is_empty() {
+            return Ok(found);
+        }
         let settings = self.settings(namespace.as_str()).entity;
         let entities = lock(&self.index).entity_names(namespace.as_str())?;
         let candidates = known(&entities, None);
-        let mut found = Vec::new();
-        for name in names {
+        for name in rest {
             if let Resolution::Matched { id, .. } = entity::resolve(name, &candidates, &settings)
                 && let Some(entity) = entities.iter().find(|entity| entity.id == id)
                 && !found.contains(&entity.canonical)

@@ -12,10 +12,14 @@
 //! devices that each state it count twice). A fact stored with `store`
 //! whose object names an entity is a relation too.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::{
+    cell::RefCell,
+    collections::{BTreeMap, BTreeSet, HashMap},
+};
 
 use ferrex_core::{
     Content, Edge, EdgeKind, FieldError, MemoryKind, Namespace, StoreInput, Triple,
+    entity::normalise_name,
     predicate::Cardinality,
     validate,
     walk::{self, Direction, Hop, LINK_SOURCE, Walk},
@@ -46,6 +50,9 @@ const LABEL_CHARS: usize = 120;
 
 /// Memories an entity's story shows.
 const STORY_MEMORIES: usize = 5;
+
+/// Relations an entity's story shows (a hub has thousands).
+pub const STORY_RELATIONS: usize = 25;
 
 /// One end of a link or the start of a walk.
 #[derive(Debug, Clone, PartialEq)]
@@ -172,8 +179,11 @@ pub struct EntityStory {
     pub kind: Option<String>,
     /// Facts about it (current ones; every one, oldest first, with history).
     pub facts: Vec<MemoryRow>,
-    /// Its relations, out and in, with the other end.
+    /// Its relations, out and in, with the other end: the
+    /// [`STORY_RELATIONS`] heaviest.
     pub relations: Vec<(Hop, Node)>,
+    /// How many relations it has in all.
+    pub relations_total: usize,
     /// The most relevant memories that mention it.
     pub memories: Vec<Recalled>,
 }
@@ -423,61 +433,49 @@ impl Engine {
         };
         let entities = matches!(start, Node::Entity { .. });
         let index = lock(&self.index);
-        let mut labels: HashMap<String, Node> = HashMap::new();
-        labels.insert(start.id().to_owned(), start.clone());
+        // Labels are read for the nodes the walk keeps only (a hub's edges
+        // name thousands of nodes it does not).
+        let labels: RefCell<HashMap<String, Node>> =
+            RefCell::new(HashMap::from([(start.id().to_owned(), start.clone())]));
+        let failed: RefCell<Option<anyhow::Error>> = RefCell::new(None);
+        let label = |id: &str| -> Node {
+            if let Some(node) = labels.borrow().get(id) {
+                return node.clone();
+            }
+            let read =
+                if entities { self.entity_node(&index, id) } else { self.memory_node(&index, id) };
+            let node = read.unwrap_or_else(|error| {
+                failed.borrow_mut().get_or_insert(error);
+                Node::Memory { id: id.to_owned(), label: String::new() }
+            });
+            labels.borrow_mut().insert(id.to_owned(), node.clone());
+            node
+        };
         let walked = walk::walk(
             start.id(),
             &request.walk,
             |node| -> anyhow::Result<Vec<Hop>> {
                 let rows =
                     if entities { index.entity_links(node)? } else { index.memory_links(node)? };
-                let hops = fold_hops(rows);
-                for hop in &hops {
-                    for end in [&hop.from, &hop.to] {
-                        if !labels.contains_key(end) {
-                            let node = if entities {
-                                self.entity_node(&index, end)?
-                            } else {
-                                self.memory_node(&index, end)?
-                            };
-                            labels.insert(end.clone(), node);
-                        }
-                    }
-                }
-                Ok(hops)
+                Ok(fold_hops(rows))
             },
-            |_| 0,
-            |_| 0,
-        );
-        let walked = walked?;
-        // The budget counted again with labels known: a second, exact pass
-        // over what the walk kept.
-        let mut used = 0;
-        let mut graph = Graph { nodes: vec![], edges: vec![], truncated: walked.truncated };
-        let mut kept: BTreeSet<String> = BTreeSet::new();
-        for reached in walked.nodes {
-            let node = labels.get(&reached.id).cloned().unwrap_or_else(|| start.clone());
-            let cost = node_cost(&node);
-            if used + cost > request.walk.budget {
-                graph.truncated = true;
-                break;
-            }
-            used += cost;
-            kept.insert(reached.id.clone());
-            graph.nodes.push((node, reached.depth));
+            |id| node_cost(&label(id)),
+            hop_cost,
+        )?;
+        let nodes =
+            walked.nodes.iter().map(|reached| (label(&reached.id), reached.depth)).collect();
+        if let Some(error) = failed.take() {
+            return Err(error.into());
         }
-        for crossed in walked.edges {
-            if !kept.contains(&crossed.hop.from) || !kept.contains(&crossed.hop.to) {
-                continue;
-            }
-            let cost = hop_cost(&crossed.hop);
-            if used + cost > request.walk.budget {
-                graph.truncated = true;
-                break;
-            }
-            used += cost;
-            graph.edges.push(GraphEdge { hop: crossed.hop, depth: crossed.depth });
-        }
+        let graph = Graph {
+            nodes,
+            edges: walked
+                .edges
+                .into_iter()
+                .map(|crossed| GraphEdge { hop: crossed.hop, depth: crossed.depth })
+                .collect(),
+            truncated: walked.truncated,
+        };
         Ok(graph)
     }
 
@@ -510,16 +508,13 @@ impl Engine {
         let (node, aliases, kind, facts, relations) = {
             let index = lock(&self.index);
             let node = self.entity_node(&index, &canonical)?;
-            let rows = index.entity_names(namespace.as_str())?;
-            let mut aliases: BTreeSet<String> = BTreeSet::new();
-            let mut kind = None;
-            for row in rows.iter().filter(|row| row.canonical == canonical) {
-                aliases.insert(row.name.clone());
-                if row.id == canonical {
-                    kind = index.entity_kind(&row.id)?;
-                }
-            }
-            aliases.remove(node.label());
+            // Other names, one spelling each (the first in order).
+            let mut names = index.class_names(&canonical)?;
+            names.sort();
+            let mut seen = BTreeSet::from([normalise_name(node.label())]);
+            let aliases: Vec<String> =
+                names.into_iter().filter(|name| seen.insert(normalise_name(name))).collect();
+            let kind = index.entity_kind(&canonical)?;
             let statuses: &[&str] =
                 if include_history { &[] } else { &["active", "contested", "current"] };
             let facts: Vec<MemoryRow> = index
@@ -528,16 +523,25 @@ impl Engine {
                 .filter(|row| row.source.as_deref() != Some(LINK_SOURCE))
                 .filter(|row| row.derived.duplicate_of.is_none())
                 .collect();
+            let mut hops: Vec<Hop> = fold_hops(index.entity_links(&canonical)?)
+                .into_iter()
+                .filter(|hop| hop.from != hop.to)
+                .collect();
+            let total = hops.len();
+            // The heaviest first; ties by type and ends, alike on every device.
+            hops.sort_by(|a, b| {
+                b.weight
+                    .cmp(&a.weight)
+                    .then_with(|| (&a.relation, &a.from, &a.to).cmp(&(&b.relation, &b.from, &b.to)))
+            });
+            hops.truncate(STORY_RELATIONS);
             let mut relations = Vec::new();
-            for hop in fold_hops(index.entity_links(&canonical)?) {
+            for hop in hops {
                 let other = if hop.from == canonical { &hop.to } else { &hop.from };
-                if *other == canonical {
-                    continue;
-                }
                 let other = self.entity_node(&index, other)?;
                 relations.push((hop, other));
             }
-            (node, aliases.into_iter().collect(), kind, facts, relations)
+            (node, aliases, kind, facts, (relations, total))
         };
         let (memories, _, _) = self.recall(&RecallRequest {
             query: node.label().to_owned(),
@@ -558,7 +562,8 @@ impl Engine {
             aliases,
             kind,
             facts,
-            relations,
+            relations: relations.0,
+            relations_total: relations.1,
             memories,
         })
     }

@@ -241,6 +241,36 @@ impl Index {
             .query_row([id], |row| row.get(0))?)
     }
 
+    /// The canonical entity of the class of the entities of `namespace`
+    /// named `norm_name` (normalised), if any.
+    pub fn canonical_named(
+        &self,
+        namespace: &str,
+        norm_name: &str,
+    ) -> anyhow::Result<Option<String>> {
+        Ok(self
+            .conn()
+            .prepare_cached(
+                "SELECT canonical FROM entities WHERE namespace = ?1 AND norm_name = ?2
+                 ORDER BY created_at, id LIMIT 1",
+            )?
+            .query_row(params![namespace, norm_name], |row| row.get(0))
+            .optional()?)
+    }
+
+    /// Every name the class of canonical entity `canonical` is known by:
+    /// its entities' names and their aliases, as written.
+    pub fn class_names(&self, canonical: &str) -> anyhow::Result<Vec<String>> {
+        let mut statement = self.conn().prepare_cached(
+            "SELECT name FROM entities WHERE canonical = ?1
+             UNION
+             SELECT a.name FROM aliases a JOIN entities e ON e.id = a.entity_id
+             WHERE e.canonical = ?1",
+        )?;
+        let rows = statement.query_map([canonical], |row| row.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// The kind of entity `id` (`person`, `service`, ...), if known.
     pub fn entity_kind(&self, id: &str) -> anyhow::Result<Option<String>> {
         Ok(self

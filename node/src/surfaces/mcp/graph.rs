@@ -107,8 +107,10 @@ pub struct EntityAnswer {
     pub entity_kind: Option<String>,
     /// Facts about it (current; every one with include_history).
     pub facts: Vec<answers::Memory>,
-    /// Its relations, out and in.
+    /// Its relations, out and in: the 25 heaviest.
     pub edges: Vec<EdgeAnswer>,
+    /// How many relations it has in all.
+    pub relations_total: usize,
     /// The other ends of its relations.
     pub nodes: Vec<NodeAnswer>,
     /// The most relevant memories that mention it.
@@ -202,6 +204,7 @@ pub(super) fn entity(
         facts: story.facts.iter().map(answers::memory).collect(),
         edges: story.relations.iter().map(|(hop, _)| edge(hop, None, &names)).collect(),
         nodes: story.relations.iter().map(|(_, other)| node(other, None)).collect(),
+        relations_total: story.relations_total,
         memories: story.memories.iter().map(answers::recalled).collect(),
     })
 }
