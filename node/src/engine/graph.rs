@@ -847,3 +847,85 @@ pub fn walk_settings(
         .collect::<Result<BTreeSet<String>, FieldError>>()?;
     Ok(Walk { depth, relations, direction, limit, budget: GRAPH_BUDGET_BYTES })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(
+        relation: &str,
+        from: &str,
+        to: &str,
+        statement: &str,
+        evidence: i64,
+        by: &str,
+    ) -> LinkRow {
+        LinkRow {
+            relation: relation.to_owned(),
+            from: from.to_owned(),
+            to: to.to_owned(),
+            statement: statement.to_owned(),
+            evidence,
+            by: by.to_owned(),
+        }
+    }
+
+    #[test]
+    fn statements_of_one_relation_fold_into_one_edge_weighted_by_every_statement() {
+        let hops = fold_hops(vec![
+            // The laptop stated it once; the desktop twice (one statement,
+            // its evidence grown), and the same row seen twice counts once.
+            row("depends_on", "ferrex", "automerge", "s1", 1, "laptop"),
+            row("depends_on", "ferrex", "automerge", "s2", 2, "desktop"),
+            row("depends_on", "ferrex", "automerge", "s2", 2, "desktop"),
+            // Another relation between the same two, and the other way.
+            row("built_with", "ferrex", "automerge", "s3", 1, "laptop"),
+            row("depends_on", "automerge", "ferrex", "s4", 1, "laptop"),
+        ]);
+        type Summary<'a> = (&'a str, &'a str, i64, Vec<&'a str>, Vec<&'a str>);
+        let summary: Vec<Summary<'_>> = hops
+            .iter()
+            .map(|hop| {
+                (
+                    hop.relation.as_str(),
+                    hop.from.as_str(),
+                    hop.weight,
+                    hop.by.iter().map(String::as_str).collect(),
+                    hop.statements.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("built_with", "ferrex", 1, vec!["laptop"], vec!["s3"]),
+                ("depends_on", "automerge", 1, vec!["laptop"], vec!["s4"]),
+                ("depends_on", "ferrex", 3, vec!["desktop", "laptop"], vec!["s1", "s2"]),
+            ]
+        );
+    }
+
+    #[test]
+    fn walk_parameters_are_checked_and_relation_filters_folded() {
+        let groups = ferrex_core::predicate::PredicateGroups::default();
+        let walk =
+            walk_settings(None, vec!["Uses".into(), "supersedes".into()], None, None, &groups)
+                .expect("valid");
+        assert_eq!((walk.depth, walk.limit, walk.direction), (2, 25, Direction::Both));
+        assert_eq!(walk.relations, BTreeSet::from(["depends_on".into(), "supersedes".into()]));
+        assert_eq!(walk_settings(Some(6), vec![], None, None, &groups).unwrap_err().field, "depth");
+        assert_eq!(
+            walk_settings(Some(-1), vec![], None, None, &groups).unwrap_err().field,
+            "depth"
+        );
+        assert_eq!(
+            walk_settings(None, vec![], Some("up"), None, &groups).unwrap_err().field,
+            "direction"
+        );
+        assert_eq!(walk_settings(None, vec![], None, Some(0), &groups).unwrap_err().field, "limit");
+        assert_eq!(
+            walk_settings(None, vec!["same_as".into()], None, None, &groups).unwrap_err().field,
+            "relations[0]"
+        );
+    }
+}
