@@ -299,29 +299,27 @@ impl Engine {
             (None, from.clone(), to.clone())
         };
         let ends = if entity_link { ENTITY_ENDS } else { MEMORY_ENDS };
-        let same = if entity_link {
+        let same = from_id == to_id || {
+            // Two names of one entity class (new entities have no class yet).
             let index = lock(&self.index);
-            let canonical = |id: &str| -> anyhow::Result<Option<String>> {
-                Ok(index.entity(id)?.map(|(_, canonical)| canonical))
-            };
-            from_id == to_id
-                || canonical(&from_id)?.is_some_and(|a| Some(a) == canonical(&to_id).ok().flatten())
-        } else {
-            from_id == to_id
+            let canonical = |id: &str| index.entity(id).map(|found| found.map(|(_, c)| c));
+            entity_link
+                && canonical(&from_id)?.is_some_and(|a| Some(a) == canonical(&to_id).ok().flatten())
         };
         if same {
             return Err(
                 FieldError::new("to", "names the same node as from: nothing to link").into()
             );
         }
-        let stated = lock(&self.index).link_statements(
-            namespace.as_str(),
-            &relation,
-            &from_id,
-            &to_id,
-            ends,
-        )?;
-        let (id, reinforced) = if let Some(existing) = stated.first().cloned() {
+        let pair = |index: &crate::derived::index::Index| {
+            index.pair_links(namespace.as_str(), &relation, &from_id, &to_id, ends)
+        };
+        let stated = pair(&lock(&self.index))?;
+        let existing = stated
+            .into_iter()
+            .find(|(_, source)| source.as_deref() == Some(LINK_SOURCE))
+            .map(|(row, _)| row.statement);
+        let (id, reinforced) = if let Some(existing) = existing {
             if let Some(change) = self.replica.add_evidence(&existing, 1, now)? {
                 let mut index = lock(&self.index);
                 indexer::apply_change(&mut index, &self.replica, &change, &KnownVectors::new())?;
@@ -372,16 +370,10 @@ impl Engine {
         } else {
             (self.memory_node(&index, &from_id)?, self.memory_node(&index, &to_id)?)
         };
-        let hops = fold_hops(if entity_link {
-            index.entity_links(from_node.id())?
-        } else {
-            index.memory_links(&from_id)?
-        });
-        let edge = hops
-            .into_iter()
-            .find(|hop| {
-                hop.relation == relation && hop.from == from_node.id() && hop.to == to_node.id()
-            })
+        // The edge: every statement of this relation between the two.
+        let statements = pair(&index)?.into_iter().map(|(row, _)| row).collect();
+        let edge = fold_hops(statements)
+            .pop()
             .ok_or_else(|| anyhow::anyhow!("the link {id} is stored but not indexed"))?;
         Ok(Linked { id, from: from_node, to: to_node, reinforced, edge, namespace })
     }
@@ -661,9 +653,12 @@ impl Engine {
             .into());
         }
         if !text_changes && !triple_changes {
+            let writing = lock(&self.write_lock);
             let change = self.replica.edit_memory(&id, Some(&tags), confidence, clock::now())?;
-            let Some(change) = change else { return Err(self.missing_memory("id", &id)) };
-            let _writing = lock(&self.write_lock);
+            let Some(change) = change else {
+                drop(writing);
+                return Err(self.missing_memory("id", &id));
+            };
             let mut index = lock(&self.index);
             indexer::apply_change(&mut index, &self.replica, &change, &KnownVectors::new())?;
             return Ok(Updated { id, replaces: None, duplicate: false, changed });

@@ -242,8 +242,9 @@ impl Engine {
         let _writing = lock(&self.write_lock);
         let all = self.forget_closure(ids)?;
         let mut outcome = self.replica.forget(&all, clock::now())?;
-        outcome.forgotten.retain(|id| ids.contains(id));
-        outcome.unknown.retain(|id| ids.contains(id));
+        let asked: std::collections::HashSet<&String> = ids.iter().collect();
+        outcome.forgotten.retain(|id| asked.contains(id));
+        outcome.unknown.retain(|id| asked.contains(id));
         let mut index = lock(&self.index);
         for change in &outcome.changes {
             indexer::apply_change(&mut index, &self.replica, change, &KnownVectors::new())?;

@@ -27,6 +27,12 @@ const LINKS: &str = "
     CREATE INDEX links_to ON links(to_id, relation);
     CREATE INDEX links_between_memories ON links(from_id, to_id) WHERE ends = 'memory';";
 
+/// The oldest entity of a namespace with a normalised name (`?1`, `?2`):
+/// its id and its class's canonical entity.
+const ENTITY_NAMED: &str =
+    "SELECT id, canonical FROM entities WHERE namespace = ?1 AND norm_name = ?2
+     ORDER BY created_at, id LIMIT 1";
+
 /// What the two ends of a link are.
 pub const ENTITY_ENDS: &str = "entity";
 /// What the two ends of a link between memories are.
@@ -100,12 +106,11 @@ fn insert(conn: &rusqlite::Connection, fact: &Fact) -> anyhow::Result<()> {
             let to = if link {
                 fact.entities.first().cloned()
             } else {
-                conn.prepare_cached(
-                    "SELECT id FROM entities WHERE namespace = ?1 AND norm_name = ?2
-                     ORDER BY created_at, id LIMIT 1",
-                )?
-                .query_row(params![fact.namespace, normalise_name(&fact.object)], |row| row.get(0))
-                .optional()?
+                conn.prepare_cached(ENTITY_NAMED)?
+                    .query_row(params![fact.namespace, normalise_name(&fact.object)], |row| {
+                        row.get(0)
+                    })
+                    .optional()?
             };
             let Some(to) = to else { return Ok(()) };
             (subject.clone(), to, ENTITY_ENDS)
@@ -123,10 +128,12 @@ impl IndexTx<'_> {
     /// Derives the link of memory `row` (none for text, or for a fact that
     /// joins no two nodes).
     pub(crate) fn put_link(&self, row: &MemoryRow) -> anyhow::Result<()> {
-        self.execute("DELETE FROM links WHERE memory_id = ?1", [&row.id])?;
+        // Text never has a link row (and a memory's kind never changes
+        // under its id): nothing to write on the path of every text upsert.
         if row.kind != MemoryKind::Semantic {
             return Ok(());
         }
+        self.execute("DELETE FROM links WHERE memory_id = ?1", [&row.id])?;
         let (Some(predicate), Some(subject), Some(object)) =
             (&row.predicate, &row.subject, &row.object)
         else {
@@ -202,34 +209,41 @@ impl Index {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// The live, current statements of `relation` from `from` to `to` in
-    /// `namespace` made by `link` (entity ends compared by class).
-    pub fn link_statements(
+    /// The current statements of `relation` from `from` to `to` in
+    /// `namespace` (entity ends compared by class, and given as canonical
+    /// ids), oldest first, with their source: what `link` reinforces, and
+    /// the edge it answers.
+    pub fn pair_links(
         &self,
         namespace: &str,
         relation: &str,
         from: &str,
         to: &str,
         ends: &str,
-    ) -> anyhow::Result<Vec<String>> {
+    ) -> anyhow::Result<Vec<(LinkRow, Option<String>)>> {
         let sql = if ends == ENTITY_ENDS {
-            "SELECT l.memory_id FROM links l
+            "SELECT l.relation, ef.canonical, et.canonical, l.memory_id, m.evidence, m.created_by,
+                    m.source
+             FROM links l
              JOIN memories m ON m.id = l.memory_id
              JOIN entities ef ON ef.id = l.from_id
              JOIN entities et ON et.id = l.to_id
              WHERE l.namespace = ?1 AND l.relation = ?2 AND l.ends = 'entity'
-               AND m.source = 'ferrex:link' AND m.status != 'superseded'
+               AND m.status != 'superseded'
                AND ef.canonical = (SELECT canonical FROM entities WHERE id = ?3)
                AND et.canonical = (SELECT canonical FROM entities WHERE id = ?4)
              ORDER BY m.created_at, l.memory_id"
         } else {
-            "SELECT l.memory_id FROM links l JOIN memories m ON m.id = l.memory_id
+            "SELECT l.relation, l.from_id, l.to_id, l.memory_id, m.evidence, m.created_by, m.source
+             FROM links l JOIN memories m ON m.id = l.memory_id
              WHERE l.namespace = ?1 AND l.relation = ?2 AND l.ends = 'memory'
                AND l.from_id = ?3 AND l.to_id = ?4 AND m.status != 'superseded'
              ORDER BY m.created_at, l.memory_id"
         };
         let mut statement = self.conn().prepare_cached(sql)?;
-        let rows = statement.query_map(params![namespace, relation, from, to], |row| row.get(0))?;
+        let rows = statement.query_map(params![namespace, relation, from, to], |row| {
+            Ok((link_row(row)?, row.get(6)?))
+        })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
@@ -250,11 +264,8 @@ impl Index {
     ) -> anyhow::Result<Option<String>> {
         Ok(self
             .conn()
-            .prepare_cached(
-                "SELECT canonical FROM entities WHERE namespace = ?1 AND norm_name = ?2
-                 ORDER BY created_at, id LIMIT 1",
-            )?
-            .query_row(params![namespace, norm_name], |row| row.get(0))
+            .prepare_cached(ENTITY_NAMED)?
+            .query_row(params![namespace, norm_name], |row| row.get(1))
             .optional()?)
     }
 

@@ -136,16 +136,13 @@ pub(super) fn link(
     scope: &Scope,
     params: params::Link,
 ) -> Result<LinkAnswer, ToolError> {
-    let confidence = params
-        .confidence
-        .map(|value| ferrex_core::validate::unit_interval("confidence", value))
-        .transpose()?;
+    // Every field is checked by the engine (the confidence as a store's).
     let linked = engine.link(LinkRequest {
         from: params.from,
         to: params.to,
         relation: params.relation,
         note: params.note,
-        confidence,
+        confidence: params.confidence,
         namespace: scope.namespace(params.namespace.as_deref())?,
     })?;
     let names = answers::device_names(engine);
