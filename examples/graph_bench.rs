@@ -25,7 +25,7 @@ use ferrex_core::{
     Content, Entity, MemoryKind, Namespace, Timestamp, Triple, predicate::Cardinality,
     walk::LINK_SOURCE,
 };
-use ferrex_examples::{copy_home, millis, percentile};
+use ferrex_examples::{Draw, copy_home, millis, percentile};
 use ferrex_sync::{NewMemory, NewRecords, Replica, ReplicaOptions};
 use ferrex_tests::TestHome;
 use serde_json::{Value, json};
@@ -42,29 +42,6 @@ const RELATIONS: [&str; 8] = [
     "deployed_to",
     "replaces",
 ];
-
-/// A deterministic generator (SplitMix64): the same graph on every run.
-struct Draw(u64);
-
-impl Draw {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// An index below `n`, skewed towards small ones (a hub-heavy graph).
-    fn skewed(&mut self, n: usize) -> usize {
-        let unit = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
-        ((unit * unit * unit) * n as f64) as usize % n
-    }
-
-    fn uniform(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 fn entity_name(index: usize) -> String {
     const KINDS: [&str; 6] = ["service", "library", "team", "host", "dataset", "incident"];

@@ -6,6 +6,7 @@
 //! be tested deterministically and computed identically on every device.
 
 pub mod beliefs;
+pub mod chunk;
 pub mod conflict;
 pub mod correction;
 pub mod embedder;

@@ -382,3 +382,29 @@ mod tests {
         assert_eq!(turn("sometime in May").iso_time(), None);
     }
 }
+
+/// A deterministic generator (SplitMix64): the same data on every run.
+#[derive(Debug, Clone)]
+pub struct Draw(pub u64);
+
+impl Draw {
+    /// The next 64 random bits.
+    pub fn bits(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// An index below `n`, each as likely.
+    pub fn uniform(&mut self, n: usize) -> usize {
+        (self.bits() % n as u64) as usize
+    }
+
+    /// An index below `n`, skewed towards small ones (a hub-heavy graph).
+    pub fn skewed(&mut self, n: usize) -> usize {
+        let unit = (self.bits() >> 11) as f64 / (1u64 << 53) as f64;
+        ((unit * unit * unit) * n as f64) as usize % n
+    }
+}

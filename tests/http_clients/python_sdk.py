@@ -12,6 +12,7 @@ from mcp.client.streamable_http import streamable_http_client
 TOOLS = {
     "store", "recall", "forget", "reflect", "history", "stats",
     "session", "task", "observe", "context", "link", "graph", "entity", "update",
+    "index_files",
 }
 
 

@@ -363,6 +363,12 @@ fn cases(existing: &str) -> Vec<(&'static str, Value, Expect)> {
         ("update", json!({"id": existing, "object": "x"}), Error("content")),
         ("update", json!({"id": existing, "importance": 1.5}), Error("importance")),
         ("update", json!({"id": existing, "tags": [""]}), Error("tags[0] must not be empty")),
+        // Watched files.
+        ("index_files", json!({"path": "docs"}), Error("relative")),
+        ("index_files", json!({"path": "/no/such/folder"}), Error("No such file")),
+        ("index_files", json!({"path": "/proc/version"}), Error("neither a folder")),
+        ("index_files", json!({"remove": "/no/such/folder"}), Error("is not watched")),
+        ("index_files", json!({"share": true}), Error("give path too")),
         // Unknown parameters and tools.
         ("store", json!({"contents": "x"}), Error("contents is not a parameter")),
         ("recall", json!({"query": "x", "k": 3}), Error("k is not a parameter")),

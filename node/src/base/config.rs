@@ -59,6 +59,46 @@ impl Default for HttpSettings {
     }
 }
 
+/// A folder (or one file) whose files are memories of a namespace, on
+/// this device: `[namespaces.NAME] watch`, or added with `index_files`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Watch {
+    /// The namespace its chunks are in.
+    pub namespace: String,
+    /// Where it is on this device (absolute).
+    pub path: PathBuf,
+    /// Whether its chunks are synced to the other devices (off: each
+    /// device indexes its own disk).
+    #[serde(default)]
+    pub share: bool,
+    /// Which files are read (globs relative to it); empty: Markdown, JSON,
+    /// YAML and TOML.
+    #[serde(default)]
+    pub include: Vec<String>,
+    /// Which files and folders are never read, besides `.git`,
+    /// `node_modules`, `target`, `vendor`, `dist` and `build`.
+    #[serde(default)]
+    pub exclude: Vec<String>,
+}
+
+/// `path` made absolute: `~/` is the user's home; anything else relative
+/// is refused.
+pub fn absolute_path(path: &str) -> anyhow::Result<PathBuf> {
+    let expanded = match path.strip_prefix("~/").or_else(|| (path == "~").then_some("")) {
+        Some(rest) => {
+            let home = std::env::var_os("HOME")
+                .ok_or_else(|| anyhow::anyhow!("{path:?} starts with ~ but HOME is not set"))?;
+            PathBuf::from(home).join(rest)
+        }
+        None => PathBuf::from(path),
+    };
+    anyhow::ensure!(
+        expanded.is_absolute(),
+        "{path:?} is relative: give an absolute path (or one starting with ~/)"
+    );
+    Ok(expanded)
+}
+
 /// Every setting, with its default.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
@@ -107,6 +147,9 @@ pub struct Config {
     /// `(key, value)` overrides of `memory` (`predicates.<canonical>` for
     /// synonym groups).
     pub namespace_overrides: BTreeMap<String, Vec<(String, String)>>,
+    /// `[namespaces.<name>] watch`, `include`, `exclude`: the folders
+    /// whose files are memories, on this device.
+    pub watches: Vec<Watch>,
 }
 
 impl Default for Config {
@@ -128,6 +171,7 @@ impl Default for Config {
             working: ferrex_core::working::WorkingSettings::default(),
             project: None,
             namespace_overrides: BTreeMap::new(),
+            watches: Vec::new(),
         }
     }
 }
@@ -303,7 +347,11 @@ impl Config {
         };
         let mut overrides = Vec::new();
         let mut cardinalities = Vec::new();
+        self.apply_watch_toml(namespace, values)?;
         for (key, value) in values {
+            if matches!(key.as_str(), "watch" | "include" | "exclude") {
+                continue;
+            }
             if key == "cardinality" {
                 let Some(predicates) = value.as_table() else {
                     bail!("namespaces.{namespace}.cardinality must be a section");
@@ -331,7 +379,7 @@ impl Config {
                 || !KEYS.contains(&full.as_str())
             {
                 bail!(
-                    "unknown key {key} in [namespaces.{namespace}]; a namespace may set the memory.* thresholds (except shard_capacity, compact_log_bytes and recall_backlog_wait_ms), predicates and cardinality"
+                    "unknown key {key} in [namespaces.{namespace}]; a namespace may set the memory.* thresholds (except shard_capacity, compact_log_bytes and recall_backlog_wait_ms), predicates, cardinality, and watch, include and exclude"
                 );
             }
             overrides.push((full, scalar_text(&format!("namespaces.{namespace}.{key}"), value)?));
@@ -344,6 +392,74 @@ impl Config {
                 .with_context(|| format!("in [namespaces.{namespace}]"))?;
         }
         self.namespace_overrides.entry(namespace.to_owned()).or_default().extend(overrides);
+        Ok(())
+    }
+
+    /// `watch`, `include` and `exclude` of `[namespaces.NAME]`.
+    fn apply_watch_toml(&mut self, namespace: &str, values: &toml::Table) -> anyhow::Result<()> {
+        let patterns = |key: &str| -> anyhow::Result<Vec<String>> {
+            let Some(value) = values.get(key) else { return Ok(Vec::new()) };
+            let full = format!("namespaces.{namespace}.{key}");
+            let list = value.as_array().ok_or_else(|| {
+                anyhow::anyhow!("{full} must be a list of globs, like [\"docs/**\"]")
+            })?;
+            list.iter()
+                .map(|item| {
+                    let glob = item
+                        .as_str()
+                        .ok_or_else(|| anyhow::anyhow!("{full} must be a list of strings"))?;
+                    globset::Glob::new(glob)
+                        .map_err(|error| anyhow::anyhow!("{full}: {glob:?} is no glob: {error}"))?;
+                    Ok(glob.to_owned())
+                })
+                .collect()
+        };
+        let include = patterns("include")?;
+        let exclude = patterns("exclude")?;
+        let Some(watch) = values.get("watch") else {
+            anyhow::ensure!(
+                include.is_empty() && exclude.is_empty(),
+                "[namespaces.{namespace}] sets include or exclude but watches nothing (watch = [...])"
+            );
+            return Ok(());
+        };
+        let full = format!("namespaces.{namespace}.watch");
+        let entries = watch.as_array().ok_or_else(|| {
+            anyhow::anyhow!(
+                "{full} must be a list of paths, like [\"~/src/api\", {{ path = \"~/notes\", share = true }}]"
+            )
+        })?;
+        for entry in entries {
+            let (path, share) = match entry {
+                toml::Value::String(path) => (path.as_str(), false),
+                toml::Value::Table(table) => {
+                    if let Some(unknown) =
+                        table.keys().find(|key| !matches!(key.as_str(), "path" | "share"))
+                    {
+                        bail!("{full}: unknown key {unknown}; an entry has path and share");
+                    }
+                    let path =
+                        table.get("path").and_then(toml::Value::as_str).ok_or_else(|| {
+                            anyhow::anyhow!("{full}: an entry needs a path (a string)")
+                        })?;
+                    let share = match table.get("share") {
+                        None => false,
+                        Some(toml::Value::Boolean(share)) => *share,
+                        Some(_) => bail!("{full}: share must be true or false"),
+                    };
+                    (path, share)
+                }
+                _ => bail!("{full} must hold paths (strings) or {{ path, share }} entries"),
+            };
+            let path = absolute_path(path).with_context(|| format!("in {full}"))?;
+            self.watches.push(Watch {
+                namespace: namespace.to_owned(),
+                path,
+                share,
+                include: include.clone(),
+                exclude: exclude.clone(),
+            });
+        }
         Ok(())
     }
 

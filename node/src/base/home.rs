@@ -50,6 +50,12 @@ impl Home {
         self.root.join("ferrex.toml")
     }
 
+    /// The folders `index_files` added (the configured ones are in
+    /// `ferrex.toml`).
+    pub fn watched_file(&self) -> PathBuf {
+        self.root.join("watched.json")
+    }
+
     /// The documents directory.
     pub fn docs_dir(&self) -> PathBuf {
         self.root.join("docs")

@@ -123,7 +123,7 @@ pub fn recall_table(answer: &Value) -> String {
             memory["id"].as_str().unwrap_or("").to_owned(),
             memory["type"].as_str().unwrap_or("").to_owned(),
             memory["staleness"].as_str().unwrap_or("").to_owned(),
-            cut(&content_line(memory), CONTENT_WIDTH),
+            cut(&content_with_place(memory), CONTENT_WIDTH),
         ]);
     }
     let mut out = table(&rows);
@@ -131,6 +131,24 @@ pub fn recall_table(answer: &Value) -> String {
         out.push_str(&format!("\n({note})"));
     }
     out
+}
+
+/// A file chunk's file and headings, as "path > heading" (empty for a
+/// memory).
+fn file_place(file: &Value) -> String {
+    [file["path"].as_str(), file["heading"].as_str()]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" > ")
+}
+
+/// A memory's content in one line; a file chunk's after its place.
+fn content_with_place(memory: &Value) -> String {
+    match file_place(&memory["file"]) {
+        place if place.is_empty() => content_line(memory),
+        place => format!("[{place}] {}", content_line(memory)),
+    }
 }
 
 /// `ferrex list`'s table.
@@ -156,7 +174,7 @@ pub fn list_table(answer: &Value) -> String {
             memory["type"].as_str().unwrap_or("").to_owned(),
             standing(memory),
             date(&memory["t_valid"]),
-            cut(&content_line(memory), CONTENT_WIDTH),
+            cut(&content_with_place(memory), CONTENT_WIDTH),
         ]);
     }
     let shown = memories.len() as u64;
@@ -218,6 +236,7 @@ pub fn show_page(answer: &Value) -> String {
         })
         .collect();
     line("entities", entities.join(", "));
+    line("file", file_place(&memory["file"]));
     line("source", memory["source"].as_str().unwrap_or("").to_owned());
     line("context", memory["context"].as_str().unwrap_or("").to_owned());
     line("superseded by", joined("superseded_by"));

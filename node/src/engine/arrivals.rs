@@ -32,6 +32,7 @@ fn judged_as_text(row: &MemoryRow) -> bool {
     row.predicate.is_none()
         && row.derived.duplicate_of.is_none()
         && Role::of_source(row.source.as_deref()).is_none()
+        && !ferrex_core::chunk::is_file_chunk(row.source.as_deref())
 }
 
 impl Engine {

@@ -547,6 +547,8 @@ impl Engine {
             include_invalidated: false,
             validate_ids: vec![],
             diversity: 0.0,
+            sources: super::Sources::Memories,
+            path: None,
         })?;
         Ok(EntityStory {
             id: canonical,
@@ -578,6 +580,13 @@ impl Engine {
             request.tags.clone().map(|tags| validate::name_list("tags", tags)).transpose()?;
         let row = lock(&self.index).row(&id)?;
         let Some(row) = row else { return Err(self.missing_memory("id", &id)) };
+        if ferrex_core::chunk::is_file_chunk(row.source.as_deref()) {
+            return Err(FieldError::new(
+                "id",
+                "is a chunk of a watched file: edit the file (its chunks follow it)",
+            )
+            .into());
+        }
         if row.source.as_deref().is_some_and(|source| {
             source != LINK_SOURCE && ferrex_core::working::is_reserved_source(source)
         }) {

@@ -9,6 +9,7 @@
 mod arrivals;
 mod browse;
 mod entities;
+pub mod files;
 pub mod graph;
 mod predicates;
 mod recall;
@@ -26,7 +27,7 @@ use ferrex_core::{Content, FieldError, MemorySettings, Timestamp, Usage};
 use ferrex_sync::{DocStat, Replica};
 
 pub use browse::ListRequest;
-pub use recall::{Backlog, RecallRequest, Recalled};
+pub use recall::{Backlog, RecallRequest, Recalled, Sources};
 pub use review::{Contradiction, DetailedStats, HistoryEntry, Reflection};
 pub use store::Stored;
 
@@ -92,6 +93,12 @@ pub struct Stats {
     pub vectors_from_peers: u64,
     /// The embedding model.
     pub model_id: String,
+    /// Watched folders on this device.
+    pub watched: usize,
+    /// Their files, chunks and skipped files.
+    pub files: crate::derived::index::files::FileCounts,
+    /// Where the watcher and the file worker are.
+    pub watch: files::WatchStatus,
 }
 
 /// The settings of every namespace: the defaults and the namespaces with
@@ -127,6 +134,8 @@ pub struct Engine {
     /// The embedding worker's signal: a store wakes it for its passages, a
     /// recall asks it how long a backlog will take.
     work: Arc<WorkSignal>,
+    /// The watched folders of this device (see `files.rs`).
+    files: files::FileWatch,
 }
 
 impl std::fmt::Debug for Engine {
@@ -146,7 +155,15 @@ impl Engine {
         settings: Settings,
         work: Arc<WorkSignal>,
     ) -> Engine {
-        Engine { replica, index, embedder, settings, write_lock: Mutex::new(()), work }
+        Engine {
+            replica,
+            index,
+            embedder,
+            settings,
+            write_lock: Mutex::new(()),
+            work,
+            files: files::FileWatch::default(),
+        }
     }
 
     /// The replica.
@@ -278,6 +295,9 @@ impl Engine {
             waiting_for_keys: counts.waiting_for_keys,
             vectors_from_peers: self.work.taken_from_peers(),
             model_id: self.embedder.model_id().to_owned(),
+            watched: self.files.roots().len(),
+            files: index.file_counts(None)?,
+            watch: self.files.status(),
         })
     }
 

@@ -60,6 +60,38 @@ pub struct RecallRequest {
     pub validate_ids: Vec<String>,
     /// 0 (off) to 1: how much to trade relevance for variety (MMR).
     pub diversity: f64,
+    /// Which of memories and file chunks (`engine/files.rs`) are searched.
+    pub sources: Sources,
+    /// Only file chunks of files under this path (relative to their
+    /// watched folder).
+    pub path: Option<String>,
+}
+
+impl RecallRequest {
+    /// The kinds the index is searched for: a file chunk's row is
+    /// procedural, whatever kinds of memories are asked for.
+    fn index_kinds(&self) -> Vec<MemoryKind> {
+        match self.sources {
+            Sources::Files => vec![MemoryKind::Procedural],
+            _ if self.kinds.is_empty() || self.kinds.contains(&MemoryKind::Procedural) => {
+                self.kinds.clone()
+            }
+            Sources::Memories => self.kinds.clone(),
+            Sources::Both => self.kinds.iter().copied().chain([MemoryKind::Procedural]).collect(),
+        }
+    }
+}
+
+/// Which of memories and file chunks a recall searches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sources {
+    /// Both, ranked in one list.
+    #[default]
+    Both,
+    /// Memories only.
+    Memories,
+    /// File chunks only.
+    Files,
 }
 
 /// Memories of the namespace the index had not fully embedded when a
@@ -135,12 +167,17 @@ impl Engine {
         let mut index = lock(&self.index);
         let namespace = request.namespace.as_str();
         let filtering = entity_filter.is_some() || request.start.is_some() || request.end.is_some();
+        // A path names file chunks: those of files under it.
+        let under_path: Option<BTreeSet<String>> = match &request.path {
+            Some(prefix) => Some(index.chunks_under(namespace, prefix)?.into_iter().collect()),
+            None => None,
+        };
         let allowed: Option<BTreeSet<String>> = if filtering {
             Some(
                 index
                     .filtered(&MemoryFilter {
                         namespace,
-                        kinds: &request.kinds,
+                        kinds: &request.index_kinds(),
                         entities: entity_filter.as_deref(),
                         start: request.start.map(|time| time.0),
                         end: request.end.map(|time| time.0),
@@ -152,6 +189,10 @@ impl Engine {
             )
         } else {
             None
+        };
+        let allowed = match (allowed, under_path) {
+            (Some(allowed), Some(under)) => Some(allowed.intersection(&under).cloned().collect()),
+            (allowed, under) => allowed.or(under),
         };
         // Few enough memories pass the filters to rank each by meaning.
         let exact_dense: Option<Vec<String>> = match &allowed {
@@ -173,7 +214,8 @@ impl Engine {
         loop {
             let (mut dense_ids, mut text_ids) = match &exact_dense {
                 Some(all) => {
-                    let text = index.text(&request.query, namespace, &request.kinds, wanted)?;
+                    let text =
+                        index.text(&request.query, namespace, &request.index_kinds(), wanted)?;
                     (
                         all.iter().take(wanted).cloned().collect(),
                         text.into_iter().map(|(id, _)| id).collect(),
@@ -349,7 +391,16 @@ impl Engine {
             .into_iter()
             .filter_map(|(id, fused_score)| {
                 let row = rows.remove(&id)?;
-                if !request.kinds.is_empty() && !request.kinds.contains(&row.kind) {
+                let chunk = ferrex_core::chunk::is_file_chunk(row.source.as_deref());
+                let wanted = match request.sources {
+                    Sources::Both => true,
+                    Sources::Memories => !chunk,
+                    Sources::Files => chunk,
+                };
+                // A file chunk is of no memory kind.
+                if !wanted
+                    || (!chunk && !request.kinds.is_empty() && !request.kinds.contains(&row.kind))
+                {
                     return None;
                 }
                 if row.derived.duplicate_of.is_some() {
@@ -409,11 +460,11 @@ impl Engine {
     ) -> anyhow::Result<(Vec<String>, Vec<String>)> {
         let namespace = request.namespace.as_str();
         let dense = if exact {
-            index.dense_best_exact(vector, namespace, &request.kinds, wanted)?
+            index.dense_best_exact(vector, namespace, &request.index_kinds(), wanted)?
         } else {
-            index.dense_best(vector, namespace, &request.kinds, wanted)?
+            index.dense_best(vector, namespace, &request.index_kinds(), wanted)?
         };
-        let text = index.text(&request.query, namespace, &request.kinds, wanted)?;
+        let text = index.text(&request.query, namespace, &request.index_kinds(), wanted)?;
         Ok((
             dense.into_iter().map(|(id, _)| id).collect(),
             text.into_iter().map(|(id, _)| id).collect(),
@@ -428,6 +479,11 @@ pub(super) fn judge(
     now: Timestamp,
     settings: &MemorySettings,
 ) -> (Staleness, f64) {
+    // A file chunk is what the file says now: never stale, and trusted
+    // as the file is.
+    if ferrex_core::chunk::is_file_chunk(row.source.as_deref()) {
+        return (Staleness::Fresh, row.confidence);
+    }
     let label =
         staleness_label(staleness(&usage_of(row), now, &settings.staleness), &settings.staleness);
     let half_life = settings.staleness.half_life_days(row.kind);
@@ -481,7 +537,7 @@ fn dated_list(
     let Some(window) = when::named_window(&request.query, now) else { return Ok(Vec::new()) };
     let ids = index.filtered(&MemoryFilter {
         namespace: request.namespace.as_str(),
-        kinds: &request.kinds,
+        kinds: &request.index_kinds(),
         start: Some(window.start.0),
         end: Some(window.end.plus_days(DATE_SLACK_DAYS).0),
         invalidated: request.include_invalidated,

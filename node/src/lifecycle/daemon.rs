@@ -104,6 +104,11 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
         tokio::task::spawn_blocking(move || Node::open(&home, &config, &device)).await??
     };
     let node = Arc::new(node);
+    // The watched folders: reconciled first, then watched.
+    let files_stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut watching =
+        crate::lifecycle::watch::start(&node.engine, &config, &home, files_stop.clone())
+            .context("watching the watched folders")?;
     // Before the network: a port in use stops the node before it has
     // started anything else.
     let http = crate::surfaces::http::serve(&home, &config.http, node.engine.clone()).await?;
@@ -203,6 +208,8 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
     drop(listener);
     let _ = std::fs::remove_file(&socket);
     let _ = std::fs::remove_file(home.pid_file());
+    files_stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    tokio::task::spawn_blocking(move || watching.close()).await?;
     match Arc::try_unwrap(node) {
         Ok(mut node) => tokio::task::spawn_blocking(move || node.close()).await?,
         Err(node) => {
@@ -402,6 +409,11 @@ async fn peers_status(served: &Served) -> anyhow::Result<Value> {
         &peers,
         Some((stats.index_lag_changes, stats.embeddings_queued)),
     );
+    // The watched folders of this device, and where the watcher is.
+    let mut files = serde_json::to_value(&stats.files)?;
+    files["watched"] = json!(stats.watched);
+    files["status"] = serde_json::to_value(&stats.watch)?;
+    status["files"] = files;
     status["ok"] = json!(true);
     Ok(status)
 }

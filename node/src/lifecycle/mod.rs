@@ -7,3 +7,4 @@ pub mod daemon;
 pub mod model;
 pub mod node;
 pub mod reindex;
+pub mod watch;

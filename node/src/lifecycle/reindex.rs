@@ -47,6 +47,8 @@ pub fn rebuild_running(node: &Node, mut progress: impl FnMut(Progress)) -> anyho
         let mut index = engine.index().lock().unwrap_or_else(PoisonError::into_inner);
         project(&mut index, engine.replica(), &mut progress)
     })?;
+    // The rebuilt index has no file chunks: the watched folders are read again.
+    engine.files().rescan();
     let embedded = node
         .background
         .with(|embedder| embed_all(engine.index(), embedder, memories, &mut progress))?;

@@ -114,6 +114,7 @@ pub fn peers_json(status: &Value) -> Value {
     }
     if let Some(object) = peers.as_object_mut() {
         object.remove("index");
+        object.remove("files");
         object.remove("documents");
     }
     peers
@@ -226,6 +227,19 @@ pub fn sync_table(status: &Value) -> String {
                 text(&index["embeddings_queued"])
             );
         }
+    }
+    let files = &status["files"];
+    if files["watched"].as_u64().is_some_and(|watched| watched > 0) {
+        let _ = writeln!(
+            out,
+            "files: {} folder(s) watched, {} file(s), {} chunk(s), {} skipped; {} ({} path(s) queued)",
+            text(&files["watched"]),
+            text(&files["files"]),
+            text(&files["chunks"]),
+            text(&files["skipped"]),
+            text(&files["status"]["state"]),
+            text(&files["status"]["queued"])
+        );
     }
     let peers = status["peers"].as_array().cloned().unwrap_or_default();
     if peers.is_empty() {

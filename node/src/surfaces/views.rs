@@ -228,7 +228,7 @@ pub struct ShowAnswer {
 }
 
 /// A tag and its count.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct TagCount {
     /// The tag.
     pub tag: String,
@@ -237,7 +237,7 @@ pub struct TagCount {
 }
 
 /// An entity and its count.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct EntityCount {
     /// The entity (the canonical one of its class).
     pub id: String,
@@ -248,7 +248,7 @@ pub struct EntityCount {
 }
 
 /// `topics`'s answer.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct TopicsAnswer {
     /// The namespace.
     pub namespace: String,
@@ -427,7 +427,17 @@ fn entity(engine: &Engine, params: EntityParams) -> Result<EntityAnswer, ToolErr
 
 fn topics(engine: &Engine, params: TopicsParams) -> Result<TopicsAnswer, ToolError> {
     let namespace = namespace(params.namespace.as_deref())?;
-    let topics = engine.topics(&namespace, bounded("limit", params.limit, DEFAULT_PAGE, 1)?)?;
+    topics_of(engine, &namespace, bounded("limit", params.limit, DEFAULT_PAGE, 1)?)
+}
+
+/// The `limit` most used tags (file chunks' `file:` tags among them) and
+/// entities of `namespace`.
+pub fn topics_of(
+    engine: &Engine,
+    namespace: &ferrex_core::Namespace,
+    limit: usize,
+) -> Result<TopicsAnswer, ToolError> {
+    let topics = engine.topics(namespace, limit)?;
     Ok(TopicsAnswer {
         namespace: namespace.as_str().to_owned(),
         tags: topics.tags.into_iter().map(|(tag, count)| TagCount { tag, count }).collect(),

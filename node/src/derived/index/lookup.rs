@@ -236,6 +236,7 @@ impl Index {
             .query_row(
                 "SELECT id FROM memories WHERE namespace = ?1 AND kind = ?2 AND content_hash = ?3
                  AND status != 'superseded' AND corrected_by = '[]' AND duplicate_of IS NULL
+                 AND coalesce(source, '') <> 'ferrex:file'
                  ORDER BY created_at, id LIMIT 1",
                 params![namespace, kind, hash],
                 |row| row.get(0),

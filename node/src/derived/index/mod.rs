@@ -8,6 +8,7 @@
 
 mod browse;
 pub(crate) mod derive;
+pub(crate) mod files;
 mod fts_query;
 mod judging;
 pub(crate) mod links;
@@ -33,7 +34,7 @@ use rusqlite::{Connection, OptionalExtension};
 pub use browse::{EdgeRow, MemoryFilter};
 pub use derive::Touched;
 pub use fts_query::fts_query;
-pub use rows::{MemoryRow, content_hash};
+pub use rows::{Derived, MemoryRow, chunk_hash, content_hash};
 pub use schema::{EMBEDDED, NOT_EMBEDDED, PASSAGE_STRIDE, SCHEMA_VERSION, WHOLE_ONLY};
 
 /// A memory's vectors: its whole text's first, then its passages' (see
@@ -329,6 +330,7 @@ fn create_unversioned(conn: &Connection) -> anyhow::Result<()> {
     conn.execute_batch(working::BY_SOURCE)?;
     conn.execute_batch(judging::QUEUE)?;
     links::create(conn)?;
+    files::create(conn)?;
     Ok(())
 }
 

@@ -110,7 +110,11 @@ impl MemoryRow {
             doc: doc.to_owned(),
             namespace: memory.namespace.as_str().to_owned(),
             kind: memory.kind,
-            content_hash: content_hash(memory.kind, &text),
+            content_hash: if ferrex_core::chunk::is_file_chunk(memory.source.as_deref()) {
+                chunk_hash(&text)
+            } else {
+                content_hash(memory.kind, &text)
+            },
             text,
             subject: triple.map(|triple| triple.subject.clone()),
             predicate: triple.map(|triple| triple.predicate.clone()),
@@ -195,6 +199,13 @@ impl MemoryRow {
             },
         })
     }
+}
+
+/// The content hash of a file chunk's text: apart from every memory's, so
+/// that a memory with the same words is never the duplicate of a chunk
+/// (nor a chunk of a memory).
+pub fn chunk_hash(text: &str) -> String {
+    content_hash(MemoryKind::Procedural, &format!("{} {text}", ferrex_core::chunk::FILE_SOURCE))
 }
 
 /// The hash exact duplicates share: kind plus text, case- and

@@ -107,7 +107,15 @@ impl Index {
             vector,
             k * NEAR_OVERSAMPLING,
         )?;
-        let mut found = self.whole_distances(vector, &candidates)?;
+        // A file chunk is no memory to judge against (a file's words are
+        // neither a duplicate nor a correction of what an agent stores).
+        let mut found = self.distances_by_rowid(
+            "SELECT m.id, vec_distance_l2(f.embedding, ?1) FROM memory_floats f
+             JOIN memories m ON m.rowid = f.rowid
+             WHERE f.rowid = ?2 AND coalesce(m.source, '') <> 'ferrex:file'",
+            vector,
+            &candidates,
+        )?;
         sort_by_distance(&mut found);
         found.truncate(k);
         Ok(found)
@@ -300,7 +308,7 @@ impl Index {
                   AND (n.created_at > p.created_at OR n.id > p.id)
                   AND n.predicate IS NULL AND n.duplicate_of IS NULL
                   AND coalesce(n.source, '') NOT LIKE 'ferrex:%'
-                 WHERE p.id = ?1
+                 WHERE p.id = ?1 AND coalesce(p.source, '') <> 'ferrex:file'
                  ORDER BY n.created_at, n.id LIMIT 1",
             )?;
             let mut found = Vec::new();
@@ -397,8 +405,9 @@ impl Index {
     /// Counts for `stats`.
     pub fn counts(&self) -> anyhow::Result<IndexCounts> {
         let mut statement = self.conn().prepare_cached(
-            "SELECT namespace, kind, count(*) FROM memories GROUP BY namespace, kind
-             ORDER BY namespace, kind",
+            "SELECT namespace, CASE WHEN source = 'ferrex:file' THEN 'file' ELSE kind END AS type,
+                    count(*)
+             FROM memories GROUP BY namespace, type ORDER BY namespace, type",
         )?;
         let by_namespace_kind = statement
             .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?

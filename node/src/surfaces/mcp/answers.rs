@@ -98,9 +98,13 @@ impl Standing {
 pub struct Memory {
     /// Its id.
     pub id: String,
-    /// `episodic`, `semantic` or `procedural`.
+    /// `episodic`, `semantic` or `procedural`; `file` for a chunk of a
+    /// watched file.
     #[serde(rename = "type")]
     pub kind: &'static str,
+    /// A file chunk's file and headings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<FileRef>,
     /// Its namespace.
     pub namespace: String,
     /// When it was stored (ISO-8601).
@@ -131,6 +135,34 @@ pub struct Memory {
     pub context: Option<String>,
 }
 
+/// Where a file chunk is.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FileRef {
+    /// The file's path, relative to its watched folder.
+    pub path: String,
+    /// The headings above the chunk, outermost first, joined by " > "
+    /// (absent for a whole config file and a file's opening text).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heading: Option<String>,
+}
+
+impl FileRef {
+    /// The file of `row`, if it is a file chunk.
+    pub fn of(row: &MemoryRow) -> Option<FileRef> {
+        if !ferrex_core::chunk::is_file_chunk(row.source.as_deref()) {
+            return None;
+        }
+        let path = ferrex_core::chunk::file_of(&row.tags)?.to_owned();
+        let heading = row
+            .context
+            .as_deref()
+            .and_then(|place| place.strip_prefix(path.as_str()))
+            .and_then(|rest| rest.strip_prefix(" > "))
+            .map(str::to_owned);
+        Some(FileRef { path, heading })
+    }
+}
+
 /// A memory as `recall` finds it.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct RecalledMemory {
@@ -157,9 +189,13 @@ pub fn recalled(result: &Recalled) -> RecalledMemory {
 
 /// A memory: its content, standing, and what was recorded with it.
 pub fn memory(row: &MemoryRow) -> Memory {
+    let file = FileRef::of(row);
+    // A chunk's source, tag and context say where it is: `file` says it once.
+    let chunk = file.is_some();
     Memory {
         id: row.id.clone(),
-        kind: row.kind.as_str(),
+        kind: if chunk { "file" } else { row.kind.as_str() },
+        file,
         namespace: row.namespace.clone(),
         created_at: clock::iso(Timestamp(row.created_at)),
         t_valid: clock::iso(Timestamp(row.t_valid)),
@@ -167,10 +203,10 @@ pub fn memory(row: &MemoryRow) -> Memory {
         evidence: row.evidence,
         content: ContentFields::of(row),
         standing: Standing::of(row),
-        tags: row.tags.clone(),
+        tags: if chunk { Vec::new() } else { row.tags.clone() },
         entities: row.entities.clone(),
-        source: row.source.clone(),
-        context: row.context.clone(),
+        source: if chunk { None } else { row.source.clone() },
+        context: if chunk { None } else { row.context.clone() },
     }
 }
 
@@ -728,6 +764,23 @@ pub struct StatsAnswer {
     /// With `detailed`: staleness and belief figures.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detailed: Option<Detailed>,
+    /// Watched folders on this device, their files, and the watcher.
+    pub files: FilesStats,
+    /// With `topics`: the namespace's most used tags and entities.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topics: Option<crate::surfaces::views::TopicsAnswer>,
+}
+
+/// Watched folders on this device.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FilesStats {
+    /// Folders watched.
+    pub watched: usize,
+    /// Files read, chunks, skipped files.
+    #[serde(flatten)]
+    pub counts: crate::derived::index::files::FileCounts,
+    /// The watcher and the file worker: state, queued paths, progress.
+    pub status: crate::engine::files::WatchStatus,
 }
 
 /// The answer of `stats`.
@@ -782,6 +835,12 @@ pub fn stats(stats: &Stats, detailed: Option<&DetailedStats>) -> StatsAnswer {
             duplicates_collapsed: detailed.duplicates,
             corrected: detailed.corrected,
         }),
+        files: FilesStats {
+            watched: stats.watched,
+            counts: stats.files.clone(),
+            status: stats.watch.clone(),
+        },
+        topics: None,
     }
 }
 

@@ -332,7 +332,7 @@ mod tests {
         assert_eq!(schema["properties"]["time_range"]["type"], "object");
         assert_eq!(
             schema["properties"]["types"]["items"]["enum"],
-            json!(["episodic", "semantic", "procedural"])
+            json!(["episodic", "semantic", "procedural", "file"])
         );
         let text = schema.to_string();
         assert!(!text.contains("null") && !text.contains("$ref"), "{text}");
@@ -344,15 +344,15 @@ mod tests {
         use ferrex_core::validate;
         let recall = Value::Object(input_schema::<params::Recall>());
         assert_eq!(recall["properties"]["limit"]["maximum"], validate::MAX_RECALL_LIMIT);
-        assert_eq!(recall["properties"]["query"]["maxLength"], validate::MAX_CONTENT_BYTES);
+        // Lengths are core's alone (its errors name them), as a namespace's rule is.
+        assert!(recall["properties"]["query"].get("maxLength").is_none());
         let store = Value::Object(input_schema::<params::Store>());
-        assert_eq!(store["properties"]["tags"]["maxItems"], validate::MAX_LIST_ITEMS);
-        assert_eq!(store["properties"]["tags"]["items"]["maxLength"], validate::MAX_NAME_BYTES);
+        assert!(store["properties"]["tags"].get("maxItems").is_none());
         // A namespace's rule is core's alone (its error says it); the
         // pattern is not repeated in every tool's schema.
         assert!(store["properties"]["namespace"].get("pattern").is_none());
-        let forget = Value::Object(input_schema::<params::Forget>());
-        assert_eq!(forget["properties"]["ids"]["maxItems"], validate::MAX_FORGET_IDS);
+        let graph = Value::Object(input_schema::<params::Graph>());
+        assert_eq!(graph["properties"]["depth"]["maximum"], ferrex_core::walk::MAX_DEPTH);
     }
 
     #[test]
@@ -370,7 +370,7 @@ mod tests {
         assert_eq!(error(json!({"query": 1})), "query must be a string, not a number");
         assert_eq!(
             error(json!({"query": "x", "types": ["fact"]})),
-            "types[0] must be episodic, semantic or procedural, not \"fact\""
+            "types[0] must be episodic, semantic, procedural or file, not \"fact\""
         );
         assert_eq!(
             error(json!({"query": "x", "types": "x"})),

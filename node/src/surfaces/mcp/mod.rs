@@ -235,11 +235,11 @@ mod tests {
     /// session.
     const TOOL_LIST_BUDGET: usize = 16_000;
 
-    /// How many tools ferrex is planned to have (the first six, and eight
-    /// for working state and the knowledge graph, all written now: files'
-    /// tool must make room for itself); each not written yet is counted at
-    /// [`PLANNED_TOOL_BYTES`] against the budget.
-    const PLANNED_TOOLS: usize = 14;
+    /// How many tools ferrex is planned to have (the first six, eight for
+    /// working state and the knowledge graph, and `index_files`, all
+    /// written now: a new tool must make room for itself); each not written
+    /// yet is counted at [`PLANNED_TOOL_BYTES`] against the budget.
+    const PLANNED_TOOLS: usize = 15;
 
     /// What a planned tool may take: an action-style tool with a few
     /// parameters, described by when to use it.

@@ -1,16 +1,13 @@
 //! Each tool's parameters as one Rust type: its input schema is generated
-//! from it (descriptions from these doc comments, limits from core's
-//! constants), and a call's arguments are read into it after
+//! from it (descriptions from these doc comments, numeric limits from
+//! core's constants), and a call's arguments are read into it after
 //! [`super::args::read`] has checked them against that schema.
 //!
-//! The limits the schemas state are what core's checks enforce
-//! ([`ferrex_core::validate`]); lengths there count UTF-8 bytes, so a
-//! string within `maxLength` characters may still be refused as too long.
+//! Lengths of strings and lists are core's alone ([`ferrex_core::validate`]:
+//! its errors name the limit): the schemas do not repeat them, since agents
+//! pay for every byte of the tool list at the start of each session.
 
-use ferrex_core::{
-    MemoryKind,
-    validate::{MAX_CONTENT_BYTES, MAX_FORGET_IDS, MAX_ID_BYTES, MAX_LIST_ITEMS, MAX_NAME_BYTES},
-};
+use ferrex_core::MemoryKind;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -40,23 +37,30 @@ impl From<Kind> for MemoryKind {
     }
 }
 
+/// What a recall searches: memories of a kind, or chunks of watched files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(missing_docs, reason = "the enum's doc names each type")]
+pub enum RecallType {
+    Episodic,
+    Semantic,
+    Procedural,
+    File,
+}
+
 /// `store`'s parameters.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Store {
     /// Free text: an event or a how-to.
-    #[schemars(length(max = MAX_CONTENT_BYTES))]
     pub content: Option<String>,
     /// Subject of a fact, e.g. "api-server".
-    #[schemars(length(max = MAX_NAME_BYTES))]
     pub subject: Option<String>,
-    /// Relation of a fact, e.g. "port" (filed under the attribute it names).
-    #[schemars(length(max = MAX_NAME_BYTES))]
+    /// Relation of a fact, e.g. "port".
     pub predicate: Option<String>,
     /// Value of a fact, e.g. "8080".
-    #[schemars(length(max = MAX_CONTENT_BYTES))]
     pub object: Option<String>,
-    /// Detected when omitted: a fact is semantic, text is episodic.
+    /// Default: semantic for a fact, else episodic.
     pub memory_type: Option<Kind>,
     /// For every project (stored in "default").
     #[serde(default)]
@@ -66,28 +70,21 @@ pub struct Store {
     /// Default 1.0.
     #[schemars(range(min = 0, max = 1))]
     pub confidence: Option<f64>,
-    /// Names it is about (matched to known entities, or created).
+    /// Names it is about (known or new entities).
     #[serde(default)]
-    #[schemars(length(max = MAX_LIST_ITEMS), inner(length(max = MAX_NAME_BYTES)))]
     pub entities: Vec<String>,
     /// Labels.
     #[serde(default)]
-    #[schemars(length(max = MAX_LIST_ITEMS), inner(length(max = MAX_NAME_BYTES)))]
     pub tags: Vec<String>,
     /// Where this came from.
-    #[schemars(length(max = MAX_CONTENT_BYTES))]
     pub source: Option<String>,
     /// Context to keep with it.
-    #[schemars(length(max = MAX_CONTENT_BYTES))]
     pub context: Option<String>,
-    /// Id of a memory this one replaces (skips the duplicate and conflict
-    /// checks).
-    #[schemars(length(max = MAX_ID_BYTES))]
+    /// Id of a memory this replaces (no duplicate or conflict checks).
     pub supersedes: Option<String>,
-    /// ISO-8601 time or date when it happened or became true (default: now; text
-    /// only).
+    /// When it happened or became true (ISO-8601; default now).
     pub valid_from: Option<String>,
-    /// Store credentials (API keys, tokens, passwords) as given.
+    /// Store credentials as given.
     #[serde(default)]
     pub allow_secrets: bool,
 }
@@ -107,20 +104,19 @@ pub struct TimeRange {
 #[serde(deny_unknown_fields)]
 pub struct Recall {
     /// What to look for, in words.
-    #[schemars(length(max = MAX_CONTENT_BYTES))]
     pub query: String,
     /// Default: the project's.
     pub namespace: Option<String>,
-    /// Only these kinds (default: all).
+    /// Only these (default all; file: watched files).
     #[serde(default)]
-    pub types: Vec<Kind>,
+    pub types: Vec<RecallType>,
+    /// Only chunks of files under this path.
+    pub path: Option<String>,
     /// How many results, at most (default 10).
     #[schemars(range(min = 1, max = MAX_LIMIT))]
     pub limit: Option<i64>,
-    /// Only memories about these entities (names; aliases and spellings
-    /// match).
+    /// Only memories about these entities (aliases match).
     #[serde(default)]
-    #[schemars(length(max = MAX_LIST_ITEMS), inner(length(max = MAX_NAME_BYTES)))]
     pub entities: Vec<String>,
     /// Only memories valid from start and before end.
     pub time_range: Option<TimeRange>,
@@ -130,12 +126,10 @@ pub struct Recall {
     /// Also superseded facts and text (default false).
     #[serde(default)]
     pub include_invalidated: bool,
-    /// Ids of memories you confirmed are still true: they stay fresh.
+    /// Ids you confirmed still true: kept fresh.
     #[serde(default)]
-    #[schemars(length(max = MAX_FORGET_IDS), inner(length(max = MAX_ID_BYTES)))]
     pub validate_ids: Vec<String>,
-    /// 0 (default) to 1: trade relevance for variety among the results
-    /// (MMR).
+    /// 0 (default) to 1: relevance traded for variety (MMR).
     #[schemars(range(min = 0, max = 1))]
     pub diversity: Option<f64>,
 }
@@ -145,7 +139,6 @@ pub struct Recall {
 #[serde(deny_unknown_fields)]
 pub struct Forget {
     /// The memories to forget, by id.
-    #[schemars(length(max = MAX_FORGET_IDS), inner(length(max = MAX_ID_BYTES)))]
     pub ids: Vec<String>,
 }
 
@@ -158,7 +151,7 @@ pub struct Reflect {
     /// How many of each finding, at most (default 10).
     #[schemars(range(min = 1, max = MAX_LIMIT))]
     pub limit: Option<i64>,
-    /// List facts that contradict the current one (default true).
+    /// List contradicting facts (default true).
     pub include_contradictions: Option<bool>,
     /// List stale memories (default true).
     pub include_stale: Option<bool>,
@@ -168,14 +161,11 @@ pub struct Reflect {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct History {
-    /// A memory; its fact's subject and predicate, or the text linked to it.
-    #[schemars(length(max = MAX_ID_BYTES))]
+    /// A memory: its fact's history, or its text's.
     pub id: Option<String>,
     /// With predicate, instead of id.
-    #[schemars(length(max = MAX_NAME_BYTES))]
     pub subject: Option<String>,
     /// With subject, instead of id.
-    #[schemars(length(max = MAX_NAME_BYTES))]
     pub predicate: Option<String>,
     /// Default: the project's.
     pub namespace: Option<String>,
@@ -188,6 +178,9 @@ pub struct Stats {
     /// Also staleness, fact states, entities and contradictions.
     #[serde(default)]
     pub detailed: bool,
+    /// Also the project's most used tags and entities.
+    #[serde(default)]
+    pub topics: bool,
 }
 
 /// What `session` does.
@@ -234,10 +227,8 @@ pub struct Session {
     /// push, get or clear.
     pub action: SessionAction,
     /// The session (push, clear; get: omit for every session).
-    #[schemars(length(max = 128))]
     pub session_id: Option<String>,
     /// The event (push).
-    #[schemars(length(max = MAX_CONTENT_BYTES))]
     pub content: Option<String>,
     /// Default action.
     pub event_type: Option<EventKind>,
@@ -280,25 +271,18 @@ pub struct Task {
     /// start, update, pause, done, abort or list.
     pub action: TaskAction,
     /// start.
-    #[schemars(length(max = MAX_NAME_BYTES))]
     pub title: Option<String>,
     /// start.
-    #[schemars(length(max = MAX_CONTENT_BYTES))]
     pub goal: Option<String>,
     /// start.
-    #[schemars(length(max = MAX_CONTENT_BYTES))]
     pub success_condition: Option<String>,
     /// start.
-    #[schemars(length(max = 32))]
     pub priority: Option<String>,
     /// The task (update, pause, done, abort).
-    #[schemars(length(max = MAX_ID_BYTES))]
     pub id: Option<String>,
     /// Progress (update), what worked (done).
-    #[schemars(length(max = MAX_CONTENT_BYTES))]
     pub result: Option<String>,
     /// Why (abort, pause).
-    #[schemars(length(max = MAX_CONTENT_BYTES))]
     pub reason: Option<String>,
     /// list: these states (default open ones).
     #[serde(default)]
@@ -312,13 +296,10 @@ pub struct Task {
 #[serde(deny_unknown_fields)]
 pub struct Observe {
     /// What the user said.
-    #[schemars(length(max = MAX_CONTENT_BYTES))]
     pub user: String,
     /// What you answered or did.
-    #[schemars(length(max = MAX_CONTENT_BYTES))]
     pub assistant: String,
     /// The session.
-    #[schemars(length(max = 128))]
     pub session_id: Option<String>,
     /// 0-1 (default estimated).
     #[schemars(range(min = 0, max = 1))]
@@ -418,4 +399,22 @@ pub struct Update {
     pub confidence: Option<f64>,
     #[schemars(range(min = 0, max = 1))]
     pub importance: Option<f64>,
+}
+
+/// `index_files`' parameters.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IndexFiles {
+    /// A folder or file to watch (absolute, or ~/).
+    pub path: Option<String>,
+    /// Default: its repository's project.
+    pub namespace: Option<String>,
+    /// Sync its chunks to your other devices.
+    #[serde(default)]
+    pub share: bool,
+    /// A watched path to stop watching.
+    pub remove: Option<String>,
+    /// Read every watched folder again now.
+    #[serde(default)]
+    pub reindex: bool,
 }

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::{answers, args, graph, params, working, working::Scope};
 use crate::{
     base::clock,
-    engine::{Engine, RecallRequest, ToolError},
+    engine::{Engine, RecallRequest, Sources, ToolError},
 };
 
 /// What a tool does to the memory, as MCP's tool annotations tell clients
@@ -54,77 +54,74 @@ pub struct ToolSpec {
 pub const TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: "store",
-        title: "Store a memory",
+        title: "Store",
         effect: Effect::Additive,
-        description: "Store what you learn: `content` (an event or a how-to) or \
-            `subject`+`predicate`+`object` (a fact). A repeat grows the evidence of what it \
-            repeats; a new value of a single-valued predicate (port) supersedes the old; text \
-            changing a detail of earlier text corrects it. Credentials refused unless \
-            `allow_secrets`.",
+        description: "Store what you learn: `content` (an event, a how-to) or \
+            `subject`+`predicate`+`object` (a fact). Repeats add evidence; a new value of a \
+            single-valued fact supersedes the old; changed details correct earlier text. \
+            Credentials refused unless `allow_secrets`.",
         input: args::input_schema::<params::Store>,
         output: args::output_schema::<answers::StoreAnswer>,
     },
     ToolSpec {
         name: "recall",
-        title: "Recall memories",
+        title: "Recall",
         effect: Effect::Marks,
-        description: "Find the memories most relevant to `query` (by meaning and keywords), \
-            best first, with staleness, whether a fact is current, and contradictions. \
-            Superseded and stale ones are left out unless asked for.",
+        description: "Find what is most relevant to `query` (by meaning and keywords) among \
+            memories and watched files, best first, with staleness and whether a fact is \
+            current. Superseded and stale ones are left out unless asked for.",
         input: args::input_schema::<params::Recall>,
         output: args::output_schema::<answers::RecallAnswer>,
     },
     ToolSpec {
         name: "forget",
-        title: "Forget memories",
+        title: "Forget",
         effect: Effect::Destructive,
-        description: "Forget memories by id, on every paired device: their text leaves \
-            every file (on a device offline now, when it next syncs). Copies outside ferrex, like \
-            this transcript or backups, are not reached.",
+        description: "Forget memories by id on every paired device: their text leaves every \
+            file (an offline device's when it syncs). Copies outside ferrex (transcripts, \
+            backups) are not reached.",
         input: args::input_schema::<params::Forget>,
         output: args::output_schema::<answers::ForgetAnswer>,
     },
     ToolSpec {
         name: "reflect",
-        title: "Review a namespace",
+        title: "Reflect",
         effect: Effect::ReadOnly,
         description: "Review a namespace: stale memories, contradicting facts (also across \
-            devices), entities that may be one, predicates that may name one attribute or be \
-            multi-valued.",
+            devices), entities and predicates that may be one.",
         input: args::input_schema::<params::Reflect>,
         output: args::output_schema::<answers::ReflectAnswer>,
     },
     ToolSpec {
         name: "history",
-        title: "History of a belief",
+        title: "History",
         effect: Effect::ReadOnly,
-        description: "How a belief evolved: the facts of a subject and predicate (or the text \
-            linked to a memory by supersession and correction), oldest first, with when and \
-            where each was recorded.",
+        description: "How a belief evolved: the facts of a subject and predicate, or a \
+            memory's versions and corrections, oldest first, with when and where.",
         input: args::input_schema::<params::History>,
         output: args::output_schema::<answers::HistoryAnswer>,
     },
     ToolSpec {
         name: "session",
-        title: "Working memory of a session",
+        title: "Session",
         effect: Effect::Additive,
-        description: "A session's working memory, seen on every device: `push` an event (the \
-            latest are kept), `get` the latest of a session or of all, `clear`.",
+        description: "A session's working memory on every device: `push` an event, `get` the \
+            latest (of one session or all), `clear`.",
         input: args::input_schema::<params::Session>,
         output: args::output_schema::<working::SessionAnswer>,
     },
     ToolSpec {
         name: "task",
-        title: "Tasks across devices",
+        title: "Tasks",
         effect: Effect::Additive,
-        description: "Tasks on every device: `start` (returns a like open task instead), \
-            `update` progress, `pause`, `done` with what worked, `abort` with why, `list`.",
+        description: "Tasks on every device: `start` (or get a like open one), `update`, \
+            `pause`, `done` with what worked, `abort` with why, `list`.",
         input: args::input_schema::<params::Task>,
         output: args::output_schema::<working::TaskAnswer>,
     },
     ToolSpec {
         name: "observe",
-        title: "Record an exchange",
+        title: "Observe",
         effect: Effect::Additive,
         description: "Record a significant exchange (a decision, preference, fix); `recall` \
             finds it.",
@@ -133,7 +130,7 @@ pub const TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: "context",
-        title: "Where work stands",
+        title: "Context",
         effect: Effect::ReadOnly,
         description: "Call first in a session: open tasks, latest activity on any device, \
             decisions, facts likely out of date, contradictions; in a token budget.",
@@ -177,11 +174,20 @@ pub const TOOLS: &[ToolSpec] = &[
         output: args::output_schema::<graph::UpdateAnswer>,
     },
     ToolSpec {
+        name: "index_files",
+        title: "Index files",
+        effect: Effect::Additive,
+        description: "Make a folder's docs recallable on this device (Markdown by heading; \
+            JSON, YAML, TOML whole), kept current: add a `path`, `remove` one, `reindex`.",
+        input: args::input_schema::<params::IndexFiles>,
+        output: args::output_schema::<crate::engine::files::IndexFilesAnswer>,
+    },
+    ToolSpec {
         name: "stats",
-        title: "Memory statistics",
+        title: "Stats",
         effect: Effect::ReadOnly,
-        description: "Counts by type and namespace, entities, documents and their size, index \
-            lag, and the embedding model; with `detailed`, staleness and belief figures.",
+        description: "Counts by type and namespace, documents, index lag, watched files, the \
+            model; `detailed` adds staleness and belief figures.",
         input: args::input_schema::<params::Stats>,
         output: args::output_schema::<answers::StatsAnswer>,
     },
@@ -235,7 +241,8 @@ pub fn call(
         "graph" => answer(graph::graph(engine, scope, args::read(input, arguments)?)),
         "entity" => answer(graph::entity(engine, scope, args::read(input, arguments)?)),
         "update" => answer(graph::update(engine, args::read(input, arguments)?)),
-        "stats" => answer(stats(engine, args::read(input, arguments)?)),
+        "index_files" => answer(index_files(engine, scope, args::read(input, arguments)?)),
+        "stats" => answer(stats(engine, scope, args::read(input, arguments)?)),
         _ => unreachable!("every tool in TOOLS is dispatched"),
     }
 }
@@ -354,7 +361,27 @@ fn recall(
     let mut request = RecallRequest {
         query,
         namespace: namespaces[0].clone(),
-        kinds: params.types.into_iter().map(MemoryKind::from).collect(),
+        kinds: params
+            .types
+            .iter()
+            .filter_map(|kind| match kind {
+                params::RecallType::Episodic => Some(MemoryKind::Episodic),
+                params::RecallType::Semantic => Some(MemoryKind::Semantic),
+                params::RecallType::Procedural => Some(MemoryKind::Procedural),
+                params::RecallType::File => None,
+            })
+            .collect(),
+        sources: match (
+            params.types.is_empty(),
+            params.types.contains(&params::RecallType::File),
+            params.types.iter().all(|kind| *kind == params::RecallType::File),
+        ) {
+            (true, ..) => Sources::Both,
+            (false, true, true) => Sources::Files,
+            (false, true, false) => Sources::Both,
+            (false, false, _) => Sources::Memories,
+        },
+        path: params.path.clone(),
         limit: validate::recall_limit(params.limit)?,
         entities,
         start,
@@ -396,6 +423,21 @@ fn forget(engine: &Engine, params: params::Forget) -> Result<answers::ForgetAnsw
         return Err(FieldError::new("ids", "must list at least one memory id").into());
     }
     let ids = validate::memory_ids("ids", &params.ids)?;
+    for id in &ids {
+        if let Some(row) = engine.memory(id)?
+            && let Some(file) = ferrex_core::chunk::file_of(&row.tags)
+                .filter(|_| ferrex_core::chunk::is_file_chunk(row.source.as_deref()))
+        {
+            return Err(FieldError::new(
+                "ids",
+                format!(
+                    "{id} is a chunk of watched file {file}: change or delete the file, or \
+                     exclude it (nothing was forgotten)"
+                ),
+            )
+            .into());
+        }
+    }
     let outcome = engine.forget(&ids)?;
     Ok(answers::ForgetAnswer { forgotten: outcome.forgotten, unknown: outcome.unknown })
 }
@@ -456,11 +498,69 @@ fn history(
     Ok(answers::history(namespace.as_str(), &entries, &answers::device_names(engine)))
 }
 
-fn stats(engine: &Engine, params: params::Stats) -> Result<answers::StatsAnswer, ToolError> {
+fn index_files(
+    engine: &Engine,
+    scope: &Scope,
+    params: params::IndexFiles,
+) -> Result<crate::engine::files::IndexFilesAnswer, ToolError> {
+    let path = |field: &str, text: &str| {
+        crate::base::config::absolute_path(text.trim())
+            .map_err(|error| FieldError::new(field, format!("{error:#}")))
+    };
+    let add = match params.path.as_deref() {
+        Some(text) => {
+            let path = path("path", text)?;
+            // A repository's docs belong to its project, as the agent
+            // working in it finds it.
+            let namespace = match params.namespace.as_deref() {
+                Some(named) => Namespace::parse(named)?,
+                None => match crate::base::project::find(&path, None) {
+                    Some(project) => project.namespace,
+                    None => scope.namespace(None)?,
+                },
+            };
+            Some(crate::base::config::Watch {
+                namespace: namespace.as_str().to_owned(),
+                path,
+                share: params.share,
+                include: Vec::new(),
+                exclude: Vec::new(),
+            })
+        }
+        None if params.namespace.is_some() || params.share => {
+            return Err(FieldError::new(
+                "path",
+                "namespace and share describe a path to add: give path too",
+            )
+            .into());
+        }
+        None => None,
+    };
+    let remove = params.remove.as_deref().map(|text| path("remove", text)).transpose()?;
+    engine.index_files(&crate::engine::files::IndexFilesRequest {
+        add,
+        remove,
+        reindex: params.reindex,
+    })
+}
+
+fn stats(
+    engine: &Engine,
+    scope: &Scope,
+    params: params::Stats,
+) -> Result<answers::StatsAnswer, ToolError> {
     let stats = engine.stats()?;
     let detailed = if params.detailed { Some(engine.detailed_stats()?) } else { None };
-    Ok(answers::stats(&stats, detailed.as_ref()))
+    let mut answer = answers::stats(&stats, detailed.as_ref());
+    if params.topics {
+        let namespace = scope.namespace(None)?;
+        answer.topics = Some(crate::surfaces::views::topics_of(engine, &namespace, TOPICS)?);
+    }
+    Ok(answer)
 }
+
+/// Tags and entities `stats` lists with `topics`.
+const TOPICS: usize = 20;
 
 #[cfg(test)]
 mod tests {

@@ -116,6 +116,7 @@ function renderMemory(shown) {
     ["valid from", memory.t_valid],
     ["until", memory.t_invalid],
     ["trust", `${memory.trust.toFixed(2)} (evidence ${memory.evidence}, ${memory.staleness})`],
+    ["file", memory.file && [memory.file.path, memory.file.heading].filter(Boolean).join(" > ")],
     ["source", memory.source],
     ["context", memory.context],
     ["id", memory.id],
