@@ -67,6 +67,8 @@ pub enum Skip {
         /// The limit for its kind.
         limit: usize,
     },
+    /// It could not be read (the reason as the system gave it).
+    Unreadable(String),
 }
 
 impl fmt::Display for Skip {
@@ -76,6 +78,7 @@ impl fmt::Display for Skip {
             Skip::TooLarge { bytes, limit } => {
                 write!(formatter, "too large ({bytes} bytes; the limit for its kind is {limit})")
             }
+            Skip::Unreadable(reason) => write!(formatter, "unreadable: {reason}"),
         }
     }
 }
@@ -101,12 +104,17 @@ impl Chunk {
     }
 }
 
-/// The chunks of a file of `kind` holding `bytes`.
-pub fn chunks(kind: FileKind, bytes: &[u8]) -> Result<Vec<Chunk>, Skip> {
-    let limit = match kind {
+/// The largest file of `kind` that is read.
+pub fn size_limit(kind: FileKind) -> usize {
+    match kind {
         FileKind::Markdown => MAX_MARKDOWN_BYTES,
         FileKind::Config => MAX_CONFIG_BYTES,
-    };
+    }
+}
+
+/// The chunks of a file of `kind` holding `bytes`.
+pub fn chunks(kind: FileKind, bytes: &[u8]) -> Result<Vec<Chunk>, Skip> {
+    let limit = size_limit(kind);
     if bytes.len() > limit {
         return Err(Skip::TooLarge { bytes: bytes.len(), limit });
     }
@@ -128,6 +136,8 @@ fn markdown(text: &str) -> Vec<Chunk> {
     let body = front_matter_end(text).map_or(text, |end| &text[end..]);
     let lines: Vec<&str> = body.lines().collect();
     let mut sections: Vec<(Vec<String>, Vec<&str>)> = vec![(Vec::new(), Vec::new())];
+    // How many lines each section's heading takes (setext headings two).
+    let mut heading_lines: Vec<usize> = vec![0];
     let mut path: Vec<(usize, String)> = Vec::new();
     let mut fence: Option<(char, usize)> = None;
     let mut index = 0;
@@ -157,6 +167,7 @@ fn markdown(text: &str) -> Vec<Chunk> {
                 let heading = path.iter().map(|(_, title)| title.clone()).collect();
                 let consumed = if setext.is_some() && atx_heading(line).is_none() { 2 } else { 1 };
                 sections.push((heading, lines[index..index + consumed].to_vec()));
+                heading_lines.push(consumed);
                 index += consumed;
             }
             _ => {
@@ -166,11 +177,10 @@ fn markdown(text: &str) -> Vec<Chunk> {
         }
     }
     let mut chunks = Vec::new();
-    for (heading, lines) in sections {
+    for ((heading, lines), skip) in sections.into_iter().zip(heading_lines) {
         let text = lines.join("\n");
-        let heading_lines = usize::from(!heading.is_empty());
         // A heading alone (its text is all in the sections below it) is no chunk.
-        if lines.iter().skip(heading_lines).all(|line| line.trim().is_empty()) {
+        if lines.iter().skip(skip).all(|line| line.trim().is_empty()) {
             continue;
         }
         for piece in split_long(text.trim(), MAX_CHUNK_BYTES) {
@@ -186,11 +196,17 @@ fn push_line<'a>(sections: &mut [(Vec<String>, Vec<&'a str>)], line: &'a str) {
     }
 }
 
-/// Where YAML front matter (`---` … `---` opening the file) ends.
+/// Where YAML front matter (`---` … `---` opening the file, its first
+/// line a `key:`) ends; a file opening with a rule has none.
 fn front_matter_end(text: &str) -> Option<usize> {
     let rest = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n"))?;
+    let first = rest.lines().next()?;
+    let key = first.split_once(':')?.0;
+    if key.is_empty() || key.contains(char::is_whitespace) {
+        return None;
+    }
     let mut offset = text.len() - rest.len();
-    for line in rest.split_inclusive('\n') {
+    for line in rest.split_inclusive('\n').take(200) {
         offset += line.len();
         if matches!(line.trim_end(), "---" | "...") {
             return Some(offset);
@@ -214,7 +230,12 @@ fn atx_heading(line: &str) -> Option<(usize, String)> {
     if !rest.is_empty() && !rest.starts_with([' ', '\t']) {
         return None;
     }
-    let title = rest.trim().trim_end_matches('#').trim_end();
+    // A closing run of #s counts only after a space ("## C#" is about C#).
+    let rest = rest.trim();
+    let title = match rest.trim_end_matches('#') {
+        kept if kept.is_empty() || kept.ends_with([' ', '\t']) => kept.trim_end(),
+        _ => rest,
+    };
     (!title.is_empty()).then(|| (level, title.to_owned()))
 }
 
@@ -404,6 +425,21 @@ mod tests {
         assert_eq!(chunks(FileKind::Markdown, b"# A\0B"), Err(Skip::Binary));
         assert_eq!(chunks(FileKind::Markdown, &[0xff, 0xfe, 0x41]), Err(Skip::Binary));
         assert_eq!(Skip::Binary.to_string(), "binary or not UTF-8");
+    }
+
+    #[test]
+    fn review_cases_headings_and_front_matter() {
+        // A setext heading with no text of its own is no chunk.
+        assert_eq!(
+            markdown_chunks("Guide\n=====\n\nSetup\n-----\n\nRun it.\n"),
+            vec![("AGENT.md > Guide > Setup".to_owned(), "Setup\n-----\n\nRun it.".to_owned())]
+        );
+        // A closing run of #s needs a space before it.
+        assert_eq!(markdown_chunks("## C#\n\nA language.\n")[0].0, "AGENT.md > C#");
+        assert_eq!(markdown_chunks("## Go ##\n\nAnother.\n")[0].0, "AGENT.md > Go");
+        // A file opening with a rule keeps its text.
+        let ruled = markdown_chunks("---\n\nIntro text.\n\n---\n\nMore.\n");
+        assert!(ruled.iter().any(|(_, text)| text.contains("Intro text.")), "{ruled:?}");
     }
 
     #[test]

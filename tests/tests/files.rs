@@ -82,15 +82,20 @@ async fn a_watched_folder_is_indexed_kept_current_and_reconciled() {
     // Skipped, with a reason: binary, and a config file too large.
     std::fs::write(root.join("logo.md"), b"# Logo\n\0\x01\x02").unwrap();
     write(&root.join("big.json"), &format!("{{\"blob\": \"{}\"}}", "x".repeat(20_000)));
+    // One watched file, apart from the folder.
+    let alone = tempfile::tempdir().unwrap();
+    let single = alone.path().join("NOTES.md");
+    write(&single, "# Notes\n\nThe ibis feeder is empty.\n");
     let home = TestHome::with_config(&format!(
-        "[namespaces.{NAMESPACE}]\nwatch = [\"{}\"]\nexclude = [\"drafts/**\"]\n",
-        root.display()
+        "[namespaces.{NAMESPACE}]\nwatch = [\"{}\", \"{}\"]\nexclude = [\"drafts/**\", \"late/private/**\"]\n",
+        root.display(),
+        single.display()
     ));
     let client = home.client().await;
-    let files = settled_files(&client, 5, Duration::from_secs(60)).await;
+    let files = settled_files(&client, 6, Duration::from_secs(60)).await;
     let files = files.unwrap_or_else(|last| panic!("never reconciled: {last}"));
     assert_eq!(files["skipped"], 2, "{files}");
-    assert_eq!(files["watched"], 1, "{files}");
+    assert_eq!(files["watched"], 2, "{files}");
 
     // Recall finds a section by meaning and words, with its file and headings.
     let hits = file_hits(&client, "how is the backend split into crates").await;
@@ -104,6 +109,14 @@ async fn a_watched_folder_is_indexed_kept_current_and_reconciled() {
     // Excluded folders and other files were never read.
     let never = file_hits(&client, "quokkaflux").await;
     assert!(never.iter().all(|hit| !hit.2.contains("quokkaflux")), "{never:?}");
+    // A watched file is watched too.
+    write(&single, "# Notes\n\nThe ibis feeder was filled with sunflower seeds.\n");
+    let refilled = eventually(Duration::from_secs(30), || async {
+        let hits = file_hits(&client, "ibis feeder sunflower seeds").await;
+        hits.iter().any(|hit| hit.0 == "NOTES.md" && hit.2.contains("sunflower")).then_some(())
+    })
+    .await;
+    assert!(refilled.is_some(), "an edit of a watched file was never read");
     let listed = client.ok("index_files", json!({})).await;
     let reasons: Vec<&str> = listed["skipped"]
         .as_array()
@@ -150,6 +163,18 @@ async fn a_watched_folder_is_indexed_kept_current_and_reconciled() {
     })
     .await;
     assert!(gone.is_some(), "a deleted file's chunks stayed");
+    // A folder made while the node runs is read with the watch's patterns,
+    // relative to the watched folder: its excluded part is never read.
+    write(&root.join("late/private/secret.md"), "# Private\n\nquokkaflux plans.\n");
+    write(&root.join("late/public.md"), "# Public\n\nThe heron timetable is public.\n");
+    let late = eventually(Duration::from_secs(30), || async {
+        let hits = file_hits(&client, "heron timetable").await;
+        hits.iter().any(|hit| hit.0 == "late/public.md").then_some(())
+    })
+    .await;
+    assert!(late.is_some(), "a folder made at run time was never read");
+    let never = file_hits(&client, "quokkaflux").await;
+    assert!(never.iter().all(|hit| !hit.2.contains("quokkaflux")), "{never:?}");
 
     // Changes while the node is down are reconciled at the next start.
     client.close().await;
@@ -160,7 +185,7 @@ async fn a_watched_folder_is_indexed_kept_current_and_reconciled() {
         "# Runbook\n\n## Failover\n\nPromote the standby with the marmot lever.\n",
     );
     let client = home.client().await;
-    let reconciled = settled_files(&client, 4, Duration::from_secs(60)).await;
+    let reconciled = settled_files(&client, 6, Duration::from_secs(60)).await;
     reconciled.unwrap_or_else(|last| panic!("the restart never reconciled: {last}"));
     let hits = file_hits(&client, "marmot lever failover").await;
     assert_eq!(hits[0].0, "docs/runbook.md", "{hits:?}");
@@ -179,7 +204,7 @@ async fn a_watched_folder_is_indexed_kept_current_and_reconciled() {
             &format!("# Note {index}\n\nBurst note number {index} about topic {}.\n", index % 7),
         );
     }
-    let burst = settled_files(&client, 2_004, Duration::from_secs(120)).await;
+    let burst = settled_files(&client, 2_006, Duration::from_secs(120)).await;
     let burst = burst.unwrap_or_else(|last| panic!("the burst was never read: {last}"));
     assert!(burst["status"]["queued"].as_u64().unwrap() <= 10_000, "{burst}");
     let hits = file_hits(&client, "Burst note number 1234").await;

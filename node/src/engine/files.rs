@@ -340,6 +340,12 @@ impl FileWatch {
         Ok(all.len() != before)
     }
 
+    /// Forgets that `folder` and the folders under it were handed to the
+    /// watcher (they went away, or came back: notify dropped their watches).
+    fn unwatched(&self, folder: &Path) {
+        lock(&self.watched_folders).retain(|watched| !watched.starts_with(folder));
+    }
+
     /// Hands `folder` to the watcher if it has not been.
     fn watch_folder(&self, folder: &Path) {
         if !lock(&self.watched_folders).insert(folder.to_owned()) {
@@ -486,16 +492,18 @@ impl Engine {
             total.add(&done);
         }
         // Files of folders no longer watched.
-        let roots: HashSet<String> = self
+        let roots: HashSet<(String, String)> = self
             .files
             .roots()
             .iter()
-            .map(|root| root.watch.path.to_string_lossy().into_owned())
+            .map(|root| {
+                (root.watch.path.to_string_lossy().into_owned(), root.watch.namespace.clone())
+            })
             .collect();
         let orphans: Vec<FileRecord> = lock(&self.index)
             .all_files()?
             .into_iter()
-            .filter(|file| !roots.contains(&file.root))
+            .filter(|file| !roots.contains(&(file.root.clone(), file.namespace.clone())))
             .collect();
         for batch in orphans.chunks(FILES_PER_BATCH) {
             total.dropped += batch.len() as u64;
@@ -526,12 +534,18 @@ impl Engine {
         let mut done = Reconciled::default();
         let mut seen: HashSet<String> = HashSet::new();
         let mut batch: Vec<Found> = Vec::new();
-        for found in self.walk(root) {
+        let unreadable = std::cell::RefCell::new(Vec::new());
+        for found in self.walk(root, &root.watch.path, &unreadable) {
             done.seen += 1;
             let key = found.path.to_string_lossy().into_owned();
-            let unchanged = known
-                .get(&key)
-                .is_some_and(|file| file.modified == found.modified && file.size == found.size);
+            // A file once unreadable is read again; one whose folder's
+            // sharing changed is written again.
+            let unchanged = known.get(&key).is_some_and(|file| {
+                file.modified == found.modified
+                    && file.size == found.size
+                    && file.shared == root.watch.share
+                    && !file.skipped.as_deref().is_some_and(|why| why.starts_with("unreadable"))
+            });
             seen.insert(key);
             if !unchanged {
                 batch.push(found);
@@ -541,8 +555,12 @@ impl Engine {
             }
         }
         done.add(&self.read_files(root, &batch)?);
-        let gone: Vec<FileRecord> =
-            known.into_values().filter(|file| !seen.contains(&file.path)).collect();
+        let unreadable = unreadable.into_inner();
+        let gone: Vec<FileRecord> = known
+            .into_values()
+            .filter(|file| !seen.contains(&file.path))
+            .filter(|file| !unreadable.iter().any(|path| Path::new(&file.path).starts_with(path)))
+            .collect();
         for batch in gone.chunks(FILES_PER_BATCH) {
             done.dropped += batch.len() as u64;
             self.drop_files(batch)?;
@@ -552,8 +570,20 @@ impl Engine {
 
     /// The files of `root` that are read, its folders handed to the
     /// watcher as they are found; excluded folders are never entered.
-    fn walk<'a>(&'a self, root: &'a Root) -> impl Iterator<Item = Found> + 'a {
-        let base = root.watch.path.clone();
+    fn walk<'a>(
+        &'a self,
+        root: &'a Root,
+        start: &Path,
+        unreadable: &'a std::cell::RefCell<Vec<PathBuf>>,
+    ) -> impl Iterator<Item = Found> + 'a {
+        let base = start.to_owned();
+        // A watched file is watched through its folder (its siblings'
+        // events are not the root's, and are left alone).
+        if root.watch.path.is_file()
+            && let Some(parent) = root.watch.path.parent()
+        {
+            self.files.watch_folder(parent);
+        }
         let walker = walkdir::WalkDir::new(&base).follow_links(false).into_iter();
         walker
             .filter_entry(move |entry| {
@@ -567,6 +597,10 @@ impl Engine {
                     Ok(entry) => entry,
                     Err(error) => {
                         tracing::warn!("walking {}: {error}", base.display());
+                        // What is under it was not seen, not deleted.
+                        unreadable
+                            .borrow_mut()
+                            .push(error.path().map_or_else(|| base.clone(), Path::to_path_buf));
                         return None;
                     }
                 };
@@ -592,11 +626,23 @@ impl Engine {
         let mut prepared: Vec<Prepared> = Vec::new();
         for file in files {
             let key = file.path.to_string_lossy().into_owned();
-            let bytes = std::fs::read(&file.path);
+            let previous = lock(&self.index).file(namespace, &key)?;
+            if let Some(previous) = previous.as_ref().filter(|old| old.shared != root.watch.share) {
+                // The folder's sharing changed: its chunks go from where
+                // they were (this index, or the documents) before they are
+                // written where they are now.
+                self.drop_files(std::slice::from_ref(previous))?;
+            }
+            let limit = chunk::size_limit(file.kind);
+            let bytes = if file.size as u64 > limit as u64 {
+                Err(chunk::Skip::TooLarge { bytes: file.size as usize, limit })
+            } else {
+                std::fs::read(&file.path)
+                    .map_err(|error| chunk::Skip::Unreadable(error.to_string()))
+            };
             let (hash, chunks, skipped) = match bytes {
                 Ok(bytes) => {
                     let hash = hex::encode(Sha256::digest(&bytes));
-                    let previous = lock(&self.index).file(namespace, &key)?;
                     if let Some(previous) = previous
                         && previous.hash == hash
                         && previous.skipped.is_none()
@@ -613,7 +659,7 @@ impl Engine {
                         Err(skip) => (hash, Vec::new(), Some(skip.to_string())),
                     }
                 }
-                Err(error) => (String::new(), Vec::new(), Some(format!("unreadable: {error}"))),
+                Err(skip) => (String::new(), Vec::new(), Some(skip.to_string())),
             };
             done.read += 1;
             if skipped.is_some() {
@@ -681,6 +727,13 @@ impl Engine {
     /// documents: unchanged chunks stay, new ones are written, and those
     /// the file no longer has are forgotten (everywhere).
     fn write_shared(&self, namespace: &str, prepared: Vec<Prepared>) -> anyhow::Result<()> {
+        let single_shared = self
+            .files
+            .roots()
+            .iter()
+            .filter(|root| root.watch.share && root.watch.namespace == namespace)
+            .count()
+            == 1;
         let parsed = Namespace::parse(namespace).map_err(|error| anyhow::anyhow!("{error}"))?;
         let mut to_forget: Vec<String> = Vec::new();
         let now = clock::now();
@@ -691,14 +744,17 @@ impl Engine {
             for Prepared { mut record, relative, rows } in prepared {
                 let old = lock(&self.index).file(namespace, &record.path)?;
                 // Without a record (the index was rebuilt), the chunks this
-                // device wrote for the file are still in the documents.
+                // device wrote for the file are still in the documents; they
+                // are told apart by path only, so only when one shared folder
+                // of this device writes to the namespace.
                 let old_ids = match old {
                     Some(file) => file.chunks,
-                    None => lock(&self.index).shared_chunks_of(
+                    None if single_shared => lock(&self.index).shared_chunks_of(
                         namespace,
                         &relative,
                         self.replica.device(),
                     )?,
+                    None => Vec::new(),
                 };
                 let kept_rows = lock(&self.index).rows(&old_ids)?;
                 // Old chunks by their text: each kept once.
@@ -798,21 +854,20 @@ impl Engine {
                 match metadata {
                     Ok(metadata) if metadata.is_dir() => {
                         if !root.excludes_folder(&relative) {
+                            self.files.unwatched(path);
                             done.add(&self.reconcile_under(&root, path)?);
                         }
                     }
+                    // A change event is read whatever the time and size say
+                    // (an edit within one tick of the clock, a tool that
+                    // keeps times); an unchanged content hash writes nothing.
                     Ok(metadata) if metadata.is_file() => {
                         if let Some(found) = found(&root, path) {
-                            let key = path.to_string_lossy().into_owned();
-                            let known = lock(&self.index).file(&root.watch.namespace, &key)?;
-                            if known.is_none_or(|file| {
-                                file.modified != found.modified || file.size != found.size
-                            }) {
-                                reads.push((root.clone(), found));
-                            }
+                            reads.push((root.clone(), found));
                         }
                     }
                     _ if path == &root.watch.path => {
+                        self.files.unwatched(path);
                         tracing::warn!(
                             path = %path.display(),
                             "a watched path went away: its chunks are kept until it is back or unwatched"
@@ -820,6 +875,7 @@ impl Engine {
                     }
                     _ => {
                         // Gone: the file, or every file of a folder.
+                        self.files.unwatched(path);
                         let key = path.to_string_lossy().into_owned();
                         let prefix = format!("{key}/");
                         gone.extend(
@@ -849,19 +905,11 @@ impl Engine {
     /// Reconciles the part of `root` under `folder` (a folder created or
     /// moved in).
     fn reconcile_under(&self, root: &Root, folder: &Path) -> anyhow::Result<Reconciled> {
-        let sub = Root {
-            watch: Watch { path: folder.to_owned(), ..root.watch.clone() },
-            include: root.include.clone(),
-            exclude: root.exclude.clone(),
-        };
         let mut done = Reconciled::default();
         let mut batch = Vec::new();
-        for mut found in self.walk(&sub) {
+        let unreadable = std::cell::RefCell::new(Vec::new());
+        for found in self.walk(root, folder, &unreadable) {
             done.seen += 1;
-            // Relative to the watched root, not to the folder.
-            if let Some(relative) = root.relative(&found.path) {
-                found.relative = relative;
-            }
             batch.push(found);
             if batch.len() >= FILES_PER_BATCH {
                 done.add(&self.read_files(root, &std::mem::take(&mut batch))?);
@@ -891,15 +939,26 @@ impl Engine {
             }
             let existing =
                 self.files.roots().into_iter().find(|root| root.watch.path == watch.path);
-            if let Some(existing) = existing
-                && existing.watch.namespace != watch.namespace
+            if let Some(existing) = existing.as_ref()
+                && existing.watch.namespace == watch.namespace
+                && existing.watch.share == watch.share
             {
+                // Watched already, as asked (perhaps by ferrex.toml, with
+                // its patterns): read it again, keep its settings.
+                let done = {
+                    let _one = lock(&self.files.reconciling);
+                    self.reconcile(existing)?
+                };
+                return self.answer_files(Some(done));
+            }
+            if let Some(existing) = existing {
                 return Err(FieldError::new(
                     "path",
                     format!(
-                        "{} is watched for namespace {:?} already: remove it first",
+                        "{} is watched already, for namespace {:?}{}: remove it first",
                         watch.path.display(),
-                        existing.watch.namespace
+                        existing.watch.namespace,
+                        if existing.watch.share { ", shared" } else { ", not shared" }
                     ),
                 )
                 .into());
@@ -942,6 +1001,12 @@ impl Engine {
         if request.reindex {
             reconciled = Some(self.reconcile_all()?);
         }
+        self.answer_files(reconciled)
+    }
+
+    /// `index_files`' answer: every watched folder's counts, and what a
+    /// call `reconciled`.
+    fn answer_files(&self, reconciled: Option<Reconciled>) -> Result<IndexFilesAnswer, ToolError> {
         self.work.notify();
         let index = lock(&self.index);
         let mut watched = Vec::new();

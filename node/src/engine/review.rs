@@ -80,6 +80,8 @@ impl Engine {
             .namespace_rows(namespace.as_str())?
             .into_iter()
             .filter(|row| row.derived.duplicate_of.is_none() && row.derived.status != "superseded")
+            // A file chunk is what the file says now: never stale.
+            .filter(|row| !ferrex_core::chunk::is_file_chunk(row.source.as_deref()))
             .filter_map(|row| {
                 let score = staleness(&usage_of(&row), now, &settings);
                 let label = staleness_label(score, &settings);
@@ -287,7 +289,11 @@ impl Engine {
                 if row.kind == MemoryKind::Semantic {
                     *stats.facts.entry(row.derived.status.clone()).or_default() += 1;
                 }
-                let label = staleness_label(staleness(&usage_of(&row), now, &settings), &settings);
+                let label = if ferrex_core::chunk::is_file_chunk(row.source.as_deref()) {
+                    Staleness::Fresh
+                } else {
+                    staleness_label(staleness(&usage_of(&row), now, &settings), &settings)
+                };
                 let slot = match label {
                     Staleness::Fresh => 0,
                     Staleness::Aging => 1,

@@ -326,6 +326,15 @@ impl Engine {
 
     fn check_supersedes(&self, old: &str, namespace: &Namespace) -> Result<(), ToolError> {
         match lock(&self.index).row(old)? {
+            Some(row) if ferrex_core::chunk::is_file_chunk(row.source.as_deref()) => {
+                Err(FieldError::new(
+                    "supersedes",
+                    format!(
+                        "{old} is a chunk of a watched file: edit the file (its chunks follow it)"
+                    ),
+                )
+                .into())
+            }
             Some(row) if row.namespace == namespace.as_str() => Ok(()),
             Some(row) => Err(FieldError::new(
                 "supersedes",
