@@ -219,7 +219,12 @@ impl FileWatch {
     /// `saved`); an entry that cannot be used is logged and left out.
     pub fn configure(&self, configured: &[Watch], saved: PathBuf) -> anyhow::Result<()> {
         let mut all: Vec<Watch> = configured.to_vec();
-        all.extend(read_saved(&saved)?);
+        // A damaged list of added paths is reported, not fatal: the
+        // configured ones are watched all the same.
+        match read_saved(&saved) {
+            Ok(added) => all.extend(added),
+            Err(error) => tracing::error!("the paths index_files added are left out: {error:#}"),
+        }
         let mut roots = lock(&self.roots);
         for watch in all {
             if roots.iter().any(|root| root.watch.path == watch.path) {
@@ -449,7 +454,9 @@ impl Engine {
                 self.files.set_state("watching");
                 continue;
             };
-            let outcome = match work {
+            // A panic reading one file is an error of that turn, not the
+            // end of the worker.
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match work {
                 Work::Everything => {
                     self.files.set_state("reconciling");
                     self.reconcile_all()
@@ -458,7 +465,8 @@ impl Engine {
                     self.files.set_state("reading");
                     self.reread(&paths)
                 }
-            };
+            }))
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("the file worker panicked (see the log)")));
             match outcome {
                 // New chunks wait for their vectors: wake the embedding
                 // worker (only then: a rebuild embeds what it projected
@@ -1092,6 +1100,10 @@ fn chunk_rows(
                 ferrex_core::secrets::redact(&chunk.text, &findings)
             };
             let place = chunk.place(relative);
+            let place = match ferrex_core::secrets::find(&place) {
+                found if found.is_empty() => place,
+                found => ferrex_core::secrets::redact(&place, &found),
+            };
             let mut hasher = Sha256::new();
             for part in [namespace, path, &place, &text] {
                 hasher.update(part.as_bytes());
@@ -1203,5 +1215,14 @@ mod tests {
         let rows = chunk_rows("n", "/r/c.toml", "c.toml", &chunks, 1, "d");
         assert!(!rows[0].text.contains("wJalrXUtnFEMI"), "{}", rows[0].text);
         assert!(rows[0].text.contains("region"));
+        // In a heading too: the place a chunk is answered with.
+        let chunks = chunk::chunks(
+            FileKind::Markdown,
+            b"## aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n\nRotate it.\n",
+        )
+        .unwrap();
+        let rows = chunk_rows("n", "/r/k.md", "k.md", &chunks, 1, "d");
+        let place = rows[0].context.as_deref().unwrap();
+        assert!(!place.contains("wJalrXUtnFEMI") && place.starts_with("k.md > "), "{place}");
     }
 }
