@@ -95,6 +95,13 @@ async fn a_watched_folder_is_indexed_kept_current_and_reconciled() {
     let files = settled_files(&client, 6, Duration::from_secs(60)).await;
     let files = files.unwrap_or_else(|last| panic!("never reconciled: {last}"));
     assert_eq!(files["skipped"], 2, "{files}");
+    let skipped: Vec<&str> = files["skipped_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|file| file["reason"].as_str().unwrap())
+        .collect();
+    assert!(skipped.iter().any(|reason| reason.starts_with("binary")), "{files}");
     assert_eq!(files["watched"], 2, "{files}");
 
     // Recall finds a section by meaning and words, with its file and headings.

@@ -54,6 +54,8 @@ pub const DEFAULT_INCLUDE: [&str; 7] =
 /// Changed paths the queue holds; past this it is dropped for one
 /// reconciliation of every folder.
 pub const MAX_QUEUED_PATHS: usize = 10_000;
+/// Skipped files `stats` and `index_files` list (with why).
+pub const SKIPPED_SHOWN: usize = 10;
 /// Files read per index transaction (the locks are let go between).
 const FILES_PER_BATCH: usize = 64;
 /// Paths the worker takes from the queue at once.
@@ -1028,7 +1030,7 @@ impl Engine {
             });
         }
         let skipped = index
-            .skipped_files(10)?
+            .skipped_files(SKIPPED_SHOWN)?
             .into_iter()
             .map(|(path, reason)| SkippedFile { path, reason })
             .collect();

@@ -99,6 +99,8 @@ pub struct Stats {
     pub files: crate::derived::index::files::FileCounts,
     /// Where the watcher and the file worker are.
     pub watch: files::WatchStatus,
+    /// The first skipped files, with why.
+    pub skipped_files: Vec<files::SkippedFile>,
 }
 
 /// The settings of every namespace: the defaults and the namespaces with
@@ -298,6 +300,11 @@ impl Engine {
             watched: self.files.roots().len(),
             files: index.file_counts(None)?,
             watch: self.files.status(),
+            skipped_files: index
+                .skipped_files(files::SKIPPED_SHOWN)?
+                .into_iter()
+                .map(|(path, reason)| files::SkippedFile { path, reason })
+                .collect(),
         })
     }
 

@@ -781,6 +781,9 @@ pub struct FilesStats {
     pub counts: crate::derived::index::files::FileCounts,
     /// The watcher and the file worker: state, queued paths, progress.
     pub status: crate::engine::files::WatchStatus,
+    /// The first skipped files, with why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped_files: Vec<crate::engine::files::SkippedFile>,
 }
 
 /// The answer of `stats`.
@@ -839,6 +842,7 @@ pub fn stats(stats: &Stats, detailed: Option<&DetailedStats>) -> StatsAnswer {
             watched: stats.watched,
             counts: stats.files.clone(),
             status: stats.watch.clone(),
+            skipped_files: stats.skipped_files.clone(),
         },
         topics: None,
     }
