@@ -719,7 +719,7 @@ impl Engine {
         }
         index.transaction(|tx| {
             for Prepared { record, rows, .. } in &prepared {
-                let old = tx_file_chunks(tx, &record.namespace, &record.path)?;
+                let old = tx.file_chunks(&record.namespace, &record.path)?;
                 let new: HashSet<&String> = rows.iter().map(|row| &row.id).collect();
                 for id in old.iter().filter(|id| !new.contains(id)) {
                     tx.delete_memory(id)?;
@@ -886,17 +886,11 @@ impl Engine {
                     _ => {
                         // Gone: the file, or every file of a folder.
                         self.files.unwatched(path);
-                        let key = path.to_string_lossy().into_owned();
-                        let prefix = format!("{key}/");
-                        gone.extend(
-                            lock(&self.index)
-                                .files_under(
-                                    &root.watch.namespace,
-                                    &root.watch.path.to_string_lossy(),
-                                )?
-                                .into_iter()
-                                .filter(|file| file.path == key || file.path.starts_with(&prefix)),
-                        );
+                        gone.extend(lock(&self.index).files_at(
+                            &root.watch.namespace,
+                            &root.watch.path.to_string_lossy(),
+                            &path.to_string_lossy(),
+                        )?);
                     }
                 }
             }
@@ -1043,26 +1037,6 @@ impl Engine {
             status: self.files.status(),
         })
     }
-}
-
-/// The chunk ids a file had, inside a transaction.
-fn tx_file_chunks(
-    tx: &crate::derived::index::IndexTx<'_>,
-    namespace: &str,
-    path: &str,
-) -> anyhow::Result<Vec<String>> {
-    let chunks: Option<String> = tx
-        .query_row(
-            "SELECT chunks FROM files WHERE namespace = ?1 AND path = ?2",
-            rusqlite::params![namespace, path],
-            |row| row.get(0),
-        )
-        .map(Some)
-        .or_else(|error| match error {
-            rusqlite::Error::QueryReturnedNoRows => Ok(None),
-            other => Err(other),
-        })?;
-    Ok(chunks.and_then(|chunks| serde_json::from_str(&chunks).ok()).unwrap_or_default())
 }
 
 /// The file at `path` of `root`, if it is one ferrex reads.

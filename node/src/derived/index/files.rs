@@ -111,6 +111,27 @@ impl Index {
         Ok(statement.query_map(params![root, namespace], record)?.collect::<Result<_, _>>()?)
     }
 
+    /// The files recorded under `root` for `namespace` at `path`: the file
+    /// there, or every file of the folder there (found by the primary
+    /// key, not by reading every file of the root).
+    pub fn files_at(
+        &self,
+        namespace: &str,
+        root: &str,
+        path: &str,
+    ) -> anyhow::Result<Vec<FileRecord>> {
+        let mut statement = self.conn().prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM files WHERE namespace = ?1 AND root = ?2
+             AND (path = ?3 OR (path > ?4 AND path < ?5)) ORDER BY path"
+        ))?;
+        // Every path under the folder sorts between "folder/" and "folder0"
+        // ('0' follows '/').
+        let (under, past) = (format!("{path}/"), format!("{path}0"));
+        Ok(statement
+            .query_map(params![namespace, root, path, under, past], record)?
+            .collect::<Result<_, _>>()?)
+    }
+
     /// Every file recorded, of every root.
     pub fn all_files(&self) -> anyhow::Result<Vec<FileRecord>> {
         let mut statement =
@@ -210,6 +231,18 @@ impl IndexTx<'_> {
             ],
         )?;
         Ok(())
+    }
+
+    /// The chunk ids file `path` of `namespace` had (none if unrecorded).
+    pub fn file_chunks(&self, namespace: &str, path: &str) -> anyhow::Result<Vec<String>> {
+        let chunks: Option<String> = self
+            .query_row(
+                "SELECT chunks FROM files WHERE namespace = ?1 AND path = ?2",
+                params![namespace, path],
+                |row| row.get(0),
+            )
+            .optional()?;
+        Ok(chunks.and_then(|chunks| serde_json::from_str(&chunks).ok()).unwrap_or_default())
     }
 
     /// Forgets the record of file `path` of `namespace` (its chunks are
