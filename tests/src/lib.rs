@@ -286,21 +286,28 @@ pub fn result_ids(answer: &Value) -> Vec<String> {
         .collect()
 }
 
-/// Whether process `pid` still runs: some thread of it is not a zombie.
+/// Whether process `pid` still runs: it exists and is not a zombie whose
+/// threads have all left.
 ///
 /// A killed multi-threaded process can show its main thread as a zombie
 /// while other threads are still exiting and still hold its files (and its
-/// listening socket), so every thread is checked.
+/// listening socket). Walking `/proc/<pid>/task` thread by thread races
+/// those exits (a listing can miss a thread that is still leaving), so this
+/// reads `/proc/<pid>/status` once: its state and its count of threads not
+/// yet released come from one snapshot, and "zombie with one thread" is final.
+/// `/proc/<n>` also answers for a thread id, so a `pid` reused by a thread
+/// of another process (its `Tgid` differs) is not taken for this one.
 pub fn process_alive(pid: u32) -> bool {
-    let state =
-        |stat: &str| stat.rsplit(')').next().and_then(|rest| rest.trim_start().chars().next());
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return false };
-    tasks.flatten().any(|task| {
-        std::fs::read_to_string(task.path().join("stat"))
-            .ok()
-            .and_then(|stat| state(&stat))
-            .is_some_and(|state| !matches!(state, 'Z' | 'X'))
-    })
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else { return false };
+    let field = |name: &str| {
+        status.lines().find_map(|line| line.strip_prefix(name)).map(str::trim).unwrap_or_default()
+    };
+    if field("Tgid:") != pid.to_string() {
+        return false;
+    }
+    let dead = matches!(field("State:").chars().next(), Some('Z' | 'X'));
+    let threads: u32 = field("Threads:").parse().unwrap_or(1);
+    !(dead && threads <= 1)
 }
 
 /// The MCP endpoint of a node serving HTTP on loopback `port`.
