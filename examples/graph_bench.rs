@@ -1,7 +1,7 @@
 //! Knowledge-graph benchmark: walks and entity stories at 10k entities and
 //! 50k relations, through a real node and MCP.
 //!
-//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example graph_bench [-- --entities N --relations M --queries Q --home DIR]`
+//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example graph_bench [-- --entities N --relations M --queries Q --home DIR --graph-weight W]`
 //!
 //! 1. Writes N entities and M relations between them into a fresh home's
 //!    documents, as `link` records them (a fact per relation, source
@@ -14,6 +14,11 @@
 //!    `graph` at depth 2 and at depth 5, each with the default node limit
 //!    (25) and the largest (200), and `entity` (the story, its recall of
 //!    memories included).
+//! 3. Times `recall` of a question naming each of those entities with the
+//!    graph not weighed (`memory.graph_weight = 0`) and weighed
+//!    (`--graph-weight W`, default 1), the node restarted between them,
+//!    in two rounds taken in turn: what walking the graph from recall's
+//!    best candidates costs where every memory is a relation.
 //!
 //! Medians and 95th percentiles are printed; the last line holds every
 //! figure as `key=value` pairs.
@@ -128,6 +133,7 @@ async fn main() -> anyhow::Result<()> {
     let mut relations = 50_000usize;
     let mut queries = 200usize;
     let mut kept: Option<PathBuf> = None;
+    let mut graph_weight = 1.0f64;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().context("a flag needs a value");
@@ -136,6 +142,7 @@ async fn main() -> anyhow::Result<()> {
             "--relations" => relations = value()?.parse()?,
             "--queries" => queries = value()?.parse()?,
             "--home" => kept = Some(value()?.into()),
+            "--graph-weight" => graph_weight = value()?.parse()?,
             other => anyhow::bail!("unknown argument {other:?}; see the usage line"),
         }
     }
@@ -203,6 +210,31 @@ async fn main() -> anyhow::Result<()> {
     summary("entity", &mut times, &mut line);
     println!("    mean {:.1} relations a story", relations_seen as f64 / queries as f64);
     client.close().await;
+    // Recall without and with the graph, in turns, restarting the node
+    // with the weight in its configuration.
+    let config_path = home.path().join("ferrex.toml");
+    let config = std::fs::read_to_string(&config_path)?;
+    let mut by_weight: [Vec<std::time::Duration>; 2] = Default::default();
+    for round in 0..4 {
+        let weighed = round % 2 == 1;
+        let weight = if weighed { graph_weight } else { 0.0 };
+        home.stop();
+        std::fs::write(&config_path, format!("{config}\n[memory]\ngraph_weight = {weight}\n"))?;
+        let client = ferrex_tests::Client::connect(&home).await?;
+        for start in &starts {
+            let query = format!("what does {start} depend on and who owns it");
+            let started = Instant::now();
+            client.ok("recall", json!({"query": query, "namespace": NAMESPACE, "limit": 10})).await;
+            by_weight[usize::from(weighed)].push(started.elapsed());
+        }
+        client.close().await;
+    }
+    let [mut plain, mut graph] = by_weight;
+    let ratio = percentile(&mut graph, 50).as_secs_f64() / percentile(&mut plain, 50).as_secs_f64();
+    summary("recall_graph_weight_0", &mut plain, &mut line);
+    summary("recall_graph_weighed", &mut graph, &mut line);
+    println!("    p50 weighed / not: {ratio:.2}");
+    line.push(format!("recall_graph_ratio={ratio:.2}"));
     println!("{}", line.join(" "));
     Ok(())
 }

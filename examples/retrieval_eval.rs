@@ -4,7 +4,7 @@
 //! tuning and frozen). Each set has a development split, the only one
 //! choices were made on, and a held-out split reported beside it.
 //!
-//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example retrieval_eval [-- --ways dated,agent --model NAME --config TOML --home DIR --sets locomo,notes --locomo PATH]`
+//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example retrieval_eval [-- --ways dated,agent --model NAME --config TOML --home DIR --sets locomo,notes,graph --locomo PATH]`
 //!
 //! - `--ways` says how LoCoMo's turns are stored, each way in a home of
 //!   its own, measured side by side (default `dated,agent`):
@@ -33,6 +33,13 @@
 //!
 //! Notes: every note is stored in namespace `notes`; a query hits at k when
 //! one of its targets is in the top k. Every third query is held out.
+//!
+//! Graph: `graph_cases`' two worlds (a shop's backend team, a home lab),
+//! stored as an agent using the graph does: notes naming their entities,
+//! facts, `link`s between entities and between memories. A question hits
+//! at k when the memory that answers it (the last it needs; the first is
+//! the one its words name) is in the top k, by kind of hop; every second
+//! question of each kind is held out.
 //!
 //! Prints R@1, R@5, R@10 and MRR (over the top 10) per set, way and split,
 //! and per LoCoMo category; store latency (p50/p95/max) when it stored.
@@ -165,7 +172,7 @@ impl Options {
             locomo: PathBuf::from(DEFAULT_LOCOMO),
             config: String::new(),
             home: None,
-            sets: vec!["locomo".to_owned(), "notes".to_owned()],
+            sets: vec!["locomo".to_owned(), "notes".to_owned(), "graph".to_owned()],
             ways: vec![Way::Dated, Way::Agent],
         };
         let mut args = std::env::args().skip(1);
@@ -249,6 +256,9 @@ async fn main() -> anyhow::Result<()> {
     }
     if options.sets.iter().any(|set| set == "notes") {
         notes(&options, &mut recalls).await?;
+    }
+    if options.sets.iter().any(|set| set == "graph") {
+        graph(&options, &mut recalls).await?;
     }
     println!(
         "{} recalls in {:.0} s; recall p50 {:.1} ms, p95 {:.1} ms",
@@ -364,6 +374,123 @@ async fn notes(options: &Options, recalls: &mut Latencies) -> anyhow::Result<()>
     splits[1].print("notes held-out");
     client.close().await;
     Ok(())
+}
+
+/// Stores the graph worlds (unless the kept home has them: notes with
+/// their entities, facts, and links between entities and between memories,
+/// each world in a namespace of its own) and prints, per kind of hop and
+/// split, where the memory that answers is (the last of a question's
+/// `needs`), and how often all of its `needs` are in the top five.
+#[allow(clippy::print_stdout, reason = "an evaluation prints its figures")]
+async fn graph(options: &Options, recalls: &mut Latencies) -> anyhow::Result<()> {
+    use ferrex_examples::graph_cases::{End, Hop, WORLDS};
+    let home = options.home("graph");
+    let mut held = Held::of(&home)?;
+    let client = home.client().await;
+    if held.map.is_empty() {
+        let mut stores = Vec::new();
+        for world in WORLDS {
+            let mut ids: HashMap<&str, String> = HashMap::new();
+            for note in world.notes {
+                let arguments = json!({
+                    "namespace": world.name, "content": note.text, "entities": note.entities,
+                });
+                ids.insert(note.key, store(&client, arguments, &mut stores).await);
+            }
+            for fact in world.facts {
+                let arguments = json!({
+                    "namespace": world.name, "subject": fact.subject,
+                    "predicate": fact.predicate, "object": fact.object,
+                });
+                ids.insert(fact.key, store(&client, arguments, &mut stores).await);
+            }
+            for link in world.links {
+                let end = |end: &End| -> anyhow::Result<String> {
+                    Ok(match end {
+                        End::Entity(name) => (*name).to_owned(),
+                        End::Memory(key) => ids.get(key).context("a link to no memory")?.clone(),
+                    })
+                };
+                let arguments = json!({
+                    "namespace": world.name, "from": end(&link.from)?, "to": end(&link.to)?,
+                    "relation": link.relation,
+                });
+                // A link the node refuses (two names it takes for one
+                // entity) is what an agent would see: reported, not fatal.
+                if let Err(refused) = client.call("link", arguments.clone()).await? {
+                    println!("link refused: {arguments}: {refused}");
+                }
+            }
+            for (key, id) in ids {
+                held.map.entry(id).or_default().push(format!("{}/{key}", world.name));
+            }
+        }
+        print_stores("graph worlds", &mut stores);
+        held.save()?;
+    }
+    wait_until_embedded(&client).await?;
+    header("Graph worlds: where the answer is (the last of a question's needs)");
+    let hops = [Hop::Entity, Hop::Relation, Hop::MemoryLink, Hop::Single];
+    let mut answers: HashMap<(usize, bool), Tally> = HashMap::new();
+    let mut multi: [Tally; 2] = Default::default();
+    // Questions with every need in the top five, of those asked.
+    let mut complete: HashMap<(bool, bool), (usize, usize)> = HashMap::new();
+    // Multi-hop questions whose bridge (the first need) is in the top five.
+    let mut bridged: [(usize, usize); 2] = Default::default();
+    for world in WORLDS {
+        for question in world.questions {
+            let asked = Instant::now();
+            let ids = client.recall_ids(question.query, world.name, 10).await;
+            recalls.push(asked.elapsed());
+            let key = |key: &str| vec![format!("{}/{key}", world.name)];
+            let answer = question.needs.last().context("a question needs a memory")?;
+            let rank = held.rank(&ids, &key(answer));
+            let hop = hops.iter().position(|hop| *hop == question.hop).unwrap_or_default();
+            answers.entry((hop, question.held_out)).or_default().add(rank);
+            let single = question.hop == Hop::Single;
+            if !single {
+                multi[usize::from(question.held_out)].add(rank);
+                let bridge = held.rank(&ids, &key(question.needs[0])).is_some_and(|rank| rank < 5);
+                let tally = &mut bridged[usize::from(question.held_out)];
+                tally.0 += usize::from(bridge);
+                tally.1 += 1;
+            }
+            let all = question
+                .needs
+                .iter()
+                .all(|need| held.rank(&ids, &key(need)).is_some_and(|rank| rank < 5));
+            let tally = complete.entry((single, question.held_out)).or_default();
+            tally.0 += usize::from(all);
+            tally.1 += 1;
+        }
+    }
+    multi[0].print("multi-hop dev");
+    multi[1].print("multi-hop held-out");
+    for (position, hop) in hops.iter().enumerate() {
+        for (held_out, split) in [(false, "dev"), (true, "held-out")] {
+            if let Some(tally) = answers.get(&(position, held_out)) {
+                tally.print(&format!("  {hop:?} {split}"));
+            }
+        }
+    }
+    for ((single, held_out), (all, asked)) in {
+        let mut sorted: Vec<_> = complete.into_iter().collect();
+        sorted.sort();
+        sorted
+    } {
+        let (kind, split) = (if single { "single" } else { "multi-hop" }, split_name(held_out));
+        println!("every need in the top 5, {kind} {split}: {all} of {asked}");
+    }
+    for (held_out, (found, asked)) in bridged.into_iter().enumerate() {
+        let split = split_name(held_out == 1);
+        println!("the bridge in the top 5, multi-hop {split}: {found} of {asked}");
+    }
+    client.close().await;
+    Ok(())
+}
+
+fn split_name(held_out: bool) -> &'static str {
+    if held_out { "held-out" } else { "dev" }
 }
 
 /// Prints how long storing a set took.

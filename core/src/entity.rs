@@ -135,7 +135,10 @@ pub fn resolve(name: &str, known: &[KnownEntity], settings: &EntitySettings) -> 
                 exact = Some((1.0, entity.id.clone()));
             }
             let score = strsim::jaro_winkler(&name, known_name);
-            if score > settings.fuzzy_candidate && better(score, &entity.id, &fuzzy) {
+            if score > settings.fuzzy_candidate
+                && alike_word_by_word(&name, known_name, settings.fuzzy_candidate)
+                && better(score, &entity.id, &fuzzy)
+            {
                 fuzzy = Some((score, entity.id.clone()));
             }
         }
@@ -171,6 +174,29 @@ pub fn resolve(name: &str, known: &[KnownEntity], settings: &EntitySettings) -> 
     candidates.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
     candidates.dedup_by(|later, earlier| later.id == earlier.id);
     Resolution::New { candidates }
+}
+
+/// Whether two normalised names can be spellings of one thing, word by
+/// word: as many words with each pair close (`alice smith`, `alice smyth`),
+/// or every word of the shorter close to one of the longer (`tokio`,
+/// `tokio runtime`). A word with a digit in it must be equal. Close as
+/// strings is not enough: `catalog db` and `catalog indexer`, `orders api`
+/// and `orders db`, `web 01` and `web 02` share a long start and name
+/// different things.
+fn alike_word_by_word(left: &str, right: &str, fuzzy: f64) -> bool {
+    let alike = |a: &str, b: &str| {
+        a == b
+            || (!a.chars().any(|c| c.is_ascii_digit())
+                && !b.chars().any(|c| c.is_ascii_digit())
+                && strsim::jaro_winkler(a, b) > fuzzy)
+    };
+    let (left, right): (Vec<&str>, Vec<&str>) =
+        (left.split(' ').collect(), right.split(' ').collect());
+    if left.len() == right.len() {
+        return left.iter().zip(&right).all(|(a, b)| alike(a, b));
+    }
+    let (shorter, longer) = if left.len() < right.len() { (left, right) } else { (right, left) };
+    shorter.iter().all(|word| longer.iter().any(|other| alike(word, other)))
 }
 
 /// An entity as the derived view sees it.
@@ -285,6 +311,34 @@ mod tests {
         // Spelled differently, close in meaning: the embedding decides.
         check("pg database", &known, Some(("e-postgres", MatchMethod::Embedding)));
         check("Kubernetes", &[entity("e-k8s", &["k8s"], Some(0.5))], None);
+    }
+
+    #[test]
+    fn names_close_as_strings_but_not_word_by_word_are_apart() {
+        let known = [
+            entity("e-indexer", &["catalog-indexer"], Some(0.5)),
+            entity("e-orders-api", &["orders-api"], Some(0.5)),
+            entity("e-web-01", &["web-01"], Some(0.5)),
+            entity("e-priya", &["Priya Raman"], Some(0.5)),
+        ];
+        // A word that differs, or a number: another thing, not even a
+        // candidate by spelling.
+        for name in ["catalog-db", "orders-db", "web-02"] {
+            let jaro = |known: &str| strsim::jaro_winkler(&normalise_name(name), known);
+            let closest = ["catalog indexer", "orders api", "web 01"]
+                .into_iter()
+                .map(jaro)
+                .fold(0.0, f64::max);
+            let resolution = check(name, &known, None);
+            let Resolution::New { candidates } = resolution else { unreachable!() };
+            assert!(candidates.is_empty(), "{name:?}: {candidates:?}");
+            assert!(closest > 0.85, "{name:?} is close as a string ({closest})");
+        }
+        // Spellings, a word left out, a word added: the same thing.
+        check("Priya", &known, Some(("e-priya", MatchMethod::Fuzzy)));
+        check("priya ramen", &known, Some(("e-priya", MatchMethod::Fuzzy)));
+        check("orders-api server", &known, Some(("e-orders-api", MatchMethod::Fuzzy)));
+        check("web-01", &known, Some(("e-web-01", MatchMethod::Exact)));
     }
 
     #[test]

@@ -393,3 +393,116 @@ async fn an_update_that_races_a_forget_leaves_no_version_behind() {
     writer.close().await;
     forgetter.close().await;
 }
+
+/// Look-alikes of the two questions below: they share the questions' words
+/// and none of them answers either.
+const LOOK_ALIKES: &[&str] = &[
+    "Checkout times out on CI when the test runner is overloaded.",
+    "Call the card vendor's support line when checkout fails with declined cards.",
+    "The checkout timeout is set to 30 seconds in the gateway config.",
+    "When the checkout page is slow, look at the CDN cache hit rate first.",
+    "Who to call for VPN problems: the IT helpdesk.",
+    "Checkout page load times doubled after the new font was added.",
+    "Call timeouts in the SDK default to ten seconds.",
+    "Database timeouts during checkout were traced to a missing index.",
+    "The nightly export job runs at 02:00 on the reporting host.",
+    "Export crashes on Windows were caused by paths longer than 260 characters.",
+    "Resolved the crash in the PDF renderer by upgrading the library.",
+    "The reporting host has 8 GB of memory and no swap.",
+    "The nightly backup job crashed twice last month and was resolved by a retry.",
+];
+
+/// Graph-aware recall (on by default): a question whose words name one
+/// memory also finds what the graph joins to it (through an entity both
+/// mention, or a link between them), which shares none of its words; with
+/// `graph_weight = 0` it ranks lower, out of the first three; a forgotten
+/// link joins nothing (the fix ranks as without the graph).
+#[tokio::test]
+async fn recall_reaches_through_entities_and_links_when_the_graph_is_weighed() {
+    // Where the owner and the fix rank (0-based, of ten), without the graph
+    // and with it.
+    let mut ranks: Vec<(usize, usize)> = Vec::new();
+    for weighed in [false, true] {
+        let home = match weighed {
+            false => TestHome::with_config("[memory]\ngraph_weight = 0\n"),
+            true => TestHome::new(),
+        };
+        let client = home.client().await;
+        let store = |content: &'static str, entities: &'static [&'static str]| {
+            let client = &client;
+            async move {
+                let answer = client
+                    .ok(
+                        "store",
+                        json!({"content": content, "entities": entities, "namespace": NAMESPACE}),
+                    )
+                    .await;
+                answer["id"].as_str().unwrap().to_owned()
+            }
+        };
+        for look_alike in LOOK_ALIKES {
+            store(look_alike, &[]).await;
+        }
+        store(
+            "The checkout page times out whenever the ledger service is slow.",
+            &["checkout page", "ledger service"],
+        )
+        .await;
+        let owner = store(
+            "Priya Raman owns the ledger service and is the person to page about it.",
+            &["ledger service", "Priya Raman"],
+        )
+        .await;
+        let incident = store(
+            "Nightly export job crashed with an out-of-memory error on the reporting host.",
+            &[],
+        )
+        .await;
+        let fix = store(
+            "Capped the worker pool at four threads and streamed rows instead of buffering them.",
+            &[],
+        )
+        .await;
+        let linked = link(&client, &incident, "fixed by", &fix).await;
+        client.caught_up().await;
+        // Where `id` ranks for `query` (10 when not in the first ten), and
+        // the texts, for a failure.
+        let rank = |query: &'static str, id: String| {
+            let client = &client;
+            async move {
+                let answer = client
+                    .ok("recall", json!({"query": query, "namespace": NAMESPACE, "limit": 10}))
+                    .await;
+                let texts: Vec<String> = answer["results"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|result| result["content"].to_string())
+                    .collect();
+                let ids = result_ids(&answer);
+                (ids.iter().position(|found| *found == id).unwrap_or(10), ids, texts)
+            }
+        };
+        let who = "Who do I call when checkout times out?";
+        let how = "How was the nightly export crash resolved?";
+        let (owner_rank, _, texts) = rank(who, owner.clone()).await;
+        assert!(owner_rank < 10, "{texts:#?}");
+        let (fix_rank, found, texts) = rank(how, fix.clone()).await;
+        assert!(fix_rank < 10, "{texts:#?}");
+        ranks.push((owner_rank, fix_rank));
+        // The link between memories is never a result itself.
+        assert!(!found.contains(&linked["id"].as_str().unwrap().to_owned()));
+        if weighed {
+            client.ok("forget", json!({"ids": [linked["id"]]})).await;
+            let (after, _, texts) = rank(how, fix.clone()).await;
+            assert_eq!(after, ranks[0].1, "a forgotten link joins nothing: {texts:#?}");
+        }
+        client.close().await;
+    }
+    let [(owner_alone, fix_alone), (owner_graph, fix_graph)] = ranks[..] else { unreachable!() };
+    // Alone, their words do not find them among the first three; through
+    // the graph, each ranks higher, among the first five.
+    assert!(owner_alone >= 3 && fix_alone >= 3, "{ranks:?}");
+    assert!(owner_graph < owner_alone && fix_graph < fix_alone, "{ranks:?}");
+    assert!(owner_graph < 5 && fix_graph < 5, "{ranks:?}");
+}

@@ -232,6 +232,7 @@ pub const KEYS: &[&str] = &[
     "memory.rerank_depth",
     "memory.date_weight",
     "memory.thread_weight",
+    "memory.graph_weight",
     "memory.exact_search",
     "memory.secrets",
     "working.session_events",
@@ -741,6 +742,7 @@ fn set_memory(settings: &mut MemorySettings, key: &str, value: &str) -> anyhow::
         "memory.keyword_coverage" => settings.ranking.keyword_coverage = number()?,
         "memory.date_weight" => settings.ranking.date_weight = number()?,
         "memory.thread_weight" => settings.ranking.thread_weight = number()?,
+        "memory.graph_weight" => settings.ranking.graph_weight = number()?,
         "memory.exact_search" => {
             settings.ranking.exact_search =
                 value.parse().map_err(|_| invalid("must be true or false"))?

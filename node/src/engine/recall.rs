@@ -1,6 +1,7 @@
 //! The recall pipeline: embed the query (cached), take dense candidates
 //! from sqlite-vec, BM25 candidates from FTS5 and, when the query names a
-//! date, the memories valid then; fuse them by reciprocal rank, filter
+//! date, the memories valid then; fuse them by reciprocal rank, lift what
+//! the best of them reach through the knowledge graph, filter
 //! (kinds, entities, time range, staleness, invalidated facts,
 //! collapsed duplicates), weigh recency, trust and corrections, optionally
 //! diversify (MMR), and label every result.
@@ -35,6 +36,15 @@ const EXACT_FILTER_LIMIT: usize = 2_000;
 const DATE_SLACK_DAYS: f64 = 7.0;
 /// The deepest either candidate list goes when filters drop too many.
 const MAX_CANDIDATES: usize = 1_600;
+/// How many of the best candidates the graph is walked from (see
+/// `RankingSettings::graph_weight`).
+const GRAPH_SEEDS: usize = 5;
+/// An entity mentioned by more memories than this is not walked through.
+const GRAPH_HUB_LIMIT: usize = 200;
+/// At most this many memories reached through the graph are ranked.
+const GRAPH_REACHED: usize = 200;
+/// The neighbours of each seed that are lifted, best by meaning first.
+const GRAPH_PER_SEED: usize = 3;
 /// A recall request after validation.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RecallRequest {
@@ -242,8 +252,14 @@ impl Engine {
             if let Some(allowed) = &allowed {
                 threads.retain(|(follower, _)| allowed.contains(follower));
             }
-            let lists =
-                Lists { dense: &dense_ids, text: &text_ids, dated: &dated_ids, threads: &threads };
+            let lists = Lists {
+                dense: &dense_ids,
+                text: &text_ids,
+                dated: &dated_ids,
+                threads: &threads,
+                vector: &vector,
+                allowed: allowed.as_ref(),
+            };
             results = self.score(&index, request, &settings, &lists, now)?;
             if results.len() >= request.limit || exhausted || wanted >= MAX_CANDIDATES {
                 break;
@@ -360,6 +376,23 @@ impl Engine {
             ],
             rank::RRF_K,
         );
+        if ranking.graph_weight > 0.0 {
+            let reached =
+                self.reached(index, request, lists, &rows, &fused, ranking.graph_weight)?;
+            if !reached.is_empty() {
+                let missing: Vec<String> =
+                    reached.keys().filter(|id| !rows.contains_key(*id)).cloned().collect();
+                rows.extend(index.rows(&missing)?);
+                let mut reached = reached;
+                for (id, score) in &mut fused {
+                    if let Some(activation) = reached.remove(id) {
+                        *score = score.max(activation);
+                    }
+                }
+                fused.extend(reached);
+                rank::sort_by_score(&mut fused);
+            }
+        }
         // What corrects a candidate answers the same question, in its
         // newer words: it is a candidate at least as good (a correction
         // that shares few words with the query would otherwise fall behind
@@ -448,6 +481,67 @@ impl Engine {
         Ok(results)
     }
 
+    /// What the best candidates of `fused` reach through the graph, each
+    /// with the score it is lifted to: a seed's best neighbours by meaning
+    /// (the first [`GRAPH_PER_SEED`]) are worth `weight` times the seed's
+    /// score, halved, thirded, … down that order. A memory keeps the
+    /// better of that and its own score, so a neighbour that shares no
+    /// word with the question (the second hop of one) comes up behind what
+    /// reaches it, and what was found on its own is not moved: lifting
+    /// instead of adding keeps a cluster of memories about one entity from
+    /// rising above the one that answers.
+    fn reached(
+        &self,
+        index: &crate::derived::index::Index,
+        request: &RecallRequest,
+        lists: &Lists<'_>,
+        rows: &HashMap<String, MemoryRow>,
+        fused: &[(String, f64)],
+        weight: f64,
+    ) -> anyhow::Result<HashMap<String, f64>> {
+        // The best candidates that can be answers: not a duplicate, not
+        // superseded (unless asked for), of this namespace.
+        let seedable = |id: &str| {
+            rows.get(id).is_some_and(|row| {
+                row.namespace == request.namespace.as_str()
+                    && row.derived.duplicate_of.is_none()
+                    && (row.derived.status != "superseded" || request.include_invalidated)
+            })
+        };
+        let seeds: Vec<(String, f64)> =
+            fused.iter().filter(|(id, _)| seedable(id)).take(GRAPH_SEEDS).cloned().collect();
+        let seed_score: HashMap<&str, f64> =
+            seeds.iter().map(|(id, score)| (id.as_str(), *score)).collect();
+        let seeds: Vec<String> = seeds.iter().map(|(id, _)| id.clone()).collect();
+        // Per seed: what links join to it, and what shares an entity.
+        let mut by_seed: HashMap<String, (Vec<String>, Vec<String>)> = HashMap::new();
+        for reached in index
+            .reach(request.namespace.as_str(), &seeds, GRAPH_HUB_LIMIT)?
+            .into_iter()
+            .filter(|reached| lists.allowed.is_none_or(|allowed| allowed.contains(&reached.id)))
+            .take(GRAPH_REACHED)
+        {
+            let (linked, shared) = by_seed.entry(reached.from).or_default();
+            if reached.linked { linked } else { shared }.push(reached.id);
+        }
+        let mut lifted: HashMap<String, f64> = HashMap::new();
+        for (seed, (linked, shared)) in by_seed {
+            let base = weight * seed_score.get(seed.as_str()).copied().unwrap_or_default();
+            // A link was stated; a shared entity may be a hub's: links first.
+            let order = by_meaning(index, lists.vector, &linked)?.into_iter().chain(by_meaning(
+                index,
+                lists.vector,
+                &shared,
+            )?);
+            for (rank, id) in order.take(GRAPH_PER_SEED).enumerate() {
+                let activation = base / (rank as f64 + 1.0);
+                let best = lifted.entry(id).or_insert(activation);
+                *best = best.max(activation);
+            }
+        }
+        Ok(lifted)
+    }
+
     /// The dense and full-text candidate ids, best first; the dense ones
     /// by an `exact` scan of every vector when asked.
     fn search(
@@ -503,6 +597,10 @@ struct Lists<'a> {
     /// What follows a keyword match in a thread, as `(follower, followed)`,
     /// in the order of the matches.
     threads: &'a [(String, String)],
+    /// The query's vector.
+    vector: &'a [f32],
+    /// What the filters let through, when the request has filters.
+    allowed: Option<&'a BTreeSet<String>>,
 }
 
 /// `ids` best first by their closest vector to `vector` (ties by id);

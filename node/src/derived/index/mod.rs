@@ -13,6 +13,7 @@ mod fts_query;
 mod judging;
 pub(crate) mod links;
 pub(crate) mod lookup;
+pub(crate) mod reach;
 mod rows;
 mod schema;
 mod search;
@@ -610,6 +611,91 @@ mod tests {
             .unwrap();
         let found = index.followers(&["a5".to_owned()], 10 * minute).unwrap();
         assert_eq!(found, [("a6".to_owned(), "a5".to_owned())]);
+    }
+
+    #[test]
+    fn recall_reaches_links_shared_entities_and_related_ones_but_not_through_hubs() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut index, _) = Index::open(&dir.path().join("index.sqlite"), "model", 8).unwrap();
+        let entity = |id: &str| ferrex_core::Entity {
+            id: id.to_owned(),
+            name: id.to_owned(),
+            kind: None,
+            created_at: ferrex_core::Timestamp(1),
+            created_by: "device".to_owned(),
+        };
+        let mentioning = |id: &str, entities: &[&str]| {
+            let mut row = memory_row(id, id);
+            row.entities = entities.iter().map(|entity| (*entity).to_owned()).collect();
+            row
+        };
+        let fact = |id: &str, subject: &str, object: &str, subject_entity: Option<&str>| {
+            let mut row = memory_row(id, id);
+            row.kind = ferrex_core::MemoryKind::Semantic;
+            row.subject = Some(subject.to_owned());
+            row.predicate = Some("relates_to".to_owned());
+            row.object = Some(object.to_owned());
+            row.subject_entity = subject_entity.map(str::to_owned);
+            row.entities = subject_entity.map(|_| vec![object.to_owned()]).unwrap_or_default();
+            row.source = Some(ferrex_core::walk::LINK_SOURCE.to_owned());
+            row
+        };
+        index
+            .transaction(|tx| {
+                for id in ["ledger", "priya", "hub", "payments"] {
+                    tx.put_entity("default", "doc", &entity(id))?;
+                }
+                for row in [
+                    // The seed mentions the ledger and the hub.
+                    mentioning("seed", &["ledger", "hub"]),
+                    mentioning("owner", &["ledger", "priya"]),
+                    // The hub is named by more memories than the limit.
+                    mentioning("hub-1", &["hub"]),
+                    mentioning("hub-2", &["hub"]),
+                    mentioning("hub-3", &["hub"]),
+                    // One relation from the ledger: payments.
+                    fact("ledger-payments", "ledger", "payments", Some("ledger")),
+                    mentioning("payments-note", &["payments"]),
+                    // A link between memories, and one whose end is gone.
+                    mentioning("fix", &[]),
+                    fact("seed-fix", "seed", "fix", None),
+                    fact("seed-gone", "seed", "gone", None),
+                    mentioning("unrelated", &[]),
+                ] {
+                    tx.upsert_memory(&row)?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        // The ledger is named by 3 memories, the hub by 4.
+        let reached = index.reach("default", &["seed".to_owned()], 3).unwrap();
+        let found: Vec<(&str, &str, bool)> = reached
+            .iter()
+            .map(|reached| (reached.id.as_str(), reached.from.as_str(), reached.linked))
+            .collect();
+        // Links first, then the memories of the seed's entities (the
+        // relation that names the ledger among them), then of the entity
+        // one relation away; not the hub's, not a gone end, not the seed.
+        assert_eq!(
+            found,
+            [
+                ("fix", "seed", true),
+                ("ledger-payments", "seed", false),
+                ("owner", "seed", false),
+                ("payments-note", "seed", false),
+            ],
+            "{reached:?}"
+        );
+        // With room for the hub, its memories come too; another seed is
+        // reached from the first, never from itself.
+        let reached = index.reach("default", &["seed".to_owned(), "owner".to_owned()], 4).unwrap();
+        let ids: Vec<&str> = reached.iter().map(|reached| reached.id.as_str()).collect();
+        for id in ["owner", "hub-1", "hub-2", "hub-3"] {
+            assert!(ids.contains(&id), "{id}: {ids:?}");
+        }
+        assert!(!ids.contains(&"seed") && !ids.contains(&"unrelated"), "{ids:?}");
+        // Another namespace reaches nothing here.
+        assert!(index.reach("elsewhere", &["seed".to_owned()], 4).unwrap().is_empty());
     }
 
     fn memory_row(id: &str, text: &str) -> MemoryRow {
