@@ -306,6 +306,10 @@ impl Index {
                    ON n.namespace = p.namespace AND n.kind = p.kind
                   AND n.created_at >= p.created_at
                   AND (n.created_at > p.created_at OR n.id > p.id)
+                  -- What the window leaves out could never follow (the
+                  -- first after the match must be within it): bounds the
+                  -- rows read when no text follows for long.
+                  AND n.created_at <= p.created_at + ?2
                   AND n.predicate IS NULL AND n.duplicate_of IS NULL
                   AND coalesce(n.source, '') NOT LIKE 'ferrex:%'
                  WHERE p.id = ?1 AND coalesce(p.source, '') <> 'ferrex:file'
