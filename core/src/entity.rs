@@ -177,9 +177,10 @@ pub fn resolve(name: &str, known: &[KnownEntity], settings: &EntitySettings) -> 
 }
 
 /// Whether two normalised names can be spellings of one thing, word by
-/// word: as many words with each pair close (`alice smith`, `alice smyth`),
-/// or every word of the shorter close to one of the longer (`tokio`,
-/// `tokio runtime`). A word with a digit in it must be equal. Close as
+/// word: the same words run together (`gpt4`, `gpt 4`), as many words with
+/// each pair close (`alice smith`, `alice smyth`), or every word of the
+/// shorter close to one of the longer (`tokio`, `tokio runtime`). A word
+/// with a digit in it must be equal. Close as
 /// strings is not enough: `catalog db` and `catalog indexer`, `orders api`
 /// and `orders db`, `web 01` and `web 02` share a long start and name
 /// different things.
@@ -190,6 +191,9 @@ fn alike_word_by_word(left: &str, right: &str, fuzzy: f64) -> bool {
                 && !b.chars().any(|c| c.is_ascii_digit())
                 && strsim::jaro_winkler(a, b) > fuzzy)
     };
+    if left.replace(' ', "") == right.replace(' ', "") {
+        return true;
+    }
     let (left, right): (Vec<&str>, Vec<&str>) =
         (left.split(' ').collect(), right.split(' ').collect());
     if left.len() == right.len() {
@@ -339,6 +343,10 @@ mod tests {
         check("priya ramen", &known, Some(("e-priya", MatchMethod::Fuzzy)));
         check("orders-api server", &known, Some(("e-orders-api", MatchMethod::Fuzzy)));
         check("web-01", &known, Some(("e-web-01", MatchMethod::Exact)));
+        // The same words run together, digits and all.
+        check("web01", &known, Some(("e-web-01", MatchMethod::Fuzzy)));
+        check("orders api", &known, Some(("e-orders-api", MatchMethod::Exact)));
+        check("ordersapi", &known, Some(("e-orders-api", MatchMethod::Fuzzy)));
     }
 
     #[test]

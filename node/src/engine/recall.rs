@@ -41,8 +41,9 @@ const MAX_CANDIDATES: usize = 1_600;
 const GRAPH_SEEDS: usize = 5;
 /// An entity mentioned by more memories than this is not walked through.
 const GRAPH_HUB_LIMIT: usize = 200;
-/// At most this many memories reached through the graph are ranked.
-const GRAPH_REACHED: usize = 200;
+/// At most this many memories a seed reaches by links, and as many by
+/// entities (the newest), are ranked.
+const GRAPH_REACHED: usize = 50;
 /// The neighbours of each seed that are lifted, best by meaning first.
 const GRAPH_PER_SEED: usize = 3;
 /// A recall request after validation.
@@ -78,6 +79,30 @@ pub struct RecallRequest {
 }
 
 impl RecallRequest {
+    /// Whether memory `row` can be one of this request's results: of the
+    /// sources and kinds asked for, not a duplicate, not working state read
+    /// through its own tool, not a link between memories (read through
+    /// `graph`), not superseded unless asked for. Staleness aside.
+    fn may_answer(&self, row: &MemoryRow) -> bool {
+        let chunk = ferrex_core::chunk::is_file_chunk(row.source.as_deref());
+        let wanted = match self.sources {
+            Sources::Both => true,
+            Sources::Memories => !chunk,
+            Sources::Files => chunk,
+        };
+        // A file chunk is of no memory kind.
+        wanted
+            && (chunk || self.kinds.is_empty() || self.kinds.contains(&row.kind))
+            && row.derived.duplicate_of.is_none()
+            // A session's events and a task's progress notes are read
+            // through `session` and `task`, not recalled.
+            && ferrex_core::working::Role::of_source(row.source.as_deref())
+                .is_none_or(|role| role.recallable())
+            && !(row.source.as_deref() == Some(ferrex_core::walk::LINK_SOURCE)
+                && row.subject_entity.is_none())
+            && (row.derived.status != "superseded" || self.include_invalidated)
+    }
+
     /// The kinds the index is searched for: a file chunk's row is
     /// procedural, whatever kinds of memories are asked for.
     fn index_kinds(&self) -> Vec<MemoryKind> {
@@ -424,35 +449,7 @@ impl Engine {
             .into_iter()
             .filter_map(|(id, fused_score)| {
                 let row = rows.remove(&id)?;
-                let chunk = ferrex_core::chunk::is_file_chunk(row.source.as_deref());
-                let wanted = match request.sources {
-                    Sources::Both => true,
-                    Sources::Memories => !chunk,
-                    Sources::Files => chunk,
-                };
-                // A file chunk is of no memory kind.
-                if !wanted
-                    || (!chunk && !request.kinds.is_empty() && !request.kinds.contains(&row.kind))
-                {
-                    return None;
-                }
-                if row.derived.duplicate_of.is_some() {
-                    return None;
-                }
-                // A session's events and a task's progress notes are read
-                // through `session` and `task`, not recalled.
-                if ferrex_core::working::Role::of_source(row.source.as_deref())
-                    .is_some_and(|role| !role.recallable())
-                {
-                    return None;
-                }
-                // A link between memories is read through `graph`.
-                if row.source.as_deref() == Some(ferrex_core::walk::LINK_SOURCE)
-                    && row.subject_entity.is_none()
-                {
-                    return None;
-                }
-                if row.derived.status == "superseded" && !request.include_invalidated {
+                if !request.may_answer(&row) {
                     return None;
                 }
                 let (label, trust) = judge(&row, now, settings);
@@ -482,8 +479,10 @@ impl Engine {
     }
 
     /// What the best candidates of `fused` reach through the graph, each
-    /// with the score it is lifted to: a seed's best neighbours by meaning
-    /// (the first [`GRAPH_PER_SEED`]) are worth `weight` times the seed's
+    /// with the score it is lifted to: a seed's first [`GRAPH_PER_SEED`]
+    /// neighbours that could be results (what links join to it, then what
+    /// shares an entity with it, each by meaning) are worth `weight` times
+    /// the seed's
     /// score, halved, thirded, … down that order. A memory keeps the
     /// better of that and its own score, so a neighbour that shares no
     /// word with the question (the second hop of one) comes up behind what
@@ -499,40 +498,52 @@ impl Engine {
         fused: &[(String, f64)],
         weight: f64,
     ) -> anyhow::Result<HashMap<String, f64>> {
-        // The best candidates that can be answers: not a duplicate, not
-        // superseded (unless asked for), of this namespace.
-        let seedable = |id: &str| {
-            rows.get(id).is_some_and(|row| {
-                row.namespace == request.namespace.as_str()
-                    && row.derived.duplicate_of.is_none()
-                    && (row.derived.status != "superseded" || request.include_invalidated)
+        // The best candidates that can be answers.
+        let seeds: Vec<(String, f64)> = fused
+            .iter()
+            .filter(|(id, _)| {
+                rows.get(id).is_some_and(|row| {
+                    row.namespace == request.namespace.as_str() && request.may_answer(row)
+                })
             })
-        };
-        let seeds: Vec<(String, f64)> =
-            fused.iter().filter(|(id, _)| seedable(id)).take(GRAPH_SEEDS).cloned().collect();
+            .take(GRAPH_SEEDS)
+            .cloned()
+            .collect();
         let seed_score: HashMap<&str, f64> =
             seeds.iter().map(|(id, score)| (id.as_str(), *score)).collect();
         let seeds: Vec<String> = seeds.iter().map(|(id, _)| id.clone()).collect();
-        // Per seed: what links join to it, and what shares an entity.
+        // Per seed: what links join to it, and what shares an entity (the
+        // newest first), each bounded before a row is read.
         let mut by_seed: HashMap<String, (Vec<String>, Vec<String>)> = HashMap::new();
-        for reached in index
-            .reach(request.namespace.as_str(), &seeds, GRAPH_HUB_LIMIT)?
-            .into_iter()
-            .filter(|reached| lists.allowed.is_none_or(|allowed| allowed.contains(&reached.id)))
-            .take(GRAPH_REACHED)
-        {
+        for reached in index.reach(request.namespace.as_str(), &seeds, GRAPH_HUB_LIMIT)? {
+            if lists.allowed.is_some_and(|allowed| !allowed.contains(&reached.id)) {
+                continue;
+            }
             let (linked, shared) = by_seed.entry(reached.from).or_default();
-            if reached.linked { linked } else { shared }.push(reached.id);
+            let list = if reached.linked { linked } else { shared };
+            if list.len() < GRAPH_REACHED {
+                list.push(reached.id);
+            }
         }
+        // Only what could be a result takes a seed's place.
+        let ids: Vec<String> = by_seed
+            .values()
+            .flat_map(|(linked, shared)| linked.iter().chain(shared))
+            .cloned()
+            .collect();
+        let candidates = index.rows(&ids)?;
+        let eligible = |ids: Vec<String>| -> Vec<String> {
+            ids.into_iter()
+                .filter(|id| candidates.get(id).is_some_and(|row| request.may_answer(row)))
+                .collect()
+        };
         let mut lifted: HashMap<String, f64> = HashMap::new();
         for (seed, (linked, shared)) in by_seed {
             let base = weight * seed_score.get(seed.as_str()).copied().unwrap_or_default();
             // A link was stated; a shared entity may be a hub's: links first.
-            let order = by_meaning(index, lists.vector, &linked)?.into_iter().chain(by_meaning(
-                index,
-                lists.vector,
-                &shared,
-            )?);
+            let order = by_meaning(index, lists.vector, &eligible(linked))?
+                .into_iter()
+                .chain(by_meaning(index, lists.vector, &eligible(shared))?);
             for (rank, id) in order.take(GRAPH_PER_SEED).enumerate() {
                 let activation = base / (rank as f64 + 1.0);
                 let best = lifted.entry(id).or_insert(activation);

@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{
     Index,
@@ -17,8 +17,9 @@ use super::{
 /// (those the seeds mention first, then those relations join to them).
 const MAX_CLASSES: usize = 32;
 
-/// A memory one step from a seed, and the seed (the first of the seeds, in
-/// their order, that reaches it).
+/// A memory one step from a seed, and the seed it is counted for: the
+/// first seed a link joins it to, else the seed that mentions (or whose
+/// entity a relation joins to) the first entity class that reaches it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reached {
     /// The memory reached.
@@ -32,11 +33,11 @@ pub struct Reached {
 impl Index {
     /// The memories of `namespace` one step in the graph from `seeds`
     /// (best first): the other end of a link between memories that a seed
-    /// is an end of (or the two ends of a seed that is such a link), and
-    /// the memories that mention an entity a seed mentions, or an entity
-    /// that a relation joins to one. An entity's whole class counts as it.
-    /// A class mentioned by more than `hub_limit` memories is not followed
-    /// (it tells little, and reading it would cost in proportion). Only
+    /// is an end of (or the two ends of a seed that is such a link), then
+    /// the memories that mention an entity a seed mentions, then those of
+    /// an entity that a relation joins to one (newest first within each). An entity's whole class counts as it.
+    /// A class mentioned by more than `hub_limit` memories brings none of
+    /// them (it tells little, and ranking them would cost in proportion). Only
     /// live memories that are neither duplicates nor superseded; a seed is
     /// reached only from another seed.
     pub fn reach(
@@ -55,6 +56,7 @@ impl Index {
             };
             // Each seed's classes, in seed order.
             let mut classes: Vec<(String, String)> = Vec::new();
+            let mut known: BTreeSet<String> = BTreeSet::new();
             for seed in seeds {
                 let Some(entities) = mentioned(conn, namespace, seed)? else { continue };
                 for other in linked_memories(conn, seed)? {
@@ -64,18 +66,22 @@ impl Index {
                 }
                 for entity in entities {
                     if let Some(class) = class_of(conn, &entity)?
-                        && !classes.iter().any(|(known, _)| *known == class)
+                        && known.insert(class.clone())
                     {
                         classes.push((class, seed.clone()));
                     }
                 }
             }
-            // One relation away, from the classes the seeds mention.
+            // One relation away, from the classes the seeds mention, while
+            // there is room.
             let direct = classes.len();
-            for at in 0..direct {
+            'relations: for at in 0..direct {
                 let (class, seed) = classes[at].clone();
                 for other in related_classes(conn, &class)? {
-                    if !classes.iter().any(|(known, _)| *known == other) {
+                    if classes.len() >= MAX_CLASSES {
+                        break 'relations;
+                    }
+                    if known.insert(other.clone()) {
                         classes.push((other, seed.clone()));
                     }
                 }
@@ -94,22 +100,23 @@ impl Index {
                     member_of.insert(member?, position);
                 }
             }
-            // The memories that mention a member, with the classes they do.
+            // The memories that mention a member, with the classes they do,
+            // newest first. (One scan of the namespace's memories: a
+            // memory's entities are a JSON list, which no index reaches.)
             let members: Vec<&String> = member_of.keys().collect();
-            let slots = (0..members.len()).map(|at| format!("?{}", at + 2)).collect::<Vec<_>>();
-            let list = slots.join(", ");
-            let mut statement = conn.prepare(&format!(
+            let mut statement = conn.prepare_cached(
                 "SELECT m.id, m.subject_entity, m.entities FROM memories m
                  WHERE m.namespace = ?1 AND m.duplicate_of IS NULL AND m.status != 'superseded'
-                   AND (m.subject_entity IN ({list}) OR EXISTS (
-                       SELECT 1 FROM json_each(m.entities) WHERE json_each.value IN ({list})))
-                 ORDER BY m.created_at, m.id"
-            ))?;
-            let values = std::iter::once(namespace).chain(members.iter().map(|id| id.as_str()));
+                   AND (m.subject_entity IN (SELECT value FROM json_each(?2)) OR EXISTS (
+                       SELECT 1 FROM json_each(m.entities)
+                       WHERE json_each.value IN (SELECT value FROM json_each(?2))))
+                 ORDER BY m.created_at DESC, m.id",
+            )?;
             let mut by_class: Vec<Vec<String>> = vec![Vec::new(); classes.len()];
-            let rows = statement.query_map(params_from_iter(values), |row| {
-                Ok((row.get::<_, String>(0)?, row.get::<_, Option<String>>(1)?, row.get(2)?))
-            })?;
+            let rows = statement
+                .query_map(params![namespace, serde_json::to_string(&members)?], |row| {
+                    Ok((row.get::<_, String>(0)?, row.get::<_, Option<String>>(1)?, row.get(2)?))
+                })?;
             for row in rows {
                 let (id, subject, entities): (String, Option<String>, String) = row?;
                 let named: Vec<String> = serde_json::from_str(&entities).unwrap_or_default();
@@ -157,6 +164,7 @@ fn mentioned(conn: &Connection, namespace: &str, id: &str) -> anyhow::Result<Opt
         let (from, to) = end?;
         mentioned.extend([from, to]);
     }
+    mentioned.sort();
     mentioned.dedup();
     Ok(Some(mentioned))
 }
@@ -171,7 +179,8 @@ fn linked_memories(conn: &Connection, id: &str) -> anyhow::Result<Vec<String>> {
          UNION ALL
          SELECT CASE WHEN l.memory_id = ?1 THEN l.to_id ELSE l.from_id END
          FROM links l JOIN memories m ON m.id = l.memory_id AND m.status != 'superseded'
-         WHERE l.ends = ?2 AND (l.to_id = ?1 OR l.memory_id = ?1)",
+         WHERE l.ends = ?2 AND (l.to_id = ?1 OR l.memory_id = ?1)
+         ORDER BY 1",
     )?;
     let ids = statement.query_map(params![id, MEMORY_ENDS], |row| row.get(0))?;
     Ok(ids.collect::<Result<_, _>>()?)
