@@ -17,7 +17,7 @@
 //! 3. Times `recall` of a question naming each of those entities with the
 //!    graph not weighed (`memory.graph_weight = 0`) and weighed
 //!    (`--graph-weight W`, default 1), the node restarted between them,
-//!    in two rounds taken in turn: what walking the graph from recall's
+//!    two rounds of each, taken in turn: what walking the graph from recall's
 //!    best candidates costs where every memory is a relation.
 //!
 //! Medians and 95th percentiles are printed; the last line holds every

@@ -343,6 +343,12 @@ pub fn find(text: &str) -> Vec<Finding> {
     found
 }
 
+/// `text` with every credential [`find`] finds in it replaced by
+/// `[REDACTED]` (the text as it is when there is none).
+pub fn redact_found(text: &str) -> String {
+    redact(text, &find(text))
+}
+
 /// `text` with every finding replaced by `[REDACTED]`.
 pub fn redact(text: &str, findings: &[Finding]) -> String {
     let mut redacted = String::with_capacity(text.len());

@@ -1069,17 +1069,8 @@ fn chunk_rows(
     chunks
         .iter()
         .map(|chunk| {
-            let findings = ferrex_core::secrets::find(&chunk.text);
-            let text = if findings.is_empty() {
-                chunk.text.clone()
-            } else {
-                ferrex_core::secrets::redact(&chunk.text, &findings)
-            };
-            let place = chunk.place(relative);
-            let place = match ferrex_core::secrets::find(&place) {
-                found if found.is_empty() => place,
-                found => ferrex_core::secrets::redact(&place, &found),
-            };
+            let text = ferrex_core::secrets::redact_found(&chunk.text);
+            let place = ferrex_core::secrets::redact_found(&chunk.place(relative));
             let mut hasher = Sha256::new();
             for part in [namespace, path, &place, &text] {
                 hasher.update(part.as_bytes());

@@ -402,13 +402,14 @@ impl Engine {
             rank::RRF_K,
         );
         if ranking.graph_weight > 0.0 {
-            let reached =
+            let (mut reached, reached_rows) =
                 self.reached(index, request, lists, &rows, &fused, ranking.graph_weight)?;
             if !reached.is_empty() {
-                let missing: Vec<String> =
-                    reached.keys().filter(|id| !rows.contains_key(*id)).cloned().collect();
-                rows.extend(index.rows(&missing)?);
-                let mut reached = reached;
+                for (id, row) in reached_rows {
+                    if reached.contains_key(&id) {
+                        rows.entry(id).or_insert(row);
+                    }
+                }
                 for (id, score) in &mut fused {
                     if let Some(activation) = reached.remove(id) {
                         *score = score.max(activation);
@@ -488,7 +489,8 @@ impl Engine {
     /// word with the question (the second hop of one) comes up behind what
     /// reaches it, and what was found on its own is not moved: lifting
     /// instead of adding keeps a cluster of memories about one entity from
-    /// rising above the one that answers.
+    /// rising above the one that answers. Also answers the rows it read
+    /// of what it reached.
     fn reached(
         &self,
         index: &crate::derived::index::Index,
@@ -497,7 +499,7 @@ impl Engine {
         rows: &HashMap<String, MemoryRow>,
         fused: &[(String, f64)],
         weight: f64,
-    ) -> anyhow::Result<HashMap<String, f64>> {
+    ) -> anyhow::Result<(HashMap<String, f64>, HashMap<String, MemoryRow>)> {
         // The best candidates that can be answers.
         let seeds: Vec<(String, f64)> = fused
             .iter()
@@ -550,7 +552,7 @@ impl Engine {
                 *best = best.max(activation);
             }
         }
-        Ok(lifted)
+        Ok((lifted, candidates))
     }
 
     /// The dense and full-text candidate ids, best first; the dense ones

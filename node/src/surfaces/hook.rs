@@ -257,7 +257,7 @@ pub fn action(event: &str, input: &HookInput) -> Action {
             let failed = failed || event == "PostToolUseFailure";
             Action::Push {
                 kind: if failed { EventType::Error } else { EventType::Action },
-                content: redact(&text),
+                content: secrets::redact_found(&text),
             }
         }
         "UserPromptSubmit" | "BeforeAgent" => {
@@ -272,8 +272,9 @@ pub fn action(event: &str, input: &HookInput) -> Action {
                     prompt[at + "#remember".len()..].trim().trim_start_matches([':', ' ']).trim()
                 })
                 .filter(|rest| !rest.is_empty())
-                .map(redact);
-            let request = format!("{REQUEST_PREFIX}{}", working::clip(&redact(prompt), 200));
+                .map(secrets::redact_found);
+            let request =
+                format!("{REQUEST_PREFIX}{}", working::clip(&secrets::redact_found(prompt), 200));
             Action::Prompt { request, remember }
         }
         "PreCompact" | "PreCompress" => Action::Checkpoint {
@@ -288,11 +289,6 @@ pub fn action(event: &str, input: &HookInput) -> Action {
         },
         _ => Action::Nothing("not a hook ferrex handles"),
     }
-}
-
-fn redact(text: &str) -> String {
-    let findings = secrets::find(text);
-    if findings.is_empty() { text.to_owned() } else { secrets::redact(text, &findings) }
 }
 
 /// One line of what a tool did: the tool, its file or command or target,
