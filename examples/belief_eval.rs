@@ -21,9 +21,13 @@
 //!    region, a tool, a person, a day, a place, a team, a status or a
 //!    number changed, in eighteen wordings of change, and look-alikes that
 //!    use the same words; and `correction_cases_2`, 60 more written blind
-//!    after the first held-out figures, all development): the judgement's
-//!    precision and recall, the development pairs printed with what was
-//!    misjudged, the first set's odd pairs held out (figures only).
+//!    after the first held-out figures, all development;
+//!    `correction_cases_3`, 77 more written blind after the second round of
+//!    rules, measured held out and then made development; and
+//!    `correction_cases_4`, 94 more written blind before the third round,
+//!    all held out): the judgement's precision and recall, the development
+//!    pairs printed with what was misjudged, the first set's odd pairs and
+//!    the fourth set held out (figures only).
 //!
 //! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example belief_eval [-- --held-in --sets facts,wordings,corrections,words]`
 //!
@@ -40,7 +44,7 @@
 
 use ferrex_examples::{
     belief_cases::{self, Expect, Step},
-    correction_cases, correction_cases_2,
+    correction_cases, correction_cases_2, correction_cases_3, correction_cases_4,
     wording_cases::{WORDINGS, Wording},
     wording_cases_2::WORDINGS_2,
 };
@@ -296,15 +300,17 @@ fn print_tally(label: &str, tally: &Tally, cases: bool) {
     }
 }
 
-/// The blind set of corrections in words (`correction_cases`), by split:
+/// The blind sets of corrections in words (`correction_cases` to `_4`), by split:
 /// the development split with its misjudged pairs, the held-out one with
 /// its figures only.
 #[allow(clippy::print_stdout, reason = "an evaluation prints its figures")]
 async fn corrections_in_words(client: &Client) -> anyhow::Result<()> {
     println!(
-        "corrections in words (blind, frozen): {} + {} pairs",
+        "corrections in words (blind, frozen): {} + {} + {} + {} pairs",
         correction_cases::CASES.len(),
-        correction_cases_2::CASES_2.len()
+        correction_cases_2::CASES_2.len(),
+        correction_cases_3::CASES_3.len(),
+        correction_cases_4::CASES_4.len()
     );
     let first = |held_out: bool| -> Vec<Pair<'static>> {
         correction_cases::CASES
@@ -314,14 +320,15 @@ async fn corrections_in_words(client: &Client) -> anyhow::Result<()> {
             .map(|(_, case)| (case.older, case.newer, case.question, case.corrects))
             .collect()
     };
-    let second: Vec<Pair<'static>> = correction_cases_2::CASES_2
-        .iter()
-        .map(|case| (case.older, case.newer, case.question, case.corrects))
-        .collect();
+    let pairs = |cases: &[correction_cases::CorrectionCase]| -> Vec<Pair<'static>> {
+        cases.iter().map(|case| (case.older, case.newer, case.question, case.corrects)).collect()
+    };
     for (label, prefix, cases, held_out) in [
         ("development (first set, even pairs)", "words-dev", first(false), false),
-        ("development (second set)", "words-dev2", second, false),
+        ("development (second set)", "words-dev2", pairs(correction_cases_2::CASES_2), false),
+        ("development (third set)", "words-dev3", pairs(correction_cases_3::CASES_3), false),
         ("held out (first set, odd pairs)", "words-out", first(true), true),
+        ("held out (fourth set)", "words-out4", pairs(correction_cases_4::CASES_4), true),
     ] {
         let tally = run(client, prefix, &cases).await?;
         print_tally(label, &tally, !held_out);

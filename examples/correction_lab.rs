@@ -1,8 +1,9 @@
 //! The correction judgement alone, on the blind sets of corrections in
-//! words (`correction_cases`, `correction_cases_2`), with the real model's
-//! cosines: for the development pairs (the first set's even ones, all of
-//! the second) every case with what the judgement read; for the held-out
-//! pairs (the first set's odd ones) nothing unless `--held-out` is given,
+//! words (`correction_cases` to `correction_cases_4`), with the real
+//! model's cosines: for the development pairs (the first set's even ones,
+//! all of the second and third) every case with what the judgement read;
+//! for the held-out pairs (the first set's odd ones, all of the fourth)
+//! nothing unless `--held-out` is given,
 //! and then the figures only, so nothing is tuned on them. The figures of record come from
 //! `belief_eval`, through a node.
 //!
@@ -22,8 +23,13 @@ use ferrex_examples::{
     DEFAULT_LOCOMO,
     correction_cases::{CASES, CorrectionCase, held_out},
     correction_cases_2::CASES_2,
+    correction_cases_3::CASES_3,
+    correction_cases_4::CASES_4,
     load_locomo,
 };
+
+/// The splits before this one are development (their cases are shown).
+const DEVELOPMENT: usize = 3;
 
 #[allow(clippy::print_stdout, reason = "a lab prints its findings")]
 fn main() -> anyhow::Result<()> {
@@ -43,14 +49,17 @@ fn main() -> anyhow::Result<()> {
     }
     let mut embedder = FastEmbedder::load(&ModelSearch::from_env(), &EmbedderOptions::default())?;
     // (true corrections, recorded corrections, recorded that are true) by
-    // split: the first set's development half, the second set (all
-    // development), the first set's held-out half.
-    let mut tallies = [(0usize, 0usize, 0usize); 3];
+    // split: the first set's development half, the second and third sets
+    // (all development), the first set's held-out half, the fourth set (all
+    // held out).
+    let mut tallies = [(0usize, 0usize, 0usize); 5];
     let cases = CASES
         .iter()
         .enumerate()
-        .map(|(index, case)| (if held_out(index) { 2 } else { 0 }, index, case))
-        .chain(CASES_2.iter().enumerate().map(|(index, case)| (1, index, case)));
+        .map(|(index, case)| (if held_out(index) { 3 } else { 0 }, index, case))
+        .chain(CASES_2.iter().enumerate().map(|(index, case)| (1, index, case)))
+        .chain(CASES_3.iter().enumerate().map(|(index, case)| (2, index, case)))
+        .chain(CASES_4.iter().enumerate().map(|(index, case)| (4, index, case)));
     for (split, index, case) in cases {
         let case: &CorrectionCase = case;
         let vectors = embedder.embed_batch(&[case.newer, case.older])?;
@@ -60,7 +69,7 @@ fn main() -> anyhow::Result<()> {
         tally.0 += usize::from(case.corrects);
         tally.1 += usize::from(judged.is_some());
         tally.2 += usize::from(judged.is_some() && case.corrects);
-        if split < 2 {
+        if split < DEVELOPMENT {
             let mark = if judged.is_some() == case.corrects { "  " } else { "XX" };
             println!(
                 "{mark} {split}/{index:>2} expect {:<5} got {:<16} cos {similarity:.3} {:?}\n      old {:?}\n      new {:?}",
@@ -72,12 +81,17 @@ fn main() -> anyhow::Result<()> {
             );
         }
     }
-    let splits = if show_held_out { 3 } else { 2 };
-    for (split, (truth, recorded, right)) in
-        ["development (first set, even)", "development (second set)", "held out (first set, odd)"]
-            .iter()
-            .zip(tallies)
-            .take(splits)
+    let splits = if show_held_out { tallies.len() } else { DEVELOPMENT };
+    for (split, (truth, recorded, right)) in [
+        "development (first set, even)",
+        "development (second set)",
+        "development (third set)",
+        "held out (first set, odd)",
+        "held out (fourth set)",
+    ]
+    .iter()
+    .zip(tallies)
+    .take(splits)
     {
         println!(
             "{split}: precision {:.3} ({right}/{recorded}), recall {:.3} ({right}/{truth})",

@@ -13,7 +13,8 @@
 //!   of change about what the older text said ("…, not eu-west-3", "turns
 //!   out it isn't fixed");
 //! - **the same subject**: a fifth of what the older text is about is
-//!   named again in the newer's claim ([`Signals::kept`]; three quarters
+//!   named again in the newer's claim, a common shortening naming its word
+//!   ("prod" / "production", "the db" / "database"; [`Signals::kept`]; three quarters
 //!   when the older text announces a change of its own), so two subjects
 //!   that each changed with the same word ("we switched the logger to
 //!   tracing", "we switched the HTTP client to reqwest") stay apart, and a
@@ -26,15 +27,30 @@
 //!   to Munich", "we might switch") states no value to correct, nor
 //!   corrects one; a leading bracketed label (`[D1:3]`, `[2024-05-01]`) says where
 //!   a memory belongs, not a detail of it; and only the newer text's first
-//!   sentence is its claim (what follows gives reasons);
-//! - **the same kind of detail**: a number or a day the older text gives
+//!   sentence is its claim (what follows gives reasons; "Dr." ends no
+//!   sentence);
+//! - **the same kind of detail**: a number or a day ("Thursday", or
+//!   "Thursdays" for every week) the older text gives
 //!   is not simply dropped for a name (a timeout of 30 seconds is not
 //!   corrected by the gateway now running on Graviton, nor a retro on
-//!   Thursday by its move to the big room: another attribute changed).
+//!   Thursday by its move to the big room: another attribute changed);
+//! - **not the same value again**: a claim that keeps every name the older
+//!   text gives and brings no name, number, day, state or count of its own
+//!   restates it ("These days Customer Care works the support inbox in two
+//!   shifts");
+//! - **not another attribute**: a day or a standalone number where the
+//!   older text gave none ("the offsite moved from June to September" of
+//!   "the offsite is in Lisbon"; "now runs 6 replicas" of "runs in
+//!   eu-west-1"), or a state the older gives that the claim neither changes
+//!   nor names, is a change of something else; and a "not" after all the
+//!   older said that follows none of its words negates something else
+//!   ("is now deprecated and shouldn't get new features"). "Service",
+//!   "team", "app", "system" and "project" say what kind a subject is, not
+//!   which, so they make no two subjects one.
 //!
-//! A restatement that says "now" ("Datadog is now where our logs end up"
-//! of "logs ship to Datadog") reads as a change: the older text is ranked
-//! behind one that says the same, which costs nothing.
+//! A restatement that names nothing ("the logs now end up in the same
+//! place") can still read as a change: the older text is ranked behind one
+//! that says the same, which costs little.
 //!
 //! Events alike but for a detail ("deployed build 41", "deployed build 42";
 //! "met Alice", "met Bob") say no word of change and stand side by side; so
@@ -46,7 +62,7 @@ use std::collections::BTreeSet;
 
 use crate::{
     conflict::{ConflictSettings, lower_words},
-    slots::Slots,
+    slots::{NEGATIONS, Slots},
     stem::stem,
 };
 
@@ -266,9 +282,54 @@ fn subject_words(slots: &Slots) -> BTreeSet<String> {
     slots
         .content
         .iter()
-        .filter(|word| !announces(word.as_str()))
+        .filter(|word| !announces(word.as_str()) && !KINDS.contains(&word.as_str()))
         .map(|word| stem(word).to_owned())
         .collect()
+}
+
+/// Words that say what kind of thing a subject is, not which: two services
+/// or two teams share them without being the same subject.
+const KINDS: &[&str] = &["service", "services", "team", "teams", "app", "system", "project"];
+
+/// Shortenings people write for a word (each as written, both forms).
+const SHORTENINGS: &[(&str, &str)] = &[
+    ("prod", "production"),
+    ("dev", "development"),
+    ("deps", "dependencies"),
+    ("dep", "dependency"),
+    ("db", "database"),
+    ("dbs", "databases"),
+    ("repo", "repository"),
+    ("repos", "repositories"),
+    ("config", "configuration"),
+    ("env", "environment"),
+    ("envs", "environments"),
+    ("infra", "infrastructure"),
+    ("auth", "authentication"),
+    ("docs", "documentation"),
+    ("admin", "administrator"),
+    ("ops", "operations"),
+    ("perf", "performance"),
+    ("eng", "engineering"),
+    ("org", "organization"),
+    ("org", "organisation"),
+    ("info", "information"),
+    ("stats", "statistics"),
+    ("spec", "specification"),
+    ("specs", "specifications"),
+    ("msg", "message"),
+    ("msgs", "messages"),
+];
+
+/// Whether two subject words (stems) name the same thing: equal, or one a
+/// common shortening of the other ("prod" / "production", "db" /
+/// "database").
+fn same_word(a: &str, b: &str) -> bool {
+    a == b
+        || SHORTENINGS.iter().any(|(short, long)| {
+            let (short, long) = (stem(short), stem(long));
+            (a == short && b == long) || (a == long && b == short)
+        })
 }
 
 /// A text without a leading bracketed label (`[D1:3] …`, `[2024-05-01]
@@ -281,14 +342,22 @@ fn unlabelled(text: &str) -> &str {
     }
 }
 
+/// Titles and abbreviations whose full stop ends no sentence ("Dr. Chen").
+const ABBREVIATIONS: &[&str] =
+    &["dr", "mr", "mrs", "ms", "prof", "st", "vs", "e.g", "i.e", "approx"];
+
 /// A text's first sentence: what it claims (what follows gives reasons:
-/// "…; Frankfurt worked out cheaper").
+/// "…; Frankfurt worked out cheaper"). A full stop after a title or an
+/// abbreviation ends none.
 fn first_sentence(text: &str) -> &str {
-    let end = [". ", "! ", "? ", "; "]
-        .iter()
-        .filter_map(|mark| text.find(mark))
-        .min()
-        .unwrap_or(text.len());
+    let abbreviated = |at: usize| {
+        let word = text[..at].rsplit(char::is_whitespace).next().unwrap_or_default();
+        ABBREVIATIONS.contains(&word.to_lowercase().as_str())
+    };
+    let end = text
+        .match_indices(['.', '!', '?', ';'])
+        .find(|&(at, mark)| text[at + 1..].starts_with(' ') && !(mark == "." && abbreviated(at)))
+        .map_or(text.len(), |(at, _)| at);
     &text[..end]
 }
 
@@ -318,6 +387,97 @@ fn detail_dropped(old: &Slots, claim: &Slots) -> bool {
     number_lost || day_lost
 }
 
+/// Words that are a value of their own: a state.
+const STATE_WORDS: &[&str] = &[
+    "enabled",
+    "disabled",
+    "blocked",
+    "unblocked",
+    "resolved",
+    "open",
+    "opened",
+    "reopened",
+    "closed",
+    "archived",
+    "deprecated",
+    "paused",
+    "resumed",
+    "active",
+    "inactive",
+    "live",
+    "offline",
+    "online",
+    "down",
+    "gone",
+    "failing",
+    "passing",
+    "shipped",
+    "merged",
+    "approved",
+    "rejected",
+    "pending",
+    "frozen",
+    "removed",
+    "deleted",
+    "stopped",
+    "cancelled",
+    "canceled",
+    "retired",
+    "dropped",
+    "fixed",
+    "broken",
+    "off",
+];
+
+/// Counts in words: a value where the older text gives one too.
+const COUNT_WORDS: &[&str] = &[
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve",
+];
+
+/// Whether the "not" the claim says is about what the older text says:
+/// a word of the older's follows it ("…, not eu-west-3"; not "is now
+/// deprecated and shouldn't get new features" of "is deprecated").
+fn negates_the_older(claim: &Slots, old: &Slots) -> bool {
+    let Some(at) = claim.words.iter().position(|word| NEGATIONS.contains(&word.as_str())) else {
+        return false;
+    };
+    let said: BTreeSet<&str> =
+        old.content.iter().chain(&old.dates).chain(&old.numbers).map(|word| stem(word)).collect();
+    claim.words[at + 1..].iter().any(|word| said.contains(stem(word)))
+}
+
+/// Whether `text` gives a number of its own: digits not part of a name
+/// (`eu-west-1`, `v2`, `k8s`).
+fn has_number(text: &str) -> bool {
+    let chars: Vec<char> = text.chars().collect();
+    chars.iter().enumerate().any(|(at, c)| {
+        c.is_ascii_digit()
+            && at.checked_sub(1).is_none_or(|before| {
+                !chars[before].is_alphanumeric() && !matches!(chars[before], '-' | '_' | '.')
+            })
+    })
+}
+
+/// Whether the claim says again what the older text says: it keeps every
+/// name the older gives (at least one) and brings no name, number, day,
+/// state or count of its own ("These days Customer Care works the support
+/// inbox in two shifts" of "the support inbox is handled by Customer
+/// Care").
+fn restates(claim: &Slots, old: &Slots) -> bool {
+    let old_count = old.content.iter().any(|word| COUNT_WORDS.contains(&word.as_str()));
+    let new_value = claim.content.iter().any(|word| {
+        let word = word.as_str();
+        (STATE_WORDS.contains(&word) || (old_count && COUNT_WORDS.contains(&word)))
+            && !old.content.iter().any(|old| old == word)
+    });
+    !old.names.is_empty()
+        && claim.names == old.names
+        && claim.numbers.is_subset(&old.numbers)
+        && claim.dates.is_subset(&old.dates)
+        && !new_value
+}
+
 /// Reads the signals of a correction from `new` and `old`: the newer
 /// text's claim (its first sentence, without a label) against the whole
 /// older text, without its label.
@@ -339,9 +499,10 @@ fn read(new: &str, old: &str) -> Reading {
     let (new_slots, old_slots) = (Slots::of(claim), Slots::of(old));
     let (new_words, old_words) = (lower_words(claim), lower_words(old));
     let (new_subject, old_subject) = (subject_words(&new_slots), subject_words(&old_slots));
-    let shared = old_subject.intersection(&new_subject).count();
-    let share = |of: &BTreeSet<String>| {
-        if of.is_empty() { 0.0 } else { shared as f64 / of.len() as f64 }
+    // Of one text's subject words, the share the other names.
+    let share = |of: &BTreeSet<String>, other: &BTreeSet<String>| {
+        let named = of.iter().filter(|word| other.iter().any(|by| same_word(word, by))).count();
+        if of.is_empty() { 0.0 } else { named as f64 / of.len() as f64 }
     };
     // Details: subject words, numbers and days.
     let details = |slots: &Slots, subject: &BTreeSet<String>| -> BTreeSet<String> {
@@ -354,9 +515,11 @@ fn read(new: &str, old: &str) -> Reading {
         older_cue: change_cue(&old_words).is_some(),
         addition: find(&new_words, ADDITIONS).is_some()
             && find(&lower_words(first_sentence(old)), ADDITIONS).is_none(),
-        kept: share(&old_subject),
-        echoed: share(&new_subject),
-        added: new_details.iter().any(|detail| !old_details.contains(detail)),
+        kept: share(&old_subject, &new_subject),
+        echoed: share(&new_subject, &old_subject),
+        added: new_details
+            .iter()
+            .any(|detail| !old_details.iter().any(|old| same_word(detail, old))),
         number_dropped: detail_dropped(&old_slots, &new_slots),
         negation_flip: new_slots.negated != old_slots.negated,
     };
@@ -387,6 +550,14 @@ pub fn correction(
     }
     // The opposite: the same statement, but for a "not".
     if signals.negation_flip {
+        // A claim that says all the older says and a "not" after none of
+        // it negates something else.
+        if new_slots.negated
+            && signals.kept >= SAME_STATEMENT.0
+            && !negates_the_older(&new_slots, &old_slots)
+        {
+            return None;
+        }
         let same_statement = signals.kept >= SAME_STATEMENT.0 && signals.echoed >= SAME_STATEMENT.1;
         // Said with a word of change, it must be about what the older text
         // said ("…, not the small one" is no news of a retro's day).
@@ -398,10 +569,49 @@ pub fn correction(
     {
         return None;
     }
+    // Another attribute: a day or month where the older text gave none,
+    // and no new name ("the offsite moved from June to September" of "the
+    // offsite is in Lisbon"; not "design relocated to Lisbon in March").
+    let new_name = !new_slots.names.is_subset(&old_slots.names);
+    if !new_slots.dates.is_empty()
+        && old_slots.dates.is_empty()
+        && old_slots.numbers.is_empty()
+        && !new_name
+    {
+        return None;
+    }
+    if restates(&new_slots, &old_slots) {
+        return None;
+    }
+    // Another attribute: the older text gives a state the claim neither
+    // changes nor names ("now stores its data in SQLite" of "offline mode
+    // is enabled").
+    let states = |slots: &Slots| -> BTreeSet<String> {
+        slots.content.iter().filter(|word| STATE_WORDS.contains(&word.as_str())).cloned().collect()
+    };
+    let (old_states, new_states) = (states(&old_slots), states(&new_slots));
+    if !old_states.is_subset(&new_states) && new_states.is_subset(&old_states) {
+        return None;
+    }
+    // Another attribute: a number of its own where the older text gave no
+    // number, count or day ("now runs 6 replicas" of "runs in eu-west-1",
+    // whose 1 is a name's).
+    let old_count = old_slots.content.iter().any(|word| COUNT_WORDS.contains(&word.as_str()));
+    if has_number(first_sentence(unlabelled(new)))
+        && !has_number(unlabelled(old))
+        && !old_count
+        && old_slots.dates.is_empty()
+    {
+        return None;
+    }
     if !new_slots.numbers.is_empty() && new_slots.numbers != old_slots.numbers {
         return Some(Correction::Number);
     }
-    if !new_slots.dates.is_empty() && new_slots.dates != old_slots.dates {
+    // (A day where the older gave none says when a name changed.)
+    if !new_slots.dates.is_empty()
+        && !old_slots.dates.is_empty()
+        && new_slots.dates != old_slots.dates
+    {
         return Some(Correction::Date);
     }
     Some(Correction::Name)
@@ -655,6 +865,130 @@ mod tests {
                 Some(Date),
             ),
         ]);
+    }
+
+    #[test]
+    fn shortened_words_days_said_weekly_and_titles() {
+        check(&[
+            // "prod" names production, "deploys" shipping there.
+            (
+                "We ship to prod on Thursday now.",
+                "Deploys to production happen on Tuesday.",
+                0.55,
+                Some(Date),
+            ),
+            // "the db" is the database.
+            (
+                "The orders db now runs on Postgres.",
+                "The orders database runs on MySQL.",
+                0.7,
+                Some(Name),
+            ),
+            // A shortening is not a new detail: this says nothing new.
+            ("The orders db is now backed up.", "The orders database is backed up.", 0.8, None),
+            // Days said weekly ("on Fridays") are days: the day changed,
+            // none was dropped.
+            (
+                "My one-on-ones with my manager are on Fridays from now on.",
+                "The weekly one-on-one with my manager is on Thursday.",
+                0.7,
+                Some(Date),
+            ),
+            // "Dr." ends no sentence: the claim goes on to the new dentist.
+            (
+                "Dr. Alvarez retired, so I've moved to Dr. Chen for check-ups.",
+                "My dentist is Dr. Alvarez.",
+                0.6,
+                Some(Name),
+            ),
+        ]);
+        assert_eq!(first_sentence("Ask Dr. Chen. She knows."), "Ask Dr. Chen");
+        assert_eq!(first_sentence("Use e.g. Loki; it is cheap."), "Use e.g. Loki");
+    }
+
+    #[test]
+    fn another_attribute_or_the_same_value_is_no_correction() {
+        check(&[
+            // The same value said again, with "these days".
+            (
+                "These days Customer Care works the support inbox in two shifts.",
+                "The support inbox is handled by Customer Care.",
+                0.7,
+                None,
+            ),
+            // ... but a state of its own is a new value.
+            (
+                "The Kafka migration is now unblocked.",
+                "The Kafka migration is blocked.",
+                0.8,
+                Some(Name),
+            ),
+            // ... and so is a count where the older gave one.
+            (
+                "The Kafka cluster now has two brokers.",
+                "The Kafka cluster has three brokers.",
+                0.8,
+                Some(Name),
+            ),
+            // A day or month where the older gave none, and no new name.
+            (
+                "The team offsite moved from June to September.",
+                "The team offsite is in Lisbon.",
+                0.6,
+                None,
+            ),
+            // With a new name, the month says when.
+            (
+                "Design relocated to Lisbon in March.",
+                "The design team sits in the Barcelona office.",
+                0.6,
+                Some(Name),
+            ),
+            // A number of its own where the older gave none (its 1 is a
+            // region's).
+            (
+                "The payments service now runs 6 replicas instead of 4.",
+                "The payments service runs in eu-west-1.",
+                0.6,
+                None,
+            ),
+            // A region for a region is a name changed.
+            (
+                "The payments service now runs in eu-central-1.",
+                "The payments service runs in eu-west-1.",
+                0.8,
+                Some(Name),
+            ),
+            // The older's state, neither changed nor named.
+            (
+                "Offline mode was rewritten by the Sync team and now stores its data in SQLite.",
+                "Offline mode is enabled for all users.",
+                0.7,
+                None,
+            ),
+            // A "not" about something else, after all the older said.
+            (
+                "The legacy reporting service is now deprecated and shouldn't get new features.",
+                "The legacy reporting service is deprecated.",
+                0.9,
+                None,
+            ),
+            // A "not" about what the older said, a day.
+            (
+                "CRM db maintenance is Sunday night, not Saturday.",
+                "Maintenance windows for the CRM database are on Saturday night.",
+                0.8,
+                Some(Negation),
+            ),
+            // "Service" and "team" say what kind, not which.
+            (
+                "The loyalty points service moved to the Retention team.",
+                "The checkout service belongs to the Payments team.",
+                0.5,
+                None,
+            ),
+        ]);
+        assert!(has_number("6 replicas") && has_number("(4)") && !has_number("eu-west-1 and v2"));
     }
 
     #[test]

@@ -13,7 +13,7 @@ const STOP_WORDS: &[&str] = &[
 ];
 
 /// Words that say something is no longer so.
-const NEGATIONS: &[&str] =
+pub(crate) const NEGATIONS: &[&str] =
     &["not", "no", "never", "none", "nobody", "nothing", "cannot", "without", "t"];
 
 /// Words that announce a change.
@@ -132,10 +132,13 @@ impl Slots {
         let capitalised = word.chars().next().is_some_and(char::is_uppercase);
         self.negated |= NEGATIONS.contains(&lower.as_str());
         self.change_word |= CHANGE_WORDS.contains(&lower.as_str());
-        let is_date = WEEKDAYS.contains(&lower.as_str())
+        // "On Thursdays" names the day as "on Thursday" does.
+        let day = lower.strip_suffix('s').filter(|day| WEEKDAYS.contains(day));
+        let is_date = day.is_some()
+            || WEEKDAYS.contains(&lower.as_str())
             || (MONTHS.contains(&lower.as_str()) && (capitalised || lower != "may"));
         if is_date {
-            self.dates.insert(lower.clone());
+            self.dates.insert(day.unwrap_or(&lower).to_owned());
         } else if !STOP_WORDS.contains(&lower.as_str()) && !NEGATIONS.contains(&lower.as_str()) {
             if capitalised && !CHANGE_WORDS.contains(&lower.as_str()) {
                 self.names.insert(lower.clone());
@@ -163,6 +166,8 @@ mod tests {
         assert!(slots.negated && slots.change_word);
         assert_eq!(Slots::of("PostgreSQL 16.2 on port 5,432").numbers, set(&["16.2", "5432"]));
         assert_eq!(Slots::of("you may go").dates, set(&[]));
+        assert_eq!(Slots::of("Deploys happen on Thursdays.").dates, set(&["thursday"]));
+        assert_eq!(Slots::of("Mays and Mondays").dates, set(&["monday"]));
         assert!(!Slots::of("The nightly build is green.").negated);
         assert_eq!(Slots::of("The nightly build").names, set(&[]));
     }

@@ -1,5 +1,7 @@
-//! A third set for the correction judgement, all held out: 77 pairs of free-text memories,
-//! 40 corrections and 37 look-alikes.
+//! A third set for the correction judgement: 77 pairs of free-text memories, 40 corrections
+//! and 37 look-alikes. Held out for one round of rules (measured before and after it), then
+//! development: its misjudged pairs were read, and `correction_cases_4` was written blind
+//! to be held out in its place.
 //!
 //! Written blind: its author read neither the judgement's code nor the earlier sets, and wrote
 //! every pair from the description of the task alone. Each pair is an older note and a newer
@@ -20,8 +22,7 @@
 //! negations that do not undo the older note, and past narratives. Subjects come from coding
 //! agents' project notes, home labs, family logistics and a small shop.
 //!
-//! The set is frozen: cases are not edited, added or dropped to suit the judgement. All of it
-//! is held out: no rule is tuned on it, and it is only used to measure.
+//! The set is frozen: cases are not edited, added or dropped to suit the judgement.
 
 use crate::correction_cases::{CorrectionCase, Value};
 
