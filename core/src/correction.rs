@@ -46,7 +46,19 @@
 //!   older said that follows none of its words negates something else
 //!   ("is now deprecated and shouldn't get new features"). "Service",
 //!   "team", "app", "system" and "project" say what kind a subject is, not
-//!   which, so they make no two subjects one.
+//!   which, so they make no two subjects one;
+//! - **not undone, not someone else's**: a change the newer text says was
+//!   reverted or rolled back, keeping the older value ("…, but reverted it
+//!   to 600"), or after which "nothing changed", is none; nor is news of a
+//!   person the older text does not name ("my sister switched her cats to a
+//!   new vet").
+//!
+//! Besides a word of change, one state put for another says a change when
+//! the claim is mostly about the same subject ("HH-2291 resolved: …" of
+//! "HH-2291 is blocked on the vendor"), and "B, not A" does when B is a
+//! name the older lacks and the "not" is about the older's value.
+//! Identifiers (a word with a digit or a `#`: `eu-central-1`,
+//! `#pipeline-incidents`) are details of their own.
 //!
 //! A restatement that names nothing ("the logs now end up in the same
 //! place") can still read as a change: the older text is ranked behind one
@@ -158,6 +170,10 @@ pub const CHANGE_CUES: &[&[&str]] = &[
     &["cancelled"],
     &["canceled"],
     &["back", "on"],
+    &["is", "gone"],
+    &["are", "gone"],
+    &["s", "gone"],
+    &["reverted"],
 ];
 
 /// Words that make a text a plan, a wish or a guess rather than a
@@ -183,7 +199,7 @@ const TENTATIVE: &[&[&str]] = &[
 /// Words of change that are also the new value (a state): a detail of the
 /// text, not only its announcement.
 const STATES: &[&str] =
-    &["unblocked", "reopened", "resumed", "cancelled", "canceled", "retired", "dropped"];
+    &["unblocked", "reopened", "resumed", "cancelled", "canceled", "retired", "dropped", "gone"];
 
 /// Words that head a text as a change: "Update: …", "Correction: …",
 /// "Starting next week …".
@@ -208,6 +224,11 @@ const KEPT: f64 = 0.2;
 /// claim mostly about other things is news of its own, whatever word of
 /// change it uses.
 const ECHOED: f64 = 0.1;
+/// Share of the older text's subject words the newer's claim must name for
+/// one state put for another, or "B, not A", to say a change without a
+/// word of change ("HH-2291 resolved: …" of "HH-2291 is blocked on the
+/// vendor").
+const SAME_SUBJECT: f64 = 0.5;
 /// Share of the older text's subject words the newer's claim must name, and
 /// of the claim's the older must name, for a "not" alone (no word of
 /// change) to make one the opposite of the other: the same statement but
@@ -272,13 +293,16 @@ fn change_cue(words: &[String]) -> Option<String> {
     None
 }
 
+/// Whether `word` announces a change rather than names a detail (a word of
+/// [`CHANGE_CUES`] that is not also a state, or a heading).
+fn announces(word: &str) -> bool {
+    HEADING_CUES.contains(&word)
+        || (!STATES.contains(&word) && CHANGE_CUES.iter().any(|cue| cue.contains(&word)))
+}
+
 /// A text's subject words: its content words (no stop words, numbers, days
 /// or words of change), stemmed.
 fn subject_words(slots: &Slots) -> BTreeSet<String> {
-    let announces = |word: &str| {
-        HEADING_CUES.contains(&word)
-            || (!STATES.contains(&word) && CHANGE_CUES.iter().any(|cue| cue.contains(&word)))
-    };
     slots
         .content
         .iter()
@@ -436,16 +460,84 @@ const COUNT_WORDS: &[&str] = &[
 ];
 
 /// Whether the "not" the claim says is about what the older text says:
-/// a word of the older's follows it ("…, not eu-west-3"; not "is now
-/// deprecated and shouldn't get new features" of "is deprecated").
+/// the first detail after it is one of the older's ("…, not eu-west-3";
+/// not "is now deprecated and shouldn't get new features" of "is
+/// deprecated").
 fn negates_the_older(claim: &Slots, old: &Slots) -> bool {
     let Some(at) = claim.words.iter().position(|word| NEGATIONS.contains(&word.as_str())) else {
         return false;
     };
+    let detail = |word: &String| {
+        claim.content.contains(word) || claim.dates.contains(word) || claim.numbers.contains(word)
+    };
     let said: BTreeSet<&str> =
         old.content.iter().chain(&old.dates).chain(&old.numbers).map(|word| stem(word)).collect();
-    claim.words[at + 1..].iter().any(|word| said.contains(stem(word)))
+    claim.words[at + 1..]
+        .iter()
+        .find(|word| detail(word) && !NEGATIONS.contains(&word.as_str()) && !announces(word))
+        .is_some_and(|word| said.contains(stem(word)))
 }
+
+/// A text's identifiers, lowercased: words that carry a digit or a `#`
+/// (`eu-central-1`, `#pipeline-incidents`, `HH-2291`), a detail however
+/// few of its letters are new.
+fn identifiers(text: &str) -> BTreeSet<String> {
+    text.split_whitespace()
+        .map(|word| word.trim_matches(|c: char| !c.is_alphanumeric() && c != '#'))
+        .map(|word| word.strip_suffix("'s").unwrap_or(word))
+        .filter(|word| word.chars().any(|c| c.is_ascii_digit() || c == '#'))
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Words that name what a change replaces ("B instead of A", "replaced A
+/// with B", "from A to B"): a claim with them restates nothing.
+const REPLACES: &[&[&str]] = &[
+    &["instead"],
+    &["replaced"],
+    &["replacing"],
+    &["swapped"],
+    &["ditched"],
+    &["favour"],
+    &["favor"],
+    &["from"],
+    &["no", "longer"],
+    &["anymore"],
+];
+
+/// People and groups other than the one who writes: a claim about them is
+/// someone else's news.
+const OTHERS: &[&str] = &[
+    "sister",
+    "brother",
+    "friend",
+    "friends",
+    "neighbour",
+    "neighbor",
+    "neighbours",
+    "neighbors",
+    "cousin",
+    "colleague",
+    "rival",
+    "rivals",
+    "mum",
+    "mom",
+    "dad",
+    "parents",
+    "uncle",
+    "aunt",
+];
+
+/// Words that say a change was undone, or none made: "reverted",
+/// "rolled back", "nothing changed".
+const UNDONE: &[&[&str]] = &[
+    &["reverted"],
+    &["rolled", "back"],
+    &["rolled", "it", "back"],
+    &["undid"],
+    &["undone"],
+    &["nothing", "changed"],
+];
 
 /// Whether `text` gives a number of its own: digits not part of a name
 /// (`eu-west-1`, `v2`, `k8s`).
@@ -460,19 +552,31 @@ fn has_number(text: &str) -> bool {
 }
 
 /// Whether the claim says again what the older text says: it keeps every
-/// name the older gives (at least one) and brings no name, number, day,
+/// name and identifier the older gives (at least one, or a day) and brings
+/// no name (a capital on its first word aside), identifier, number, day,
 /// state or count of its own ("These days Customer Care works the support
 /// inbox in two shifts" of "the support inbox is handled by Customer
-/// Care").
-fn restates(claim: &Slots, old: &Slots) -> bool {
+/// Care"; "Nowadays our litter picks are always Saturday mornings" of "the
+/// litter-pick volunteers meet on Saturdays").
+fn restates(claim: &Reading, claim_text: &str) -> bool {
+    let Reading { claim, old, claim_ids, old_ids, .. } = claim;
+    let first = claim_text.split_whitespace().next().unwrap_or_default().to_lowercase();
+    let own_names = claim.names.iter().filter(|name| **name != first || !announces(name));
+    // "Instead of", "replaced", "from": the claim names what it replaces.
+    if find(&claim.words, REPLACES).is_some() {
+        return false;
+    }
     let old_count = old.content.iter().any(|word| COUNT_WORDS.contains(&word.as_str()));
     let new_value = claim.content.iter().any(|word| {
         let word = word.as_str();
         (STATE_WORDS.contains(&word) || (old_count && COUNT_WORDS.contains(&word)))
             && !old.content.iter().any(|old| old == word)
     });
-    !old.names.is_empty()
-        && claim.names == old.names
+    (!old.names.is_empty() || !old_ids.is_empty() || !old.dates.is_empty())
+        && old.names.is_subset(&claim.names)
+        && own_names.into_iter().all(|name| old.names.contains(name))
+        && old_ids.is_subset(claim_ids)
+        && claim_ids.is_subset(old_ids)
         && claim.numbers.is_subset(&old.numbers)
         && claim.dates.is_subset(&old.dates)
         && !new_value
@@ -491,6 +595,9 @@ struct Reading {
     signals: Signals,
     claim: Slots,
     old: Slots,
+    /// The claim's identifiers and the older text's ([`identifiers`]).
+    claim_ids: BTreeSet<String>,
+    old_ids: BTreeSet<String>,
 }
 
 /// Reads two texts once (see [`signals`]).
@@ -499,6 +606,7 @@ fn read(new: &str, old: &str) -> Reading {
     let (new_slots, old_slots) = (Slots::of(claim), Slots::of(old));
     let (new_words, old_words) = (lower_words(claim), lower_words(old));
     let (new_subject, old_subject) = (subject_words(&new_slots), subject_words(&old_slots));
+    let (claim_ids, old_ids) = (identifiers(claim), identifiers(old));
     // Of one text's subject words, the share the other names.
     let share = |of: &BTreeSet<String>, other: &BTreeSet<String>| {
         let named = of.iter().filter(|word| other.iter().any(|by| same_word(word, by))).count();
@@ -519,11 +627,12 @@ fn read(new: &str, old: &str) -> Reading {
         echoed: share(&new_subject, &old_subject),
         added: new_details
             .iter()
-            .any(|detail| !old_details.iter().any(|old| same_word(detail, old))),
+            .any(|detail| !old_details.iter().any(|old| same_word(detail, old)))
+            || !claim_ids.is_subset(&old_ids),
         number_dropped: detail_dropped(&old_slots, &new_slots),
         negation_flip: new_slots.negated != old_slots.negated,
     };
-    Reading { signals, claim: new_slots, old: old_slots }
+    Reading { signals, claim: new_slots, old: old_slots, claim_ids, old_ids }
 }
 
 /// Whether free text `new` corrects free text `old`, stored earlier, given
@@ -540,7 +649,8 @@ pub fn correction(
     if asks(new) || asks(old) || tentative(new) || tentative(old) {
         return None;
     }
-    let Reading { signals, claim: new_slots, old: old_slots } = read(new, old);
+    let reading = read(new, old);
+    let Reading { signals, claim: new_slots, old: old_slots, claim_ids, old_ids } = &reading;
     if new_slots.words == old_slots.words {
         return None;
     }
@@ -548,31 +658,70 @@ pub fn correction(
     if signals.kept < needed || signals.addition {
         return None;
     }
+    let claim_text = first_sentence(unlabelled(new));
+    // Someone else's: the claim is about a person the older text does not
+    // name ("my sister switched her cats to a new vet" of "our vet is Dr.
+    // Moreau"; "the rival club moved their home matches").
+    let others =
+        |slots: &Slots| slots.content.iter().filter(|word| OTHERS.contains(&word.as_str())).count();
+    if others(new_slots) > others(old_slots) {
+        return None;
+    }
+    // A change undone, or none made, changes nothing: "reverted it to 600"
+    // of "the limit is 600", "rolled it back, so nothing changed".
+    let new_words = lower_words(unlabelled(new));
+    if find(&new_words, UNDONE).is_some() {
+        let kept_value = old_slots.numbers.is_subset(&new_slots.numbers)
+            && old_slots.names.is_subset(&new_slots.names)
+            && old_ids.is_subset(claim_ids);
+        if kept_value || find(&new_words, &[&["nothing", "changed"]]).is_some() {
+            return None;
+        }
+    }
+    let new_name = !new_slots.names.is_subset(&old_slots.names) || !claim_ids.is_subset(old_ids);
+    // A state for another is a change, said or not ("HH-2291 resolved" of
+    // "… is blocked on the vendor").
+    let states = |slots: &Slots| -> BTreeSet<String> {
+        slots.content.iter().filter(|word| STATE_WORDS.contains(&word.as_str())).cloned().collect()
+    };
+    let (old_states, new_states) = (states(old_slots), states(new_slots));
+    let state_replaced = signals.kept >= SAME_SUBJECT
+        && !old_states.is_empty()
+        && !new_states.is_subset(&old_states)
+        && !old_states.is_subset(&new_states);
+    let announced = signals.cue.is_some() || state_replaced;
     // The opposite: the same statement, but for a "not".
     if signals.negation_flip {
-        // A claim that says all the older says and a "not" after none of
-        // it negates something else.
-        if new_slots.negated
-            && signals.kept >= SAME_STATEMENT.0
-            && !negates_the_older(&new_slots, &old_slots)
-        {
+        let about_the_older = !new_slots.negated || negates_the_older(new_slots, old_slots);
+        // A claim that says all the older says and a "not" about something
+        // else ("is not affected by the us-east-1 outage").
+        if !about_the_older && signals.kept >= SAME_STATEMENT.0 {
             return None;
+        }
+        // "B, not A": a new name (not only a capital on the first word), a
+        // "not" about the older's, and mostly the older's subject
+        // ("password reset emails come from Keycloak, not from
+        // notif-worker" is no news of notif-worker's order emails).
+        let inner_names = Slots::of(claim_text.split_once(' ').map_or("", |(_, rest)| rest)).names;
+        let named = !inner_names.is_subset(&old_slots.names) || !claim_ids.is_subset(old_ids);
+        if new_slots.negated && about_the_older && named && signals.kept >= SAME_SUBJECT {
+            return Some(Correction::Negation);
         }
         let same_statement = signals.kept >= SAME_STATEMENT.0 && signals.echoed >= SAME_STATEMENT.1;
         // Said with a word of change, it must be about what the older text
         // said ("…, not the small one" is no news of a retro's day).
-        let announced =
-            signals.cue.is_some() && signals.echoed >= ECHOED && !signals.number_dropped;
-        return (same_statement || announced).then_some(Correction::Negation);
+        let said = signals.cue.is_some() && signals.echoed >= ECHOED && !signals.number_dropped;
+        return (same_statement || said).then_some(Correction::Negation);
     }
-    if signals.cue.is_none() || signals.echoed < ECHOED || !signals.added || signals.number_dropped
-    {
+    if !announced || signals.echoed < ECHOED || !signals.added || signals.number_dropped {
         return None;
+    }
+    if state_replaced {
+        return Some(Correction::Name);
     }
     // Another attribute: a day or month where the older text gave none,
     // and no new name ("the offsite moved from June to September" of "the
     // offsite is in Lisbon"; not "design relocated to Lisbon in March").
-    let new_name = !new_slots.names.is_subset(&old_slots.names);
     if !new_slots.dates.is_empty()
         && old_slots.dates.is_empty()
         && old_slots.numbers.is_empty()
@@ -580,16 +729,12 @@ pub fn correction(
     {
         return None;
     }
-    if restates(&new_slots, &old_slots) {
+    if restates(&reading, claim_text) {
         return None;
     }
     // Another attribute: the older text gives a state the claim neither
     // changes nor names ("now stores its data in SQLite" of "offline mode
     // is enabled").
-    let states = |slots: &Slots| -> BTreeSet<String> {
-        slots.content.iter().filter(|word| STATE_WORDS.contains(&word.as_str())).cloned().collect()
-    };
-    let (old_states, new_states) = (states(&old_slots), states(&new_slots));
     if !old_states.is_subset(&new_states) && new_states.is_subset(&old_states) {
         return None;
     }
@@ -597,7 +742,7 @@ pub fn correction(
     // number, count or day ("now runs 6 replicas" of "runs in eu-west-1",
     // whose 1 is a name's).
     let old_count = old_slots.content.iter().any(|word| COUNT_WORDS.contains(&word.as_str()));
-    if has_number(first_sentence(unlabelled(new)))
+    if has_number(claim_text)
         && !has_number(unlabelled(old))
         && !old_count
         && old_slots.dates.is_empty()
@@ -989,6 +1134,105 @@ mod tests {
             ),
         ]);
         assert!(has_number("6 replicas") && has_number("(4)") && !has_number("eu-west-1 and v2"));
+    }
+
+    #[test]
+    fn identifiers_states_undone_changes_and_someone_else() {
+        check(&[
+            // An identifier is a new value, however few of its letters are
+            // new, and no restatement.
+            (
+                "Helpdesk Hive's ticket-routing worker was moved from eu-west-1 to eu-central-1.",
+                "The ticket-routing worker for Helpdesk Hive runs in eu-west-1.",
+                0.85,
+                Some(Name),
+            ),
+            (
+                "We renamed #genomics-ops to #pipeline-incidents.",
+                "Incidents for the genome pipeline are discussed in #genomics-ops.",
+                0.8,
+                Some(Name),
+            ),
+            // One state for another says the change, same subject.
+            (
+                "HH-2291 resolved: the vendor fixed their webhook and the duplicate \
+                 notifications stopped.",
+                "Ticket HH-2291 (duplicate notifications) is blocked on the mail vendor.",
+                0.65,
+                Some(Name),
+            ),
+            // "B, not A": a new name, a "not" about the older's value, the
+            // same subject.
+            (
+                "Checkout bugs are triaged by the new Payments squad, not the Web team.",
+                "Checkout bugs on the bakery site are triaged by the Web team.",
+                0.7,
+                Some(Negation),
+            ),
+            // ... not another subject that shares a name.
+            (
+                "Customer password reset emails come from Keycloak, not from notif-worker.",
+                "notif-worker consumes order-events and sends order confirmation emails through \
+                 Postmark.",
+                0.6,
+                None,
+            ),
+            // A "not" about something else, after all the older said.
+            (
+                "The Helpdesk Hive API is not affected by today's us-east-1 storage outage.",
+                "The Helpdesk Hive API runs in us-east-1.",
+                0.75,
+                None,
+            ),
+            // A change undone keeps the older value.
+            (
+                "We raised the Drizzle API rate limit to 1000 yesterday, but reverted it to 600 \
+                 this morning.",
+                "The Drizzle API's rate limit is 600 requests per minute.",
+                0.85,
+                None,
+            ),
+            (
+                "Tried moving the results bucket to us-east-1, but rolled it back the same day, \
+                 so nothing changed in the end.",
+                "The genome pipeline's results bucket is in us-west-2.",
+                0.55,
+                None,
+            ),
+            // Reverted to a value the older did not give is a change.
+            (
+                "The rate limit was reverted to 600 requests per minute.",
+                "The rate limit was raised to 1000 requests per minute.",
+                0.85,
+                Some(Number),
+            ),
+            // Someone else's news.
+            (
+                "My sister switched her cats to a new vet in town, Dr. Abadi.",
+                "Our family's vet is Dr. Moreau at Pine Lane.",
+                0.6,
+                None,
+            ),
+            ("My mum moved to Leeds in the spring.", "My mum lives in York.", 0.7, Some(Name)),
+            // The same day again, with "nowadays".
+            (
+                "Nowadays our litter picks are always Saturday mornings, rain or shine.",
+                "The litter-pick volunteers meet on Saturdays.",
+                0.7,
+                None,
+            ),
+            // "Instead of" names what it replaces: no restatement.
+            (
+                "Litter picks start at the library steps instead of the Riverside car park.",
+                "The volunteer group's litter picks start at the Riverside car park.",
+                0.8,
+                Some(Name),
+            ),
+        ]);
+        assert_eq!(
+            identifiers("Moved eu-west-1's jobs to #ops-2, see HH-22. Not two-factor."),
+            ["#ops-2", "eu-west-1", "hh-22"].map(str::to_owned).into()
+        );
     }
 
     #[test]
