@@ -196,11 +196,6 @@ const TENTATIVE: &[&[&str]] = &[
     &["at", "some", "point"],
 ];
 
-/// Words of change that are also the new value (a state): a detail of the
-/// text, not only its announcement.
-const STATES: &[&str] =
-    &["unblocked", "reopened", "resumed", "cancelled", "canceled", "retired", "dropped", "gone"];
-
 /// Words that head a text as a change: "Update: …", "Correction: …",
 /// "Starting next week …".
 const HEADING_CUES: &[&str] = &["update", "correction", "changed", "change", "starting"];
@@ -294,10 +289,11 @@ fn change_cue(words: &[String]) -> Option<String> {
 }
 
 /// Whether `word` announces a change rather than names a detail (a word of
-/// [`CHANGE_CUES`] that is not also a state, or a heading).
+/// [`CHANGE_CUES`] that is not also a state, [`STATE_WORDS`], such as
+/// "unblocked" or "retired"; or a heading).
 fn announces(word: &str) -> bool {
     HEADING_CUES.contains(&word)
-        || (!STATES.contains(&word) && CHANGE_CUES.iter().any(|cue| cue.contains(&word)))
+        || (!STATE_WORDS.contains(&word) && CHANGE_CUES.iter().any(|cue| cue.contains(&word)))
 }
 
 /// A text's subject words: its content words (no stop words, numbers, days
@@ -459,6 +455,11 @@ const COUNT_WORDS: &[&str] = &[
     "twelve",
 ];
 
+/// Whether a text gives a count in words ([`COUNT_WORDS`]).
+fn counts(slots: &Slots) -> bool {
+    slots.content.iter().any(|word| COUNT_WORDS.contains(&word.as_str()))
+}
+
 /// Whether the "not" the claim says is about what the older text says:
 /// the first detail after it is one of the older's ("…, not eu-west-3";
 /// not "is now deprecated and shouldn't get new features" of "is
@@ -536,8 +537,11 @@ const UNDONE: &[&[&str]] = &[
     &["rolled", "it", "back"],
     &["undid"],
     &["undone"],
-    &["nothing", "changed"],
+    NOTHING_CHANGED,
 ];
+
+/// Words that say no change was made, whatever was tried.
+const NOTHING_CHANGED: &[&str] = &["nothing", "changed"];
 
 /// Whether `text` gives a number of its own: digits not part of a name
 /// (`eu-west-1`, `v2`, `k8s`).
@@ -566,7 +570,7 @@ fn restates(claim: &Reading, claim_text: &str) -> bool {
     if find(&claim.words, REPLACES).is_some() {
         return false;
     }
-    let old_count = old.content.iter().any(|word| COUNT_WORDS.contains(&word.as_str()));
+    let old_count = counts(old);
     let new_value = claim.content.iter().any(|word| {
         let word = word.as_str();
         (STATE_WORDS.contains(&word) || (old_count && COUNT_WORDS.contains(&word)))
@@ -674,7 +678,7 @@ pub fn correction(
         let kept_value = old_slots.numbers.is_subset(&new_slots.numbers)
             && old_slots.names.is_subset(&new_slots.names)
             && old_ids.is_subset(claim_ids);
-        if kept_value || find(&new_words, &[&["nothing", "changed"]]).is_some() {
+        if kept_value || find(&new_words, &[NOTHING_CHANGED]).is_some() {
             return None;
         }
     }
@@ -741,10 +745,9 @@ pub fn correction(
     // Another attribute: a number of its own where the older text gave no
     // number, count or day ("now runs 6 replicas" of "runs in eu-west-1",
     // whose 1 is a name's).
-    let old_count = old_slots.content.iter().any(|word| COUNT_WORDS.contains(&word.as_str()));
     if has_number(claim_text)
         && !has_number(unlabelled(old))
-        && !old_count
+        && !counts(old_slots)
         && old_slots.dates.is_empty()
     {
         return None;

@@ -405,11 +405,7 @@ impl Engine {
             let (mut reached, reached_rows) =
                 self.reached(index, request, lists, &rows, &fused, ranking.graph_weight)?;
             if !reached.is_empty() {
-                for (id, row) in reached_rows {
-                    if reached.contains_key(&id) {
-                        rows.entry(id).or_insert(row);
-                    }
-                }
+                rows.extend(reached_rows.into_iter().filter(|(id, _)| reached.contains_key(id)));
                 for (id, score) in &mut fused {
                     if let Some(activation) = reached.remove(id) {
                         *score = score.max(activation);
@@ -490,7 +486,7 @@ impl Engine {
     /// reaches it, and what was found on its own is not moved: lifting
     /// instead of adding keeps a cluster of memories about one entity from
     /// rising above the one that answers. Also answers the rows it read
-    /// of what it reached.
+    /// of what it reached (those `rows` did not hold).
     fn reached(
         &self,
         index: &crate::derived::index::Index,
@@ -527,16 +523,22 @@ impl Engine {
                 list.push(reached.id);
             }
         }
-        // Only what could be a result takes a seed's place.
-        let ids: Vec<String> = by_seed
+        // Only what could be a result takes a seed's place. The rows of
+        // candidates are held already; the others are read once.
+        let unread: BTreeSet<String> = by_seed
             .values()
             .flat_map(|(linked, shared)| linked.iter().chain(shared))
+            .filter(|id| !rows.contains_key(*id))
             .cloned()
             .collect();
-        let candidates = index.rows(&ids)?;
+        let candidates = index.rows(&unread.into_iter().collect::<Vec<_>>())?;
         let eligible = |ids: Vec<String>| -> Vec<String> {
             ids.into_iter()
-                .filter(|id| candidates.get(id).is_some_and(|row| request.may_answer(row)))
+                .filter(|id| {
+                    rows.get(id)
+                        .or_else(|| candidates.get(id))
+                        .is_some_and(|row| request.may_answer(row))
+                })
                 .collect()
         };
         let mut lifted: HashMap<String, f64> = HashMap::new();

@@ -77,7 +77,14 @@ impl Index {
             let direct = classes.len();
             'relations: for at in 0..direct {
                 let (class, seed) = classes[at].clone();
-                for other in related_classes(conn, &class)? {
+                // The classes a current relation joins to it, in order.
+                let related: BTreeSet<String> = self
+                    .entity_links(&class)?
+                    .into_iter()
+                    .map(|link| if link.from == class { link.to } else { link.from })
+                    .filter(|other| *other != class)
+                    .collect();
+                for other in related {
                     if classes.len() >= MAX_CLASSES {
                         break 'relations;
                     }
@@ -203,19 +210,4 @@ fn class_of(conn: &Connection, id: &str) -> anyhow::Result<Option<String>> {
         .prepare_cached("SELECT canonical FROM entities WHERE id = ?1")?
         .query_row([id], |row| row.get(0))
         .optional()?)
-}
-
-/// The classes a current relation joins to class `canonical`, either way.
-fn related_classes(conn: &Connection, canonical: &str) -> anyhow::Result<Vec<String>> {
-    let mut statement = conn.prepare_cached(
-        "SELECT DISTINCT o.canonical
-         FROM entities c
-         JOIN links l ON (l.from_id = c.id OR l.to_id = c.id) AND l.ends = ?2
-         JOIN memories m ON m.id = l.memory_id AND m.status != 'superseded'
-         JOIN entities o ON o.id = CASE WHEN l.from_id = c.id THEN l.to_id ELSE l.from_id END
-         WHERE c.canonical = ?1 AND o.canonical != ?1
-         ORDER BY o.canonical",
-    )?;
-    let classes = statement.query_map(params![canonical, ENTITY_ENDS], |row| row.get(0))?;
-    Ok(classes.collect::<Result<_, _>>()?)
 }
