@@ -25,10 +25,11 @@
 //!    `correction_cases_3`, 77 more written blind after the second round of
 //!    rules, measured held out and then made development;
 //!    `correction_cases_4`, 94 more written blind before the third round,
-//!    the same; and `correction_cases_5`, 91 more written blind before the
-//!    fourth round, all held out): the judgement's precision and recall,
+//!    and `correction_cases_5`, 91 more written blind before the fourth,
+//!    the same; and `correction_cases_6`, 95 more written blind before the
+//!    fifth round, all held out): the judgement's precision and recall,
 //!    the development pairs printed with what was misjudged, the first
-//!    set's odd pairs and the fifth set held out (figures only).
+//!    set's odd pairs and the sixth set held out (figures only).
 //!
 //! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example belief_eval [-- --held-in --sets facts,wordings,corrections,words]`
 //!
@@ -46,7 +47,7 @@
 use ferrex_examples::{
     belief_cases::{self, Expect, Step},
     correction_cases, correction_cases_2, correction_cases_3, correction_cases_4,
-    correction_cases_5,
+    correction_cases_5, correction_cases_6,
     wording_cases::{WORDINGS, Wording},
     wording_cases_2::WORDINGS_2,
 };
@@ -302,18 +303,19 @@ fn print_tally(label: &str, tally: &Tally, cases: bool) {
     }
 }
 
-/// The blind sets of corrections in words (`correction_cases` to `_5`), by split:
+/// The blind sets of corrections in words (`correction_cases` to `_6`), by split:
 /// the development split with its misjudged pairs, the held-out one with
 /// its figures only.
 #[allow(clippy::print_stdout, reason = "an evaluation prints its figures")]
 async fn corrections_in_words(client: &Client) -> anyhow::Result<()> {
     println!(
-        "corrections in words (blind, frozen): {} + {} + {} + {} + {} pairs",
+        "corrections in words (blind, frozen): {} + {} + {} + {} + {} + {} pairs",
         correction_cases::CASES.len(),
         correction_cases_2::CASES_2.len(),
         correction_cases_3::CASES_3.len(),
         correction_cases_4::CASES_4.len(),
-        correction_cases_5::CASES_5.len()
+        correction_cases_5::CASES_5.len(),
+        correction_cases_6::CASES_6.len()
     );
     let first = |held_out: bool| -> Vec<Pair<'static>> {
         correction_cases::CASES
@@ -331,8 +333,9 @@ async fn corrections_in_words(client: &Client) -> anyhow::Result<()> {
         ("development (second set)", "words-dev2", pairs(correction_cases_2::CASES_2), false),
         ("development (third set)", "words-dev3", pairs(correction_cases_3::CASES_3), false),
         ("development (fourth set)", "words-dev4", pairs(correction_cases_4::CASES_4), false),
+        ("development (fifth set)", "words-dev5", pairs(correction_cases_5::CASES_5), false),
         ("held out (first set, odd pairs)", "words-out", first(true), true),
-        ("held out (fifth set)", "words-out5", pairs(correction_cases_5::CASES_5), true),
+        ("held out (sixth set)", "words-out6", pairs(correction_cases_6::CASES_6), true),
     ] {
         let tally = run(client, prefix, &cases).await?;
         print_tally(label, &tally, !held_out);

@@ -7,6 +7,7 @@ pub mod correction_cases_2;
 pub mod correction_cases_3;
 pub mod correction_cases_4;
 pub mod correction_cases_5;
+pub mod correction_cases_6;
 pub mod graph_cases;
 pub mod paraphrase_cases;
 pub mod wording_cases;
