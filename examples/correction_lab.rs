@@ -15,7 +15,10 @@
 //! (a few do, in passing), so every one recorded is, nearly surely, a true
 //! memory hidden: the judgement's precision on a stream of real talk.
 //!
-//! Usage: `cargo run --release -p ferrex-examples --example correction_lab [-- --threshold 0.6 --held-out --locomo agent]`
+//! With `--all`, every LoCoMo pair judged a correction is shown (else the
+//! first twelve).
+//!
+//! Usage: `cargo run --release -p ferrex-examples --example correction_lab [-- --threshold 0.6 --held-out --locomo agent --all]`
 
 use ferrex_core::{Embedder, conflict::ConflictSettings, correction, correction::signals, cosine};
 use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch};
@@ -38,6 +41,7 @@ fn main() -> anyhow::Result<()> {
     let mut settings = ConflictSettings::default();
     let mut show_held_out = false;
     let mut locomo: Option<String> = None;
+    let mut shown = 12;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -46,6 +50,7 @@ fn main() -> anyhow::Result<()> {
             }
             "--held-out" => show_held_out = true,
             "--locomo" => locomo = args.next(),
+            "--all" => shown = usize::MAX,
             other => anyhow::bail!("unknown argument {other:?}"),
         }
     }
@@ -106,7 +111,7 @@ fn main() -> anyhow::Result<()> {
         );
     }
     if let Some(way) = locomo {
-        locomo_corrections(&mut embedder, &settings, &way)?;
+        locomo_corrections(&mut embedder, &settings, &way, shown)?;
     }
     Ok(())
 }
@@ -117,6 +122,7 @@ fn locomo_corrections(
     embedder: &mut FastEmbedder,
     settings: &ConflictSettings,
     way: &str,
+    most: usize,
 ) -> anyhow::Result<()> {
     let conversations = load_locomo(std::path::Path::new(DEFAULT_LOCOMO))?;
     let (mut pairs, mut judged, mut shown) = (0usize, 0usize, 0usize);
@@ -146,7 +152,7 @@ fn locomo_corrections(
                     continue;
                 };
                 judged += 1;
-                if shown < 12 {
+                if shown < most {
                     shown += 1;
                     println!(
                         "  {} cos {similarity:.3} {:?}\n      old {:?}\n      new {:?}",
