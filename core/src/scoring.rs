@@ -146,9 +146,10 @@ pub struct RankingSettings {
     /// as an agent storing a conversation turn by turn stores them. Such
     /// a memory is read with the one before it as its context, as a
     /// memory given its `context` is (the answer to a question shares
-    /// few words with what was asked; the question shares them). Scaled
-    /// by the coverage of the query by the two texts together (0: threads
-    /// are not looked at).
+    /// few words with what was asked; the question shares them). When the
+    /// memory after a keyword match [`asks`], the one after it is its
+    /// answer and follows too, read with both. Scaled by the coverage of
+    /// the query by the texts together (0: threads are not looked at).
     pub thread_weight: f64,
     /// How far the memories one step in the knowledge graph from the five
     /// best candidates are lifted: a candidate's three best neighbours (a
@@ -171,6 +172,14 @@ pub struct RankingSettings {
 /// How soon after a memory the next one of its device must be stored to
 /// follow it in a thread (see [`RankingSettings::thread_weight`]).
 pub const THREAD_WINDOW_MS: i64 = 10 * 60 * 1000;
+
+/// Whether a memory in a thread asks: a sentence of it ends with a `?`
+/// ("Oh nice, how was it?"), not only holds one (`/customers?id=`). What
+/// follows it is its answer, read with what it asks about.
+pub fn asks(text: &str) -> bool {
+    let text = text.trim_end();
+    text.ends_with('?') || text.contains("? ")
+}
 
 impl Default for RankingSettings {
     fn default() -> Self {
@@ -331,6 +340,14 @@ mod tests {
             let got = confidence(stated, evidence, at_day(0), at_day(days), 30.0);
             assert!((got - expect).abs() < 1e-9, "{stated}/{evidence} at day {days}: {got}");
         }
+    }
+
+    #[test]
+    fn a_question_asks_a_question_mark_in_a_link_does_not() {
+        assert!(asks("Melanie: Oh nice, how was it?"));
+        assert!(asks("Did you finish it? I loved the colours."));
+        assert!(!asks("GET /customers?external_id= took 8 seconds."));
+        assert!(!asks("Caroline: Amazing, the whole town came out."));
     }
 
     #[test]

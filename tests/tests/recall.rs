@@ -134,3 +134,33 @@ async fn a_date_in_the_query_finds_what_happened_then() {
     assert_eq!(result_ids(&client.ok("recall", march).await), vec![ids[2].clone()]);
     client.close().await;
 }
+
+#[tokio::test]
+async fn an_answer_is_found_through_the_question_and_what_it_asks_about() {
+    let home = TestHome::new();
+    let client = home.client().await;
+    // A conversation stored as an agent stores it, one turn at a time: the
+    // answer (the third turn) shares no word with the question asked later
+    // but the speaker's name; the turn it answers asks only "how was it?".
+    let turns = [
+        "Caroline: I went to the pride parade downtown last Saturday.",
+        "Melanie: Oh nice, how was it?",
+        "Caroline: Honestly amazing, the whole town came out and we danced for hours.",
+        "Melanie: I spent the weekend painting a sunset by the lake.",
+        "Caroline: That sounds lovely. Did you finish it?",
+        "Melanie: Almost, the water was tricky to get right.",
+        "Caroline: The parade route went past the old library this year.",
+        "Melanie: My kids keep asking when the next parade is.",
+        "Caroline: Pride month always makes me think about my own story.",
+        "Melanie: The library downtown has a new mural on its wall.",
+    ];
+    let mut ids = Vec::new();
+    for turn in turns {
+        let stored = client.ok("store", json!({"content": turn, "namespace": "chat"})).await;
+        ids.push(stored["id"].as_str().unwrap().to_owned());
+    }
+    let found = client.recall_ids("What was the pride parade like for Caroline?", "chat", 5).await;
+    let rank = found.iter().position(|id| *id == ids[2]);
+    assert!(rank.is_some_and(|rank| rank < 3), "the answer in the top three: {rank:?} {found:?}");
+    client.close().await;
+}

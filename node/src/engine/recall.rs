@@ -16,7 +16,7 @@ use std::{
 
 use ferrex_core::{
     MemoryKind, MemorySettings, Namespace, Staleness, Timestamp, cosine, rank,
-    scoring::{THREAD_WINDOW_MS, confidence, recency_boost},
+    scoring::{self, THREAD_WINDOW_MS, confidence, recency_boost},
     staleness, staleness_label, when,
 };
 
@@ -389,8 +389,14 @@ impl Engine {
                 return 1.0;
             }
             let text = |id: &str| rows.get(id).map_or("", |row| row.text.as_str());
-            let before = followed.get(id).map_or("", |followed| text(followed));
-            covered(&format!("{} {before}", text(id)))
+            let before = followed.get(id).copied();
+            // An answer to a question is read with what the question asks
+            // about, the turn before it.
+            let asked = before
+                .filter(|before| scoring::asks(text(before)))
+                .and_then(|before| followed.get(before))
+                .map_or("", |asked| text(asked));
+            covered(&format!("{} {} {asked}", text(id), before.map_or("", text)))
         };
         let mut fused = rank::scaled_rank_fusion(
             &[

@@ -614,6 +614,41 @@ mod tests {
     }
 
     #[test]
+    fn an_answer_to_a_question_that_follows_a_match_follows_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut index, _) = Index::open(&dir.path().join("index.sqlite"), "model", 8).unwrap();
+        // (id, text): one device, a second apart. q asks, so what follows
+        // it (r) is read with it; s follows r, which asks nothing.
+        let rows = [
+            ("p", "Caroline: I went to the pride parade on Sunday."),
+            ("q", "Melanie: Wow, how was it?"),
+            ("r", "Caroline: Amazing, the whole town came out."),
+            ("s", "Melanie: So glad to hear it."),
+        ];
+        index
+            .transaction(|tx| {
+                for (at, (id, text)) in (0_i64..).zip(rows) {
+                    let mut row = memory_row_with(id, text, None, Vec::new());
+                    row.created_at = at * 1_000;
+                    row.created_by = "laptop".to_owned();
+                    tx.upsert_memory(&row)?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        let pairs = |ids: &[&str]| -> Vec<(String, String)> {
+            let ids: Vec<String> = ids.iter().map(|id| (*id).to_owned()).collect();
+            index.followers(&ids, 600_000).unwrap()
+        };
+        let pair = |next: &str, before: &str| (next.to_owned(), before.to_owned());
+        assert_eq!(pairs(&["p"]), [pair("q", "p"), pair("r", "q")]);
+        // r asks nothing: only s follows it.
+        assert_eq!(pairs(&["r"]), [pair("s", "r")]);
+        // An answer that also follows a match of its own is listed once.
+        assert_eq!(pairs(&["p", "q"]), [pair("q", "p"), pair("r", "q")]);
+    }
+
+    #[test]
     fn recall_reaches_links_shared_entities_and_related_ones_but_not_through_hubs() {
         let dir = tempfile::tempdir().unwrap();
         let (mut index, _) = Index::open(&dir.path().join("index.sqlite"), "model", 8).unwrap();

@@ -291,8 +291,10 @@ impl Index {
     /// free text of its namespace and kind (by creation time, then id; not
     /// a fact, a duplicate or working state, which a session's events
     /// stored between two turns would be), when the same device stored it
-    /// within `window_ms`, with no context of its own. Returns `(follower,
-    /// followed)` in the order of `ids`.
+    /// within `window_ms`, with no context of its own. When that follower
+    /// asks ([`ferrex_core::scoring::asks`]), what follows it is its
+    /// answer, and follows too ("I went to the parade" / "How was it?" / "Amazing…").
+    /// Returns `(follower, followed)` in the order of `ids`.
     pub fn followers(
         &self,
         ids: &[String],
@@ -301,7 +303,8 @@ impl Index {
         self.in_one_read(|conn| {
             let mut statement = conn.prepare_cached(
                 "SELECT n.id, n.created_by = p.created_by AND n.created_at <= p.created_at + ?2
-                        AND coalesce(n.context, '') = ''
+                        AND coalesce(n.context, '') = '',
+                        n.text
                  FROM memories p JOIN memories n
                    ON n.namespace = p.namespace AND n.kind = p.kind
                   AND n.created_at >= p.created_at
@@ -315,15 +318,29 @@ impl Index {
                  WHERE p.id = ?1 AND coalesce(p.source, '') <> 'ferrex:file'
                  ORDER BY n.created_at, n.id LIMIT 1",
             )?;
-            let mut found = Vec::new();
-            for id in ids {
-                let next: Option<(String, bool)> = statement
+            let mut next = |id: &String| -> rusqlite::Result<Option<(String, bool)>> {
+                let next: Option<(String, bool, String)> = statement
                     .query_row(rusqlite::params![id, window_ms], |row| {
-                        Ok((row.get(0)?, row.get(1)?))
+                        Ok((row.get(0)?, row.get(1)?, row.get(2)?))
                     })
                     .optional()?;
-                if let Some((follower, true)) = next {
-                    found.push((follower, id.clone()));
+                Ok(next.and_then(|(follower, threaded, text)| {
+                    threaded.then(|| (follower, ferrex_core::scoring::asks(&text)))
+                }))
+            };
+            let mut found: Vec<(String, String)> = Vec::new();
+            // A follower once: an answer may also follow a match of its own.
+            let mut push = |follower: String, followed: String| {
+                if !found.iter().any(|(held, _)| *held == follower) {
+                    found.push((follower, followed));
+                }
+            };
+            for id in ids {
+                let Some((follower, asks)) = next(id)? else { continue };
+                let answer = if asks { next(&follower)? } else { None };
+                push(follower.clone(), id.clone());
+                if let Some((answer, _)) = answer {
+                    push(answer, follower);
                 }
             }
             Ok(found)
