@@ -156,8 +156,7 @@ async fn an_answer_is_found_through_the_question_and_what_it_asks_about() {
     ];
     let mut ids = Vec::new();
     for turn in turns {
-        let stored = client.ok("store", json!({"content": turn, "namespace": "chat"})).await;
-        ids.push(stored["id"].as_str().unwrap().to_owned());
+        ids.push(client.store_text(turn, "chat").await);
     }
     let found = client.recall_ids("What was the pride parade like for Caroline?", "chat", 5).await;
     let rank = found.iter().position(|id| *id == ids[2]);

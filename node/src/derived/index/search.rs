@@ -330,8 +330,9 @@ impl Index {
             };
             let mut found: Vec<(String, String)> = Vec::new();
             // A follower once: an answer may also follow a match of its own.
+            let mut listed = std::collections::HashSet::new();
             let mut push = |follower: String, followed: String| {
-                if !found.iter().any(|(held, _)| *held == follower) {
+                if listed.insert(follower.clone()) {
                     found.push((follower, followed));
                 }
             };
