@@ -43,12 +43,24 @@ pub enum LoadError {
         "ONNX Runtime is not installed: no {file} under {searched}. Install it with \
          `{INSTALL_COMMAND}`, or point embed.model_dir (FERREX_EMBED_MODEL_DIR) at a \
          directory that holds it",
-        file = crate::RUNTIME_FILE,
         searched = display_paths(searched),
     )]
     RuntimeNotFound {
+        /// The library looked for, relative to a model directory.
+        file: &'static str,
         /// The model directories searched, in order.
         searched: Vec<PathBuf>,
+    },
+    /// ferrex pins no ONNX Runtime for this platform.
+    #[error(
+        "ferrex has no ONNX Runtime for {platform}: it runs on Linux (x86_64 and aarch64), \
+         macOS on Apple silicon and Windows x86_64 (Intel Macs are not supported: no \
+         ONNX Runtime {version} is published for them)",
+        version = crate::RUNTIME_VERSION,
+    )]
+    UnsupportedPlatform {
+        /// This platform, `<os>-<arch>`.
+        platform: String,
     },
     /// A model or runtime file is missing from an otherwise present directory.
     #[error("model file {} is missing; reinstall with `{INSTALL_COMMAND}`", path.display())]

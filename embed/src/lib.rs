@@ -20,7 +20,10 @@ pub use locate::{ModelFiles, ModelSearch, default_cache_dir};
 pub use query_cache::QueryCache;
 pub use reranker::{RERANKER_DIR, RERANKER_FILES, Reranker};
 pub use runtime::environment as ort_environment;
-pub use tier::{FileSpec, ModelTier, RUNTIME_FILE, RUNTIME_SHA256, UnknownTier};
+pub use tier::{
+    FileSpec, ModelTier, RUNTIME_PINS, RUNTIME_VERSION, RuntimePin, UnknownTier, runtime_pin,
+    this_platform,
+};
 pub use verify::sha256_file;
 
 /// The command a person runs to install the pinned models and runtime (the

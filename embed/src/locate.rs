@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{LoadError, ModelTier, RUNTIME_FILE};
+use crate::{LoadError, ModelTier, runtime_pin};
 
 /// The platform cache directory ferrex installs models into
 /// (`$XDG_CACHE_HOME/ferrex/models` or `~/.cache/ferrex/models` on Linux).
@@ -12,7 +12,8 @@ pub fn default_cache_dir() -> Option<PathBuf> {
 
 /// Where to look for model directories.
 ///
-/// A model directory holds `onnxruntime/libonnxruntime.so.1.31.1` and one
+/// A model directory holds the ONNX Runtime library (`onnxruntime/`, by the
+/// platform's own name: [`crate::RUNTIME_PINS`]) and one
 /// directory per installed tier (`all-minilm-l6-v2/`, ...). The search order
 /// is: the `embed.model_dir` setting when given (and then only it, so a
 /// misconfigured path is reported rather than silently bypassed), else the
@@ -82,11 +83,12 @@ impl ModelSearch {
             roots.iter().map(|root| root.join(dir_name)).find(|dir| dir.is_dir()).ok_or_else(
                 || LoadError::DirNotFound { dir: dir_name.to_owned(), searched: roots.clone() },
             )?;
+        let file = runtime_pin()?.file;
         let runtime = roots
             .iter()
-            .map(|root| root.join(RUNTIME_FILE))
+            .map(|root| root.join(file))
             .find(|path| path.is_file())
-            .ok_or_else(|| LoadError::RuntimeNotFound { searched: roots.clone() })?;
+            .ok_or_else(|| LoadError::RuntimeNotFound { file, searched: roots.clone() })?;
         Ok((runtime, dir))
     }
 }
@@ -105,16 +107,19 @@ pub struct ModelFiles {
 impl ModelFiles {
     /// Checks the sha256 of the runtime and every model file.
     pub fn verify(&self) -> Result<(), LoadError> {
-        crate::verify::verify_file(&self.runtime, crate::RUNTIME_SHA256)?;
+        crate::verify::verify_file(&self.runtime, runtime_pin()?.sha256)?;
         crate::verify::verify_tier_dir(&self.tier_dir, self.tier.files())
     }
 
     /// What identifies the vectors these files compute, beside the model
-    /// id: the sha256 of the runtime library and of every model file, as
+    /// id: the runtime's release and the sha256 of every model file, as
     /// `name=hash` (the hashes the files are verified against). Two nodes
-    /// whose model id and hashes agree compute interchangeable vectors.
+    /// whose model id and hashes agree compute vectors that agree to
+    /// rounding: the same release built for another platform (an ARM home
+    /// server beside an x86_64 laptop) sums in another order, which is why
+    /// a node checks a sample of what a peer sends against its own.
     pub fn hashes(&self) -> Result<Vec<String>, LoadError> {
-        let mut hashes = vec![format!("runtime={}", crate::RUNTIME_SHA256)];
+        let mut hashes = vec![format!("runtime=onnxruntime {}", crate::RUNTIME_VERSION)];
         for (name, hash) in crate::verify::expected_hashes(&self.tier_dir, self.tier.files())? {
             hashes.push(format!("{name}={hash}"));
         }

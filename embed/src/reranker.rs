@@ -48,12 +48,19 @@ impl std::fmt::Debug for Reranker {
 }
 
 impl Reranker {
+    /// Finds the reranker and checks its files and the runtime, without
+    /// loading them: the runtime library and the model's directory.
+    pub fn verify(search: &ModelSearch) -> Result<(PathBuf, PathBuf), LoadError> {
+        let (runtime_file, dir) = search.locate_dir(RERANKER_DIR)?;
+        verify::verify_file(&runtime_file, crate::runtime_pin()?.sha256)?;
+        verify::verify_tier_dir(&dir, &RERANKER_FILES)?;
+        Ok((runtime_file, dir))
+    }
+
     /// Finds, verifies and loads the reranker, with `intra_threads` ONNX
     /// Runtime threads.
     pub fn load(search: &ModelSearch, intra_threads: usize) -> Result<Self, LoadError> {
-        let (runtime_file, dir) = search.locate_dir(RERANKER_DIR)?;
-        verify::verify_file(&runtime_file, crate::RUNTIME_SHA256)?;
-        verify::verify_tier_dir(&dir, &RERANKER_FILES)?;
+        let (runtime_file, dir) = Self::verify(search)?;
         let tokenizer_files = crate::locate::tokenizer_files(&dir)?;
         let model = UserDefinedRerankingModel::new(
             crate::locate::read_file(&dir.join("model.onnx"))?,

@@ -4,12 +4,61 @@ use std::{fmt, str::FromStr};
 
 use fastembed::Pooling;
 
-/// The ONNX Runtime shared library ferrex loads, relative to a model directory.
-pub const RUNTIME_FILE: &str = "onnxruntime/libonnxruntime.so.1.31.1";
+/// The ONNX Runtime release ferrex loads (its C API 24 is what the `ort`
+/// crate's `api-24` feature asks for).
+pub const RUNTIME_VERSION: &str = "1.31.1";
 
-/// sha256 of [`RUNTIME_FILE`] as shipped in the `onnxruntime==1.31.1` manylinux
-/// x86_64 wheel.
-pub const RUNTIME_SHA256: &str = "fc44112fbe06d7d689c57e11d3862031f64711007e4ee020f8eed5185fd2c1d3";
+/// The ONNX Runtime library of one platform, as `scripts/fetch-model`
+/// installs it from the `onnxruntime` wheel PyPI has for that platform.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuntimePin {
+    /// The platform, `<os>-<arch>` in Rust's names (`linux-x86_64`).
+    pub platform: &'static str,
+    /// The library, relative to a model directory, by its own name there.
+    pub file: &'static str,
+    /// Its sha256, lowercase hex.
+    pub sha256: &'static str,
+}
+
+/// Every platform ferrex has a runtime for. Intel Macs have none: the last
+/// `onnxruntime` wheel for them is 1.23.2, whose C API (23) is older than
+/// the one ferrex needs (24).
+pub const RUNTIME_PINS: [RuntimePin; 4] = [
+    RuntimePin {
+        platform: "linux-x86_64",
+        file: "onnxruntime/libonnxruntime.so.1.31.1",
+        sha256: "fc44112fbe06d7d689c57e11d3862031f64711007e4ee020f8eed5185fd2c1d3",
+    },
+    RuntimePin {
+        platform: "linux-aarch64",
+        file: "onnxruntime/libonnxruntime.so.1.31.1",
+        sha256: "8aa3b76b28c778a2b1dd660d34161adb1d508c9ccd04ff9dc80e26eca5df8467",
+    },
+    RuntimePin {
+        platform: "macos-aarch64",
+        file: "onnxruntime/libonnxruntime.1.31.1.dylib",
+        sha256: "f8b06155feece624e55e49124340eea279da812529ae6fbc46a9f2be9c9cad2e",
+    },
+    RuntimePin {
+        platform: "windows-x86_64",
+        file: "onnxruntime/onnxruntime.dll",
+        sha256: "8482d2ee174e28504f99730fb01d6861575870283de4ed3a897ad39170d9a9b9",
+    },
+];
+
+/// The platform this build runs on, in [`RuntimePin::platform`]'s names.
+pub fn this_platform() -> String {
+    format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH)
+}
+
+/// The runtime of this platform, or why there is none.
+pub fn runtime_pin() -> Result<&'static RuntimePin, crate::LoadError> {
+    let platform = this_platform();
+    RUNTIME_PINS
+        .iter()
+        .find(|pin| pin.platform == platform)
+        .ok_or(crate::LoadError::UnsupportedPlatform { platform })
+}
 
 /// One file of a model and, when ferrex pins it, its sha256.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,6 +282,30 @@ impl FromStr for ModelTier {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_runtime_pin_is_the_one_fetch_model_installs() {
+        // The script's table of runtimes, one platform's entry at a time.
+        let script = include_str!("../../scripts/fetch-model");
+        let table = &script[script.find("RUNTIMES = {").expect("the script has RUNTIMES")..];
+        for pin in RUNTIME_PINS {
+            let entry =
+                &table[table.find(&format!("\"{}\": (", pin.platform)).expect(pin.platform)..];
+            let entry = &entry[..entry.find("\n    ),").expect("an entry ends")];
+            assert!(entry.contains(&format!("\"{}\"", pin.file)), "{}: {entry}", pin.platform);
+            assert!(entry.contains(&format!("\"{}\"", pin.sha256)), "{}: {entry}", pin.platform);
+        }
+        assert!(runtime_pin().is_ok(), "this machine ({}) has a pin", this_platform());
+    }
+
+    #[test]
+    fn an_unsupported_platform_is_one_sentence_that_names_what_runs() {
+        let error = crate::LoadError::UnsupportedPlatform { platform: "macos-x86_64".into() };
+        let message = error.to_string();
+        assert!(message.starts_with("ferrex has no ONNX Runtime for macos-x86_64"), "{message}");
+        assert!(message.contains("Intel Macs are not supported"), "{message}");
+        assert_eq!(message.matches(". ").count(), 0, "one sentence: {message}");
+    }
 
     #[test]
     fn tier_names_round_trip() {

@@ -146,7 +146,7 @@ fn a_file_with_a_wrong_sha256_is_refused_by_name() {
         let tier_dir = copy.path().join(tier.dir_name());
         std::fs::create_dir_all(&tier_dir).unwrap();
         std::fs::create_dir_all(copy.path().join("onnxruntime")).unwrap();
-        link(&installed.runtime, &copy.path().join(ferrex_embed::RUNTIME_FILE));
+        link(&installed.runtime, &copy.path().join(ferrex_embed::runtime_pin().unwrap().file));
         for file in tier.files() {
             link(&installed.tier_dir.join(file.name), &tier_dir.join(file.name));
         }
@@ -203,7 +203,7 @@ fn the_reranker_prefers_the_answer_and_refuses_a_corrupt_file() {
     let dir = copy.path().join(ferrex_embed::RERANKER_DIR);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::create_dir_all(copy.path().join("onnxruntime")).unwrap();
-    link(&installed.runtime, &copy.path().join(ferrex_embed::RUNTIME_FILE));
+    link(&installed.runtime, &copy.path().join(ferrex_embed::runtime_pin().unwrap().file));
     let source = installed.tier_dir.parent().unwrap().join(ferrex_embed::RERANKER_DIR);
     for file in ferrex_embed::RERANKER_FILES {
         link(&source.join(file.name), &dir.join(file.name));

@@ -459,8 +459,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             if agent == "model" {
                 return Ok(());
             }
+            // HOME first (the tests set it); the platform's own on Windows,
+            // where HOME is seldom set.
             let user_home = std::env::var_os("HOME")
+                .filter(|home| !home.is_empty())
                 .map(PathBuf::from)
+                .or_else(|| directories::BaseDirs::new().map(|dirs| dirs.home_dir().to_owned()))
                 .context("HOME is not set: where are the agent's settings?")?;
             let target = if agent == "gemini" {
                 cli::setup::Agent::gemini(&user_home)
@@ -470,13 +474,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from),
                 )
             };
+            // Symbolic links resolved on Unix; Windows' canonical form
+            // (`\\?\C:\…`) is left to Windows.
             let executable = std::env::current_exe()
-                .and_then(|path| path.canonicalize())
+                .and_then(|path| if cfg!(windows) { Ok(path) } else { path.canonicalize() })
                 .context("finding the ferrex executable")?;
-            let launch = cli::setup::Launch {
-                executable,
-                home: explicit_home.then(|| home.root().to_owned()),
-            };
+            let launch =
+                cli::setup::Launch::of(executable, explicit_home.then(|| home.root().to_owned()));
             cli::setup::install(&target, &launch, remove)
         }
         Command::Topics { namespace, limit, json } => {

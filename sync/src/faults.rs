@@ -141,12 +141,12 @@ pub(crate) fn write_all(writer: &mut impl io::Write, bytes: &[u8]) -> io::Result
 /// `file.write_all_at(bytes, offset)`, failing like [`write_all`].
 #[inline]
 pub(crate) fn write_all_at(file: &std::fs::File, bytes: &[u8], offset: u64) -> io::Result<()> {
-    use std::os::unix::fs::FileExt;
+    use crate::platform;
     match due(Op::Write) {
-        None => file.write_all_at(bytes, offset),
+        None => platform::write_all_at(file, bytes, offset),
         Some((error, torn)) => {
             if let Some(part) = torn.and_then(|share| torn_part(bytes, share)) {
-                file.write_all_at(part, offset)?;
+                platform::write_all_at(file, part, offset)?;
             }
             Err(error)
         }

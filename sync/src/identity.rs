@@ -5,7 +5,6 @@
 use std::{
     fs::OpenOptions,
     io::Write,
-    os::unix::fs::OpenOptionsExt,
     path::{Path, PathBuf},
 };
 
@@ -63,19 +62,17 @@ impl Identity {
                 let hex: String =
                     secret.to_bytes().iter().map(|byte| format!("{byte:02x}")).collect();
                 let temporary = path.with_extension("tmp");
-                let mut file = OpenOptions::new()
-                    .write(true)
-                    .create(true)
-                    .truncate(true)
-                    .mode(0o600)
-                    .open(&temporary)
-                    .map_err(io)?;
+                let mut file =
+                    crate::platform::owner_only(OpenOptions::new().write(true).create(true), true)
+                        .truncate(true)
+                        .open(&temporary)
+                        .map_err(io)?;
                 file.write_all(format!("{KEY_HEADER}\n{hex}\n").as_bytes()).map_err(io)?;
                 file.sync_all().map_err(io)?;
                 drop(file);
                 std::fs::rename(&temporary, path).map_err(io)?;
                 if let Some(dir) = path.parent() {
-                    std::fs::File::open(dir).and_then(|dir| dir.sync_all()).map_err(io)?;
+                    crate::platform::sync_dir(dir).map_err(io)?;
                 }
                 Ok(Identity { secret })
             }
@@ -126,9 +123,7 @@ mod tests {
         let created = Identity::load_or_create(&path).unwrap();
         let loaded = Identity::load_or_create(&path).unwrap();
         assert_eq!(created.id(), loaded.id());
-        use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o600);
+        assert!(crate::platform::is_owner_only(&path).unwrap());
     }
 
     #[test]

@@ -27,6 +27,7 @@ mod migrate;
 mod network;
 mod pairing;
 mod peers;
+pub mod platform;
 mod records;
 mod registry;
 mod replica;

@@ -7,7 +7,6 @@
 
 use std::{
     fs::OpenOptions,
-    os::unix::fs::OpenOptionsExt,
     path::{Path, PathBuf},
 };
 
@@ -70,11 +69,8 @@ pub(crate) fn save_bytes(path: &Path, bytes: &[u8], private: bool) -> Result<(),
     let temporary = PathBuf::from(temporary);
     let mut file = faults::check(Op::Create)
         .and_then(|()| {
-            OpenOptions::new()
-                .write(true)
-                .create(true)
+            crate::platform::owner_only(OpenOptions::new().write(true).create(true), private)
                 .truncate(true)
-                .mode(if private { 0o600 } else { 0o644 })
                 .open(&temporary)
         })
         .map_err(io("create", &temporary))?;
@@ -85,8 +81,7 @@ pub(crate) fn save_bytes(path: &Path, bytes: &[u8], private: bool) -> Result<(),
         .and_then(|()| std::fs::rename(&temporary, path))
         .map_err(io("rename", path))?;
     faults::check(Op::Sync)
-        .and_then(|()| std::fs::File::open(dir))
-        .and_then(|handle| handle.sync_all())
+        .and_then(|()| crate::platform::sync_dir(dir))
         .map_err(io("sync", dir))?;
     Ok(())
 }
@@ -118,8 +113,7 @@ mod tests {
         assert_eq!(load_json::<Vec<String>>(&path).unwrap(), None);
         save_json(&path, &vec!["a".to_owned()], true).unwrap();
         assert_eq!(load_json::<Vec<String>>(&path).unwrap(), Some(vec!["a".to_owned()]));
-        use std::os::unix::fs::PermissionsExt;
-        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        assert!(crate::platform::is_owner_only(&path).unwrap());
         std::fs::write(&path, b"[\"a\", \"b").unwrap();
         let error = load_json::<Vec<String>>(&path).unwrap_err();
         assert!(matches!(error, StateFileError::Corrupt { .. }));

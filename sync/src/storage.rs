@@ -382,8 +382,7 @@ fn sync_data(file: &File, path: &Path) -> Result<()> {
 /// Syncs a directory so that file creations and renames in it are durable.
 pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
     faults::check(Op::Sync)
-        .and_then(|()| File::open(dir))
-        .and_then(|handle| handle.sync_all())
+        .and_then(|()| crate::platform::sync_dir(dir))
         .map_err(io_error("syncing directory", dir))
 }
 

@@ -474,6 +474,16 @@ impl Config {
         settings
     }
 
+    /// Whether recall reranks anywhere: `memory.rerank_depth` set for every
+    /// namespace or for one.
+    pub fn reranks(&self) -> bool {
+        self.memory.ranking.rerank_depth > 0
+            || self
+                .namespace_overrides
+                .keys()
+                .any(|namespace| self.memory_for(namespace).ranking.rerank_depth > 0)
+    }
+
     /// Sets `key` (`section.key`) from text.
     pub fn set(&mut self, key: &str, value: &str) -> anyhow::Result<()> {
         let invalid = |reason: String| anyhow::anyhow!("{key} = {value:?}: {reason}");

@@ -30,10 +30,8 @@ impl Device {
 
 /// The machine's host name, the default device name.
 pub fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
-        .ok()
-        .map(|name| name.trim().chars().filter(|c| !c.is_control()).take(64).collect::<String>())
-        .filter(|name| !name.is_empty())
-        .unwrap_or_else(|| "ferrex".to_owned())
+    let name = gethostname::gethostname();
+    let name: String =
+        name.to_string_lossy().trim().chars().filter(|c| !c.is_control()).take(64).collect();
+    if name.is_empty() { "ferrex".to_owned() } else { name }
 }

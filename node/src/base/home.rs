@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use ferrex_sync::platform;
 
 /// The directory holding one node: config, documents, index, socket, logs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,13 +29,13 @@ impl Home {
         Ok(Home { root })
     }
 
-    /// Creates the home (mode 0700: it holds the node's socket and key).
+    /// Creates the home, its owner's alone (mode 0700: it holds the node's
+    /// socket and key).
     pub fn create(&self) -> anyhow::Result<()> {
-        use std::os::unix::fs::PermissionsExt;
         if !self.root.exists() {
-            std::fs::create_dir_all(&self.root)
+            platform::create_private_dir_all(&self.root)
                 .with_context(|| format!("creating {}", self.root.display()))?;
-            std::fs::set_permissions(&self.root, std::fs::Permissions::from_mode(0o700))
+            platform::restrict_to_owner(&self.root)
                 .with_context(|| format!("restricting {}", self.root.display()))?;
         }
         Ok(())

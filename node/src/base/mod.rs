@@ -1,5 +1,5 @@
 //! The ground every layer stands on: a node's home directory and the files
-//! in it, its configuration, the one clock, logging, this device's identity,
+//! in it, its local socket, its configuration, the one clock, logging, this device's identity,
 //! what a command prints for a person, the poison-ignoring lock and the
 //! allocator's settings. Nothing here knows the engine, the index or
 //! a surface; every other folder may use it.
@@ -10,6 +10,7 @@ pub mod config;
 pub mod console;
 pub mod device;
 pub mod home;
+pub mod local_socket;
 pub mod lock;
 pub mod logging;
 pub mod project;

@@ -411,20 +411,15 @@ fn edit_in_editor(text: &str) -> anyhow::Result<String> {
     let dir = std::env::temp_dir();
     let path = dir.join(format!("ferrex-edit-{}.txt", std::process::id()));
     {
-        use std::os::unix::fs::OpenOptionsExt;
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path)
-            .with_context(|| format!("creating {}", path.display()))?;
+        let mut file = ferrex_sync::platform::owner_only(
+            std::fs::OpenOptions::new().write(true).create_new(true),
+            true,
+        )
+        .open(&path)
+        .with_context(|| format!("creating {}", path.display()))?;
         file.write_all(text.as_bytes())?;
     }
-    let status = Command::new("sh")
-        .arg("-c")
-        .arg(format!("{editor} \"$1\""))
-        .arg("sh")
-        .arg(&path)
+    let status = editor_command(&editor, &path)
         .status()
         .with_context(|| format!("running the editor {editor:?}"));
     let edited = std::fs::read_to_string(&path);
@@ -434,6 +429,20 @@ fn edit_in_editor(text: &str) -> anyhow::Result<String> {
         bail!("the editor {editor:?} failed ({status}); nothing changed");
     }
     edited.with_context(|| format!("reading {}", path.display()))
+}
+
+/// The command that opens `path` in `editor`, which may carry arguments of
+/// its own (`code --wait`): through the shell, as git runs `$EDITOR`.
+fn editor_command(editor: &str, path: &std::path::Path) -> Command {
+    if cfg!(windows) {
+        let mut command = Command::new("cmd");
+        command.arg("/C").arg(format!("{editor} \"{}\"", path.display()));
+        command
+    } else {
+        let mut command = Command::new("sh");
+        command.arg("-c").arg(format!("{editor} \"$1\"")).arg("sh").arg(path);
+        command
+    }
 }
 
 /// `ferrex recall`'s flags (the `recall` tool's parameters).

@@ -98,18 +98,43 @@ impl Agent {
 /// for the default home).
 #[derive(Debug, Clone)]
 pub struct Launch {
-    /// The absolute path of `ferrex`.
+    /// The absolute path of `ferrex`, or the program that runs it.
     pub executable: PathBuf,
+    /// Arguments before ferrex's own (`uvx`'s).
+    pub leading: Vec<String>,
     /// A home other than the default.
     pub home: Option<PathBuf>,
 }
 
+/// The distribution ferrex's wheel is published as (`ferrex` on PyPI is
+/// another project's).
+pub const WHEEL_NAME: &str = "ferrex-memory";
+
 impl Launch {
-    fn args(&self) -> Vec<String> {
-        match &self.home {
-            Some(home) => vec!["--home".to_owned(), home.display().to_string()],
-            None => Vec::new(),
+    /// How to start the ferrex at `executable`. One that `uvx` runs lives in
+    /// uv's cache, which uv may clean at any time: the agent is given `uvx
+    /// --from ferrex-memory==<this version> ferrex` instead.
+    pub fn of(executable: PathBuf, home: Option<PathBuf>) -> Launch {
+        if in_uv_cache(&executable) {
+            return Launch {
+                executable: PathBuf::from("uvx"),
+                leading: vec![
+                    "--from".to_owned(),
+                    format!("{WHEEL_NAME}=={}", env!("CARGO_PKG_VERSION")),
+                    "ferrex".to_owned(),
+                ],
+                home,
+            };
         }
+        Launch { executable, leading: Vec::new(), home }
+    }
+
+    fn args(&self) -> Vec<String> {
+        let mut args = self.leading.clone();
+        if let Some(home) = &self.home {
+            args.extend(["--home".to_owned(), home.display().to_string()]);
+        }
+        args
     }
 
     /// The shell command of hook `event`: every path quoted.
@@ -120,6 +145,15 @@ impl Launch {
         words.push(event.to_owned());
         words.join(" ")
     }
+}
+
+/// Whether `executable` is in an environment of uv's cache, where `uvx`
+/// runs tools from: `<uv's cache>/archive-v0/<id>/bin/ferrex` (`Scripts\`
+/// on Windows), wherever the cache is.
+fn in_uv_cache(executable: &Path) -> bool {
+    let environment = executable.parent().and_then(Path::parent);
+    let bucket = environment.and_then(Path::parent).and_then(Path::file_name);
+    bucket.is_some_and(|name| name.to_string_lossy().starts_with("archive-v"))
 }
 
 fn shell_quote(text: &str) -> String {
@@ -342,7 +376,24 @@ mod tests {
     use super::*;
 
     fn launch() -> Launch {
-        Launch { executable: PathBuf::from("/opt/my tools/ferrex"), home: None }
+        Launch::of(PathBuf::from("/opt/my tools/ferrex"), None)
+    }
+
+    #[test]
+    fn a_ferrex_that_uvx_runs_is_set_up_to_run_through_uvx() {
+        let cached = PathBuf::from("/home/me/.cache/uv/archive-v0/Xy12/bin/ferrex");
+        let launch = Launch::of(cached, None);
+        assert_eq!(launch.executable, PathBuf::from("uvx"));
+        let version = env!("CARGO_PKG_VERSION");
+        assert_eq!(launch.args(), ["--from", &format!("ferrex-memory=={version}"), "ferrex"]);
+        assert_eq!(
+            launch.hook_command("Stop"),
+            format!("'uvx' '--from' 'ferrex-memory=={version}' 'ferrex' hook Stop")
+        );
+        assert!(is_ours(&json!({"command": launch.hook_command("Stop")})));
+        // A tool uv installed for good stays where it is.
+        let installed = PathBuf::from("/home/me/.local/share/uv/tools/ferrex-memory/bin/ferrex");
+        assert_eq!(Launch::of(installed.clone(), None).executable, installed);
     }
 
     #[test]

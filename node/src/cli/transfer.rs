@@ -9,7 +9,7 @@ use std::{
 
 use anyhow::{Context, bail};
 use ferrex_core::Namespace;
-use ferrex_sync::Restored;
+use ferrex_sync::{Restored, platform};
 use serde_json::{Value, json};
 
 use crate::{
@@ -195,25 +195,17 @@ async fn export_markdown(home: &Home, namespace: Option<&str>, out: &Path) -> an
 /// Writes `bytes` to a new file at `path` that only its owner may read (an
 /// export is the whole memory in plain text).
 fn private_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
     let _ = std::fs::remove_file(path);
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .with_context(|| format!("writing {}", path.display()))?;
+    let mut file =
+        platform::owner_only(std::fs::OpenOptions::new().write(true).create_new(true), true)
+            .open(path)
+            .with_context(|| format!("writing {}", path.display()))?;
     file.write_all(bytes).with_context(|| format!("writing {}", path.display()))
 }
 
 /// Creates `dir` (and its parents) so that only its owner may enter it.
 fn private_dir(dir: &Path) -> anyhow::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-        .with_context(|| format!("creating {}", dir.display()))
+    platform::create_private_dir_all(dir).with_context(|| format!("creating {}", dir.display()))
 }
 
 /// Writes `bytes` to `path` whole or not at all (a temporary file beside

@@ -174,15 +174,16 @@ pub(crate) fn match_batch(
     Ok(taken)
 }
 
-/// Checks `received` against `ours`, this node's vectors of the same texts.
-pub(crate) fn agrees(id: &str, received: &[Vec<f32>], ours: &[Vec<f32>]) -> Result<(), Untrusted> {
+/// Checks `received` against `ours`, this node's vectors of the same texts;
+/// the lowest cosine between them when they agree.
+pub(crate) fn agrees(id: &str, received: &[Vec<f32>], ours: &[Vec<f32>]) -> Result<f32, Untrusted> {
     let lowest = received
         .iter()
         .zip(ours)
         .map(|(theirs, ours)| cosine(theirs, ours))
         .fold(f32::INFINITY, f32::min);
     if received.len() == ours.len() && lowest >= MIN_AGREEMENT {
-        Ok(())
+        Ok(lowest)
     } else {
         Err(Untrusted::Disagrees { id: id.to_owned(), cosine: lowest.min(1.0) })
     }
@@ -190,8 +191,9 @@ pub(crate) fn agrees(id: &str, received: &[Vec<f32>], ours: &[Vec<f32>]) -> Resu
 
 /// What asking one peer came to.
 enum Outcome {
-    /// Vectors of this many memories were stored.
-    Took(usize),
+    /// Vectors of this many memories were stored; the lowest cosine
+    /// between a sampled vector and this node's own of the same text.
+    Took(usize, f32),
     /// The peer runs another model, shares nothing, or is unreachable: ask
     /// again later.
     NotNow(String),
@@ -232,13 +234,14 @@ pub async fn take_from_peers(
             let outcome = take_from(&network, &peer, &index, &foreground, &signal, &profile).await;
             let short: String = peer.chars().take(10).collect();
             match outcome {
-                Outcome::Took(0) => {
+                Outcome::Took(0, _) => {
                     quiet.insert(peer, Instant::now() + QUIET);
                 }
-                Outcome::Took(memories) => {
+                Outcome::Took(memories, lowest_cosine) => {
                     tracing::info!(
                         peer = %short,
                         memories,
+                        lowest_cosine,
                         elapsed_ms = started.elapsed().as_millis() as u64,
                         "took vectors from a peer running the same model"
                     );
@@ -276,6 +279,7 @@ async fn take_from(
     };
     let mut below = i64::MAX;
     let mut stored = 0;
+    let mut lowest_cosine = 1.0f32;
     let mut batches = 0usize;
     let outcome = loop {
         // Merged changes being indexed go first (as for the embedding
@@ -298,7 +302,9 @@ async fn take_from(
                 Err(error) => break Outcome::NotNow(error.to_string()),
             }
         };
-        let Some(&(lowest, ..)) = missing.last() else { break Outcome::Took(stored) };
+        let Some(&(lowest, ..)) = missing.last() else {
+            break Outcome::Took(stored, lowest_cosine);
+        };
         below = lowest;
         let missing: Vec<Missing> = missing
             .into_iter()
@@ -324,7 +330,10 @@ async fn take_from(
         };
         batches += 1;
         match check_and_store(missing, received, index, foreground, signal, batches == 1).await {
-            Ok(count) => stored += count,
+            Ok((count, cosine)) => {
+                stored += count;
+                lowest_cosine = lowest_cosine.min(cosine);
+            }
             Err(why) => break Outcome::Untrusted(why),
         }
     };
@@ -335,7 +344,8 @@ async fn take_from(
 /// Checks a batch (its shape, and one or two memories embedded here, at
 /// random; two in the first batch from a peer) and stores what passes.
 /// Returns how many memories got their vectors (counted in `signal`
-/// before the index is let go, so `stats` never sees them uncounted).
+/// before the index is let go, so `stats` never sees them uncounted) and
+/// the lowest cosine of the samples.
 async fn check_and_store(
     missing: Vec<Missing>,
     received: Vec<MemoryVectors>,
@@ -343,13 +353,14 @@ async fn check_and_store(
     foreground: &Arc<Foreground>,
     signal: &Arc<WorkSignal>,
     first: bool,
-) -> Result<usize, Untrusted> {
+) -> Result<(usize, f32), Untrusted> {
     let (foreground, index, signal) = (foreground.clone(), index.clone(), signal.clone());
-    let checked = tokio::task::spawn_blocking(move || -> Result<usize, Untrusted> {
+    let checked = tokio::task::spawn_blocking(move || -> Result<(usize, f32), Untrusted> {
         let received = match_batch(&missing, received, foreground.dimension())?;
         if received.is_empty() {
-            return Ok(0);
+            return Ok((0, 1.0));
         }
+        let mut lowest = 1.0f32;
         let samples = if first { 2 } else { 1 };
         let mut rng = rand::rng();
         for _ in 0..samples.min(received.len()) {
@@ -357,11 +368,11 @@ async fn check_and_store(
             let texts = texts_to_embed(&sample.memory.text);
             let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
             match foreground.embed(&texts) {
-                Ok(ours) => agrees(&sample.memory.id, &sample.vectors, &ours)?,
+                Ok(ours) => lowest = lowest.min(agrees(&sample.memory.id, &sample.vectors, &ours)?),
                 Err(error) => {
                     // Not the peer's fault: leave the batch to the worker.
                     tracing::warn!("embedding a sample of a peer's vectors: {error}");
-                    return Ok(0);
+                    return Ok((0, 1.0));
                 }
             }
         }
@@ -382,10 +393,10 @@ async fn check_and_store(
             });
         signal.record_from_peers(stored);
         drop(index);
-        Ok(stored)
+        Ok((stored, lowest))
     })
     .await;
-    checked.unwrap_or(Ok(0))
+    checked.unwrap_or(Ok((0, 1.0)))
 }
 
 #[cfg(test)]

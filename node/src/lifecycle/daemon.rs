@@ -1,9 +1,9 @@
 //! `ferrex node`: one process per home that owns the documents, the index
-//! and the model, and serves MCP and control connections on a Unix socket.
+//! and the model, and serves MCP and control connections on its local
+//! socket (a Unix socket, or a named pipe on Windows).
 
 use std::{
     fs::{File, OpenOptions},
-    os::unix::fs::PermissionsExt,
     sync::Arc,
 };
 
@@ -11,7 +11,6 @@ use anyhow::{Context, bail};
 use serde_json::{Value, json};
 use tokio::{
     io::{AsyncBufReadExt, AsyncWriteExt, BufReader},
-    net::{UnixListener, UnixStream},
     sync::Notify,
 };
 
@@ -23,6 +22,7 @@ use crate::{
     base::config::Config,
     base::device::Device,
     base::home::Home,
+    base::local_socket::{self, Stream},
     derived::embedding::WorkSignal,
     derived::peer_vectors::{self, Shared},
     engine::Engine,
@@ -146,14 +146,13 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
 
     // We hold the lock, so a socket file left here belongs to a dead node.
     let socket = home.socket_file();
-    match std::fs::remove_file(&socket) {
-        Ok(()) => tracing::info!("removed a stale socket left by a stopped node"),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-        Err(error) => return Err(error).with_context(|| format!("removing {}", socket.display())),
+    if local_socket::remove_stale(&socket)
+        .with_context(|| format!("removing {}", socket.display()))?
+    {
+        tracing::info!("removed a stale socket left by a stopped node");
     }
-    let listener = UnixListener::bind(&socket)
+    let mut listener = local_socket::listen(&socket)
         .with_context(|| format!("listening on {}", socket.display()))?;
-    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))?;
     tracing::info!(socket = %socket.display(), "serving");
 
     let fold = {
@@ -172,11 +171,11 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
             }
         })
     };
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut terminate = shutdown_signals()?;
     loop {
         tokio::select! {
             accepted = listener.accept() => {
-                let (stream, _) = match accepted {
+                let stream = match accepted {
                     Ok(accepted) => accepted,
                     Err(error) => {
                         tracing::warn!("accepting a connection: {error}");
@@ -192,7 +191,7 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
             }
             () = served.shutdown.notified() => break,
             _ = tokio::signal::ctrl_c() => break,
-            _ = terminate.recv() => break,
+            () = terminate.recv() => break,
         }
     }
     tracing::info!("stopping");
@@ -206,7 +205,7 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
     served.network.shutdown().await;
     drop(served);
     drop(listener);
-    let _ = std::fs::remove_file(&socket);
+    let _ = local_socket::remove_stale(&socket);
     let _ = std::fs::remove_file(home.pid_file());
     files_stop.store(true, std::sync::atomic::Ordering::Relaxed);
     tokio::task::spawn_blocking(move || watching.close()).await?;
@@ -222,7 +221,56 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn serve_connection(mut stream: UnixStream, served: Arc<Served>) -> anyhow::Result<()> {
+/// The requests to stop the operating system sends besides Ctrl-C: SIGTERM
+/// on Unix (systemd, `kill`); on Windows the console closing, the user
+/// logging off and the system shutting down.
+struct ShutdownSignals {
+    #[cfg(unix)]
+    terminate: tokio::signal::unix::Signal,
+    #[cfg(windows)]
+    close: tokio::signal::windows::CtrlClose,
+    #[cfg(windows)]
+    logoff: tokio::signal::windows::CtrlLogoff,
+    #[cfg(windows)]
+    shutdown: tokio::signal::windows::CtrlShutdown,
+}
+
+fn shutdown_signals() -> std::io::Result<ShutdownSignals> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(ShutdownSignals { terminate: signal(SignalKind::terminate())? })
+    }
+    #[cfg(windows)]
+    {
+        use tokio::signal::windows::{ctrl_close, ctrl_logoff, ctrl_shutdown};
+        Ok(ShutdownSignals {
+            close: ctrl_close()?,
+            logoff: ctrl_logoff()?,
+            shutdown: ctrl_shutdown()?,
+        })
+    }
+}
+
+impl ShutdownSignals {
+    /// Waits for the next one.
+    async fn recv(&mut self) {
+        #[cfg(unix)]
+        {
+            self.terminate.recv().await;
+        }
+        #[cfg(windows)]
+        {
+            tokio::select! {
+                _ = self.close.recv() => {}
+                _ = self.logoff.recv() => {}
+                _ = self.shutdown.recv() => {}
+            }
+        }
+    }
+}
+
+async fn serve_connection(mut stream: Stream, served: Arc<Served>) -> anyhow::Result<()> {
     let hello = control::read_hello(&mut stream).await?;
     if let Some(project) = control::mcp_project(&hello) {
         use rmcp::ServiceExt;
@@ -245,9 +293,9 @@ async fn serve_connection(mut stream: UnixStream, served: Arc<Served>) -> anyhow
     }
 }
 
-async fn serve_control(stream: UnixStream, served: Arc<Served>) -> anyhow::Result<()> {
+async fn serve_control(stream: Stream, served: Arc<Served>) -> anyhow::Result<()> {
     let node = &served.node;
-    let (reader, mut writer) = stream.into_split();
+    let (reader, mut writer) = tokio::io::split(stream);
     let mut lines = BufReader::new(reader).lines();
     let Some(line) = lines.next_line().await? else { return Ok(()) };
     let request: Request = match serde_json::from_str(&line) {

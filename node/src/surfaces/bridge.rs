@@ -1,17 +1,22 @@
 //! `ferrex` / `ferrex mcp`: MCP on stdio, bridged to the home's node over its
-//! Unix socket, starting the node in the background first if none runs.
+//! local socket, starting the node in the background first if none runs.
 
 use std::{
     fs::OpenOptions,
-    os::unix::process::CommandExt,
     process::{Command, Stdio},
     time::{Duration, Instant},
 };
 
 use anyhow::{Context, bail};
-use tokio::{io::AsyncWriteExt, net::UnixStream};
+use tokio::io::AsyncWriteExt;
 
-use crate::{base::home::Home, surfaces::control};
+use crate::{
+    base::{
+        home::Home,
+        local_socket::{self, Stream},
+    },
+    surfaces::control,
+};
 
 /// How long a started node may take to open its socket (model load, index
 /// catch-up on a large store).
@@ -19,7 +24,7 @@ const START_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Connects to the node of `home`, starting it (`ferrex node`, with
 /// `node_args` added) if needed.
-pub async fn connect_or_start(home: &Home, node_args: &[String]) -> anyhow::Result<UnixStream> {
+pub async fn connect_or_start(home: &Home, node_args: &[String]) -> anyhow::Result<Stream> {
     let socket = home.socket_file();
     match control::connect(&socket).await {
         Ok(stream) => return Ok(stream),
@@ -38,18 +43,17 @@ pub async fn connect_or_start(home: &Home, node_args: &[String]) -> anyhow::Resu
         .with_context(|| format!("opening {}", log_path.display()))?;
     let log_start = log.metadata().map(|meta| meta.len()).unwrap_or(0);
     let executable = std::env::current_exe().context("finding the ferrex executable")?;
-    let mut child = Command::new(executable)
+    let mut command = Command::new(executable);
+    command
         .arg("--home")
         .arg(home.root())
         .arg("node")
         .args(node_args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::from(log))
-        // Its own process group: a Ctrl-C meant for the agent does not stop the node.
-        .process_group(0)
-        .spawn()
-        .context("starting the node")?;
+        .stderr(Stdio::from(log));
+    detach(&mut command);
+    let mut child = command.spawn().context("starting the node")?;
     tracing::info!(pid = child.id(), "started a node in the background");
 
     let started = Instant::now();
@@ -89,6 +93,28 @@ pub async fn connect_or_start(home: &Home, node_args: &[String]) -> anyhow::Resu
     }
 }
 
+/// Makes the node outlive the session that starts it, and deaf to what is
+/// meant for that session: its own process group on Unix (a Ctrl-C meant
+/// for the agent does not stop it); on Windows its own process group, no
+/// console (closing the agent's terminal does not stop it either) and no
+/// window.
+fn detach(command: &mut Command) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        command.process_group(0);
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::process::CommandExt;
+        // The process creation flags of the Windows API (winbase.h).
+        const DETACHED_PROCESS: u32 = 0x0000_0008;
+        const CREATE_NEW_PROCESS_GROUP: u32 = 0x0000_0200;
+        const CREATE_NO_WINDOW: u32 = 0x0800_0000;
+        command.creation_flags(DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP | CREATE_NO_WINDOW);
+    }
+}
+
 /// Bridges stdin/stdout to the node's MCP service until either side closes.
 /// The agent's project is found from this process's working directory and
 /// told to the node.
@@ -99,7 +125,7 @@ pub async fn run(home: Home) -> anyhow::Result<()> {
     }
     let mut stream = connect_or_start(&home, &[]).await?;
     stream.write_all(control::mcp_hello(project.as_ref()).as_bytes()).await?;
-    let (mut from_node, mut to_node) = stream.into_split();
+    let (mut from_node, mut to_node) = tokio::io::split(stream);
     let upstream = async {
         let mut stdin = tokio::io::stdin();
         let copied = tokio::io::copy(&mut stdin, &mut to_node).await;
@@ -120,9 +146,13 @@ pub async fn run(home: Home) -> anyhow::Result<()> {
             result.context("relaying from the node")?;
         }
         // The client closed stdin: let the node finish its answers, briefly.
+        // The half-close told the node there is no more, and it closes when
+        // it has answered; a named pipe cannot say that, so there the
+        // answers in flight get a second.
         result = &mut upstream => {
             result.context("relaying to the node")?;
-            let _ = tokio::time::timeout(Duration::from_secs(10), downstream).await;
+            let grace = if local_socket::HALF_CLOSE { 10 } else { 1 };
+            let _ = tokio::time::timeout(Duration::from_secs(grace), downstream).await;
         }
     }
     Ok(())

@@ -10,10 +10,9 @@ use std::{io::ErrorKind, path::Path, time::Duration};
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tokio::{
-    io::{AsyncBufReadExt, AsyncWriteExt, BufReader},
-    net::UnixStream,
-};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+use crate::base::local_socket;
 
 /// The first line of an MCP connection; `ferrex-mcp 1 project=NAME` names
 /// the agent's project (see [`mcp_hello`]).
@@ -116,14 +115,14 @@ pub struct Refused {
     pub invalid: bool,
 }
 
-/// Whether a node is listening on `socket`.
-pub async fn connect(socket: &Path) -> std::io::Result<UnixStream> {
-    UnixStream::connect(socket).await
+/// Connects to the node listening on `socket`.
+pub async fn connect(socket: &Path) -> std::io::Result<local_socket::Stream> {
+    local_socket::connect(socket).await
 }
 
 /// Whether the error means "no node is listening there".
 pub fn is_not_running(error: &std::io::Error) -> bool {
-    matches!(error.kind(), ErrorKind::NotFound | ErrorKind::ConnectionRefused)
+    local_socket::is_not_running(error)
 }
 
 /// Sends `request` to the node at `socket`; `on_event` sees each event line.
@@ -180,7 +179,7 @@ pub async fn call_in(
 
 /// Reads the protocol line of a new connection, byte by byte so that no byte
 /// of what follows is consumed.
-pub async fn read_hello(stream: &mut UnixStream) -> anyhow::Result<String> {
+pub async fn read_hello(stream: &mut local_socket::Stream) -> anyhow::Result<String> {
     use tokio::io::AsyncReadExt;
     let mut line = Vec::new();
     let read = async {
@@ -203,10 +202,9 @@ pub async fn read_hello(stream: &mut UnixStream) -> anyhow::Result<String> {
 
 #[cfg(test)]
 mod tests {
-    use tokio::{
-        io::{AsyncBufReadExt, AsyncWriteExt, BufReader},
-        net::UnixListener,
-    };
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    use crate::base::local_socket;
 
     use super::{CONTROL_HELLO, MCP_HELLO, Refused, Request, call, mcp_hello, mcp_project};
 
@@ -214,11 +212,11 @@ mod tests {
     /// returns the socket's path (inside `dir`).
     fn node_answering(dir: &tempfile::TempDir, answers: Vec<&'static str>) -> std::path::PathBuf {
         let socket = dir.path().join("node.sock");
-        let listener = UnixListener::bind(&socket).expect("bind");
+        let mut listener = local_socket::listen(&socket).expect("bind");
         tokio::spawn(async move {
             for answer in answers {
-                let (stream, _) = listener.accept().await.expect("accept");
-                let (reader, mut writer) = stream.into_split();
+                let stream = listener.accept().await.expect("accept");
+                let (reader, mut writer) = tokio::io::split(stream);
                 let mut lines = BufReader::new(reader).lines();
                 let hello = lines.next_line().await.expect("read").expect("hello");
                 assert_eq!(hello, super::CONTROL_HELLO);

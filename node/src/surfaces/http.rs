@@ -14,7 +14,6 @@
 
 use std::{
     io::Write,
-    os::unix::fs::{OpenOptionsExt, PermissionsExt},
     path::PathBuf,
     sync::{Arc, Mutex, PoisonError},
     time::Instant,
@@ -27,6 +26,7 @@ use axum::{
     middleware::{self, Next},
     response::{IntoResponse, Response},
 };
+use ferrex_sync::platform;
 use rmcp::transport::{
     StreamableHttpServerConfig, StreamableHttpService,
     streamable_http_server::session::never::NeverSessionManager,
@@ -58,18 +58,17 @@ pub fn token(home: &Home) -> anyhow::Result<String> {
 pub fn rotate_token(home: &Home) -> anyhow::Result<String> {
     let path = token_file(home);
     let token = hex::encode(rand::random::<[u8; 32]>());
-    // A name of its own (two writers never share it), created new with
-    // mode 0600 and set so again (a umask or a leftover cannot widen it).
+    // A name of its own (two writers never share it), created new its
+    // owner's alone and restricted again (a umask or a leftover cannot
+    // widen it).
     let temporary =
         path.with_extension(format!("token.{}", hex::encode(rand::random::<[u8; 8]>())));
     {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&temporary)
-            .with_context(|| format!("writing {}", temporary.display()))?;
-        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        let mut file =
+            platform::owner_only(std::fs::OpenOptions::new().write(true).create_new(true), true)
+                .open(&temporary)
+                .with_context(|| format!("writing {}", temporary.display()))?;
+        platform::restrict_to_owner(&temporary)?;
         file.write_all(format!("{token}\n").as_bytes())?;
         file.sync_all()?;
     }
@@ -258,13 +257,13 @@ fn retry_later(why: &str) -> Response {
 mod tests {
     #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
-    use std::{os::unix::fs::PermissionsExt, path::Path};
+    use std::path::Path;
 
     use super::*;
 
-    /// Whether `path` has mode 0600.
+    /// Whether only the owner may read `path`.
     fn private(path: &Path) -> bool {
-        std::fs::metadata(path).is_ok_and(|meta| meta.permissions().mode() & 0o777 == 0o600)
+        platform::is_owner_only(path).unwrap_or(false)
     }
 
     #[test]
