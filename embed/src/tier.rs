@@ -286,7 +286,7 @@ mod tests {
     #[test]
     fn every_runtime_pin_is_the_one_fetch_model_installs() {
         // The script's table of runtimes, one platform's entry at a time.
-        let script = include_str!("../../scripts/fetch-model");
+        let script = include_str!("../../node/assets/fetch-model");
         let table = &script[script.find("RUNTIMES = {").expect("the script has RUNTIMES")..];
         for pin in RUNTIME_PINS {
             let entry =

@@ -34,8 +34,9 @@ pub fn locate_model(home: &Home, config: &Config) -> anyhow::Result<ModelFiles> 
     Ok(files)
 }
 
-/// `scripts/fetch-model`, as built into this binary.
-const FETCH_MODEL: &str = include_str!("../../../scripts/fetch-model");
+/// `scripts/fetch-model`, as built into this binary (the file is kept in
+/// the crate, `node/assets/fetch-model`, so that a packaged crate has it).
+const FETCH_MODEL: &str = include_str!("../../assets/fetch-model");
 
 /// The Python that runs it: `$FERREX_PYTHON`; else the one beside this
 /// executable, when a wheel installed it into a Python environment (pip's,
