@@ -42,6 +42,9 @@ pub fn ferrex_bin() -> PathBuf {
 /// A node's home in a temporary directory, configured for loopback only.
 pub struct TestHome {
     dir: PathBuf,
+    /// The `ferrex` it runs: [`ferrex_bin`], unless [`TestHome::using`]
+    /// named another (a wrapper that runs an aarch64 build under qemu).
+    binary: PathBuf,
     /// The temporary directory `dir` is, removed on drop; `None` for a home
     /// kept between runs ([`TestHome::kept_at`]).
     temporary: Option<tempfile::TempDir>,
@@ -89,7 +92,7 @@ impl TestHome {
             .tempdir()
             .expect("a temporary directory");
         std::fs::write(dir.path().join("ferrex.toml"), config).expect("writing ferrex.toml");
-        TestHome { dir: dir.path().to_owned(), temporary: Some(dir) }
+        TestHome { dir: dir.path().to_owned(), binary: ferrex_bin(), temporary: Some(dir) }
     }
 
     /// A home at `dir` that is kept after use (evaluations reuse what they
@@ -99,7 +102,7 @@ impl TestHome {
         std::fs::create_dir_all(dir).expect("creating the home");
         let config = format!("[network]\nmode = \"local\"\nbind = \"127.0.0.1:0\"\n{extra}");
         std::fs::write(dir.join("ferrex.toml"), config).expect("writing ferrex.toml");
-        TestHome { dir: dir.to_owned(), temporary: None }
+        TestHome { dir: dir.to_owned(), binary: ferrex_bin(), temporary: None }
     }
 
     /// The home directory.
@@ -107,9 +110,20 @@ impl TestHome {
         &self.dir
     }
 
+    /// This home, run by `binary` instead of [`ferrex_bin`].
+    pub fn using(mut self, binary: impl Into<PathBuf>) -> TestHome {
+        self.binary = binary.into();
+        self
+    }
+
+    /// The `ferrex` this home runs.
+    pub fn binary(&self) -> &Path {
+        &self.binary
+    }
+
     /// `ferrex --home <home> <args>`, with stdout and stderr captured.
     pub fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(ferrex_bin());
+        let mut command = Command::new(&self.binary);
         command.arg("--home").arg(self.path()).args(args);
         command.stdin(Stdio::null()).current_dir(self.path());
         command
@@ -370,7 +384,7 @@ impl Client {
     /// [`Client::connect`], as an agent working in `dir` (whose repository
     /// is its project).
     pub async fn connect_in(home: &TestHome, dir: &Path) -> anyhow::Result<Client> {
-        let command = tokio::process::Command::new(ferrex_bin()).configure(|command| {
+        let command = tokio::process::Command::new(home.binary()).configure(|command| {
             command.arg("--home").arg(home.path()).current_dir(dir);
         });
         let (transport, _) = TokioChildProcess::builder(command)
