@@ -180,13 +180,28 @@ impl EventType {
     }
 }
 
-/// Events of a session beyond `keep`, oldest first: what a push evicts.
-/// `events` are `(created_at, id)`; the newest `keep` stay. Every device
-/// orders them alike (time, then id).
-pub fn evicted(mut events: Vec<(Timestamp, String)>, keep: usize) -> Vec<String> {
-    events.sort();
+/// Events of a session beyond `keep`: what a push evicts. `events` are
+/// `(created_at, id, kind)`, and `keep` of them stay: the newest fifth of
+/// `keep` whatever they are (what was just done), then, of the older ones,
+/// the requests, decisions, errors and facts before the routine actions (a
+/// tool that ran and worked), so that the next device sees what went wrong
+/// and what was asked rather than the hundredth file read. Each group goes
+/// oldest first; every device orders them alike (time, then id).
+pub fn evicted(mut events: Vec<(Timestamp, String, EventType)>, keep: usize) -> Vec<String> {
     let excess = events.len().saturating_sub(keep);
-    events.into_iter().take(excess).map(|(_, id)| id).collect()
+    if excess == 0 {
+        return Vec::new();
+    }
+    events.sort();
+    let recent = (keep / 5).min(events.len());
+    let older = events.len() - recent;
+    let mut candidates: Vec<(bool, Timestamp, String)> = events
+        .into_iter()
+        .take(older)
+        .map(|(time, id, kind)| (kind != EventType::Action, time, id))
+        .collect();
+    candidates.sort();
+    candidates.into_iter().take(excess).map(|(_, _, id)| id).collect()
 }
 
 /// A task's text as stored: its title on the first line, then its goal and
@@ -414,6 +429,8 @@ pub struct Fitted {
 /// The sections under `header`, in their order, as many lines of each as
 /// fit `budget` tokens: a section comes in only with its first line, and a
 /// line that does not fit is left out (a shorter later one may still fit).
+/// With no line to show the text is empty, header and all: a context that
+/// says nothing is not given.
 pub fn fit(header: &str, sections: &[Section], budget: usize) -> Fitted {
     let mut text = String::new();
     let mut left_out = 0;
@@ -436,6 +453,9 @@ pub fn fit(header: &str, sections: &[Section], budget: usize) -> Fitted {
             }
         }
         kept.push((section.title.clone(), count));
+    }
+    if kept.iter().all(|(_, count)| *count == 0) {
+        text.clear();
     }
     let text = text.trim_start().to_owned();
     Fitted { tokens: estimate_tokens(&text), text, kept, left_out }
@@ -520,10 +540,13 @@ pub fn checkpoint(
     let mut files: Vec<&str> = Vec::new();
     let mut commands: Vec<&str> = Vec::new();
     for event in events.iter().rev() {
+        // A tool use reads "<tool> file <path> → <outcome>" or "<tool> ran
+        // <command> → <outcome>"; the outcome (an error's "No such file or
+        // directory") names no file.
+        let head = event.text.split(" → ").next().unwrap_or("");
         for (prefix, into) in [(" file ", &mut files), (" ran ", &mut commands)] {
-            if let Some(at) = event.text.find(prefix) {
-                let value = event.text[at + prefix.len()..].split(" → ").next().unwrap_or("");
-                let value = value.trim();
+            if let Some(at) = head.find(prefix) {
+                let value = head[at + prefix.len()..].trim();
                 if !value.is_empty() && !into.contains(&value) && into.len() < 8 {
                     into.push(value);
                 }
@@ -556,6 +579,24 @@ pub fn checkpoint(
 mod tests {
     use super::*;
 
+    /// A failed command's event, as Claude Code 2.1.332's hook gives it,
+    /// made the checkpoint list "Files: or directory." (from the error's
+    /// "No such file or directory").
+    #[test]
+    fn a_checkpoint_reads_files_and_commands_from_what_was_done_not_from_its_outcome() {
+        let events = [
+            SessionEvent {
+                kind: EventType::Error,
+                text: "Bash ran ls db/m.sql → exit 2: ls: cannot access 'db/m.sql': No such file or directory".into(),
+            },
+            SessionEvent { kind: EventType::Action, text: "Edit file src/db.rs → ok".into() },
+        ];
+        let text = checkpoint("Stop", None, &events, 1_000);
+        assert!(text.contains("Files: src/db.rs."), "{text}");
+        assert!(text.contains("Commands: ls db/m.sql."), "{text}");
+        assert!(!text.contains("Files: or directory"), "{text}");
+    }
+
     fn note(id: &str, role: Role, at: i64, by: &str) -> TaskNote {
         TaskNote { id: id.into(), role, at: Timestamp(at), by: by.into(), text: id.into() }
     }
@@ -585,15 +626,38 @@ mod tests {
 
     #[test]
     fn eviction_keeps_the_newest_and_orders_ties_by_id() {
+        let action = EventType::Action;
         let events = vec![
-            (Timestamp(3), "c".to_owned()),
-            (Timestamp(1), "b".to_owned()),
-            (Timestamp(1), "a".to_owned()),
-            (Timestamp(2), "d".to_owned()),
+            (Timestamp(3), "c".to_owned(), action),
+            (Timestamp(1), "b".to_owned(), action),
+            (Timestamp(1), "a".to_owned(), action),
+            (Timestamp(2), "d".to_owned(), action),
         ];
         assert_eq!(evicted(events.clone(), 2), ["a", "b"]);
         assert_eq!(evicted(events.clone(), 4), Vec::<String>::new());
         assert_eq!(evicted(events, 0).len(), 4);
+    }
+
+    #[test]
+    fn routine_actions_go_before_what_failed_or_was_asked_but_the_newest_stay() {
+        use EventType::{Action, Error, Observation};
+        // Ten events, five kept: one (a fifth) is kept for being newest.
+        let kinds =
+            [Error, Action, Observation, Action, Action, Error, Action, Action, Action, Action];
+        let events: Vec<_> = kinds
+            .iter()
+            .enumerate()
+            .map(|(at, kind)| (Timestamp(at as i64), format!("e{at}"), *kind))
+            .collect();
+        let gone = evicted(events.clone(), 5);
+        assert_eq!(gone, ["e1", "e3", "e4", "e6", "e7"]);
+        let kept: Vec<_> = events.iter().filter(|(_, id, _)| !gone.contains(id)).collect();
+        assert_eq!(kept.len(), 5);
+        assert!(kept.iter().any(|(_, id, _)| id == "e9"), "the newest stays, an action as it is");
+        // Only errors and requests left to evict: the oldest go.
+        let asked: Vec<_> =
+            (0..6).map(|at| (Timestamp(at), format!("q{at}"), Observation)).collect();
+        assert_eq!(evicted(asked, 5), ["q0"]);
     }
 
     #[test]
@@ -695,6 +759,12 @@ mod tests {
         assert_eq!(all.left_out, 0);
         assert_eq!(all.tokens, estimate_tokens(&all.text));
         assert_eq!(fit("# Context", &sections, 0).text, "");
+        // Nothing to say: no header either.
+        let empty = vec![Section { title: "Open tasks".into(), lines: Vec::new() }];
+        let nothing = fit("# Context", &empty, 10_000);
+        assert_eq!((nothing.text.as_str(), nothing.tokens, nothing.left_out), ("", 0, 0));
+        let too_long = vec![Section { title: "Open tasks".into(), lines: vec!["a".repeat(400)] }];
+        assert_eq!(fit("# Context", &too_long, 20).text, "", "a header alone is not a context");
     }
 
     #[test]

@@ -207,9 +207,12 @@ enum Command {
     },
     /// Tags and entities with how many memories each.
     Topics {
-        /// Namespace [default: default].
-        #[arg(long, short)]
+        /// Namespace [default: the current directory's project and default].
+        #[arg(long, short, conflicts_with = "all")]
         namespace: Option<String>,
+        /// Every namespace.
+        #[arg(long)]
+        all: bool,
         /// How many of each, at most.
         #[arg(long)]
         limit: Option<u32>,
@@ -297,7 +300,10 @@ impl NodeFlags {
 fn main() -> ExitCode {
     allocator::tune_allocator();
     let cli = Cli::parse();
-    // A hook never fails the agent's session, whatever happens.
+    // A hook never fails the agent's session, whatever happens, and writes
+    // only to its log (`surfaces::hook::run` logs its own failures; one
+    // before its log was open, such as a home it cannot create, has no
+    // place to go but stderr).
     let hook = matches!(cli.command, Some(Command::Hook { .. }));
     match run(cli) {
         Err(error) if hook => {
@@ -436,7 +442,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Hook { event } => {
             home.create()?;
-            let _guard = logging::init("info", Some(&home.log_dir()), "hook.log");
+            let _guard = logging::init_file_only("info", &home.log_dir(), "hook.log");
             let text = surfaces::hook::run(&home, &event, std::io::stdin().lock());
             if !text.is_empty() {
                 output(&text);
@@ -483,9 +489,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 cli::setup::Launch::of(executable, explicit_home.then(|| home.root().to_owned()));
             cli::setup::install(&target, &launch, remove)
         }
-        Command::Topics { namespace, limit, json } => {
+        Command::Topics { namespace, all, limit, json } => {
             let _guard = logging::init("warn", None, "");
-            runtime()?.block_on(cli::memory::topics(&home, namespace, limit, json))
+            runtime()?.block_on(cli::memory::topics(&home, namespace, all, limit, json))
         }
     }
 }

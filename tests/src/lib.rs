@@ -290,6 +290,19 @@ impl Drop for TestHome {
     }
 }
 
+/// A checkout of a repository at `path` whose remote is spelled `url` (the
+/// files ferrex reads a project from: `.git/config`), with a `src/` folder.
+pub fn checkout(path: &Path, url: &str) -> PathBuf {
+    std::fs::create_dir_all(path.join(".git")).expect("creating .git");
+    std::fs::create_dir_all(path.join("src")).expect("creating src");
+    std::fs::write(
+        path.join(".git/config"),
+        format!("[core]\n\tbare = false\n[remote \"origin\"]\n\turl = {url}\n"),
+    )
+    .expect("writing .git/config");
+    path.to_owned()
+}
+
 /// The ids of a `recall` answer's results, best first.
 pub fn result_ids(answer: &Value) -> Vec<String> {
     answer["results"]

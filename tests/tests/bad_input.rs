@@ -56,9 +56,12 @@ fn wrong_types(schemas: &[(String, Value)]) -> Vec<Case> {
         let Some(properties) = schema["properties"].as_object() else { continue };
         for (name, property) in properties {
             let allowed = property["type"].as_str().unwrap_or("");
+            // One string is taken as a list of strings of one.
+            let strings = property["items"]["type"] == "string";
             for (kind, value) in &samples {
                 let fits = *kind == allowed
                     || (allowed == "number" && *kind == "integer")
+                    || (allowed == "array" && strings && *kind == "string")
                     || allowed.is_empty();
                 if fits {
                     continue;
@@ -204,7 +207,11 @@ fn cases(existing: &str) -> Vec<(&'static str, Value, Expect)> {
     vec![
         // Wrong types.
         ("store", json!({"content": 42}), Error("content must be a string, not a number")),
-        ("store", json!({"content": "x", "tags": "one"}), Error("tags must be a list of strings")),
+        (
+            "store",
+            json!({"content": "x", "tags": 1}),
+            Error("tags must be a string or a list of strings"),
+        ),
         ("store", json!({"content": "x", "tags": [1]}), Error("tags[0] must be a string")),
         (
             "store",
@@ -217,7 +224,14 @@ fn cases(existing: &str) -> Vec<(&'static str, Value, Expect)> {
         ("recall", json!({"query": "x", "limit": 2.5}), Error("limit must be a whole number")),
         ("recall", json!({"query": {"text": "x"}}), Error("query must be a string, not an object")),
         ("recall", json!({"query": "x", "types": ["bogus"]}), Error("types[0] must be episodic")),
-        ("forget", json!({"ids": "abc"}), Error("ids must be a list of strings")),
+        (
+            "forget",
+            json!({"ids": {"id": "abc"}}),
+            Error("ids must be a string or a list of strings"),
+        ),
+        // One string where a list of strings is asked for is a list of one.
+        ("task", json!({"action": "list", "status": "done"}), Answer),
+        ("recall", json!({"query": "x", "types": "semantic"}), Answer),
         // Missing fields.
         ("store", json!({}), Error("content is missing")),
         ("store", json!({"subject": "a", "predicate": "b"}), Error("object is missing")),
@@ -310,7 +324,13 @@ fn cases(existing: &str) -> Vec<(&'static str, Value, Expect)> {
         ("reflect", json!({"include_stale": "yes"}), Error("include_stale must be true or false")),
         ("reflect", json!({"namespace": "bad ns"}), Error("namespace contains ' '")),
         ("stats", json!({"detailed": 1}), Error("detailed must be true or false")),
-        ("recall", json!({"query": "x", "entities": "tokio"}), Error("entities must be a list")),
+        ("recall", json!({"query": "x", "entities": "tokio"}), Answer),
+        (
+            "recall",
+            json!({"query": "x", "entities": 7}),
+            Error("entities must be a string or a list"),
+        ),
+        ("recall", json!({"query": "x", "entities": ""}), Error("entities[0] must not be empty")),
         ("recall", json!({"query": "x", "entities": [""]}), Error("entities[0] must not be empty")),
         (
             "recall",

@@ -256,3 +256,113 @@ fn a_person_reads_and_corrects_their_memory_in_a_terminal() {
     assert_eq!(json(&home, &["list", "--status", "any"])["total"], before);
     home.stop();
 }
+
+/// Runs `ferrex <args> --json` in `dir` (whose repository is its project)
+/// and parses its stdout.
+fn json_in(home: &TestHome, dir: &std::path::Path, args: &[&str]) -> Value {
+    let mut args = args.to_vec();
+    args.push("--json");
+    let output = home.command(&args).current_dir(dir).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_str(&stdout).unwrap_or_else(|error| panic!("{args:?}: {error}: {stdout}"))
+}
+
+/// Runs `ferrex <args>` in `dir`; its stdout.
+fn text_in(home: &TestHome, dir: &std::path::Path, args: &[&str]) -> String {
+    let output = home.command(args).current_dir(dir).output().unwrap();
+    assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn ids(memories: &Value) -> Vec<String> {
+    memories
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|memory| memory["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn names(answer: &Value) -> Vec<String> {
+    answer["namespaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|name| name.as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Tried as a new user would (issue 41): an agent in a repository whose
+/// remote is git@github.com:acme/api.git stores into github.com.acme.api,
+/// and `ferrex recall` in the same folder answered "No memories in default
+/// match"; `list` and `topics` showed nothing.
+#[tokio::test]
+async fn the_terminal_sees_what_the_agent_stored_in_the_project_of_its_folder() {
+    let home = TestHome::new();
+    let dirs = tempfile::tempdir().unwrap();
+    let repo = ferrex_tests::checkout(&dirs.path().join("api"), "git@github.com:acme/api.git");
+    let agent = ferrex_tests::Client::connect_in(&home, &repo).await.unwrap();
+    let project = agent
+        .ok("store", serde_json::json!({"content": "Dana reviews every change to the token service", "tags": ["review"]}))
+        .await;
+    assert_eq!(project["namespace"], "github.com.acme.api");
+    let universal = agent
+        .ok("store", serde_json::json!({"content": "Token changes need two approvals on every repository", "universal": true}))
+        .await;
+    let elsewhere = agent
+        .ok("store", serde_json::json!({"content": "The web app's token refresh is reviewed by Sam", "namespace": "github.com.acme.web"}))
+        .await;
+    agent.caught_up().await;
+    let (project, universal, elsewhere) = (
+        project["id"].as_str().unwrap(),
+        universal["id"].as_str().unwrap(),
+        elsewhere["id"].as_str().unwrap(),
+    );
+
+    // In the repository: the project and default, as the agent's recall.
+    let recalled = json_in(&home, &repo, &["recall", "who reviews token changes"]);
+    let found = ids(&recalled["results"]);
+    assert!(
+        found.contains(&project.to_owned()) && found.contains(&universal.to_owned()),
+        "{recalled}"
+    );
+    assert!(!found.contains(&elsewhere.to_owned()), "{recalled}");
+    assert_eq!(names(&recalled), ["github.com.acme.api", "default"]);
+    let table = text_in(&home, &repo, &["recall", "who reviews token changes"]);
+    assert!(table.contains("searched github.com.acme.api and default"), "{table}");
+    assert!(table.contains("NAMESPACE") && table.contains("Dana"), "{table}");
+    let listed = json_in(&home, &repo, &["list"]);
+    assert_eq!(names(&listed), ["github.com.acme.api", "default"]);
+    let mut listed_ids = ids(&listed["memories"]);
+    listed_ids.sort();
+    let mut expected = vec![project.to_owned(), universal.to_owned()];
+    expected.sort();
+    assert_eq!(listed_ids, expected);
+    let topics = text_in(&home, &repo, &["topics"]);
+    assert!(
+        topics.starts_with("in github.com.acme.api and default") && topics.contains("review"),
+        "{topics}"
+    );
+
+    // --namespace wins; --all spans every namespace.
+    let named = json_in(
+        &home,
+        &repo,
+        &["recall", "who reviews token changes", "-n", "github.com.acme.web"],
+    );
+    assert_eq!(ids(&named["results"]), [elsewhere]);
+    let all = json_in(&home, &repo, &["recall", "who reviews token changes", "--all"]);
+    assert_eq!(names(&all), ["default", "github.com.acme.api", "github.com.acme.web"]);
+    assert_eq!(ids(&all["results"]).len(), 3, "{all}");
+    let every = json_in(&home, &repo, &["list", "--all"]);
+    assert_eq!(every["total"], 3);
+    let both = home.command(&["list", "--all", "-n", "default"]).output().unwrap();
+    assert!(!both.status.success(), "--all and --namespace together are refused");
+
+    // Outside any repository: default alone, and the answer says so.
+    let outside = json_in(&home, home.path(), &["recall", "who reviews token changes"]);
+    assert_eq!(ids(&outside["results"]), [universal]);
+    assert_eq!(names(&outside), ["default"]);
+    agent.close().await;
+}

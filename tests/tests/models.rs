@@ -5,6 +5,8 @@
 
 #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
+use std::time::Duration;
+
 use ferrex_tests::{Client, TestHome, result_ids};
 use serde_json::{Value, json};
 
@@ -218,7 +220,9 @@ async fn the_reranker_reorders_the_best_candidates_when_configured() {
     each_question_finds_its_note_in_the_top_two(&client, &stored, "reranked").await;
     client.close().await;
 
-    // Asked for but not installed: the node does not start, and says why.
+    // Asked for but not installed, and no way to install it (no Python):
+    // the node does not start, and says why. (With a Python, it installs
+    // the reranker as it would its model.)
     let models = tempfile::tempdir().unwrap();
     let installed = installed_models();
     for part in ["onnxruntime", "all-minilm-l6-v2"] {
@@ -228,8 +232,20 @@ async fn the_reranker_reorders_the_best_candidates_when_configured() {
         "[embed]\nmodel_dir = \"{}\"\n[memory]\nrerank_depth = 8\n",
         models.path().display()
     ));
-    let (ok, _, stderr) = home.run(&["node"]);
-    assert!(!ok, "the node started without its reranker");
+    let mut node = home
+        .command(&["node"])
+        .env("FERREX_PYTHON", "/nonexistent/python3")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = node.id();
+    if !ferrex_tests::wait_for_exit(pid, Duration::from_secs(60)) {
+        let _ = node.kill();
+        panic!("the node started without its reranker");
+    }
+    let output = node.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "the node started without its reranker");
     assert!(stderr.contains("rerank_depth"), "{stderr}");
     assert!(stderr.contains("ms-marco-minilm-l12-v2"), "{stderr}");
 }

@@ -11,25 +11,13 @@ use std::{
     time::Duration,
 };
 
-use ferrex_tests::{Client, TestHome, eventually, result_ids};
+use ferrex_tests::{Client, TestHome, checkout, eventually, result_ids};
 use serde_json::{Value, json};
 
 /// How long a change may take to reach the other device.
 const CONVERGE: Duration = Duration::from_secs(45);
 /// The project's namespace, as both devices find it.
 const PROJECT: &str = "github.com.acme.api";
-
-/// A checkout of github.com/acme/api at `path`, its remote spelled `url`.
-fn checkout(path: &Path, url: &str) -> PathBuf {
-    std::fs::create_dir_all(path.join(".git")).unwrap();
-    std::fs::create_dir_all(path.join("src")).unwrap();
-    std::fs::write(
-        path.join(".git/config"),
-        format!("[core]\n\tbare = false\n[remote \"origin\"]\n\turl = {url}\n"),
-    )
-    .unwrap();
-    path.to_owned()
-}
 
 /// A laptop and a desktop, paired, each with the repository checked out at
 /// a different path (and its remote spelled differently).
@@ -183,8 +171,10 @@ async fn hooks_carry_a_session_to_the_other_device() {
 
     // The laptop's session: it starts, the agent starts a task, uses tools,
     // and the conversation is compacted.
+    // Nothing recorded in the project yet: nothing is injected, not even a
+    // header (it was 122 characters of one).
     let start = run(laptop, "SessionStart", &devices.laptop_repo, json!({"source": "startup"}));
-    assert!(start.is_empty() || start.starts_with('{'), "{start}");
+    assert_eq!(start, "", "nothing to say, nothing said");
     let on_laptop = Client::connect_in(laptop, &devices.laptop_repo).await.unwrap();
     on_laptop
         .ok("task", json!({"action": "start", "title": "Rotate the staging TLS certificates"}))
@@ -195,6 +185,15 @@ async fn hooks_carry_a_session_to_the_other_device() {
         "UserPromptSubmit",
         &devices.laptop_repo,
         json!({"prompt": "Renew the certs, #remember staging certs live in /etc/ssl/staging"}),
+    );
+    // Claude Code 2.1.332 loads ferrex's tools through ToolSearch: that is
+    // its machinery, not work, and takes none of the session's events.
+    run(
+        laptop,
+        "PostToolUse",
+        &devices.laptop_repo,
+        json!({"tool_name": "ToolSearch", "tool_input": {"query": "select:mcp__ferrex__task", "max_results": 1},
+               "tool_response": {"matches": ["mcp__ferrex__task"], "query": "select:mcp__ferrex__task", "total_deferred_tools": 12}}),
     );
     let file = devices.laptop_repo.join("src/tls.rs");
     run(
@@ -238,6 +237,7 @@ async fn hooks_carry_a_session_to_the_other_device() {
     assert!(context.contains("on laptop"), "{context}");
     assert!(context.contains("rate limited"), "the failed command's error: {context}");
     assert!(!context.contains("never stored"), "a tool's output is never recorded: {context}");
+    assert!(!context.contains("ToolSearch"), "tool discovery is not work: {context}");
     assert!(context.chars().count() <= 10_000);
 
     // What followed #remember was stored, and is recalled in the project.
@@ -265,9 +265,10 @@ async fn a_hook_fed_anything_but_its_input_exits_zero_and_says_why_in_its_log() 
         ("PreCompact", hook_input("SessionStart", "s", &dir, json!({}))),
         ("NoSuchEvent", hook_input("NoSuchEvent", "s", &dir, json!({}))),
     ] {
-        let (code, stdout, _) = home.hook(event, &input);
+        let (code, stdout, stderr) = home.hook(event, &input);
         assert_eq!(code, Some(0), "{event} {input:?}");
         assert_eq!(stdout, "", "{event} {input:?}: nothing is injected");
+        assert_eq!(stderr, "", "{event} {input:?}: a hook writes to its log only");
     }
     let log = std::fs::read_to_string(home.path().join("logs/hook.log")).unwrap_or_default();
     assert!(log.contains("is not the JSON Claude Code sends"), "{log}");

@@ -52,9 +52,21 @@ async function steps(page, shot, figures) {
 
     const search = (query) => searchOn(page, query);
 
+    // Every namespace by default, each offered by name; each hit names its own.
+    const choices = await page.$$eval("#namespace option", (options) => options.map((option) => option.value));
+    check(choices[0] === "" && choices.includes("default"), `namespace choices: ${choices}`);
     figures.search_ms = await search("when does the backup run");
     const first = await page.$eval("#results .hit", (hit) => hit.textContent);
     check(first.includes("backup"), `the first result is the backup note: ${first}`);
+    check(first.includes("default ·"), `a hit names its namespace: ${first}`);
+    await search("who reviews token changes");
+    const project = await page.$eval("#results .hit", (hit) => hit.textContent);
+    check(project.includes("Dana") && project.includes("github.com.acme.api ·"), `a project's memory: ${project}`);
+    await page.select("#namespace", "default");
+    await search("who reviews token changes");
+    const inDefault = await page.$$eval("#results .hit", (hits) => hits.map((hit) => hit.textContent));
+    check(!inDefault.some((hit) => hit.includes("Dana")), `default alone: ${inDefault}`);
+    await page.select("#namespace", "");
     await shot("2-search");
 
     // A fact and its history: the old value superseded, the new one current.

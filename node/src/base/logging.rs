@@ -12,6 +12,17 @@ pub type Guard = Option<tracing_appender::non_blocking::WorkerGuard>;
 /// `ferrex=trace`) overrides `default_level`. With `log_dir`, logs also go to
 /// `<log_dir>/<file_name>`.
 pub fn init(default_level: &str, log_dir: Option<&Path>, file_name: &str) -> Guard {
+    init_to(default_level, log_dir, file_name, true)
+}
+
+/// Logging for a hook: to `<log_dir>/<file_name>` only. The agent shows
+/// what a hook writes to stderr (Claude Code in its transcript), and a hook
+/// has nothing to tell the person there.
+pub fn init_file_only(default_level: &str, log_dir: &Path, file_name: &str) -> Guard {
+    init_to(default_level, Some(log_dir), file_name, false)
+}
+
+fn init_to(default_level: &str, log_dir: Option<&Path>, file_name: &str, to_stderr: bool) -> Guard {
     let filter = || {
         EnvFilter::try_from_env("FERREX_LOG").unwrap_or_else(|_| {
             EnvFilter::new(format!(
@@ -24,6 +35,7 @@ pub fn init(default_level: &str, log_dir: Option<&Path>, file_name: &str) -> Gua
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false)
         .with_filter(filter());
+    let stderr = to_stderr.then_some(stderr);
     let (file, guard) = match log_dir.filter(|dir| std::fs::create_dir_all(dir).is_ok()) {
         Some(dir) => {
             let (writer, guard) =

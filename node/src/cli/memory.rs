@@ -2,8 +2,11 @@
 //! terminal: `ferrex recall`, `list`, `show`, `forget`, `store`, `edit` and
 //! `topics`. Each asks the home's node (started first if it is not
 //! running) through the control socket, so it runs the same pipeline as an
-//! agent's tool call; the result goes to stdout (a table, or `--json`),
-//! anything else to stderr.
+//! agent's tool call, in the same place: the project of the current
+//! directory (what `store` writes to; what `recall`, `list` and `topics`
+//! read together with `default`), unless `--namespace` names one or `--all`
+//! spans every namespace. The result goes to stdout (a table, or
+//! `--json`), anything else to stderr.
 
 use std::{
     io::{BufRead, IsTerminal, Write},
@@ -20,10 +23,31 @@ use crate::{
     surfaces::control,
 };
 
-/// Runs operation `name` on the node of `home` (starting it if needed).
+/// Runs operation `name` on the node of `home` (starting it if needed), for
+/// the project of the current directory, as an agent working there would.
 pub async fn call(home: &Home, name: &str, arguments: Value) -> anyhow::Result<Value> {
+    let project = crate::base::project::of(std::env::current_dir().ok().as_deref(), home);
     drop(bridge::connect_or_start(home, &[]).await?);
-    control::call(&home.socket_file(), name, arguments).await
+    control::call_in(&home.socket_file(), project.as_ref(), name, arguments).await
+}
+
+/// The namespaces an answer spans, as a person reads them: "a and b".
+fn spanned(answer: &Value) -> String {
+    let names: Vec<&str> = match answer["namespaces"].as_array() {
+        Some(names) => names.iter().filter_map(Value::as_str).collect(),
+        None => answer["namespace"].as_str().into_iter().collect(),
+    };
+    match names.as_slice() {
+        [] => "no namespace".to_owned(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// Whether an answer spans more than one namespace (its rows then say
+/// which each is in).
+fn many(answer: &Value) -> bool {
+    answer["namespaces"].as_array().is_some_and(|names| names.len() > 1)
 }
 
 /// Arguments built from flags: absent flags are left out.
@@ -109,24 +133,30 @@ fn table(rows: &[Vec<String>]) -> String {
 pub fn recall_table(answer: &Value) -> String {
     let results = answer["results"].as_array().map(Vec::as_slice).unwrap_or_default();
     if results.is_empty() {
-        return format!("no memories in {} match", answer["namespace"].as_str().unwrap_or("?"));
+        return format!("no memories in {} match", spanned(answer));
     }
-    let mut rows = vec![
-        vec!["SCORE", "ID", "TYPE", "STALENESS", "CONTENT"]
-            .into_iter()
-            .map(str::to_owned)
-            .collect(),
-    ];
+    let with_namespace = many(answer);
+    let mut header = vec!["SCORE", "ID", "TYPE", "STALENESS"];
+    if with_namespace {
+        header.push("NAMESPACE");
+    }
+    header.push("CONTENT");
+    let mut rows = vec![header.into_iter().map(str::to_owned).collect::<Vec<_>>()];
     for memory in results {
-        rows.push(vec![
+        let mut row = vec![
             format!("{:.3}", memory["score"].as_f64().unwrap_or(0.0)),
             memory["id"].as_str().unwrap_or("").to_owned(),
             memory["type"].as_str().unwrap_or("").to_owned(),
             memory["staleness"].as_str().unwrap_or("").to_owned(),
-            cut(&content_with_place(memory), CONTENT_WIDTH),
-        ]);
+        ];
+        if with_namespace {
+            row.push(memory["namespace"].as_str().unwrap_or("").to_owned());
+        }
+        row.push(cut(&content_with_place(memory), CONTENT_WIDTH));
+        rows.push(row);
     }
     let mut out = table(&rows);
+    out.push_str(&format!("\nsearched {}", spanned(answer)));
     if let Some(note) = answer["pending"]["note"].as_str() {
         out.push_str(&format!("\n({note})"));
     }
@@ -157,28 +187,30 @@ pub fn list_table(answer: &Value) -> String {
     let total = answer["total"].as_u64().unwrap_or(0);
     let offset = answer["offset"].as_u64().unwrap_or(0);
     if memories.is_empty() {
-        return format!(
-            "no memories in {} match (of {total}, from {offset})",
-            answer["namespace"].as_str().unwrap_or("?")
-        );
+        return format!("no memories in {} match (of {total}, from {offset})", spanned(answer));
     }
-    let mut rows = vec![
-        vec!["ID", "TYPE", "STATUS", "VALID FROM", "CONTENT"]
-            .into_iter()
-            .map(str::to_owned)
-            .collect(),
-    ];
+    let with_namespace = many(answer);
+    let mut header = vec!["ID", "TYPE", "STATUS", "VALID FROM"];
+    if with_namespace {
+        header.push("NAMESPACE");
+    }
+    header.push("CONTENT");
+    let mut rows = vec![header.into_iter().map(str::to_owned).collect::<Vec<_>>()];
     for memory in memories {
-        rows.push(vec![
+        let mut row = vec![
             memory["id"].as_str().unwrap_or("").to_owned(),
             memory["type"].as_str().unwrap_or("").to_owned(),
             standing(memory),
             date(&memory["t_valid"]),
-            cut(&content_with_place(memory), CONTENT_WIDTH),
-        ]);
+        ];
+        if with_namespace {
+            row.push(memory["namespace"].as_str().unwrap_or("").to_owned());
+        }
+        row.push(cut(&content_with_place(memory), CONTENT_WIDTH));
+        rows.push(row);
     }
     let shown = memories.len() as u64;
-    format!("{}\n{}–{} of {total}", table(&rows), offset + 1, offset + shown)
+    format!("{}\n{}–{} of {total} in {}", table(&rows), offset + 1, offset + shown, spanned(answer))
 }
 
 /// `ferrex show`'s page.
@@ -285,7 +317,7 @@ pub fn show_page(answer: &Value) -> String {
 
 /// `ferrex topics`' tables.
 pub fn topics_tables(answer: &Value) -> String {
-    let mut out = String::new();
+    let mut out = format!("in {}\n\n", spanned(answer));
     let tags = answer["tags"].as_array().map(Vec::as_slice).unwrap_or_default();
     let entities = answer["entities"].as_array().map(Vec::as_slice).unwrap_or_default();
     let mut rows = vec![vec!["TAG".to_owned(), "MEMORIES".to_owned()]];
@@ -475,9 +507,12 @@ pub struct RecallArgs {
 /// The filters `ferrex recall` and `ferrex list` share.
 #[derive(Debug, clap::Args)]
 pub struct Filters {
-    /// Namespace [default: default].
-    #[arg(long, short)]
+    /// Namespace [default: the current directory's project and default].
+    #[arg(long, short, conflicts_with = "all")]
     namespace: Option<String>,
+    /// Every namespace.
+    #[arg(long)]
+    all: bool,
     /// Only this kind (episodic, semantic, procedural); repeatable.
     #[arg(long = "type", short = 't', value_name = "TYPE")]
     types: Vec<String>,
@@ -532,7 +567,7 @@ pub struct StoreArgs {
     /// episodic, semantic or procedural [default: detected].
     #[arg(long = "type", short = 't', value_name = "TYPE")]
     memory_type: Option<String>,
-    /// Namespace [default: default].
+    /// Namespace [default: the current directory's project].
     #[arg(long, short)]
     namespace: Option<String>,
     /// A tag; repeatable.
@@ -564,6 +599,7 @@ pub async fn recall(home: &Home, args: RecallArgs) -> anyhow::Result<()> {
     let arguments = Arguments::default()
         .set("query", Some(args.query))
         .set("namespace", filters.namespace)
+        .flag("all", filters.all)
         .list("types", &filters.types)
         .set("limit", args.limit)
         .list("entities", &filters.entities)
@@ -582,6 +618,7 @@ pub async fn list(home: &Home, args: ListArgs) -> anyhow::Result<()> {
     let filters = args.filters;
     let arguments = Arguments::default()
         .set("namespace", filters.namespace)
+        .flag("all", filters.all)
         .list("types", &filters.types)
         .set("tag", args.tag)
         .list("entities", &filters.entities)
@@ -632,10 +669,12 @@ pub async fn store(home: &Home, args: StoreArgs) -> anyhow::Result<()> {
 pub async fn topics(
     home: &Home,
     namespace: Option<String>,
+    all: bool,
     limit: Option<u32>,
     json: bool,
 ) -> anyhow::Result<()> {
-    let arguments = Arguments::default().set("namespace", namespace).set("limit", limit);
+    let arguments =
+        Arguments::default().set("namespace", namespace).flag("all", all).set("limit", limit);
     let answer = call(home, "topics", arguments.value()).await?;
     show_answer(&answer, json, topics_tables);
     Ok(())

@@ -6,14 +6,30 @@ use ferrex_core::{MemoryKind, Namespace, Timestamp};
 use super::{Engine, HistoryEntry, Recalled, ToolError, lock, recall::judge};
 use crate::{
     base::clock,
-    derived::index::{EdgeRow, MemoryFilter},
+    derived::index::{EdgeRow, MemoryFilter, Namespaces},
 };
+
+/// The namespaces a person's read spans: a project's and `default` (as an
+/// agent's recall there), one named, or every one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reach {
+    /// These.
+    Of(Vec<Namespace>),
+    /// Every namespace of this node.
+    Every,
+}
+
+impl Default for Reach {
+    fn default() -> Self {
+        Reach::Of(vec![Namespace::default()])
+    }
+}
 
 /// What `list` lists.
 #[derive(Debug, Clone, Default)]
 pub struct ListRequest {
-    /// The namespace.
-    pub namespace: Namespace,
+    /// The namespaces.
+    pub reach: Reach,
     /// Of these kinds (any when empty).
     pub kinds: Vec<MemoryKind>,
     /// With this tag.
@@ -83,12 +99,38 @@ pub struct Topics {
 }
 
 impl Engine {
-    /// A page of the memories of a namespace that pass `request`'s filters.
+    /// The namespaces `reach` spans, by name: those it names, or every one
+    /// this node holds a memory of.
+    pub fn spanned(&self, reach: &Reach) -> Result<Vec<String>, ToolError> {
+        Ok(match reach {
+            Reach::Of(namespaces) => {
+                namespaces.iter().map(|name| name.as_str().to_owned()).collect()
+            }
+            Reach::Every => lock(&self.index).namespaces()?,
+        })
+    }
+
+    /// A page of the memories that pass `request`'s filters.
     pub fn list(&self, request: &ListRequest) -> Result<Listed, ToolError> {
-        let entity_ids = self.entity_filter(&request.namespace, &request.entities)?;
+        let names = self.spanned(&request.reach)?;
+        // Entities are resolved in each namespace spanned.
+        let entity_ids = if request.entities.is_empty() {
+            None
+        } else {
+            let mut ids = Vec::new();
+            for name in &names {
+                let namespace = Namespace::parse(name)?;
+                ids.extend(self.entity_filter(&namespace, &request.entities)?.unwrap_or_default());
+            }
+            Some(ids)
+        };
+        let namespaces = match request.reach {
+            Reach::Of(_) => Namespaces::Of(&names),
+            Reach::Every => Namespaces::Every,
+        };
         let any = request.status.as_deref() == Some("any");
         let filter = MemoryFilter {
-            namespace: request.namespace.as_str(),
+            namespaces,
             kinds: &request.kinds,
             entities: entity_ids.as_deref(),
             tag: request.tag.as_deref(),
@@ -98,21 +140,16 @@ impl Engine {
             invalidated: any,
         };
         let (rows, total) = lock(&self.index).list(&filter, request.limit, request.offset)?;
-        Ok(Listed { memories: self.judged(request.namespace.as_str(), rows), total })
+        Ok(Listed { memories: self.judged(rows), total })
     }
 
-    /// `rows` of `namespace` with their staleness and trust now, as recall
-    /// judges them (no score: nothing was searched).
-    fn judged(
-        &self,
-        namespace: &str,
-        rows: Vec<crate::derived::index::MemoryRow>,
-    ) -> Vec<Recalled> {
+    /// `rows` with their staleness and trust now, as recall judges them in
+    /// each one's namespace (no score: nothing was searched).
+    fn judged(&self, rows: Vec<crate::derived::index::MemoryRow>) -> Vec<Recalled> {
         let now = clock::now();
-        let settings = self.settings(namespace);
         rows.into_iter()
             .map(|row| {
-                let (staleness, confidence) = judge(&row, now, settings);
+                let (staleness, confidence) = judge(&row, now, self.settings(&row.namespace));
                 Recalled { row, score: 0.0, staleness, confidence }
             })
             .collect()
@@ -155,8 +192,9 @@ impl Engine {
             return Ok(None);
         };
         let members = index.class_members(&canonical)?;
+        let only = [namespace.clone()];
         let filter = MemoryFilter {
-            namespace: &namespace,
+            namespaces: Namespaces::Of(&only),
             entities: Some(&members),
             invalidated: true,
             ..MemoryFilter::default()
@@ -190,16 +228,22 @@ impl Engine {
             relations.push((hop, other_name, out));
         }
         drop(index);
-        let memories = self.judged(&namespace, rows);
+        let memories = self.judged(rows);
         Ok(Some(EntityView { id: id.to_owned(), name, namespace, memories, neighbours, relations }))
     }
 
-    /// The `limit` most used tags and entities of `namespace`.
-    pub fn topics(&self, namespace: &Namespace, limit: usize) -> Result<Topics, ToolError> {
+    /// The `limit` most used tags and entities of the namespaces `reach`
+    /// spans.
+    pub fn topics(&self, reach: &Reach, limit: usize) -> Result<Topics, ToolError> {
+        let names = self.spanned(reach)?;
+        let namespaces = match reach {
+            Reach::Of(_) => Namespaces::Of(&names),
+            Reach::Every => Namespaces::Every,
+        };
         let index = lock(&self.index);
         Ok(Topics {
-            tags: index.tag_counts(namespace.as_str(), limit)?,
-            entities: index.entity_counts(namespace.as_str(), limit)?,
+            tags: index.tag_counts(namespaces, limit)?,
+            entities: index.entity_counts(namespaces, limit)?,
         })
     }
 }

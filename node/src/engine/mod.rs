@@ -26,7 +26,7 @@ use std::{
 use ferrex_core::{Content, FieldError, MemorySettings, Timestamp, Usage};
 use ferrex_sync::{DocStat, Replica};
 
-pub use browse::ListRequest;
+pub use browse::{ListRequest, Reach};
 pub use recall::{Backlog, RecallRequest, Recalled, Sources};
 pub use review::{Contradiction, DetailedStats, HistoryEntry, Reflection};
 pub use store::Stored;

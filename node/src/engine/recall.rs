@@ -23,7 +23,7 @@ use ferrex_core::{
 use super::{Engine, ToolError, lock, usage_of};
 use crate::{
     base::clock,
-    derived::index::{MemoryFilter, MemoryRow},
+    derived::index::{MemoryFilter, MemoryRow, Namespaces},
 };
 
 /// Candidates taken from each of the dense and full-text lists.
@@ -207,11 +207,12 @@ impl Engine {
             Some(prefix) => Some(index.chunks_under(namespace, prefix)?.into_iter().collect()),
             None => None,
         };
+        let only = [namespace.to_owned()];
         let allowed: Option<BTreeSet<String>> = if filtering {
             Some(
                 index
                     .filtered(&MemoryFilter {
-                        namespace,
+                        namespaces: Namespaces::Of(&only),
                         kinds: &request.index_kinds(),
                         entities: entity_filter.as_deref(),
                         start: request.start.map(|time| time.0),
@@ -654,8 +655,9 @@ fn dated_list(
     now: Timestamp,
 ) -> anyhow::Result<Vec<String>> {
     let Some(window) = when::named_window(&request.query, now) else { return Ok(Vec::new()) };
+    let only = [request.namespace.as_str().to_owned()];
     let ids = index.filtered(&MemoryFilter {
-        namespace: request.namespace.as_str(),
+        namespaces: Namespaces::Of(&only),
         kinds: &request.index_kinds(),
         start: Some(window.start.0),
         end: Some(window.end.plus_days(DATE_SLACK_DAYS).0),

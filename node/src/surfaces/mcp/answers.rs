@@ -392,8 +392,11 @@ pub fn backlog(backlog: &Backlog) -> Pending {
 pub struct RecallAnswer {
     /// The query, as searched.
     pub query: String,
-    /// The namespace searched.
+    /// The namespace searched first.
     pub namespace: String,
+    /// Every namespace searched: a project's recall searches `default` too.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub namespaces: Vec<String>,
     /// How many results.
     pub count: usize,
     /// The memories found, best first.

@@ -8,7 +8,10 @@
 //! `type`, `properties`, `required`, `additionalProperties`, `items` and
 //! `enum`. Bounds (lengths, ranges, patterns) are left to core's checks,
 //! which enforce the same constants the schemas state. A null property is
-//! read as absent, and a whole number written as `5.0` as `5`.
+//! read as absent, a whole number written as `5.0` as `5`, and one string
+//! where a list of strings is asked for as a list of that string (agents
+//! write `"status": "done"` as often as `["done"]`; the schemas do not
+//! say so, which would cost every session's tool list the bytes).
 
 use ferrex_core::FieldError;
 use schemars::{
@@ -201,7 +204,8 @@ fn choices(schema: &Map<String, Value>) -> Option<String> {
     })
 }
 
-/// What a value of `schema` is, in words: "a string", "a list of strings".
+/// What a value of `schema` is, in words: "a string", "a string or a list
+/// of strings".
 fn expected(schema: &Map<String, Value>) -> String {
     if let Some(choices) = choices(schema) {
         return choices;
@@ -214,7 +218,7 @@ fn expected(schema: &Map<String, Value>) -> String {
         "object" => "an object".to_owned(),
         "array" => match schema.get("items").and_then(Value::as_object) {
             Some(items) if items.get("type").and_then(Value::as_str) == Some("string") => {
-                "a list of strings".to_owned()
+                "a string or a list of strings".to_owned()
             }
             _ => "a list".to_owned(),
         },
@@ -236,6 +240,12 @@ fn conform(schema: &Map<String, Value>, value: &mut Value, path: &str) -> Result
     match schema.get("type").and_then(Value::as_str) {
         Some("object") => conform_object(schema, value, path),
         Some("array") => {
+            let of_strings =
+                schema.get("items").and_then(|items| items.get("type")).and_then(Value::as_str)
+                    == Some("string");
+            if of_strings && value.is_string() {
+                *value = Value::Array(vec![value.take()]);
+            }
             let Value::Array(items) = value else { return Err(wrong(path, schema, value)) };
             if let Some(item_schema) = schema.get("items").and_then(Value::as_object) {
                 for (index, item) in items.iter_mut().enumerate() {
@@ -374,8 +384,23 @@ mod tests {
         );
         assert_eq!(
             error(json!({"query": "x", "types": "x"})),
-            "types must be a list of strings, not a string"
+            "types[0] must be episodic, semantic, procedural or file, not \"x\""
         );
+        assert_eq!(
+            error(json!({"query": "x", "types": 3})),
+            "types must be a string or a list of strings, not a number"
+        );
+        // One string where a list of strings is asked for: a list of one.
+        let one: params::Recall = super::read(
+            &input_schema::<params::Recall>(),
+            json!({"query": "x", "types": "semantic", "entities": "payments"})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+        )
+        .unwrap();
+        assert_eq!(one.types, [params::RecallType::Semantic]);
+        assert_eq!(one.entities, ["payments"]);
         assert_eq!(
             error(json!({"query": "x", "limit": 2.5})),
             "limit must be a whole number, not 2.5"

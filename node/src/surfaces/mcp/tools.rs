@@ -260,11 +260,6 @@ pub(crate) fn input_schema(name: &str) -> Option<&'static Map<String, Value>> {
     Some(&schemas()[index].input)
 }
 
-/// The namespace `name` names (the default one when absent).
-pub(crate) fn namespace(name: Option<&str>) -> Result<Namespace, FieldError> {
-    name.map_or_else(|| Ok(Namespace::default()), Namespace::parse)
-}
-
 /// An ISO-8601 time or date given as `field`.
 pub(crate) fn time(
     field: &str,
@@ -338,6 +333,27 @@ fn recall(
     params: params::Recall,
 ) -> Result<answers::RecallAnswer, ToolError> {
     let namespaces = scope.recall_namespaces(params.namespace.as_deref())?;
+    recall_over(engine, namespaces, params)
+}
+
+/// `recall` over `namespaces` (the first is the answer's `namespace`); the
+/// terminal's `--all` passes every one.
+pub fn recall_over(
+    engine: &Engine,
+    namespaces: Vec<Namespace>,
+    params: params::Recall,
+) -> Result<answers::RecallAnswer, ToolError> {
+    if namespaces.is_empty() {
+        return Ok(answers::RecallAnswer {
+            namespace: String::new(),
+            namespaces: Vec::new(),
+            count: 0,
+            results: Vec::new(),
+            pending: None,
+            validated: None,
+            query: params.query,
+        });
+    }
     let query = validate::query_text("query", &params.query)?;
     let entities = validate::name_list("entities", params.entities)?;
     let (start, end) = match &params.time_range {
@@ -393,7 +409,7 @@ fn recall(
     };
     let (mut results, validated, mut backlog) = engine.recall(&request)?;
     // A project's recall also searches the universal namespace: each is
-    // ranked on its own, and the best of both kept, by score, then id.
+    // ranked on its own, and the best of all kept, by score, then id.
     for other in &namespaces[1..] {
         request.namespace = other.clone();
         request.validate_ids.clear();
@@ -414,6 +430,7 @@ fn recall(
         pending: (!backlog.is_empty()).then(|| answers::backlog(&backlog)),
         validated: (!request.validate_ids.is_empty()).then_some(validated),
         namespace: request.namespace.as_str().to_owned(),
+        namespaces: namespaces.iter().map(|namespace| namespace.as_str().to_owned()).collect(),
         query: request.query,
     })
 }
@@ -553,8 +570,8 @@ fn stats(
     let detailed = if params.detailed { Some(engine.detailed_stats()?) } else { None };
     let mut answer = answers::stats(&stats, detailed.as_ref());
     if params.topics {
-        let namespace = scope.namespace(None)?;
-        answer.topics = Some(crate::surfaces::views::topics_of(engine, &namespace, TOPICS)?);
+        let reach = crate::engine::Reach::Of(vec![scope.namespace(None)?]);
+        answer.topics = Some(crate::surfaces::views::topics_of(engine, &reach, TOPICS)?);
     }
     Ok(answer)
 }

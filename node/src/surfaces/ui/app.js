@@ -39,7 +39,8 @@ const api = (name, args) =>
 
 const devicesStatus = () => request("/api/devices");
 
-const namespace = () => $("#namespace").value.trim() || "default";
+/** The namespaces a call spans: the one chosen, or every one. */
+const spanning = () => ($("#namespace").value ? { namespace: $("#namespace").value } : { all: true });
 const day = (time) => (time || "").slice(0, 10);
 const status = (text, error = false) => {
   $("#status").textContent = text;
@@ -61,7 +62,7 @@ function show(view) {
 
 async function search(event) {
   if (event) event.preventDefault();
-  const args = { query: $("#query").value, namespace: namespace(), limit: 25 };
+  const args = { query: $("#query").value, ...spanning(), limit: 25 };
   if ($("#type").value) args.types = [$("#type").value];
   if ($("#invalidated").checked) args.include_invalidated = true;
   status("searching…");
@@ -85,7 +86,7 @@ function renderResults(memories) {
         el("button", { type: "button", class: "hit", "data-id": memory.id, onclick: () => openMemory(memory.id) },
           el("div", {}, text(memory)),
           el("div", { class: "meta" },
-            [memory.type, memory.status, memory.staleness, day(memory.t_valid),
+            [memory.namespace, memory.type, memory.status, memory.staleness, day(memory.t_valid),
               memory.score !== undefined ? `score ${memory.score.toFixed(3)}` : null]
               .filter(Boolean).join(" · ")))))
   );
@@ -234,7 +235,7 @@ async function openTopics() {
   show("topics");
   const view = $("#topics-view");
   try {
-    const topics = await api("topics", { namespace: namespace() });
+    const topics = await api("topics", spanning());
     view.replaceChildren(
       el("div", { class: "panel" },
         el("h2", {}, "Tags"),
@@ -253,7 +254,7 @@ async function openTopics() {
 async function byTag(tag) {
   show("search");
   try {
-    const listed = await api("list", { namespace: namespace(), tag, limit: 100 });
+    const listed = await api("list", { ...spanning(), tag, limit: 100 });
     renderResults(listed.memories);
     status(`${listed.total} memories tagged ${tag}`);
   } catch (error) {
@@ -291,6 +292,17 @@ async function openDevices() {
 
 // ---- wiring -------------------------------------------------------------
 
+/** The namespace choices: every namespace this node holds, by size. */
+async function loadNamespaces() {
+  try {
+    const stats = await api("stats", {});
+    const names = Object.entries(stats.by_namespace || {}).sort((a, b) => b[1] - a[1]);
+    $("#namespace").append(...names.map(([name, count]) => el("option", { value: name }, `${name} (${count})`)));
+  } catch (error) {
+    status(error.message, true);
+  }
+}
+
 $("#search-form").addEventListener("submit", search);
 for (const tab of document.querySelectorAll(".tab")) {
   tab.addEventListener("click", () => {
@@ -299,4 +311,4 @@ for (const tab of document.querySelectorAll(".tab")) {
     else show("search");
   });
 }
-document.body.dataset.ready = "true";
+loadNamespaces().finally(() => { document.body.dataset.ready = "true"; });
