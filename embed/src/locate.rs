@@ -84,9 +84,10 @@ impl ModelSearch {
                 || LoadError::DirNotFound { dir: dir_name.to_owned(), searched: roots.clone() },
             )?;
         let file = runtime_pin()?.file;
+        // By the platform's own separators (the pin writes `/`).
         let runtime = roots
             .iter()
-            .map(|root| root.join(file))
+            .map(|root| file.split('/').fold(root.clone(), |path, part| path.join(part)))
             .find(|path| path.is_file())
             .ok_or_else(|| LoadError::RuntimeNotFound { file, searched: roots.clone() })?;
         Ok((runtime, dir))

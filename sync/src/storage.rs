@@ -265,10 +265,7 @@ impl DocFiles {
             .and_then(|()| OpenOptions::new().read(true).append(true).open(&temporary))
             .map_err(io_error("opening", &temporary))?;
         let path = self.dir.join("log");
-        faults::check(Op::Rename)
-            .and_then(|()| fs::rename(&temporary, &path))
-            .map_err(io_error("renaming into", &path))?;
-        self.log = log;
+        self.replace_log(log, &temporary, &path)?;
         self.log_bytes = LOG_HEADER.len() as u64;
         self.tail_dirty = false;
         if let Err(error) = sync_dir(&self.dir) {
@@ -278,6 +275,39 @@ impl DocFiles {
             return Err(error);
         }
         Ok(())
+    }
+
+    /// Renames the new log `temporary` (open as `log`) over the old one at
+    /// `path`, and appends to it from now on. Unix renames over an open
+    /// file; Windows (without the POSIX rename of Windows 10, and Wine)
+    /// does not, so there the old log is closed first and opened again if
+    /// the rename fails: whichever step fails, the handle appended to is
+    /// the file named `log`.
+    fn replace_log(&mut self, log: File, temporary: &Path, path: &Path) -> Result<()> {
+        #[cfg(windows)]
+        {
+            drop(std::mem::replace(&mut self.log, log));
+            if let Err(error) = faults::check(Op::Rename)
+                .and_then(|()| fs::rename(temporary, path))
+                .map_err(io_error("renaming into", path))
+            {
+                self.log = OpenOptions::new()
+                    .read(true)
+                    .append(true)
+                    .open(path)
+                    .map_err(io_error("opening again", path))?;
+                return Err(error);
+            }
+            Ok(())
+        }
+        #[cfg(not(windows))]
+        {
+            faults::check(Op::Rename)
+                .and_then(|()| fs::rename(temporary, path))
+                .map_err(io_error("renaming into", path))?;
+            self.log = log;
+            Ok(())
+        }
     }
 
     /// Bytes in the log, header included.

@@ -110,7 +110,10 @@ impl TestHome {
         &self.dir
     }
 
-    /// This home, run by `binary` instead of [`ferrex_bin`].
+    /// This home, run by `binary` instead of [`ferrex_bin`] (a wrapper that
+    /// runs another architecture's or system's build). Its node is stopped
+    /// on drop with `ferrex stop` only: the pid it records may be the
+    /// emulated system's, not this machine's.
     pub fn using(mut self, binary: impl Into<PathBuf>) -> TestHome {
         self.binary = binary.into();
         self
@@ -268,7 +271,14 @@ impl Default for TestHome {
 
 impl Drop for TestHome {
     fn drop(&mut self) {
-        if let Some(pid) = self.node_pid()
+        if self.binary != ferrex_bin() {
+            // Another build (under qemu or wine) may record a pid that is
+            // not this machine's: asked to stop, never killed by that pid.
+            if self.node_pid().is_some() {
+                let _ =
+                    self.command(&["stop"]).stdout(Stdio::null()).stderr(Stdio::null()).status();
+            }
+        } else if let Some(pid) = self.node_pid()
             && process_alive(pid)
         {
             let _ = self.command(&["stop"]).stdout(Stdio::null()).stderr(Stdio::null()).status();

@@ -6,11 +6,13 @@
 /// soon as they are freed. glibc's default starts at 128 KiB and rises
 /// after each large free up to 32 MiB, so the buffers of inference and of
 /// search came to live in the heap and stayed there once freed.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 const MMAP_THRESHOLD: i32 = 256 * 1024;
 
 /// Free memory at the top of the heap beyond this goes back to the system
 /// at once (glibc's default is 128 KiB, but raised with the threshold above
 /// when that one moves).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 const TRIM_THRESHOLD: i32 = 4 * 1024 * 1024;
 
 /// Tunes glibc's allocator for the node, before any other thread exists.

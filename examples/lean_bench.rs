@@ -1,0 +1,228 @@
+//! What a node costs in memory and in a store's time, so that the next
+//! change that costs either shows in one run.
+//!
+//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example lean_bench [-- --notes 1000,3000 --scale 10000,100000 --homes DIR --binary PATH]`
+//!
+//! 1. **Notes through MCP** (`--notes`, default 1000,3000): a fresh node,
+//!    synthetic developer notes (`memory_corpus`) stored one at a time
+//!    through an MCP client over stdio, as an agent would; at each count,
+//!    once the embedding worker has caught up: the node's resident memory
+//!    (VmRSS) and its peak so far (VmHWM), the store's p50 and CPU per
+//!    store, and 100 recalls' p50. Beside it, in the same run, one bare
+//!    embedding of each note (ferrex-embed, one text a call, a session of
+//!    this process): the store's p50 is given as a ratio of it.
+//! 2. **At scale** (`--scale`, default 10000,100000; `--scale none` skips
+//!    it): a home prefilled with that many memories and rebuilt (`ferrex
+//!    reindex`; kept under `--homes DIR` and reused when there), a node
+//!    started on it, 100 notes stored and 100 recalls; its resident memory
+//!    and peak after, store and recall p50.
+//!
+//! Every figure is also on the last line as `key=value` pairs. `--binary`
+//! runs another build of ferrex (one from before a change, to compare in
+//! one run).
+
+use std::{
+    path::PathBuf,
+    process::Stdio,
+    time::{Duration, Instant},
+};
+
+use anyhow::Context;
+use ferrex_core::Embedder;
+use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch};
+use ferrex_examples::{copy_home, memory_corpus, millis, percentile, prefill};
+use ferrex_tests::{Client, TestHome, ferrex_bin};
+use serde_json::json;
+
+const NAMESPACE: &str = "lean";
+
+#[allow(clippy::print_stdout, reason = "a benchmark prints its figures")]
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> anyhow::Result<()> {
+    let mut notes = vec![1_000usize, 3_000];
+    let mut scales = vec![10_000usize, 100_000];
+    let mut homes: Option<PathBuf> = None;
+    let mut binary = ferrex_bin();
+    let mut args = std::env::args().skip(1);
+    let counts = |text: String| -> anyhow::Result<Vec<usize>> {
+        if text == "none" {
+            return Ok(Vec::new());
+        }
+        text.split(',').map(|count| count.trim().parse().context("a count")).collect()
+    };
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().context("a flag needs a value");
+        match arg.as_str() {
+            "--notes" => notes = counts(value()?)?,
+            "--scale" => scales = counts(value()?)?,
+            "--homes" => homes = Some(value()?.into()),
+            "--binary" => binary = value()?.into(),
+            other => anyhow::bail!("unknown argument {other:?}; see the usage line"),
+        }
+    }
+    println!("lean_bench with {}", binary.display());
+    let mut figures: Vec<(String, f64)> = Vec::new();
+
+    // 1. Notes through MCP.
+    if let Some(&most) = notes.iter().max() {
+        let corpus = memory_corpus(most);
+        let bare = bare_embedding_p50(&corpus[..most.min(300)])?;
+        println!("one bare embedding of a note: p50 {bare:.2} ms (ferrex-embed, this process)");
+        figures.push(("bare_embedding_p50".into(), bare));
+        let home = TestHome::new().using(&binary);
+        let client = home.client().await;
+        client.ok("stats", json!({})).await;
+        let pid = home.node_pid().context("the node's pid")?;
+        let idle = memory_mb(pid, "VmRSS:");
+        println!("node started: {idle:.0} MB resident");
+        figures.push(("idle_rss".into(), idle));
+        let mut stored = 0usize;
+        for &count in &notes {
+            let mut times = Vec::new();
+            let cpu_before = cpu_seconds(pid);
+            for note in &corpus[stored..count] {
+                let started = Instant::now();
+                let answer = client.ok("store", json!({"content": note, "namespace": NAMESPACE})).await;
+                times.push(started.elapsed());
+                anyhow::ensure!(answer["id"].is_string(), "store answered {answer}");
+            }
+            let stores = count - stored;
+            stored = count;
+            client.caught_up().await;
+            let cpu_per_store = (cpu_seconds(pid) - cpu_before) * 1000.0 / stores as f64;
+            let (rss, peak) = (memory_mb(pid, "VmRSS:"), memory_mb(pid, "VmHWM:"));
+            let recall = recall_p50(&client, 100).await;
+            let store = millis(percentile(&mut times, 50));
+            println!(
+                "{count} notes: resident {rss:.0} MB, peak {peak:.0} MB; store p50 {store:.2} ms \
+                 (x{:.2} one embedding), CPU {cpu_per_store:.1} ms a store (worker included); recall p50 {recall:.2} ms",
+                store / bare
+            );
+            for (key, value) in [
+                ("rss", rss),
+                ("peak", peak),
+                ("store_p50", store),
+                ("store_vs_embedding", store / bare),
+                ("cpu_per_store", cpu_per_store),
+                ("recall_p50", recall),
+            ] {
+                figures.push((format!("{key}_{count}"), value));
+            }
+        }
+        client.close().await;
+        home.stop();
+    }
+
+    // 2. At scale, from a rebuilt home.
+    for &count in &scales {
+        let home = TestHome::new().using(&binary);
+        let kept = homes.as_ref().map(|dir| dir.join(format!("lean-{count}")));
+        match kept.as_ref().filter(|dir| dir.join("index.sqlite").exists()) {
+            Some(dir) => copy_home(dir, home.path())?,
+            None => {
+                let started = Instant::now();
+                prefill(&home.path().join("docs"), NAMESPACE, &memory_corpus(count), 100)?;
+                let status = home.command(&["reindex"]).stdout(Stdio::null()).status()?;
+                anyhow::ensure!(status.success(), "reindex of {count} failed");
+                println!("prefilled and rebuilt {count} memories in {:.0} s", started.elapsed().as_secs_f64());
+                if let Some(dir) = &kept {
+                    copy_home(home.path(), dir)?;
+                }
+            }
+        }
+        let client = home.client().await;
+        client.ok("stats", json!({})).await;
+        let pid = home.node_pid().context("the node's pid")?;
+        let opened = memory_mb(pid, "VmRSS:");
+        let mut times = Vec::new();
+        for note in memory_corpus(count + 100).iter().skip(count) {
+            let started = Instant::now();
+            client.ok("store", json!({"content": format!("Later: {note}"), "namespace": NAMESPACE})).await;
+            times.push(started.elapsed());
+        }
+        client.caught_up().await;
+        let recall = recall_p50(&client, 100).await;
+        let (rss, peak) = (memory_mb(pid, "VmRSS:"), memory_mb(pid, "VmHWM:"));
+        let store = millis(percentile(&mut times, 50));
+        println!(
+            "{count} memories: resident {opened:.0} MB when open, {rss:.0} MB serving, peak {peak:.0} MB; \
+             store p50 {store:.2} ms; recall p50 {recall:.2} ms"
+        );
+        for (key, value) in [
+            ("open_rss", opened),
+            ("rss", rss),
+            ("peak", peak),
+            ("store_p50", store),
+            ("recall_p50", recall),
+        ] {
+            figures.push((format!("{key}_{count}"), value));
+        }
+        client.close().await;
+        home.stop();
+    }
+
+    let line: Vec<String> = figures.iter().map(|(key, value)| format!("{key}={value:.2}")).collect();
+    println!("figures {}", line.join(" "));
+    Ok(())
+}
+
+/// The p50 of one embedding of each of `texts`, one call a text, in ms.
+fn bare_embedding_p50(texts: &[String]) -> anyhow::Result<f64> {
+    let files = ModelSearch::from_env().locate(Default::default())?;
+    let mut embedder = FastEmbedder::from_verified_files(&files, &EmbedderOptions::default())?;
+    let mut times = Vec::new();
+    for text in texts {
+        let started = Instant::now();
+        embedder.embed_one(text)?;
+        times.push(started.elapsed());
+    }
+    Ok(millis(percentile(&mut times, 50)))
+}
+
+/// The p50 of `count` recalls of distinct questions (no query vector
+/// cached), in ms.
+async fn recall_p50(client: &Client, count: usize) -> f64 {
+    const ASKED: [&str; 10] = [
+        "what does the api server depend on",
+        "where was the deploy pipeline moved",
+        "which problem did customer support report",
+        "what did the postgres database replace",
+        "who met Alice from the platform team",
+        "what runs on port 8080",
+        "which test is flaky",
+        "what happened after the outage",
+        "where is the new staging cluster",
+        "which certificate expired",
+    ];
+    let mut times: Vec<Duration> = Vec::new();
+    for index in 0..count {
+        let query = format!("{} (question {index})", ASKED[index % ASKED.len()]);
+        let started = Instant::now();
+        client.ok("recall", json!({"query": query, "namespace": NAMESPACE, "limit": 10})).await;
+        times.push(started.elapsed());
+    }
+    millis(percentile(&mut times, 50))
+}
+
+/// A figure in kB of `/proc/<pid>/status` (`VmRSS:`, `VmHWM:`), in MB.
+fn memory_mb(pid: u32, key: &str) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|line| line.starts_with(key))?.to_owned();
+            line.split_whitespace().nth(1)?.parse::<f64>().ok()
+        })
+        .map_or(f64::NAN, |kib| kib / 1024.0)
+}
+
+/// The CPU time process `pid` has used (user and system), in seconds.
+fn cpu_seconds(pid: u32) -> f64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return f64::NAN };
+    // Fields after the command's closing parenthesis: utime is the 14th
+    // field of the line, stime the 15th (11th and 12th after it).
+    let fields: Vec<&str> =
+        stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect()).unwrap_or_default();
+    let ticks: f64 = fields.get(11).and_then(|t| t.parse::<f64>().ok()).unwrap_or(f64::NAN)
+        + fields.get(12).and_then(|t| t.parse::<f64>().ok()).unwrap_or(f64::NAN);
+    ticks / 100.0
+}
