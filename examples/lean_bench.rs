@@ -1,11 +1,13 @@
 //! What a node costs in memory and in a store's time, so that the next
 //! change that costs either shows in one run.
 //!
-//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example lean_bench [-- --notes 1000,3000 --scale 10000,100000 --homes DIR --binary PATH]`
+//! Usage: `cargo build --release -p ferrex && cargo run --release -p ferrex-examples --example lean_bench [-- --notes 1000,3000 --scale 10000,100000 --homes DIR --binary PATH --corpus notes|sentences]`
 //!
 //! 1. **Notes through MCP** (`--notes`, default 1000,3000): a fresh node,
-//!    synthetic developer notes (`memory_corpus`) stored one at a time
-//!    through an MCP client over stdio, as an agent would; at each count,
+//!    synthetic developer notes of two to four sentences
+//!    (`developer_notes`; `--corpus sentences` stores one-sentence ones,
+//!    `memory_corpus`, instead) stored one at a time through an MCP client
+//!    over stdio, as an agent would; at each count,
 //!    once the embedding worker has caught up: the node's resident memory
 //!    (VmRSS) and its peak so far (VmHWM), the store's p50 and CPU per
 //!    store, and 100 recalls' p50. Beside it, in the same run, one bare
@@ -19,7 +21,8 @@
 //!
 //! Every figure is also on the last line as `key=value` pairs. `--binary`
 //! runs another build of ferrex (one from before a change, to compare in
-//! one run).
+//! one run, or a script that runs it under a profiler: the node is started
+//! with `BINARY --home HOME node`, and the clients connect to it).
 
 use std::{
     path::PathBuf,
@@ -30,7 +33,7 @@ use std::{
 use anyhow::Context;
 use ferrex_core::Embedder;
 use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch};
-use ferrex_examples::{copy_home, memory_corpus, millis, percentile, prefill};
+use ferrex_examples::{copy_home, developer_notes, memory_corpus, millis, percentile, prefill};
 use ferrex_tests::{Client, TestHome, ferrex_bin};
 use serde_json::json;
 
@@ -43,6 +46,7 @@ async fn main() -> anyhow::Result<()> {
     let mut scales = vec![10_000usize, 100_000];
     let mut homes: Option<PathBuf> = None;
     let mut binary = ferrex_bin();
+    let mut sentences = false;
     let mut args = std::env::args().skip(1);
     let counts = |text: String| -> anyhow::Result<Vec<usize>> {
         if text == "none" {
@@ -57,6 +61,11 @@ async fn main() -> anyhow::Result<()> {
             "--scale" => scales = counts(value()?)?,
             "--homes" => homes = Some(value()?.into()),
             "--binary" => binary = value()?.into(),
+            "--corpus" => match value()?.as_str() {
+                "notes" => sentences = false,
+                "sentences" => sentences = true,
+                other => anyhow::bail!("--corpus is notes or sentences, not {other:?}"),
+            },
             other => anyhow::bail!("unknown argument {other:?}; see the usage line"),
         }
     }
@@ -65,11 +74,16 @@ async fn main() -> anyhow::Result<()> {
 
     // 1. Notes through MCP.
     if let Some(&most) = notes.iter().max() {
-        let corpus = memory_corpus(most);
+        let corpus = if sentences { memory_corpus(most) } else { developer_notes(most) };
+        println!(
+            "{}",
+            if sentences { "one-sentence notes" } else { "developer notes of 2-4 sentences" }
+        );
         let bare = bare_embedding_p50(&corpus[..most.min(300)])?;
         println!("one bare embedding of a note: p50 {bare:.2} ms (ferrex-embed, this process)");
         figures.push(("bare_embedding_p50".into(), bare));
         let home = TestHome::new().using(&binary);
+        let _node = start_node(&home).await?;
         let client = home.client().await;
         client.ok("stats", json!({})).await;
         let pid = home.node_pid().context("the node's pid")?;
@@ -82,7 +96,8 @@ async fn main() -> anyhow::Result<()> {
             let cpu_before = cpu_seconds(pid);
             for note in &corpus[stored..count] {
                 let started = Instant::now();
-                let answer = client.ok("store", json!({"content": note, "namespace": NAMESPACE})).await;
+                let answer =
+                    client.ok("store", json!({"content": note, "namespace": NAMESPACE})).await;
                 times.push(started.elapsed());
                 anyhow::ensure!(answer["id"].is_string(), "store answered {answer}");
             }
@@ -124,12 +139,16 @@ async fn main() -> anyhow::Result<()> {
                 prefill(&home.path().join("docs"), NAMESPACE, &memory_corpus(count), 100)?;
                 let status = home.command(&["reindex"]).stdout(Stdio::null()).status()?;
                 anyhow::ensure!(status.success(), "reindex of {count} failed");
-                println!("prefilled and rebuilt {count} memories in {:.0} s", started.elapsed().as_secs_f64());
+                println!(
+                    "prefilled and rebuilt {count} memories in {:.0} s",
+                    started.elapsed().as_secs_f64()
+                );
                 if let Some(dir) = &kept {
                     copy_home(home.path(), dir)?;
                 }
             }
         }
+        let _node = start_node(&home).await?;
         let client = home.client().await;
         client.ok("stats", json!({})).await;
         let pid = home.node_pid().context("the node's pid")?;
@@ -137,7 +156,9 @@ async fn main() -> anyhow::Result<()> {
         let mut times = Vec::new();
         for note in memory_corpus(count + 100).iter().skip(count) {
             let started = Instant::now();
-            client.ok("store", json!({"content": format!("Later: {note}"), "namespace": NAMESPACE})).await;
+            client
+                .ok("store", json!({"content": format!("Later: {note}"), "namespace": NAMESPACE}))
+                .await;
             times.push(started.elapsed());
         }
         client.caught_up().await;
@@ -161,9 +182,36 @@ async fn main() -> anyhow::Result<()> {
         home.stop();
     }
 
-    let line: Vec<String> = figures.iter().map(|(key, value)| format!("{key}={value:.2}")).collect();
+    let line: Vec<String> =
+        figures.iter().map(|(key, value)| format!("{key}={value:.2}")).collect();
     println!("figures {}", line.join(" "));
     Ok(())
+}
+
+/// Starts `home`'s node in the foreground of a child process and waits
+/// until it serves (its log says so).
+async fn start_node(home: &TestHome) -> anyhow::Result<std::process::Child> {
+    let mut node = home
+        .command(&["node"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("starting the node")?;
+    let log = home.path().join("logs").join("node.log");
+    let started = Instant::now();
+    loop {
+        if std::fs::read_to_string(&log).is_ok_and(|text| text.contains("serving socket=")) {
+            return Ok(node);
+        }
+        if let Some(status) = node.try_wait()? {
+            anyhow::bail!("the node exited ({status}); see {}", log.display());
+        }
+        anyhow::ensure!(
+            started.elapsed() < Duration::from_secs(600),
+            "the node did not serve in 600 s"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 /// The p50 of one embedding of each of `texts`, one call a text, in ms.
@@ -220,8 +268,10 @@ fn cpu_seconds(pid: u32) -> f64 {
     let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return f64::NAN };
     // Fields after the command's closing parenthesis: utime is the 14th
     // field of the line, stime the 15th (11th and 12th after it).
-    let fields: Vec<&str> =
-        stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect()).unwrap_or_default();
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
     let ticks: f64 = fields.get(11).and_then(|t| t.parse::<f64>().ok()).unwrap_or(f64::NAN)
         + fields.get(12).and_then(|t| t.parse::<f64>().ok()).unwrap_or(f64::NAN);
     ticks / 100.0

@@ -50,6 +50,48 @@ pub fn bare_fastembed(
     Ok(TextEmbedding::try_new_from_user_defined(model, init)?)
 }
 
+/// Developer notes as an agent writes them: two to four sentences each
+/// (about 40 to 70 words), so every note has passages for the embedding
+/// worker after its acknowledgement, as most notes agents store do.
+pub fn developer_notes(count: usize) -> Vec<String> {
+    const OPENINGS: [&str; 8] = [
+        "The api server now reads its settings from config/prod.toml instead of environment variables.",
+        "We moved the nightly build from the old Jenkins box to GitHub Actions runners.",
+        "Alice from the platform team owns the postgres upgrade and reviews every migration.",
+        "The deploy pipeline fails when the staging cluster in Frankfurt is drained for maintenance.",
+        "Token refresh in the auth service retries three times with exponential backoff.",
+        "The search indexer keeps a write-ahead log and compacts it every night at two.",
+        "Customer support reported slow exports for workspaces with more than ten thousand files.",
+        "The mobile client pins TLS certificates, so rotating them needs a release first.",
+    ];
+    const DETAILS: [&str; 7] = [
+        "The change shipped in release 4.2 after two days behind a feature flag.",
+        "Run cargo nextest with the integration profile before merging anything that touches it.",
+        "Bob found that the timeout was 30 seconds where the load balancer allows only 25.",
+        "The dashboards in Grafana show the p95 latency doubling during the first hour.",
+        "A flaky integration test hid the regression for a week until the retry was removed.",
+        "The runbook in docs/ops/restore.md explains how to roll back without losing writes.",
+        "Port 8080 stays reserved for the admin interface on every host.",
+    ];
+    const CLOSINGS: [&str; 5] = [
+        "",
+        " Remember to tell the on-call rota before changing it again.",
+        " Nobody could reproduce it locally, so test on the staging cluster.",
+        " The follow-up tasks are in the tracker under the infra label.",
+        " Ask Carol before touching the billing tables, which share the same database.",
+    ];
+    (0..count)
+        .map(|index| {
+            format!(
+                "{} {}{} (Note {index}.)",
+                OPENINGS[index % OPENINGS.len()],
+                DETAILS[(index / 3) % DETAILS.len()],
+                CLOSINGS[(index / 2) % CLOSINGS.len()],
+            )
+        })
+        .collect()
+}
+
 /// Sentences of varied length and topic, like the memories agents store
 /// (about 20 words on average, as LoCoMo's dialogue turns are).
 pub fn memory_corpus(count: usize) -> Vec<String> {

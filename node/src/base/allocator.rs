@@ -39,7 +39,7 @@ pub fn tune_allocator() {
 }
 
 /// Gives the free pages of every arena back to the system, after a large
-/// piece of memory (the background model session) was let go; without it
+/// piece of memory (an offline rebuild's documents) was let go; without it
 /// half of that stays with the process.
 pub fn release_free_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]

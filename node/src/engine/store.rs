@@ -127,6 +127,7 @@ impl Engine {
         allow_secrets: bool,
         evidence: bool,
     ) -> Result<Stored, ToolError> {
+        let started = std::time::Instant::now();
         let mut request = validate::validate_store(input)?;
         let namespace = request.namespace.clone();
         let settings = self.settings(namespace.as_str()).clone();
@@ -162,6 +163,7 @@ impl Engine {
             return Err(anyhow::anyhow!("the embedder returned too few vectors").into());
         }
         let vector = vectors.first().cloned().context("the embedder returned no vector")?;
+        let embedded = started.elapsed();
         let memory_vectors = vec![vector.clone()];
         let mut names: Vec<String> = request.entities.clone();
         if let Content::Triple(triple) = &request.content
@@ -175,6 +177,7 @@ impl Engine {
         }
 
         let _writing = lock(&self.write_lock);
+        let locked = started.elapsed();
         let now = clock::now();
         let device = self.replica.device().to_owned();
         if let Some(old) = &request.supersedes {
@@ -312,13 +315,24 @@ impl Engine {
             aliases: resolved.aliases.clone(),
             edges,
         };
+        let judged = started.elapsed();
         let change = self.replica.write_new(&namespace, now, &records)?;
+        let written = started.elapsed();
         let mut index = lock(&self.index);
         store_entity_vectors(&mut index, &resolved.vectors)?;
         let known = KnownVectors::from([(id.clone(), memory_vectors)]);
         indexer::apply_change(&mut index, &self.replica, &change, &known)
             .with_context(|| format!("memory {id} is stored but could not be indexed"))?;
         drop(index);
+        let ms = |duration: std::time::Duration| duration.as_secs_f64() * 1000.0;
+        tracing::debug!(
+            embed_ms = ms(embedded),
+            lock_ms = ms(locked - embedded),
+            judge_ms = ms(judged - locked),
+            write_ms = ms(written - judged),
+            index_ms = ms(started.elapsed() - written),
+            "stored"
+        );
         // Its passages, if it has any, are the worker's.
         self.work.notify();
         Ok(outcome)

@@ -19,7 +19,7 @@ use crate::{
     base::config::Config,
     base::device::Device,
     base::home::Home,
-    derived::embedding::{self, Background, Foreground, WorkSignal},
+    derived::embedding::{self, Foreground, WorkSignal},
     derived::index::{Index, Opened},
     derived::indexer,
     engine::{Engine, lock},
@@ -28,18 +28,15 @@ use crate::{
 
 /// Queries whose vectors the node keeps.
 const QUERY_CACHE: usize = 1024;
-/// Texts the background worker embeds per batch.
-pub const BACKGROUND_BATCH: usize = 32;
-/// How long the background session stays loaded without work.
-const BACKGROUND_IDLE: Duration = Duration::from_secs(60);
-/// Memories waiting for vectors that the worker embeds on the request
-/// session rather than loading its own (a store's passages, a peer's few
-/// new memories); a larger backlog (a rebuild, a new model, a fresh device)
-/// loads the background session and is embedded in batches.
-const LEND_UP_TO: i64 = 256;
-/// Memories the worker embeds per batch on the request session: the
-/// deadline below is looked at between batches.
-const LENT_BATCH: usize = 4;
+/// Memories the worker embeds per batch (one index transaction) when the
+/// backlog is long (a rebuild, a new model, a fresh device).
+pub const LONG_BATCH: usize = 32;
+/// Memories waiting for vectors up to which the worker embeds in small
+/// batches (a store's passages, a peer's few new memories), so that its
+/// deadline below is looked at often.
+const SHORT_BACKLOG: i64 = 256;
+/// Memories the worker embeds per batch for a short backlog.
+const SHORT_BATCH: usize = 4;
 /// How long the worker keeps the request session before it looks at the
 /// backlog again.
 const LENT_FOR: Duration = Duration::from_secs(2);
@@ -50,9 +47,12 @@ const PROGRESS_EVERY: Duration = Duration::from_secs(5);
 pub struct Node {
     /// The operations.
     pub engine: Arc<Engine>,
-    /// The background session (loaded when there is work), shared with
-    /// `reindex`.
-    pub background: Arc<Background>,
+    /// The one embedding session, for requests and, in their pauses, for
+    /// the worker and a running rebuild.
+    pub foreground: Arc<Foreground>,
+    /// Held by whoever embeds the backlog (the worker, a running rebuild),
+    /// so that two never embed the same rows.
+    pub embedding_turn: Arc<Mutex<()>>,
     stop: Arc<AtomicBool>,
     /// Wakes the embedding worker.
     pub signal: Arc<WorkSignal>,
@@ -106,7 +106,7 @@ impl Node {
                 let (index, opened) = Index::open(&home.index_file(), model_id, dimension)
                     .context("opening the index")?;
                 index.load_signs().context("reading the index's sign bits")?;
-                Ok((session, files, index, opened, model_time, profile))
+                Ok((session, index, opened, model_time, profile))
             });
             let replica = Replica::open(&home.docs_dir(), &device.id, config.replica_options())
                 .context("opening the documents");
@@ -116,7 +116,7 @@ impl Node {
                 .unwrap_or_else(|_| Err(anyhow::anyhow!("loading the model panicked")));
             (sessions, replica.map(|replica| (replica, documents)))
         });
-        let (foreground, files, mut index, opened, model_time, vector_profile) = sessions?;
+        let (foreground, mut index, opened, model_time, vector_profile) = sessions?;
         let (replica, documents_time) = replica?;
         let (model_ms, documents_ms) =
             (model_time.as_millis() as u64, documents_time.as_millis() as u64);
@@ -161,14 +161,11 @@ impl Node {
             settings,
             signal.clone(),
         ));
-        let background = {
-            let config = config.clone();
-            Arc::new(Background::new(Box::new(move || load_session(&files, &config))))
-        };
+        let embedding_turn = Arc::new(Mutex::new(()));
         let stop = Arc::new(AtomicBool::new(false));
         let worker = {
-            let (index, background, signal, stop) =
-                (index, background.clone(), signal.clone(), stop.clone());
+            let (index, turn, signal, stop) =
+                (index, embedding_turn.clone(), signal.clone(), stop.clone());
             let (foreground, engine) = (foreground.clone(), engine.clone());
             let peer_vectors_wait = config.peer_vectors_wait;
             std::thread::Builder::new().name("ferrex-embed".into()).spawn(move || {
@@ -197,38 +194,27 @@ impl Node {
                                 tracing::info!(done, left = ?left, "embedding the backlog");
                             }
                         };
-                        let embedded = if backlog <= LEND_UP_TO && !background.is_loaded() {
-                            // A small backlog borrows the request session,
-                            // for a while, then is looked at again.
-                            let until = Instant::now() + LENT_FOR;
-                            let lent_stopping = || stopping() || Instant::now() >= until;
-                            embedding::embed_queued(
-                                &index,
-                                &mut foreground.lend(until),
-                                LENT_BATCH,
-                                report,
-                                &lent_stopping,
-                                Some(&signal),
-                            )
-                        } else {
-                            background.with(|embedder| {
-                                embedding::embed_queued(
-                                    &index,
-                                    embedder,
-                                    BACKGROUND_BATCH,
-                                    report,
-                                    &stopping,
-                                    Some(&signal),
-                                )
-                            })
-                        };
+                        // The request session is lent, in the pauses between
+                        // requests: a node holds one copy of the model.
+                        let batch = if backlog <= SHORT_BACKLOG { SHORT_BATCH } else { LONG_BATCH };
+                        // Every LENT_FOR it looks at the backlog and at
+                        // what arrived from peers again.
+                        let until = Instant::now() + LENT_FOR;
+                        let lent_stopping = || stopping() || Instant::now() >= until;
+                        let _turn = lock(&turn);
+                        let embedded = embedding::embed_queued(
+                            &index,
+                            &mut foreground.lend(&stopping),
+                            batch,
+                            report,
+                            &lent_stopping,
+                            Some(&signal),
+                        );
                         match embedded {
                             Ok(0) => {}
                             Ok(count) => tracing::debug!(count, "embedded queued memories"),
                             Err(error) => tracing::error!("embedding queued memories: {error:#}"),
                         }
-                    } else {
-                        background.unload_if_idle(BACKGROUND_IDLE);
                     }
                     // Text from peers, embedded now: does it correct, or is
                     // it corrected by, text stored here?
@@ -245,7 +231,15 @@ impl Node {
             })?
         };
         signal.notify();
-        Ok(Node { engine, background, stop, signal, vector_profile, worker: Some(worker) })
+        Ok(Node {
+            engine,
+            foreground,
+            embedding_turn,
+            stop,
+            signal,
+            vector_profile,
+            worker: Some(worker),
+        })
     }
 
     /// Stops the worker and folds buffered access counts into the documents.

@@ -13,7 +13,7 @@ use crate::{
     derived::index::Index,
     derived::indexer,
     lifecycle::model::ensure_model,
-    lifecycle::node::{BACKGROUND_BATCH, Node, load_session},
+    lifecycle::node::{LONG_BATCH, Node, load_session},
 };
 
 /// Where a rebuild is.
@@ -49,9 +49,11 @@ pub fn rebuild_running(node: &Node, mut progress: impl FnMut(Progress)) -> anyho
     })?;
     // The rebuilt index has no file chunks: the watched folders are read again.
     engine.files().rescan();
-    let embedded = node
-        .background
-        .with(|embedder| embed_all(engine.index(), embedder, memories, &mut progress))?;
+    // On the request session, in the pauses between requests, while the
+    // worker waits for its turn.
+    let _turn = node.embedding_turn.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut lent = node.foreground.lend(&|| false);
+    let embedded = embed_all(engine.index(), &mut lent, memories, &mut progress)?;
     Ok(Summary { memories, embedded })
 }
 
@@ -116,7 +118,7 @@ fn embed_all(
     embedding::embed_queued(
         index,
         embedder,
-        BACKGROUND_BATCH,
+        LONG_BATCH,
         |done| progress(Progress { phase: "embedding", done, total }),
         &|| false,
         None,
