@@ -83,7 +83,7 @@ async fn main() -> anyhow::Result<()> {
         println!("one bare embedding of a note: p50 {bare:.2} ms (ferrex-embed, this process)");
         figures.push(("bare_embedding_p50".into(), bare));
         let home = TestHome::new().using(&binary);
-        let _node = start_node(&home).await?;
+        let node = start_node(&home).await?;
         let client = home.client().await;
         client.ok("stats", json!({})).await;
         let pid = home.node_pid().context("the node's pid")?;
@@ -126,6 +126,7 @@ async fn main() -> anyhow::Result<()> {
         }
         client.close().await;
         home.stop();
+        reap(node)?;
     }
 
     // 2. At scale, from a rebuilt home.
@@ -148,7 +149,7 @@ async fn main() -> anyhow::Result<()> {
                 }
             }
         }
-        let _node = start_node(&home).await?;
+        let node = start_node(&home).await?;
         let client = home.client().await;
         client.ok("stats", json!({})).await;
         let pid = home.node_pid().context("the node's pid")?;
@@ -180,6 +181,7 @@ async fn main() -> anyhow::Result<()> {
         }
         client.close().await;
         home.stop();
+        reap(node)?;
     }
 
     let line: Vec<String> =
@@ -212,6 +214,21 @@ async fn start_node(home: &TestHome) -> anyhow::Result<std::process::Child> {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// Waits for the node that `ferrex stop` was asked to end, a minute at
+/// most (then it is killed, and that is an error).
+fn reap(mut node: std::process::Child) -> anyhow::Result<()> {
+    let started = Instant::now();
+    while node.try_wait()?.is_none() {
+        if started.elapsed() > Duration::from_secs(60) {
+            node.kill()?;
+            node.wait()?;
+            anyhow::bail!("the node had not exited 60 s after ferrex stop");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(())
 }
 
 /// The p50 of one embedding of each of `texts`, one call a text, in ms.
