@@ -8,6 +8,10 @@ use tracing_subscriber::{EnvFilter, Layer, fmt, layer::SubscriberExt, util::Subs
 /// Keeps the file writer flushing until dropped.
 pub type Guard = Option<tracing_appender::non_blocking::WorkerGuard>;
 
+/// Lines the log file's writer holds before it drops new ones: its buffer
+/// is allocated whole, 32 bytes a line (4 MB at the default 128,000).
+const LOG_BUFFER_LINES: usize = 8_192;
+
 /// Sets up logging. `FERREX_LOG` (an `EnvFilter` directive such as `debug` or
 /// `ferrex=trace`) overrides `default_level`. With `log_dir`, logs also go to
 /// `<log_dir>/<file_name>`.
@@ -38,8 +42,9 @@ fn init_to(default_level: &str, log_dir: Option<&Path>, file_name: &str, to_stde
     let stderr = to_stderr.then_some(stderr);
     let (file, guard) = match log_dir.filter(|dir| std::fs::create_dir_all(dir).is_ok()) {
         Some(dir) => {
-            let (writer, guard) =
-                tracing_appender::non_blocking(tracing_appender::rolling::never(dir, file_name));
+            let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+                .buffered_lines_limit(LOG_BUFFER_LINES)
+                .finish(tracing_appender::rolling::never(dir, file_name));
             let layer = fmt::layer().with_writer(writer).with_ansi(false).with_filter(filter());
             (Some(layer), Some(guard))
         }

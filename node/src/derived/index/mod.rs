@@ -335,8 +335,11 @@ fn create_unversioned(conn: &Connection) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The most page cache the connection keeps, in KiB.
-const PAGE_CACHE_KIB: i64 = 16 * 1024;
+/// The page cache the connection keeps between transactions, in KiB (a
+/// transaction's dirty pages may take more, see `cache_spill` below).
+/// 16 MiB of it was 16 MiB of a node's resident memory at 100k memories,
+/// where recalls read their pages from the system's file cache as fast.
+const PAGE_CACHE_KIB: i64 = 4 * 1024;
 
 /// Prepared statements the connection keeps.
 const STATEMENT_CACHE: usize = 256;
@@ -354,9 +357,11 @@ fn connect(path: &Path) -> anyhow::Result<Connection> {
     // search reads a few pages per candidate (`memory_floats`), which
     // copying costs nothing measurable.
     // A synced shard is indexed in one transaction of thousands of rows:
-    // with SQLite's default cache (2 MiB) its pages spilled to the WAL
-    // before the commit.
+    // with a small cache its pages spilled to the WAL before the commit.
+    // Without spilling, the cache holds a transaction's dirty pages however
+    // many, and gives back what is above its size once they are written.
     conn.pragma_update(None, "cache_size", -PAGE_CACHE_KIB)?;
+    conn.pragma_update(None, "cache_spill", false)?;
     // Writes and reads go through cached statements; the index has more
     // distinct ones than rusqlite's default of 16 keeps.
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
