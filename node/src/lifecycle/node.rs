@@ -134,11 +134,6 @@ impl Node {
         // A crash during a forget may have left older copies of the rows it
         // deleted in the WAL: empty it before serving.
         index.checkpoint_truncate()?;
-        // Loading the model and the documents at once freed much of what
-        // it allocated (the model's file and its parsed copy, each
-        // document's encoded form) in the middle of the heap, where glibc
-        // keeps it: give it back before serving.
-        crate::base::allocator::release_free_memory();
         let elapsed_ms = started.elapsed().as_millis() as u64;
         tracing::info!(
             elapsed_ms,
