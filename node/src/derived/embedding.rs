@@ -115,12 +115,20 @@ impl Foreground {
     /// a request took the session, the worker found a pause in most long
     /// stores and made the next one wait for its text).
     fn with_session<T>(&self, work: impl FnOnce(&mut (Box<dyn Embedder>, QueryCache)) -> T) -> T {
+        /// Uncounts the request when it is done, even by a panic.
+        struct Counted<'a>(&'a Foreground);
+        impl Drop for Counted<'_> {
+            fn drop(&mut self) {
+                let foreground = self.0;
+                let now = foreground.epoch.elapsed().as_micros() as u64;
+                foreground.last_request.store(now, Ordering::SeqCst);
+                foreground.requests.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
         self.requests.fetch_add(1, Ordering::SeqCst);
+        let _counted = Counted(self);
         let mut guard = self.embedder.lock().unwrap_or_else(PoisonError::into_inner);
-        let result = work(&mut guard);
-        self.last_request.store(self.epoch.elapsed().as_micros() as u64, Ordering::SeqCst);
-        self.requests.fetch_sub(1, Ordering::SeqCst);
-        result
+        work(&mut guard)
     }
 
     /// Waits until no request waits for the session and none has taken it
