@@ -101,6 +101,25 @@ impl DocChange {
     }
 }
 
+/// What a document unloaded from memory still answers for: it is not
+/// written while unloaded (every access loads it again first), so these
+/// stay true until then.
+#[derive(Debug, Clone)]
+pub(crate) struct Unloaded {
+    /// Its heads.
+    pub(crate) heads: Vec<ChangeHash>,
+    /// The actor its writes were made as, taken up again on loading: all
+    /// of its changes are on disk, so its sequence continues safely.
+    pub(crate) actor: automerge::ActorId,
+    /// Keys in its `memories` map.
+    pub(crate) memories: usize,
+    /// Its entities' record tags, to know without loading it whether it
+    /// holds an entity.
+    pub(crate) entities: std::collections::HashSet<crate::keys::RecordTag>,
+    /// Bytes on disk.
+    pub(crate) disk_bytes: u64,
+}
+
 /// A loaded document with its files.
 #[derive(Debug)]
 pub(crate) struct Document {
@@ -253,6 +272,43 @@ impl Document {
                 );
             }
         }
+    }
+
+    /// Frees the document's Automerge state, when every change of it is on
+    /// disk, and says what it still answers for; `None` (and nothing
+    /// changed) when some change is not persisted. The document must be
+    /// loaded again ([`Document::reload`]) before any other use.
+    pub(crate) fn unload(&mut self) -> Option<Unloaded> {
+        let heads = self.doc.get_heads();
+        if heads != self.persisted {
+            return None;
+        }
+        let unloaded = Unloaded {
+            heads,
+            actor: self.doc.get_actor().clone(),
+            memories: self.count("memories"),
+            entities: self
+                .doc
+                .keys(self.roots.get("entities"))
+                .map(|entity| crate::keys::RecordTag::of(&entity))
+                .collect(),
+            disk_bytes: self.disk_bytes(),
+        };
+        self.doc = AutoCommit::new();
+        Some(unloaded)
+    }
+
+    /// Loads an unloaded document from its files again, as its writer was.
+    pub(crate) fn reload(
+        &mut self,
+        dir: &Path,
+        unloaded: &Unloaded,
+        compact_log_bytes: u64,
+    ) -> Result<(), ReplicaError> {
+        let mut loaded = Document::open(dir, self.id.clone(), compact_log_bytes)?;
+        loaded.doc.set_actor(unloaded.actor.clone());
+        *self = loaded;
+        Ok(())
     }
 
     /// The current heads.

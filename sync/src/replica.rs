@@ -6,6 +6,7 @@ use std::{
     fs,
     path::{Path, PathBuf},
     sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock},
+    time::{Duration, Instant},
 };
 
 use automerge::ChangeHash;
@@ -13,7 +14,7 @@ use ferrex_core::{AccessStat, Alias, Edge, Entity, Namespace, Timestamp, Tombsto
 
 use crate::{
     ChangedKeys, DocChange, DocId, ReplicaError, StoredMemory,
-    document::Document,
+    document::{Document, Unloaded},
     keys::{Key, KeyId, KeyStore, RecordTag},
     migrate::{self, FORMAT, KEYS_FILE, Upgrade},
     records::{self, Counters, Lookup, NewMemory, new_alias_key},
@@ -223,6 +224,12 @@ pub struct Replica {
     device: String,
     options: ReplicaOptions,
     docs: RwLock<BTreeMap<DocId, Arc<Mutex<Document>>>>,
+    /// Documents whose Automerge state is not in memory ([`Replica::unload_idle`]),
+    /// and what each still answers for. [`Replica::document`] loads one again
+    /// before handing it out.
+    unloaded: Mutex<HashMap<DocId, Unloaded>>,
+    /// When each document was last handed out.
+    used: Mutex<HashMap<DocId, Instant>>,
     locations: RwLock<HashMap<String, DocId>>,
     creating: Mutex<()>,
     announce: tokio::sync::broadcast::Sender<DocId>,
@@ -247,7 +254,12 @@ impl Replica {
     /// Whether entity `id` of `namespace` is in a document without its key
     /// here (deleted by a purge, or not arrived yet).
     fn entity_locked(&self, namespace: &Namespace, id: &str) -> Result<bool, ReplicaError> {
+        let tag = RecordTag::of(id);
         for shard in self.shards(namespace) {
+            if self.if_unloaded(&shard, |unloaded| unloaded.entities.contains(&tag)) == Some(false)
+            {
+                continue;
+            }
             let document = self.document(&shard)?;
             let document = lock(&document);
             if let Some(key) = records::record_key(&document.maps(), "entities", id) {
@@ -338,6 +350,8 @@ impl Replica {
             device: device.to_owned(),
             options,
             docs: RwLock::new(docs),
+            unloaded: Mutex::new(HashMap::new()),
+            used: Mutex::new(HashMap::new()),
             locations: RwLock::new(locations),
             creating: Mutex::new(()),
             announce: tokio::sync::broadcast::channel(ANNOUNCE_CAPACITY).0,
@@ -356,6 +370,21 @@ impl Replica {
             memories = replica.locations.read().unwrap_or_else(PoisonError::into_inner).len(),
             "documents open"
         );
+        // Full shards are written again only when one of their memories
+        // changes: they wait on disk until then, as does whatever nothing
+        // has used for a while afterwards (see `unload_idle`).
+        let full: Vec<DocId> = replica
+            .doc_ids()
+            .into_iter()
+            .filter(|id| {
+                id != &DocId::Registry
+                    && replica.document(id).is_ok_and(|document| {
+                        lock(&document).count("memories") >= options.shard_capacity
+                    })
+            })
+            .collect();
+        lock(&replica.used).clear();
+        replica.unload_where(|id| full.contains(id));
         Ok(replica)
     }
 
@@ -452,13 +481,93 @@ impl Replica {
         namespaces
     }
 
+    /// Document `id`, loaded (again, if it was unloaded).
     pub(crate) fn document(&self, id: &DocId) -> Result<Arc<Mutex<Document>>, ReplicaError> {
-        self.docs
+        let document = self
+            .docs
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .get(id)
             .cloned()
-            .ok_or_else(|| ReplicaError::UnknownDocument(id.clone()))
+            .ok_or_else(|| ReplicaError::UnknownDocument(id.clone()))?;
+        lock(&self.used).insert(id.clone(), Instant::now());
+        if lock(&self.unloaded).contains_key(id) {
+            // Nobody else holds an unloaded document: whoever got it since
+            // came through here and waits on this lock, or loaded it first.
+            let mut loading = lock(&document);
+            let Some(unloaded) = lock(&self.unloaded).remove(id) else {
+                return Ok(document.clone());
+            };
+            let started = Instant::now();
+            if let Err(error) = loading.reload(
+                &self.dir.join(id.to_string()),
+                &unloaded,
+                self.options.compact_log_bytes,
+            ) {
+                lock(&self.unloaded).insert(id.clone(), unloaded);
+                return Err(error);
+            }
+            tracing::debug!(doc = %id, ms = started.elapsed().as_millis() as u64, "document loaded again");
+            drop(loading);
+        }
+        Ok(document)
+    }
+
+    /// What unloaded document `id` still answers for, if it is unloaded.
+    fn if_unloaded<T>(&self, id: &DocId, read: impl FnOnce(&Unloaded) -> T) -> Option<T> {
+        lock(&self.unloaded).get(id).map(read)
+    }
+
+    /// Frees the Automerge state of every document nothing has used for
+    /// `idle` (all of whose changes are on disk, and which nobody holds):
+    /// a node serving 100k memories writes to one shard per namespace, and
+    /// the others held most of its memory besides the model. A document is
+    /// loaded again from its files when next used. Returns how many were
+    /// unloaded.
+    pub fn unload_idle(&self, idle: Duration) -> usize {
+        let now = Instant::now();
+        let used = lock(&self.used).clone();
+        self.unload_where(|id| used.get(id).is_none_or(|at| now.duration_since(*at) >= idle))
+    }
+
+    /// Unloads each document `id` for which `wanted(id)` holds and that
+    /// can be unloaded (never the registry).
+    fn unload_where(&self, wanted: impl Fn(&DocId) -> bool) -> usize {
+        // The write lock keeps `document` from handing one out meanwhile; a
+        // document only the map holds is in use by nobody.
+        let docs = self.docs.write().unwrap_or_else(PoisonError::into_inner);
+        let mut unloaded = lock(&self.unloaded);
+        let mut count = 0;
+        for (id, document) in docs.iter() {
+            if id == &DocId::Registry
+                || unloaded.contains_key(id)
+                || Arc::strong_count(document) != 1
+                || !wanted(id)
+            {
+                continue;
+            }
+            let Ok(mut document) = document.try_lock() else { continue };
+            if let Some(summary) = document.unload() {
+                unloaded.insert(id.clone(), summary);
+                count += 1;
+            }
+        }
+        if count > 0 {
+            tracing::debug!(count, "documents unloaded");
+        }
+        count
+    }
+
+    /// The documents unloaded from memory now.
+    pub fn unloaded(&self) -> Vec<DocId> {
+        lock(&self.unloaded).keys().cloned().collect()
+    }
+
+    /// Unloads those of `ids` that can be (as [`Replica::unload_idle`]
+    /// does): for work that loaded documents only to write a few fields,
+    /// to leave them as it found them. Returns how many were unloaded.
+    pub fn unload(&self, ids: &[DocId]) -> usize {
+        self.unload_where(|id| ids.contains(id))
     }
 
     /// Opens (creating it from its genesis if needed) the document `id`.
@@ -492,8 +601,11 @@ impl Replica {
         let next = match last {
             None => DocId::shard(namespace, 0),
             Some(last) => {
-                let document = self.document(&last)?;
-                let full = lock(&document).count("memories") >= self.options.shard_capacity;
+                let memories = match self.if_unloaded(&last, |unloaded| unloaded.memories) {
+                    Some(memories) => memories,
+                    None => lock(&*self.document(&last)?).count("memories"),
+                };
+                let full = memories >= self.options.shard_capacity;
                 match (&last, full) {
                     (DocId::Shard { index, .. }, true) => DocId::shard(namespace, index + 1),
                     _ => return Ok(last),
@@ -906,6 +1018,9 @@ impl Replica {
 
     /// The current heads of document `id`.
     pub fn heads(&self, id: &DocId) -> Result<Vec<ChangeHash>, ReplicaError> {
+        if let Some(heads) = self.if_unloaded(id, |unloaded| unloaded.heads.clone()) {
+            return Ok(heads);
+        }
         let document = self.document(id)?;
         let heads = lock(&document).heads();
         Ok(heads)
@@ -917,6 +1032,9 @@ impl Replica {
         id: &DocId,
         heads: &[ChangeHash],
     ) -> Result<usize, ReplicaError> {
+        if self.if_unloaded(id, |unloaded| unloaded.heads == heads) == Some(true) {
+            return Ok(0);
+        }
         let document = self.document(id)?;
         let count = lock(&document).changes_count_since(heads);
         Ok(count)
@@ -979,7 +1097,14 @@ impl Replica {
         entities: &[String],
     ) -> Result<Vec<DocChange>, ReplicaError> {
         let mut changes = Vec::new();
+        let tags: Vec<RecordTag> = entities.iter().map(|entity| RecordTag::of(entity)).collect();
         for id in self.shards(namespace) {
+            let holds_none = self.if_unloaded(&id, |unloaded| {
+                !tags.iter().any(|tag| unloaded.entities.contains(tag))
+            });
+            if holds_none == Some(true) {
+                continue;
+            }
             let document = self.document(&id)?;
             let mut document = lock(&document);
             let held = {
@@ -1032,6 +1157,14 @@ impl Replica {
         self.doc_ids()
             .into_iter()
             .filter_map(|id| {
+                if let Some(stat) = self.if_unloaded(&id, |unloaded| DocStat {
+                    id: id.clone(),
+                    memories: unloaded.memories,
+                    entities: unloaded.entities.len(),
+                    disk_bytes: unloaded.disk_bytes,
+                }) {
+                    return Some(stat);
+                }
                 let document = self.document(&id).ok()?;
                 let document = lock(&document);
                 let (memories, entities) = match id {

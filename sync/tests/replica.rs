@@ -449,3 +449,68 @@ fn an_archive_restores_into_an_empty_replica_as_it_was_and_only_once() {
         target.archive(&namespace).unwrap().memories.into_iter().map(|m| m.memory.id).collect();
     assert_eq!(ids, vec!["fact"]);
 }
+
+/// Full shards leave memory when the replica opens, and whatever needs one
+/// loads it again as it was; heads and figures are answered without loading
+/// it, and a store that uses none of its entities leaves it on disk.
+#[test]
+fn unloaded_shards_answer_as_loaded_ones_and_load_only_when_needed() {
+    let temp = tempfile::tempdir().unwrap();
+    let namespace = Namespace::default();
+    let entity = Entity {
+        id: "entity-1".into(),
+        name: "api-server".into(),
+        kind: None,
+        created_at: Timestamp(500),
+        created_by: "device-a".into(),
+    };
+    let replica = open(temp.path(), 2);
+    replica
+        .write_new(
+            &namespace,
+            Timestamp(1_000),
+            &NewRecords {
+                memories: vec![port_fact("m0"), memory("m1", "one")],
+                entities: vec![entity],
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let full = DocId::shard(&namespace, 0);
+    let (heads, stats) = (replica.heads(&full).unwrap(), replica.stats());
+    assert!(replica.unloaded().is_empty(), "nothing unloads while it is in use");
+    drop(replica);
+
+    let replica = open(temp.path(), 2);
+    assert_eq!(replica.unloaded(), vec![full.clone()], "the full shard waits on disk");
+    assert_eq!(replica.heads(&full).unwrap(), heads);
+    assert_eq!(replica.stats(), stats);
+    assert_eq!(replica.changes_count_since(&full, &heads).unwrap(), 0);
+    assert_eq!(replica.unloaded(), vec![full.clone()], "answered without loading it");
+
+    // A new memory that uses no entity of the full shard goes to the next
+    // shard and leaves it unloaded.
+    store(&replica, &namespace, vec![memory("m2", "two")]);
+    assert_eq!(replica.locate("m2"), Some(DocId::shard(&namespace, 1)));
+    assert_eq!(replica.unloaded(), vec![full.clone()]);
+
+    // Reads and writes load it again.
+    let stored = replica.read(&full, |reader| reader.memory("m1")).unwrap().unwrap();
+    assert_eq!(stored.memory.content, Content::Text("one".into()));
+    assert!(replica.unloaded().is_empty());
+    assert_eq!(replica.unload_idle(std::time::Duration::ZERO), 2, "both shards, not the registry");
+    assert!(replica.add_evidence("m0", 2, Timestamp(2_000)).unwrap().is_some());
+    assert_ne!(replica.heads(&full).unwrap(), heads);
+    replica.unload_idle(std::time::Duration::ZERO);
+    // A memory that uses an entity of an unloaded shard checks its key there.
+    store(&replica, &namespace, vec![port_fact("m3")]);
+    assert!(!replica.unloaded().contains(&full));
+    // An idle time not yet passed unloads nothing.
+    assert_eq!(replica.unload_idle(std::time::Duration::from_secs(3_600)), 0);
+    drop(replica);
+
+    let replica = open(temp.path(), 2);
+    let stored = replica.read(&full, |reader| reader.memory("m0")).unwrap().unwrap();
+    assert_eq!(stored.memory.evidence, 3);
+    assert_eq!(live_ids(&replica, &namespace), vec!["m0", "m1", "m2", "m3"]);
+}

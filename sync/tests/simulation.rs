@@ -58,6 +58,11 @@ fn run(seed: u64) {
                 replicas[node] = open(&dirs[node], devices[node]);
                 network.restarted(node);
             }
+            8 => {
+                // Its documents leave memory, as an idle node's do, and
+                // are loaded again by whatever needs them next.
+                replicas[node].unload_idle(std::time::Duration::ZERO);
+            }
             _ => {}
         }
         // Some traffic on the links that are up, in random order.

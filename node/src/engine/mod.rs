@@ -322,12 +322,16 @@ impl Engine {
         if pending.is_empty() {
             return Ok(0);
         }
+        // Shards out of memory go back out once their counts are written.
+        let unloaded = self.replica.unloaded();
         let (done, changes) = self.replica.fold_access(&pending, clock::now())?;
         let mut index = lock(&self.index);
         for change in &changes {
             indexer::apply_change(&mut index, &self.replica, change, &KnownVectors::new())?;
         }
         index.mark_folded(&pending)?;
+        drop(index);
+        self.replica.unload(&unloaded);
         Ok(done.len())
     }
 

@@ -62,6 +62,15 @@ struct Served {
 /// Minutes between folds of local access counts into the documents.
 const FOLD_EVERY: std::time::Duration = std::time::Duration::from_secs(300);
 
+/// How often documents nothing used for [`UNLOAD_IDLE`] leave memory.
+const UNLOAD_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// How long a document stays in memory after its last use: long enough
+/// that a burst of work on one does not load it again and again (a load of
+/// a full shard takes about 0.1 s), short enough that a shard a sync or a
+/// forget loaded does not hold its memory all day.
+const UNLOAD_IDLE: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// The lock that makes a node the only one for its home; released on exit
 /// (also when the process is killed: the kernel drops the lock with the file).
 #[derive(Debug)]
@@ -171,6 +180,27 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
             }
         })
     };
+    let unload = {
+        let node = node.clone();
+        tokio::spawn(async move {
+            let mut ticker = tokio::time::interval(UNLOAD_EVERY);
+            ticker.tick().await;
+            loop {
+                ticker.tick().await;
+                let replica = node.engine.replica().clone();
+                let unloaded = tokio::task::spawn_blocking(move || {
+                    let count = replica.unload_idle(UNLOAD_IDLE);
+                    if count > 0 {
+                        crate::base::allocator::release_free_memory();
+                    }
+                    count
+                });
+                if let Ok(count @ 1..) = unloaded.await {
+                    tracing::debug!(count, "unloaded idle documents");
+                }
+            }
+        })
+    };
     let mut terminate = shutdown_signals()?;
     loop {
         tokio::select! {
@@ -199,6 +229,7 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
         http.stop(std::time::Duration::from_secs(10)).await;
     }
     fold.abort();
+    unload.abort();
     if let Some(taking) = taking {
         taking.abort();
     }

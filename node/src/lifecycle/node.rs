@@ -134,6 +134,9 @@ impl Node {
         // A crash during a forget may have left older copies of the rows it
         // deleted in the WAL: empty it before serving.
         index.checkpoint_truncate()?;
+        // Full shards were unloaded once the documents were read: their
+        // pages go back to the system now, or most would stay.
+        crate::base::allocator::release_free_memory();
         let elapsed_ms = started.elapsed().as_millis() as u64;
         tracing::info!(
             elapsed_ms,
