@@ -145,7 +145,10 @@ fn main() -> anyhow::Result<()> {
             vectors.push(centred);
         }
         let fts = rusqlite::Connection::open_in_memory()?;
-        fts.execute_batch("CREATE VIRTUAL TABLE t USING fts5(text, grp UNINDEXED, tokenize = 'porter unicode61 remove_diacritics 2');")?;
+        fts.execute_batch(&format!(
+            "CREATE VIRTUAL TABLE t USING fts5(text, grp UNINDEXED, tokenize = '{}');",
+            ferrex_core::rank::FTS_TOKENIZER
+        ))?;
         for (row, (group, text)) in set.texts.iter().enumerate() {
             fts.execute(
                 "INSERT INTO t(rowid, text, grp) VALUES (?1, ?2, ?3)",
@@ -283,16 +286,19 @@ fn look_alikes(embedder: &mut FastEmbedder, tier: ModelTier) -> anyhow::Result<(
     Ok(())
 }
 
+/// ferrex's weighted reciprocal rank fusion (`ferrex_core::rank`) of
+/// lists of row numbers.
 fn rrf(lists: &[(Vec<usize>, f64)]) -> Vec<usize> {
-    let mut scores: HashMap<usize, f64> = HashMap::new();
-    for (list, weight) in lists {
-        for (rank, row) in list.iter().enumerate() {
-            *scores.entry(*row).or_default() += weight / (61.0 + rank as f64);
-        }
-    }
-    let mut fused: Vec<(usize, f64)> = scores.into_iter().collect();
-    fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    fused.into_iter().map(|(row, _)| row).collect()
+    let named: Vec<(Vec<String>, f64)> = lists
+        .iter()
+        .map(|(list, weight)| (list.iter().map(ToString::to_string).collect(), *weight))
+        .collect();
+    let borrowed: Vec<(&[String], f64)> =
+        named.iter().map(|(list, weight)| (list.as_slice(), *weight)).collect();
+    ferrex_core::rank::weighted_rank_fusion(&borrowed, ferrex_core::rank::RRF_K)
+        .into_iter()
+        .filter_map(|(row, _)| row.parse().ok())
+        .collect()
 }
 
 /// BM25 top 100 of one group, best first.

@@ -108,7 +108,10 @@ fn main() -> anyhow::Result<()> {
     ];
     for weight in [1.0, 0.5, 0.25] {
         let fts = rusqlite::Connection::open_in_memory()?;
-        fts.execute_batch("CREATE VIRTUAL TABLE t USING fts5(text, ctx, conv UNINDEXED, tokenize = 'porter unicode61 remove_diacritics 2');")?;
+        fts.execute_batch(&format!(
+            "CREATE VIRTUAL TABLE t USING fts5(text, ctx, conv UNINDEXED, tokenize = '{}');",
+            ferrex_core::rank::FTS_TOKENIZER
+        ))?;
         let mut row = 0i64;
         for (conversation_index, conversation) in conversations.iter().enumerate() {
             for index in 0..conversation.turns.len() {
@@ -205,7 +208,10 @@ fn main() -> anyhow::Result<()> {
             offsets.push(offsets.last().copied().unwrap_or(0) + list.len());
         }
         let fts = rusqlite::Connection::open_in_memory()?;
-        fts.execute_batch("CREATE VIRTUAL TABLE t USING fts5(text, conv UNINDEXED, tokenize = 'porter unicode61 remove_diacritics 2');")?;
+        fts.execute_batch(&format!(
+            "CREATE VIRTUAL TABLE t USING fts5(text, conv UNINDEXED, tokenize = '{}');",
+            ferrex_core::rank::FTS_TOKENIZER
+        ))?;
         for (conversation, list) in keyword_texts.iter().enumerate() {
             for (index, text) in list.iter().enumerate() {
                 fts.execute(
@@ -262,10 +268,12 @@ fn main() -> anyhow::Result<()> {
             for weight in [1.0, 2.0, 3.0] {
                 let mut scores: HashMap<usize, f64> = HashMap::new();
                 for (rank, (row, _)) in dense_passages.iter().enumerate() {
-                    *scores.entry(*row).or_default() += 1.0 / (61.0 + rank as f64);
+                    *scores.entry(*row).or_default() +=
+                        1.0 / (ferrex_core::rank::RRF_K + 1.0 + rank as f64);
                 }
                 for (rank, (row, _)) in bm25.iter().enumerate() {
-                    *scores.entry(*row).or_default() += weight / (61.0 + rank as f64);
+                    *scores.entry(*row).or_default() +=
+                        weight / (ferrex_core::rank::RRF_K + 1.0 + rank as f64);
                 }
                 let mut fused: Vec<(usize, f64)> = scores.into_iter().collect();
                 fused.sort_by(|left, right| right.1.total_cmp(&left.1).then(left.0.cmp(&right.0)));
@@ -312,13 +320,16 @@ fn main() -> anyhow::Result<()> {
             {
                 let mut scores: HashMap<usize, f64> = HashMap::new();
                 for (rank, (row, _)) in dense.iter().enumerate() {
-                    *scores.entry(*row).or_default() += 1.0 / (61.0 + rank as f64);
+                    *scores.entry(*row).or_default() +=
+                        1.0 / (ferrex_core::rank::RRF_K + 1.0 + rank as f64);
                 }
                 for (rank, (row, _)) in bm25.iter().enumerate() {
-                    *scores.entry(*row).or_default() += text_weight / (61.0 + rank as f64);
+                    *scores.entry(*row).or_default() +=
+                        text_weight / (ferrex_core::rank::RRF_K + 1.0 + rank as f64);
                 }
                 for (rank, (row, _)) in prf.iter().enumerate() {
-                    *scores.entry(*row).or_default() += prf_weight / (61.0 + rank as f64);
+                    *scores.entry(*row).or_default() +=
+                        prf_weight / (ferrex_core::rank::RRF_K + 1.0 + rank as f64);
                 }
                 let mut fused: Vec<(usize, f64)> = scores.into_iter().collect();
                 fused.sort_by(|left, right| right.1.total_cmp(&left.1).then(left.0.cmp(&right.0)));
@@ -334,11 +345,13 @@ fn main() -> anyhow::Result<()> {
                 let mut scores: HashMap<usize, f64> = HashMap::new();
                 for (rank, (row, score)) in dense.iter().enumerate() {
                     if *score >= top - margin {
-                        *scores.entry(*row).or_default() += 1.0 / (61.0 + rank as f64);
+                        *scores.entry(*row).or_default() +=
+                            1.0 / (ferrex_core::rank::RRF_K + 1.0 + rank as f64);
                     }
                 }
                 for (rank, (row, _)) in bm25.iter().enumerate() {
-                    *scores.entry(*row).or_default() += text_weight / (61.0 + rank as f64);
+                    *scores.entry(*row).or_default() +=
+                        text_weight / (ferrex_core::rank::RRF_K + 1.0 + rank as f64);
                 }
                 let mut fused: Vec<(usize, f64)> = scores.into_iter().collect();
                 fused.sort_by(|left, right| right.1.total_cmp(&left.1).then(left.0.cmp(&right.0)));
@@ -359,13 +372,16 @@ fn main() -> anyhow::Result<()> {
             {
                 let mut scores: HashMap<usize, f64> = HashMap::new();
                 for (rank, (row, _)) in dense.iter().enumerate() {
-                    *scores.entry(*row).or_default() += 1.0 / (61.0 + rank as f64);
+                    *scores.entry(*row).or_default() +=
+                        1.0 / (ferrex_core::rank::RRF_K + 1.0 + rank as f64);
                 }
                 for (rank, (row, _)) in dense_context.iter().enumerate() {
-                    *scores.entry(*row).or_default() += context_weight / (61.0 + rank as f64);
+                    *scores.entry(*row).or_default() +=
+                        context_weight / (ferrex_core::rank::RRF_K + 1.0 + rank as f64);
                 }
                 for (rank, (row, _)) in bm25.iter().enumerate() {
-                    *scores.entry(*row).or_default() += text_weight / (61.0 + rank as f64);
+                    *scores.entry(*row).or_default() +=
+                        text_weight / (ferrex_core::rank::RRF_K + 1.0 + rank as f64);
                 }
                 let mut fused: Vec<(usize, f64)> = scores.into_iter().collect();
                 fused.sort_by(|left, right| right.1.total_cmp(&left.1).then(left.0.cmp(&right.0)));
@@ -378,11 +394,13 @@ fn main() -> anyhow::Result<()> {
                 let mut scores: HashMap<usize, f64> = HashMap::new();
                 for (rank, (row, score)) in dense.iter().enumerate() {
                     if *score >= floor {
-                        *scores.entry(*row).or_default() += 1.0 / (61.0 + rank as f64);
+                        *scores.entry(*row).or_default() +=
+                            1.0 / (ferrex_core::rank::RRF_K + 1.0 + rank as f64);
                     }
                 }
                 for (rank, (row, _)) in bm25.iter().enumerate() {
-                    *scores.entry(*row).or_default() += 1.0 / (61.0 + rank as f64);
+                    *scores.entry(*row).or_default() +=
+                        1.0 / (ferrex_core::rank::RRF_K + 1.0 + rank as f64);
                 }
                 let mut fused: Vec<(usize, f64)> = scores.into_iter().collect();
                 fused.sort_by(|left, right| right.1.total_cmp(&left.1).then(left.0.cmp(&right.0)));
@@ -394,10 +412,12 @@ fn main() -> anyhow::Result<()> {
             for (beta, text_weight) in [(0.2, 2.0)] {
                 let mut scores: HashMap<usize, f64> = HashMap::new();
                 for (rank, (row, _)) in dense.iter().enumerate() {
-                    *scores.entry(*row).or_default() += 1.0 / (61.0 + rank as f64);
+                    *scores.entry(*row).or_default() +=
+                        1.0 / (ferrex_core::rank::RRF_K + 1.0 + rank as f64);
                 }
                 for (rank, (row, _)) in bm25.iter().enumerate() {
-                    *scores.entry(*row).or_default() += text_weight / (61.0 + rank as f64);
+                    *scores.entry(*row).or_default() +=
+                        text_weight / (ferrex_core::rank::RRF_K + 1.0 + rank as f64);
                 }
                 let base = scores.clone();
                 for (row, score) in &base {

@@ -3,7 +3,6 @@
 //! correction of earlier free text, or free text that updates a fact. Pure
 //! decisions; the node supplies the similarities.
 
-pub use crate::correction::{Correction, correction};
 use crate::{predicate::Cardinality, slots::Slots, stem::stem};
 
 /// Thresholds of the store pipeline's judgements.

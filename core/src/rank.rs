@@ -5,6 +5,10 @@ use std::collections::HashMap;
 /// The `k` of reciprocal rank fusion; 60 as in Cormack et al. (2009).
 pub const RRF_K: f64 = 60.0;
 
+/// The FTS5 tokenizer of the index's full-text table: Porter stems of
+/// Unicode words, accents folded. The labs build their tables with it.
+pub const FTS_TOKENIZER: &str = "porter unicode61 remove_diacritics 2";
+
 /// Fuses ranked lists of ids by reciprocal rank fusion: each id scores
 /// `sum(1 / (k + rank))` over the lists it appears in (rank starting at 1).
 ///

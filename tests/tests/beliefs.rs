@@ -297,7 +297,15 @@ async fn stale_memories_are_left_out_until_asked_for_or_validated() {
     let home = TestHome::with_config("[memory]\nepisodic_half_life_days = 0.00001\n");
     let client = home.client().await;
     let id = client.store_text("The coffee machine on floor 3 was fixed.", "default").await;
-    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    // Wait until it is stale, as `reflect` reports (which, unlike a recall,
+    // does not count as a use that would freshen it).
+    let stale = ferrex_tests::eventually(std::time::Duration::from_secs(30), || async {
+        let reflection = client.ok("reflect", json!({})).await;
+        let stale = reflection["stale"].as_array()?;
+        stale.iter().any(|entry| entry["id"] == id.as_str()).then_some(())
+    })
+    .await;
+    assert!(stale.is_some(), "the memory never became stale");
     let query = json!({"query": "coffee machine"});
     assert_eq!(client.ok("recall", query.clone()).await["count"], 0);
     let stale =

@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use ferrex_tests::{Client, TestHome};
+use ferrex_tests::{Client, TestHome, eventually};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -160,7 +160,25 @@ async fn http_serves_the_tools_behind_a_token_and_refuses_what_it_must() {
     let statuses: Vec<u16> = pings.join_all().await;
     assert!(statuses.contains(&429), "{statuses:?}");
     assert!(statuses.iter().all(|status| [200, 429].contains(status)), "{statuses:?}");
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // The bucket refills: wait until a burst of five is served whole, room
+    // for the requests below.
+    let refilled = eventually(Duration::from_secs(10), || async {
+        let mut burst = tokio::task::JoinSet::new();
+        for _ in 0..5 {
+            let (bearer, ping) = (bearer.clone(), ping.clone());
+            burst.spawn(async move {
+                post(port, &[PROTOCOL, ("Authorization", &bearer)], &ping).await.0
+            });
+        }
+        if burst.join_all().await.iter().all(|status| *status == 200) {
+            return Some(());
+        }
+        // A refused burst spent what had refilled: give it time to refill.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        None
+    })
+    .await;
+    assert!(refilled.is_some(), "the rate limit never let a burst of five through again");
 
     // Nothing the refused requests carried was stored.
     let stats = stdio.ok("stats", json!({})).await;

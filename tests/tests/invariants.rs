@@ -118,3 +118,230 @@ fn no_product_code_path_is_unix_only_without_its_counterpart() {
     assert!(unguarded.is_empty(), "Unix-only calls outside a cfg:\n{}", unguarded.join("\n"));
     assert!(gated_uses > 0, "the check found no gated use at all: is it reading the sources?");
 }
+
+/// The module of each source file of the crate whose sources are in `src`
+/// (`engine::store` for `engine/store.rs`, `engine` for `engine/mod.rs`,
+/// the crate root `""`), with its text: comments and the unit tests at the
+/// end of the file left out.
+fn modules(src: &Path) -> Vec<(String, String)> {
+    rust_files(src)
+        .into_iter()
+        .map(|path| {
+            let relative = path.strip_prefix(src).expect("under src").with_extension("");
+            let mut parts: Vec<String> = relative
+                .components()
+                .map(|part| part.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if parts.last().is_some_and(|last| ["mod", "lib", "main"].contains(&last.as_str())) {
+                parts.pop();
+            }
+            let text = std::fs::read_to_string(&path).expect("a source file");
+            let text = text.split("#[cfg(test)]\nmod tests").next().unwrap_or_default();
+            let code: Vec<&str> =
+                text.lines().map(|line| line.split("//").next().unwrap_or_default()).collect();
+            (parts.join("::"), code.join("\n"))
+        })
+        .collect()
+}
+
+/// The paths a `use` tree names, its groups expanded: `a::{b, c::{d, e}}`
+/// is `a::b`, `a::c::d` and `a::c::e`.
+fn use_paths(tree: &str) -> Vec<String> {
+    let tree: String = tree.split_whitespace().collect();
+    let Some(open) = tree.find('{') else { return vec![tree] };
+    let close = tree.rfind('}').filter(|close| *close > open).unwrap_or(tree.len());
+    let (prefix, body) = (&tree[..open], &tree[open + 1..close]);
+    let mut items = Vec::new();
+    let (mut depth, mut item) = (0, String::new());
+    for character in body.chars() {
+        match character {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(std::mem::take(&mut item));
+                continue;
+            }
+            _ => {}
+        }
+        item.push(character);
+    }
+    items.push(item);
+    items
+        .iter()
+        .filter(|item| !item.is_empty())
+        .flat_map(|item| use_paths(item))
+        .map(|path| format!("{prefix}{path}"))
+        .collect()
+}
+
+/// For each module of the crate in `src`, the other modules of the crate
+/// it uses (by `use` trees, grouped ones included, and by `crate::` and
+/// `super::` paths anywhere in its code), never its own ancestors (a child
+/// reads what its parent declares).
+fn module_uses(
+    src: &Path,
+) -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+    let modules = modules(src);
+    let names: std::collections::BTreeSet<&str> =
+        modules.iter().map(|(name, _)| name.as_str()).collect();
+    let mut uses = std::collections::BTreeMap::new();
+    for (module, code) in &modules {
+        let mut paths: Vec<String> = Vec::new();
+        for statement in code.split("use ").skip(1) {
+            let tree = statement.split(';').next().unwrap_or_default();
+            paths.extend(use_paths(tree));
+        }
+        for anchor in ["crate::", "super::"] {
+            for (at, _) in code.match_indices(anchor) {
+                let rest = &code[at..];
+                let end = rest
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                    .unwrap_or(rest.len());
+                paths.push(rest[..end].to_owned());
+            }
+        }
+        let parent: Vec<&str> = module.split("::").filter(|part| !part.is_empty()).collect();
+        let mut used = std::collections::BTreeSet::new();
+        for path in paths {
+            let segments: Vec<&str> = if let Some(rest) = path.strip_prefix("crate::") {
+                rest.split("::").collect()
+            } else if let Some(rest) = path.strip_prefix("super::") {
+                let mut base = parent[..parent.len().saturating_sub(1)].to_vec();
+                base.extend(rest.split("::"));
+                base
+            } else {
+                continue;
+            };
+            // The longest prefix that is a module of the crate.
+            for length in (1..=segments.len()).rev() {
+                let candidate = segments[..length].join("::");
+                // The crate root is every module's ancestor.
+                if !candidate.is_empty() && names.contains(candidate.as_str()) {
+                    let ancestor = module.starts_with(&format!("{candidate}::"));
+                    if candidate != *module && !ancestor {
+                        used.insert(candidate);
+                    }
+                    break;
+                }
+            }
+        }
+        uses.insert(module.clone(), used);
+    }
+    uses
+}
+
+/// The modules that use each other in a circle, each circle sorted.
+fn circles(
+    uses: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+) -> Vec<Vec<String>> {
+    // A module is in a circle with every module that reaches it and that
+    // it reaches.
+    let reach = |from: &str| {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut pending = vec![from.to_owned()];
+        while let Some(module) = pending.pop() {
+            for next in uses.get(&module).into_iter().flatten() {
+                if seen.insert(next.clone()) {
+                    pending.push(next.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reaches: std::collections::BTreeMap<&String, std::collections::BTreeSet<String>> =
+        uses.keys().map(|module| (module, reach(module))).collect();
+    let mut found: std::collections::BTreeSet<Vec<String>> = std::collections::BTreeSet::new();
+    for (module, reached) in &reaches {
+        if !reached.contains(*module) {
+            continue;
+        }
+        let circle: Vec<String> = reached
+            .iter()
+            .filter(|other| reaches.get(other).is_some_and(|back| back.contains(*module)))
+            .cloned()
+            .collect();
+        found.insert(circle);
+    }
+    found.into_iter().collect()
+}
+
+#[test]
+fn the_module_reader_sees_grouped_uses_and_paths() {
+    assert_eq!(
+        use_paths("crate::{engine::{Engine, Reach}, base::clock}"),
+        ["crate::engine::Engine", "crate::engine::Reach", "crate::base::clock"]
+    );
+    let uses = module_uses(&root().join("node/src"));
+    let of = |module: &str| uses.get(module).cloned().unwrap_or_default();
+    // `use crate::{…}` groups, `super::` and inline `crate::` paths.
+    assert!(
+        of("surfaces::views").contains("surfaces::mcp::answers"),
+        "{:?}",
+        of("surfaces::views")
+    );
+    assert!(of("engine::store").contains("derived::index"), "{:?}", of("engine::store"));
+    assert!(of("lifecycle::daemon").contains("base::allocator"), "{:?}", of("lifecycle::daemon"));
+}
+
+#[test]
+fn no_crate_has_an_import_circle() {
+    for krate in ["core", "sync", "embed", "node", "tests"] {
+        let found = circles(&module_uses(&root().join(krate).join("src")));
+        assert!(found.is_empty(), "{krate} has import circles: {found:?}");
+    }
+}
+
+#[test]
+fn each_layer_of_the_binary_uses_only_the_layers_below_it() {
+    // ARCHITECTURE.md: `main.rs` → `cli/` → `lifecycle/` → `surfaces/` →
+    // `engine/` → `formats/` → `derived/` → `base/`.
+    let layers = ["cli", "lifecycle", "surfaces", "engine", "formats", "derived", "base"];
+    let rank =
+        |module: &str| layers.iter().position(|layer| module.split("::").next() == Some(layer));
+    let mut upward = Vec::new();
+    for (module, used) in module_uses(&root().join("node/src")) {
+        let Some(from) = rank(&module) else { continue };
+        for other in used {
+            if rank(&other).is_some_and(|to| to < from) {
+                upward.push(format!("{module} → {other}"));
+            }
+        }
+    }
+    assert!(upward.is_empty(), "imports against the layer order: {upward:?}");
+}
+
+/// The names in the `[dependencies]` table of `krate`'s manifest.
+fn dependencies(krate: &str) -> Vec<String> {
+    let manifest =
+        std::fs::read_to_string(root().join(krate).join("Cargo.toml")).expect("a manifest");
+    manifest
+        .split("\n[dependencies]\n")
+        .nth(1)
+        .unwrap_or_default()
+        .split("\n[")
+        .next()
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| line.split(['.', '=', ' ']).next())
+        .filter(|name| !name.is_empty() && !name.starts_with('#'))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn core_does_no_io_and_sync_knows_no_sqlite() {
+    // Core is pure decisions: no files, sockets, processes, databases,
+    // runtimes or documents.
+    let io = ["tokio", "rusqlite", "iroh", "automerge", "notify", "axum", "ort", "fastembed"];
+    let core = dependencies("core");
+    assert!(core.contains(&"regex".to_owned()), "the manifest reader found {core:?}");
+    assert!(core.iter().all(|name| !io.contains(&name.as_str())), "core depends on {core:?}");
+    for (module, code) in modules(&root().join("core/src")) {
+        for call in ["std::fs", "std::net", "std::process", "File::", "SystemTime::now"] {
+            assert!(!code.contains(call), "core's {module} uses {call}");
+        }
+    }
+    let sync = dependencies("sync");
+    assert!(sync.contains(&"automerge".to_owned()), "the manifest reader found {sync:?}");
+    assert!(!sync.iter().any(|name| name.contains("sqlite")), "sync depends on {sync:?}");
+}

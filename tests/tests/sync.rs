@@ -328,9 +328,33 @@ async fn devices_without_a_valid_ticket_get_nothing_and_a_revoked_device_stops_s
     })
     .await;
     assert!(dropped.is_some(), "the server still lists the desktop: {}", server.peers_json());
+    // Where the others' logs stand before the memory exists: a refusal of
+    // the desktop after this point came after the memory could be sent.
+    let logs = [&server, &laptop].map(|home| home.path().join("logs/node.log"));
+    let before: Vec<usize> =
+        logs.iter().map(|log| std::fs::read_to_string(log).unwrap_or_default().len()).collect();
     let after = on_laptop.store_text("The new launch date is the 3rd of March.", "work").await;
     assert!(wait_for_recall(&on_server, "new launch date", "work", &after).await);
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // The desktop's node starts again, so it dials both at once; both
+    // must refuse it before its absence means anything.
+    on_desktop.close().await;
+    desktop.stop();
+    let on_desktop = desktop.client().await;
+    let refusal = "refused a connection from a device that is not paired";
+    let desktop_field = format!("peer={}", &desktop_id[..10]);
+    let refused = eventually(CONVERGE, || async {
+        logs.iter()
+            .zip(&before)
+            .all(|(log, &from)| {
+                let text = std::fs::read_to_string(log).unwrap_or_default();
+                text.get(from..).is_some_and(|new| {
+                    new.lines().any(|line| line.contains(refusal) && line.contains(&desktop_field))
+                })
+            })
+            .then_some(())
+    })
+    .await;
+    assert!(refused.is_some(), "the server and laptop never refused the revoked desktop");
     assert!(
         !on_desktop.recall_ids("new launch date", "work", 10).await.contains(&after),
         "a revoked device still receives memories"

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ferrex_core::{Edge, EdgeKind, Namespace, conflict, working::Role};
+use ferrex_core::{Edge, EdgeKind, Namespace, correction::correction, working::Role};
 
 use super::{
     Engine, lock,
@@ -93,7 +93,7 @@ impl Engine {
                         && older.derived.corrected_by.is_empty()
                         && !corrected.contains(&older.id);
                     if stands
-                        && conflict::correction(
+                        && correction(
                             &newer.text,
                             &older.text,
                             cosine_of_distance(distance),

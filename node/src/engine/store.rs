@@ -473,7 +473,9 @@ impl Engine {
             if !stands || row.derived.duplicate_of.is_some() {
                 continue;
             }
-            if let Some(reason) = conflict::correction(text, &row.text, similarity, &settings) {
+            if let Some(reason) =
+                ferrex_core::correction::correction(text, &row.text, similarity, &settings)
+            {
                 corrects.push((id, reason.as_str()));
             }
         }

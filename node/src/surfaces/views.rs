@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 use crate::{
     engine::{Engine, ListRequest, Reach, ToolError},
     surfaces::mcp::{
-        answers::{self, Memory},
+        answers::{self, EntityCount, Memory, TopicsAnswer, topics_of},
         args,
         params::{self, Kind},
         tools::{self, time},
@@ -238,37 +238,6 @@ pub struct ShowAnswer {
     pub history: Vec<answers::HistoryStep>,
 }
 
-/// A tag and its count.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct TagCount {
-    /// The tag.
-    pub tag: String,
-    /// Memories carrying it.
-    pub count: usize,
-}
-
-/// An entity and its count.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct EntityCount {
-    /// The entity (the canonical one of its class).
-    pub id: String,
-    /// Its name.
-    pub name: String,
-    /// Memories about it.
-    pub count: usize,
-}
-
-/// `topics`'s answer.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct TopicsAnswer {
-    /// The namespaces counted.
-    pub namespaces: Vec<String>,
-    /// Tags, most used first.
-    pub tags: Vec<TagCount>,
-    /// Entities, most mentioned first.
-    pub entities: Vec<EntityCount>,
-}
-
 /// The views' input schemas, generated once.
 struct Schemas {
     recall: Map<String, Value>,
@@ -479,19 +448,4 @@ fn entity(engine: &Engine, params: EntityParams) -> Result<EntityAnswer, ToolErr
 fn topics(engine: &Engine, scope: &Scope, params: TopicsParams) -> Result<TopicsAnswer, ToolError> {
     let reach = reach(scope, params.namespace.as_deref(), params.all)?;
     topics_of(engine, &reach, bounded("limit", params.limit, DEFAULT_PAGE, 1)?)
-}
-
-/// The `limit` most used tags (file chunks' `file:` tags among them) and
-/// entities of the namespaces `reach` spans.
-pub fn topics_of(engine: &Engine, reach: &Reach, limit: usize) -> Result<TopicsAnswer, ToolError> {
-    let topics = engine.topics(reach, limit)?;
-    Ok(TopicsAnswer {
-        namespaces: engine.spanned(reach)?,
-        tags: topics.tags.into_iter().map(|(tag, count)| TagCount { tag, count }).collect(),
-        entities: topics
-            .entities
-            .into_iter()
-            .map(|(id, name, count)| EntityCount { id, name, count })
-            .collect(),
-    })
 }

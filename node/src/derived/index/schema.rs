@@ -48,6 +48,7 @@ pub(crate) fn migrate(conn: &Connection) -> anyhow::Result<()> {
 }
 
 pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> anyhow::Result<()> {
+    let tokenizer = ferrex_core::rank::FTS_TOKENIZER;
     conn.execute_batch(&format!(
         "
         BEGIN;
@@ -114,7 +115,7 @@ pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> any
         CREATE INDEX memories_not_embedded ON memories(embedded, namespace) WHERE embedded = 0;
         CREATE INDEX memories_whole_only ON memories(embedded, namespace) WHERE embedded = 2;
         CREATE VIRTUAL TABLE memory_text USING fts5(
-            text, context, tokenize = 'porter unicode61 remove_diacritics 2'
+            text, context, tokenize = '{tokenizer}'
         );
         -- A deleted row's terms leave the full-text index at once (with
         -- PRAGMA secure_delete, set on every connection, and a truncating

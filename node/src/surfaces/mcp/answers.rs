@@ -12,8 +12,8 @@ use crate::{
     base::clock,
     derived::index::MemoryRow,
     engine::{
-        Backlog, Contradiction, DetailedStats, HistoryEntry, Recalled, Reflection, Stats, Stored,
-        content_parts,
+        Backlog, Contradiction, DetailedStats, Engine, HistoryEntry, Reach, Recalled, Reflection,
+        Stats, Stored, ToolError, content_parts,
     },
 };
 
@@ -771,7 +771,7 @@ pub struct StatsAnswer {
     pub files: FilesStats,
     /// With `topics`: the namespace's most used tags and entities.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub topics: Option<crate::surfaces::views::TopicsAnswer>,
+    pub topics: Option<TopicsAnswer>,
 }
 
 /// Watched folders on this device.
@@ -856,4 +856,50 @@ pub fn device_names(engine: &crate::engine::Engine) -> impl Fn(&str) -> Option<S
     let registry = engine.replica().registry();
     let me = engine.replica().device().to_owned();
     move |id: &str| registry.name_of(id).or_else(|| (id == me).then(|| "this device".to_owned()))
+}
+
+/// A tag and its count.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct TagCount {
+    /// The tag.
+    pub tag: String,
+    /// Memories carrying it.
+    pub count: usize,
+}
+
+/// An entity and its count.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct EntityCount {
+    /// The entity (the canonical one of its class).
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// Memories about it.
+    pub count: usize,
+}
+
+/// `topics`'s answer.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct TopicsAnswer {
+    /// The namespaces counted.
+    pub namespaces: Vec<String>,
+    /// Tags, most used first.
+    pub tags: Vec<TagCount>,
+    /// Entities, most mentioned first.
+    pub entities: Vec<EntityCount>,
+}
+
+/// The `limit` most used tags (file chunks' `file:` tags among them) and
+/// entities of the namespaces `reach` spans.
+pub fn topics_of(engine: &Engine, reach: &Reach, limit: usize) -> Result<TopicsAnswer, ToolError> {
+    let topics = engine.topics(reach, limit)?;
+    Ok(TopicsAnswer {
+        namespaces: engine.spanned(reach)?,
+        tags: topics.tags.into_iter().map(|(tag, count)| TagCount { tag, count }).collect(),
+        entities: topics
+            .entities
+            .into_iter()
+            .map(|(id, name, count)| EntityCount { id, name, count })
+            .collect(),
+    })
 }

@@ -571,7 +571,7 @@ fn stats(
     let mut answer = answers::stats(&stats, detailed.as_ref());
     if params.topics {
         let reach = crate::engine::Reach::Of(vec![scope.namespace(None)?]);
-        answer.topics = Some(crate::surfaces::views::topics_of(engine, &reach, TOPICS)?);
+        answer.topics = Some(answers::topics_of(engine, &reach, TOPICS)?);
     }
     Ok(answer)
 }
