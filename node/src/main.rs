@@ -4,11 +4,11 @@
 
 mod base;
 mod cli;
-mod derived;
-mod engine;
-mod formats;
 mod lifecycle;
 mod surfaces;
+
+// The engine library's layers, by the names the binary's modules use.
+use ferrex_engine::{derived, engine, formats};
 
 use std::{path::PathBuf, process::ExitCode};
 

@@ -4,7 +4,7 @@
 //! and up, and devices restart from their files mid-exchange.
 //!
 //! The sync crate's own simulation (`tests/simulation.rs`) checks what the
-//! documents converge to; the node's (`node/src/derived/simulation.rs`) runs the same
+//! documents converge to; the node's (`engine/src/derived/simulation.rs`) runs the same
 //! faults and also checks that the indexes derived from them answer alike.
 
 #![allow(clippy::unwrap_used, reason = "test support: an error fails the simulation")]

@@ -90,7 +90,7 @@ fn no_product_code_path_is_unix_only_without_its_counterpart() {
     let root = root();
     let mut unguarded = Vec::new();
     let mut gated_uses = 0;
-    for krate in ["core", "embed", "sync", "node"] {
+    for krate in ["core", "embed", "sync", "engine", "node"] {
         for file in rust_files(&root.join(krate).join("src")) {
             let text = std::fs::read_to_string(&file).expect("a source file");
             // Unit tests run here, on Linux; product code is what is before them.
@@ -279,27 +279,27 @@ fn the_module_reader_sees_grouped_uses_and_paths() {
         "{:?}",
         of("surfaces::views")
     );
-    assert!(of("engine::store").contains("derived::index"), "{:?}", of("engine::store"));
     assert!(of("lifecycle::daemon").contains("base::allocator"), "{:?}", of("lifecycle::daemon"));
+    let uses = module_uses(&root().join("engine/src"));
+    let of = |module: &str| uses.get(module).cloned().unwrap_or_default();
+    assert!(of("engine::store").contains("derived::index"), "{:?}", of("engine::store"));
 }
 
 #[test]
 fn no_crate_has_an_import_circle() {
-    for krate in ["core", "sync", "embed", "node", "tests"] {
+    for krate in ["core", "sync", "embed", "engine", "node", "tests"] {
         let found = circles(&module_uses(&root().join(krate).join("src")));
         assert!(found.is_empty(), "{krate} has import circles: {found:?}");
     }
 }
 
-#[test]
-fn each_layer_of_the_binary_uses_only_the_layers_below_it() {
-    // ARCHITECTURE.md: `main.rs` → `cli/` → `lifecycle/` → `surfaces/` →
-    // `engine/` → `formats/` → `derived/` → `base/`.
-    let layers = ["cli", "lifecycle", "surfaces", "engine", "formats", "derived", "base"];
+/// The modules of the crate in `src` that import a layer above their own,
+/// `layers` listed from the top.
+fn upward_imports(src: &Path, layers: &[&str]) -> Vec<String> {
     let rank =
         |module: &str| layers.iter().position(|layer| module.split("::").next() == Some(layer));
     let mut upward = Vec::new();
-    for (module, used) in module_uses(&root().join("node/src")) {
+    for (module, used) in module_uses(src) {
         let Some(from) = rank(&module) else { continue };
         for other in used {
             if rank(&other).is_some_and(|to| to < from) {
@@ -307,7 +307,27 @@ fn each_layer_of_the_binary_uses_only_the_layers_below_it() {
             }
         }
     }
-    assert!(upward.is_empty(), "imports against the layer order: {upward:?}");
+    upward
+}
+
+#[test]
+fn each_layer_uses_only_the_layers_below_it() {
+    // ARCHITECTURE.md: the binary's `main.rs` → `cli/` → `lifecycle/` →
+    // `surfaces/` → `base/`, over the engine library (a crate of its own,
+    // so the compiler keeps it from reaching up), whose `engine/` →
+    // `formats/` → `derived/` → `base/`.
+    let binary =
+        upward_imports(&root().join("node/src"), &["cli", "lifecycle", "surfaces", "base"]);
+    assert!(binary.is_empty(), "the binary imports against the layer order: {binary:?}");
+    let library =
+        upward_imports(&root().join("engine/src"), &["engine", "formats", "derived", "base"]);
+    assert!(library.is_empty(), "the engine imports against the layer order: {library:?}");
+    // The reader sees an upward import when there is one.
+    let planted = tempfile::tempdir().expect("a temporary folder");
+    for (file, text) in [("base.rs", "use crate::engine::Engine;\n"), ("engine.rs", "")] {
+        std::fs::write(planted.path().join(file), text).expect("a planted module");
+    }
+    assert_eq!(upward_imports(planted.path(), &["engine", "base"]), ["base → engine"]);
 }
 
 /// The names in the `[dependencies]` table of `krate`'s manifest.

@@ -5,12 +5,12 @@
 //! a surface; every other folder may use it.
 
 pub mod allocator;
-pub mod clock;
-pub mod config;
 pub mod console;
 pub mod device;
 pub mod home;
 pub mod local_socket;
-pub mod lock;
 pub mod logging;
 pub mod project;
+
+// The engine's ground, shared with the binary.
+pub use ferrex_engine::base::{clock, config};

@@ -146,7 +146,7 @@ impl std::fmt::Debug for Engine {
     }
 }
 
-pub(crate) use crate::base::lock::lock;
+pub use crate::base::lock::lock;
 
 impl Engine {
     /// An engine over an open replica and index.

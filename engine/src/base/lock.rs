@@ -4,6 +4,6 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// Locks `mutex`, ignoring poisoning.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

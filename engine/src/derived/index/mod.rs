@@ -8,7 +8,7 @@
 
 mod browse;
 pub(crate) mod derive;
-pub(crate) mod files;
+pub mod files;
 mod fts_query;
 mod judging;
 pub(crate) mod links;

@@ -283,7 +283,7 @@ impl WorkSignal {
     }
 
     /// Waits until notified or `timeout` passes.
-    pub(crate) fn wait(&self, timeout: Duration) {
+    pub fn wait(&self, timeout: Duration) {
         let pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
         let (mut pending, _) = self
             .wake
