@@ -13,5 +13,7 @@ pub mod base;
 pub mod derived;
 pub mod engine;
 pub mod formats;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 pub use engine::Engine;

@@ -19,7 +19,7 @@
 //! bits (the default), by the exact scan and by keywords, in both
 //! namespaces, as does a rebuild from scratch.
 //!
-//! `cargo test -p ferrex --bin ferrex derived::simulation` runs 24 seeds;
+//! `cargo test -p ferrex-engine derived::simulation` runs 24 seeds;
 //! `FERREX_DERIVED_SEEDS=10000` (in release mode) runs that many,
 //! `FERREX_DERIVED_FIRST=K` starts at seed number K, and
 //! `FERREX_DERIVED_SEED=S` replays the one seed a failure names.
@@ -28,47 +28,15 @@ use std::sync::Mutex;
 
 use std::path::Path;
 
-use ferrex_core::{EmbedError, Embedder, Namespace, Timestamp};
+use ferrex_core::{Embedder, Namespace, Timestamp};
 use ferrex_sync::{
     NewMemory, Replica, ReplicaOptions,
     sim::{self, Network, Rng},
 };
 
-use crate::{derived::embedding, derived::index::Index, derived::indexer};
-
-/// Unit vectors from hashed words: texts sharing words are near. For tests
-/// of pure logic only; no model.
-struct WordHashTestEmbedder;
-
-impl Embedder for WordHashTestEmbedder {
-    fn model_id(&self) -> &str {
-        "word-hash-test"
-    }
-
-    fn dimension(&self) -> usize {
-        64
-    }
-
-    fn embed_batch(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        Ok(texts
-            .iter()
-            .map(|text| {
-                let mut vector = vec![0.0f32; 64];
-                for word in text.split_whitespace() {
-                    let hash = word.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
-                        (hash ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3)
-                    });
-                    for bit in 0..8 {
-                        let dimension = ((hash >> (bit * 8)) % 64) as usize;
-                        vector[dimension] += if (hash >> (bit + 56)) & 1 == 0 { 1.0 } else { -1.0 };
-                    }
-                }
-                let norm = vector.iter().map(|value| value * value).sum::<f32>().sqrt().max(1e-6);
-                vector.into_iter().map(|value| value / norm).collect()
-            })
-            .collect())
-    }
-}
+use crate::{
+    derived::embedding, derived::index::Index, derived::indexer, testing::WordHashTestEmbedder,
+};
 
 const WORDS: [&str; 24] = [
     "deploy",
@@ -231,7 +199,7 @@ fn run(seed: u64) {
 fn replicas_with_equal_heads_answer_equally_whatever_the_order_of_their_changes_and_faults() {
     sim::run_seeds(
         &sim::seeds("FERREX_DERIVED", 24),
-        "FERREX_DERIVED_SEED={seed} cargo test --release -p ferrex --bin ferrex derived::simulation",
+        "FERREX_DERIVED_SEED={seed} cargo test --release -p ferrex-engine derived::simulation",
         run,
     );
 }

@@ -14,12 +14,9 @@ use super::{
     Engine, lock,
     store::{NEIGHBOURS, cosine_of_distance},
 };
-use crate::{
-    base::clock,
-    derived::{
-        index::MemoryRow,
-        indexer::{self, KnownVectors},
-    },
+use crate::derived::{
+    index::MemoryRow,
+    indexer::{self, KnownVectors},
 };
 
 /// How many arrivals one pass judges (the worker comes back for the rest).
@@ -55,7 +52,7 @@ impl Engine {
 
     /// Judges `ready` and records the corrections found.
     fn judge_batch(&self, ready: &[String]) -> anyhow::Result<()> {
-        let now = clock::now();
+        let now = self.now();
         let device = self.replica.device().to_owned();
         let mut edges: BTreeMap<String, Vec<Edge>> = BTreeMap::new();
         // What this batch corrected: corrected once, as at a store.

@@ -4,10 +4,7 @@
 use ferrex_core::{MemoryKind, Namespace, Timestamp};
 
 use super::{Engine, HistoryEntry, Recalled, ToolError, lock, recall::judge};
-use crate::{
-    base::clock,
-    derived::index::{EdgeRow, MemoryFilter, Namespaces},
-};
+use crate::derived::index::{EdgeRow, MemoryFilter, Namespaces};
 
 /// The namespaces a person's read spans: a project's and `default` (as an
 /// agent's recall there), one named, or every one.
@@ -146,7 +143,7 @@ impl Engine {
     /// `rows` with their staleness and trust now, as recall judges them in
     /// each one's namespace (no score: nothing was searched).
     fn judged(&self, rows: Vec<crate::derived::index::MemoryRow>) -> Vec<Recalled> {
-        let now = clock::now();
+        let now = self.now();
         rows.into_iter()
             .map(|row| {
                 let (staleness, confidence) = judge(&row, now, self.settings(&row.namespace));
@@ -160,7 +157,7 @@ impl Engine {
     pub fn show(&self, id: &str) -> Result<Option<Shown>, ToolError> {
         let Some(row) = self.memory(id)? else { return Ok(None) };
         let namespace = Namespace::parse(&row.namespace)?;
-        let (staleness, confidence) = judge(&row, clock::now(), self.settings(&row.namespace));
+        let (staleness, confidence) = judge(&row, self.now(), self.settings(&row.namespace));
         let (entities, edges) = {
             let index = lock(&self.index);
             let mut ids = row.entities.clone();

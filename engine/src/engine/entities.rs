@@ -12,7 +12,6 @@ use ferrex_core::{
 
 use super::{Engine, lock, new_id};
 use crate::{
-    base::clock,
     derived::index::{Index, lookup::EntityRow},
     derived::indexer::{self, KnownVectors},
 };
@@ -306,7 +305,7 @@ impl Engine {
         let settings = self.settings(namespace.as_str()).entity;
         let mut entities = lock(&self.index).entities(namespace.as_str())?;
         let vectors = self.fill_entity_vectors(&mut entities, &mut Vectors::default())?;
-        let now = clock::now();
+        let now = self.now();
         let device = self.replica.device().to_owned();
         let mut edges = Vec::new();
         for id in ids {

@@ -38,7 +38,7 @@ use sha2::{Digest, Sha256};
 
 use super::{Engine, ToolError, lock};
 use crate::{
-    base::{clock, config::Watch},
+    base::config::Watch,
     derived::index::{
         Derived, MemoryRow, Vectors, chunk_hash,
         files::{FileCounts, FileRecord, LOCAL_DOC},
@@ -746,7 +746,7 @@ impl Engine {
             == 1;
         let parsed = Namespace::parse(namespace).map_err(|error| anyhow::anyhow!("{error}"))?;
         let mut to_forget: Vec<String> = Vec::new();
-        let now = clock::now();
+        let now = self.now();
         {
             let _writing = lock(&self.write_lock);
             let mut memories: Vec<NewMemory> = Vec::new();

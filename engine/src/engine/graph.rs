@@ -27,15 +27,12 @@ use ferrex_core::{
 use ferrex_sync::{NewMemory, NewRecords};
 
 use super::{Engine, RecallRequest, Recalled, ToolError, entities::Vectors, lock, new_id};
-use crate::{
-    base::clock,
-    derived::{
-        index::{
-            MemoryRow,
-            links::{ENTITY_ENDS, LinkRow, MEMORY_ENDS},
-        },
-        indexer::{self, KnownVectors},
+use crate::derived::{
+    index::{
+        MemoryRow,
+        links::{ENTITY_ENDS, LinkRow, MEMORY_ENDS},
     },
+    indexer::{self, KnownVectors},
 };
 
 /// Bytes a walk's answer may take (its nodes and edges as JSON, about
@@ -284,7 +281,7 @@ impl Engine {
         }
 
         let _writing = lock(&self.write_lock);
-        let now = clock::now();
+        let now = self.now();
         let device = self.replica.device().to_owned();
         let (resolved, from_id, to_id) = if entity_link {
             let resolved =
@@ -663,7 +660,7 @@ impl Engine {
         }
         if !text_changes && !triple_changes {
             let writing = lock(&self.write_lock);
-            let change = self.replica.edit_memory(&id, Some(&tags), confidence, clock::now())?;
+            let change = self.replica.edit_memory(&id, Some(&tags), confidence, self.now())?;
             let Some(change) = change else {
                 drop(writing);
                 return Err(self.missing_memory("id", &id));
@@ -716,7 +713,7 @@ impl Engine {
             kind: EdgeKind::VersionOf,
             from: stored.id.clone(),
             to: id.clone(),
-            created_at: clock::now(),
+            created_at: self.now(),
             created_by: self.replica.device().to_owned(),
         };
         let _writing = lock(&self.write_lock);
@@ -728,7 +725,7 @@ impl Engine {
             self.forget(std::slice::from_ref(&stored.id))?;
             return Err(self.missing_memory("id", &id));
         }
-        let change = self.replica.add_edges(&namespace, vec![edge], clock::now())?;
+        let change = self.replica.add_edges(&namespace, vec![edge], self.now())?;
         let mut index = lock(&self.index);
         indexer::apply_change(&mut index, &self.replica, &change, &KnownVectors::new())?;
         Ok(Updated { id: stored.id, replaces: Some(id), duplicate: false, changed })

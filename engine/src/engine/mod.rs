@@ -32,7 +32,7 @@ pub use review::{Contradiction, DetailedStats, HistoryEntry, Reflection};
 pub use store::Stored;
 
 use crate::{
-    base::clock,
+    base::clock::{Clock, SystemClock},
     derived::embedding::{Foreground, WorkSignal},
     derived::index::{Index, MemoryRow},
     derived::indexer::{self, KnownVectors},
@@ -120,6 +120,20 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The settings of every namespace `config` names, and the default.
+    pub fn from_config(config: &crate::base::config::Config) -> Settings {
+        Settings {
+            default: config.memory.clone(),
+            namespaces: config
+                .namespace_overrides
+                .keys()
+                .map(|namespace| (namespace.clone(), config.memory_for(namespace)))
+                .collect(),
+            recall_backlog_wait: config.recall_backlog_wait,
+            working: config.working.clone(),
+        }
+    }
+
     /// The settings of `namespace`.
     pub fn of(&self, namespace: &str) -> &MemorySettings {
         self.namespaces.get(namespace).unwrap_or(&self.default)
@@ -138,6 +152,8 @@ pub struct Engine {
     work: Arc<WorkSignal>,
     /// The watched folders of this device (see `files.rs`).
     files: files::FileWatch,
+    /// Where every judgement of time reads it.
+    clock: Arc<dyn Clock>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -165,7 +181,19 @@ impl Engine {
             write_lock: Mutex::new(()),
             work,
             files: files::FileWatch::default(),
+            clock: Arc::new(SystemClock),
         }
+    }
+
+    /// This engine reading the time from `clock` (the system's by default).
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Engine {
+        self.clock = clock;
+        self
+    }
+
+    /// Now, by the engine's clock.
+    pub fn now(&self) -> Timestamp {
+        self.clock.now()
     }
 
     /// The replica.
@@ -260,7 +288,7 @@ impl Engine {
     pub fn forget(&self, ids: &[String]) -> Result<ferrex_sync::Forgotten, ToolError> {
         let _writing = lock(&self.write_lock);
         let all = self.forget_closure(ids)?;
-        let mut outcome = self.replica.forget(&all, clock::now())?;
+        let mut outcome = self.replica.forget(&all, self.now())?;
         let asked: std::collections::HashSet<&String> = ids.iter().collect();
         outcome.forgotten.retain(|id| asked.contains(id));
         outcome.unknown.retain(|id| asked.contains(id));
@@ -324,7 +352,7 @@ impl Engine {
         }
         // Shards out of memory go back out once their counts are written.
         let unloaded = self.replica.unloaded();
-        let (done, changes) = self.replica.fold_access(&pending, clock::now())?;
+        let (done, changes) = self.replica.fold_access(&pending, self.now())?;
         let mut index = lock(&self.index);
         for change in &changes {
             indexer::apply_change(&mut index, &self.replica, change, &KnownVectors::new())?;
@@ -347,7 +375,7 @@ impl Engine {
             return Ok(vec![]);
         }
         let _writing = lock(&self.write_lock);
-        let (done, changes) = self.replica.validate(ids, clock::now())?;
+        let (done, changes) = self.replica.validate(ids, self.now())?;
         let mut index = lock(&self.index);
         for change in &changes {
             indexer::apply_change(&mut index, &self.replica, change, &KnownVectors::new())?;

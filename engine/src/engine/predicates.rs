@@ -10,7 +10,6 @@ use ferrex_core::{
 
 use super::{Engine, entities::Vectors, lock};
 use crate::{
-    base::clock,
     derived::index::MemoryRow,
     derived::indexer::{self, KnownVectors},
 };
@@ -127,7 +126,7 @@ impl Engine {
         let settings = self.settings(namespace.as_str());
         let mut cache = Vectors::default();
         let mut edges: Vec<Edge> = Vec::new();
-        let now = clock::now();
+        let now = self.now();
         for arrived in facts {
             let (Some(subject_key), Some(filed)) =
                 (arrived.derived.subject_key.clone(), arrived.derived.predicate_key.clone())

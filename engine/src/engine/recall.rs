@@ -21,10 +21,7 @@ use ferrex_core::{
 };
 
 use super::{Engine, ToolError, lock, usage_of};
-use crate::{
-    base::clock,
-    derived::index::{MemoryFilter, MemoryRow, Namespaces},
-};
+use crate::derived::index::{MemoryFilter, MemoryRow, Namespaces};
 
 /// Candidates taken from each of the dense and full-text lists.
 const CANDIDATES: usize = 100;
@@ -193,12 +190,55 @@ impl Engine {
         &self,
         request: &RecallRequest,
     ) -> Result<(Vec<Recalled>, Vec<String>, Backlog), ToolError> {
+        self.recall_across(request, &[])
+    }
+
+    /// [`Engine::recall`] over `request.namespace` and `also` together (a
+    /// project's recall searches the universal namespace too): each is
+    /// ranked on its own, the best of all kept by score, then id, and only
+    /// what is returned counts as used (access feeds trust and staleness).
+    /// `validate_ids` are validated once.
+    pub fn recall_across(
+        &self,
+        request: &RecallRequest,
+        also: &[Namespace],
+    ) -> Result<(Vec<Recalled>, Vec<String>, Backlog), ToolError> {
+        let (mut results, validated, mut backlog) = self.ranked(request)?;
+        let mut other = RecallRequest { validate_ids: Vec::new(), ..request.clone() };
+        for namespace in also.iter().filter(|namespace| **namespace != request.namespace) {
+            other.namespace = namespace.clone();
+            let (more, _, more_backlog) = self.ranked(&other)?;
+            results.extend(more);
+            backlog.without_vectors += more_backlog.without_vectors;
+            backlog.without_passages += more_backlog.without_passages;
+            backlog.waited += more_backlog.waited;
+        }
+        if !also.is_empty() {
+            results
+                .sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.row.id.cmp(&b.row.id)));
+            results.truncate(request.limit);
+        }
+        let now = self.now();
+        lock(&self.index).transaction(|tx| {
+            for result in &results {
+                tx.record_access(&result.row.id, now.0)?;
+            }
+            Ok(())
+        })?;
+        Ok((results, validated, backlog))
+    }
+
+    /// One namespace's best `request.limit` results, recording no use.
+    fn ranked(
+        &self,
+        request: &RecallRequest,
+    ) -> Result<(Vec<Recalled>, Vec<String>, Backlog), ToolError> {
         let validated = self.validate(&request.validate_ids)?;
         let backlog = self.settle_backlog(request.namespace.as_str())?;
         let vector = self.embedder.embed_query(&request.query)?;
         let settings = self.settings(request.namespace.as_str()).clone();
         let entity_filter = self.entity_filter(&request.namespace, &request.entities)?;
-        let now = clock::now();
+        let now = self.now();
         let mut index = lock(&self.index);
         let namespace = request.namespace.as_str();
         let filtering = entity_filter.is_some() || request.start.is_some() || request.end.is_some();
@@ -333,12 +373,6 @@ impl Engine {
             results = order.into_iter().filter_map(|id| by_id.remove(&id)).collect();
         }
         results.truncate(request.limit);
-        index.transaction(|tx| {
-            for result in &results {
-                tx.record_access(&result.row.id, now.0)?;
-            }
-            Ok(())
-        })?;
         Ok((results, validated, backlog))
     }
 

@@ -10,7 +10,7 @@ use ferrex_core::{
 };
 
 use super::{Engine, Recalled, ToolError, lock, usage_of};
-use crate::{base::clock, derived::index::MemoryRow};
+use crate::derived::index::MemoryRow;
 
 /// Facts of one subject and predicate that disagree.
 #[derive(Debug, Clone, PartialEq)]
@@ -73,7 +73,7 @@ pub struct DetailedStats {
 impl Engine {
     /// Stale memories of a namespace, stalest first.
     pub fn stale(&self, namespace: &Namespace, limit: usize) -> Result<Vec<Recalled>, ToolError> {
-        let now = clock::now();
+        let now = self.now();
         let settings = self.settings(namespace.as_str()).staleness;
         let index = lock(&self.index);
         let mut stale: Vec<Recalled> = index
@@ -269,7 +269,7 @@ impl Engine {
     /// Counts that need a look at every memory: staleness per kind, facts
     /// per status, entities, alias candidates, contradictions.
     pub fn detailed_stats(&self) -> Result<DetailedStats, ToolError> {
-        let now = clock::now();
+        let now = self.now();
         let index = lock(&self.index);
         let mut stats = DetailedStats::default();
         let mut namespaces: BTreeSet<String> = BTreeSet::new();

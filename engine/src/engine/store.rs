@@ -21,7 +21,6 @@ use super::{
     lock, new_id,
 };
 use crate::{
-    base::clock,
     derived::index::content_hash,
     derived::indexer::{self, KnownVectors},
 };
@@ -178,7 +177,7 @@ impl Engine {
 
         let _writing = lock(&self.write_lock);
         let locked = started.elapsed();
-        let now = clock::now();
+        let now = self.now();
         let device = self.replica.device().to_owned();
         if let Some(old) = &request.supersedes {
             self.check_supersedes(old, &namespace)?;

@@ -4,7 +4,6 @@
 use ferrex_core::Namespace;
 
 use super::{Engine, ToolError, lock};
-use crate::base::clock;
 
 impl Engine {
     /// Every live record of `namespace` this node can read, as it stands.
@@ -44,7 +43,7 @@ impl Engine {
                 }
             }
         }
-        let (change, restored) = self.replica.restore(namespace, clock::now(), archive)?;
+        let (change, restored) = self.replica.restore(namespace, self.now(), archive)?;
         if let Some(change) = change {
             let mut index = lock(&self.index);
             crate::derived::indexer::apply_change(

@@ -16,12 +16,9 @@ use ferrex_core::{
 use ferrex_sync::{NewMemory, NewRecords};
 
 use super::{Engine, ToolError, lock, new_id, usage_of};
-use crate::{
-    base::clock,
-    derived::{
-        index::MemoryRow,
-        indexer::{self, KnownVectors},
-    },
+use crate::derived::{
+    index::MemoryRow,
+    indexer::{self, KnownVectors},
 };
 
 /// The longest text of one line of a context, in characters.
@@ -119,7 +116,7 @@ impl Engine {
         record: Record<'_>,
     ) -> Result<String, ToolError> {
         let _writing = lock(&self.write_lock);
-        let now = clock::now();
+        let now = self.now();
         let device = self.replica.device().to_owned();
         let id = new_id();
         let memory = NewMemory {
@@ -203,7 +200,7 @@ impl Engine {
     /// so a session's bound bounds what its documents keep live.
     fn evict(&self, ids: &[String]) -> Result<(), ToolError> {
         let _writing = lock(&self.write_lock);
-        let outcome = self.replica.evict(ids, clock::now())?;
+        let outcome = self.replica.evict(ids, self.now())?;
         let mut index = lock(&self.index);
         for change in &outcome.changes {
             indexer::apply_change(&mut index, &self.replica, change, &KnownVectors::new())?;
@@ -254,7 +251,7 @@ impl Engine {
         success: Option<&str>,
         priority: Option<&str>,
     ) -> Result<(String, bool), ToolError> {
-        let now = clock::now();
+        let now = self.now();
         if let Some(existing) = self
             .tasks(namespace, now)?
             .into_iter()
@@ -288,7 +285,7 @@ impl Engine {
         role: Role,
         text: &str,
     ) -> Result<(String, Task), ToolError> {
-        let task = self.task(namespace, id, clock::now())?.ok_or_else(|| {
+        let task = self.task(namespace, id, self.now())?.ok_or_else(|| {
             FieldError::new("id", format!("{id:?} is no task of namespace {namespace:?}"))
         })?;
         let policy = self.settings(namespace.as_str()).secrets;
@@ -306,7 +303,7 @@ impl Engine {
             namespace,
             Record { role, kind, text: &text, tags: vec![working::task_tag(id)], confidence: 1.0 },
         )?;
-        let task = self.task(namespace, id, clock::now())?.context("the task was forgotten")?;
+        let task = self.task(namespace, id, self.now())?.context("the task was forgotten")?;
         Ok((note, task))
     }
 
@@ -406,7 +403,7 @@ impl Engine {
         budget: usize,
         names: &dyn Fn(&str) -> String,
     ) -> Result<SessionContext, ToolError> {
-        let now = clock::now();
+        let now = self.now();
         let mut tasks = self.tasks(namespace, now)?;
         tasks.retain(|task| task.state.status.is_open());
         tasks.sort_by_key(|task| std::cmp::Reverse(task.state.last_activity));

@@ -75,20 +75,6 @@ pub fn load_session(files: &ModelFiles, config: &Config) -> anyhow::Result<Box<d
     Ok(Box::new(FastEmbedder::from_verified_files(files, &options)?))
 }
 
-/// The settings of every namespace the configuration names, and the default.
-pub fn engine_settings(config: &Config) -> crate::engine::Settings {
-    crate::engine::Settings {
-        default: config.memory.clone(),
-        namespaces: config
-            .namespace_overrides
-            .keys()
-            .map(|namespace| (namespace.clone(), config.memory_for(namespace)))
-            .collect(),
-        recall_backlog_wait: config.recall_backlog_wait,
-        working: config.working.clone(),
-    }
-}
-
 impl Node {
     /// Opens everything and brings the index up to date with the documents.
     pub fn open(home: &Home, config: &Config, device: &Device) -> anyhow::Result<Node> {
@@ -150,7 +136,7 @@ impl Node {
         let index = Arc::new(Mutex::new(index));
         let signal = Arc::new(WorkSignal::default());
         let mut foreground = Foreground::new(foreground, QUERY_CACHE);
-        let settings = engine_settings(config);
+        let settings = crate::engine::Settings::from_config(config);
         if config.reranks() {
             let reranker = Reranker::load(&model::model_search(home, config), config.threads)
                 .context("memory.rerank_depth is set: loading the reranker")?;

@@ -374,7 +374,7 @@ pub fn recall_over(
         None => 0.0,
         Some(value) => validate::unit_interval("diversity", value)?,
     };
-    let mut request = RecallRequest {
+    let request = RecallRequest {
         query,
         namespace: namespaces[0].clone(),
         kinds: params
@@ -407,23 +407,8 @@ pub fn recall_over(
         validate_ids,
         diversity,
     };
-    let (mut results, validated, mut backlog) = engine.recall(&request)?;
-    // A project's recall also searches the universal namespace: each is
-    // ranked on its own, and the best of all kept, by score, then id.
-    for other in &namespaces[1..] {
-        request.namespace = other.clone();
-        request.validate_ids.clear();
-        let (more, _, more_backlog) = engine.recall(&request)?;
-        results.extend(more);
-        backlog.without_vectors += more_backlog.without_vectors;
-        backlog.without_passages += more_backlog.without_passages;
-        backlog.waited += more_backlog.waited;
-    }
-    request.namespace = namespaces[0].clone();
-    if namespaces.len() > 1 {
-        results.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.row.id.cmp(&b.row.id)));
-        results.truncate(request.limit);
-    }
+    // A project's recall also searches the universal namespace.
+    let (results, validated, backlog) = engine.recall_across(&request, &namespaces[1..])?;
     Ok(answers::RecallAnswer {
         count: results.len(),
         results: results.iter().map(answers::recalled).collect(),

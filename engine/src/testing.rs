@@ -1,0 +1,119 @@
+//! An engine over a temporary home, for tests at the engine's boundary:
+//! real documents and a real SQLite index on disk, a clock set by hand, and
+//! a deterministic test embedder where the model does not matter (or the
+//! real one, given). Built with the `testing` feature.
+
+use std::sync::{Arc, Mutex};
+
+use ferrex_core::{EmbedError, Embedder, Timestamp};
+use ferrex_sync::{Replica, ReplicaOptions};
+
+use crate::{
+    Engine,
+    base::{clock::ManualClock, config::Config},
+    derived::{
+        embedding::{self, Foreground, WorkSignal},
+        index::Index,
+        indexer,
+    },
+    engine::Settings,
+};
+
+/// Unit vectors from hashed words: texts sharing words are near. For tests
+/// of pure logic only; no model.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WordHashTestEmbedder;
+
+impl Embedder for WordHashTestEmbedder {
+    fn model_id(&self) -> &str {
+        "word-hash-test"
+    }
+
+    fn dimension(&self) -> usize {
+        64
+    }
+
+    fn embed_batch(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        Ok(texts
+            .iter()
+            .map(|text| {
+                let mut vector = vec![0.0f32; 64];
+                for word in text.split_whitespace() {
+                    let word = word.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+                    let hash = word.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+                        (hash ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3)
+                    });
+                    for bit in 0..8 {
+                        let dimension = ((hash >> (bit * 8)) % 64) as usize;
+                        vector[dimension] += if (hash >> (bit + 56)) & 1 == 0 { 1.0 } else { -1.0 };
+                    }
+                }
+                let norm = vector.iter().map(|value| value * value).sum::<f32>().sqrt().max(1e-6);
+                vector.into_iter().map(|value| value / norm).collect()
+            })
+            .collect())
+    }
+}
+
+/// When a test engine's clock starts: 2026-01-01T00:00:00Z.
+pub const START: Timestamp = Timestamp(1_767_225_600_000);
+
+/// An engine over a temporary home (removed when dropped).
+#[derive(Debug)]
+pub struct TestEngine {
+    /// The engine.
+    pub engine: Engine,
+    /// Its clock, which moves only when a test moves it.
+    pub clock: Arc<ManualClock>,
+    home: tempfile::TempDir,
+}
+
+impl TestEngine {
+    /// An engine with the default settings and the word-hashing test
+    /// embedder.
+    pub fn new() -> anyhow::Result<TestEngine> {
+        TestEngine::with(&Config::default(), Box::new(WordHashTestEmbedder))
+    }
+
+    /// An engine with `config`'s settings and `embedder`.
+    pub fn with(config: &Config, embedder: Box<dyn Embedder>) -> anyhow::Result<TestEngine> {
+        let home = tempfile::tempdir()?;
+        let replica =
+            Replica::open(&home.path().join("docs"), "device-test", ReplicaOptions::default())?;
+        let (model, dimension) = (embedder.model_id().to_owned(), embedder.dimension());
+        let (mut index, _) = Index::open(&home.path().join("index.sqlite"), &model, dimension)?;
+        indexer::catch_up_all(&mut index, &replica)?;
+        index.set_complete(true)?;
+        let clock = Arc::new(ManualClock::new(START));
+        let engine = Engine::new(
+            Arc::new(replica),
+            Arc::new(Mutex::new(index)),
+            Arc::new(Foreground::new(embedder, 64)),
+            Settings::from_config(config),
+            Arc::new(WorkSignal::default()),
+        )
+        .with_clock(clock.clone());
+        Ok(TestEngine { engine, clock, home })
+    }
+
+    /// The temporary home.
+    pub fn home(&self) -> &std::path::Path {
+        self.home.path()
+    }
+
+    /// Does the embedding worker's work now (every passage queued by the
+    /// stores so far), as the node's worker does in the pauses between
+    /// requests; returns how many memories it embedded.
+    pub fn embed_queued(&self) -> anyhow::Result<usize> {
+        let no_pauses = || true;
+        let go_on = || false;
+        embedding::embed_queued(
+            self.engine.index(),
+            &mut self.engine.foreground().lend(&no_pauses),
+            32,
+            |_| {},
+            &go_on,
+            None,
+        )
+    }
+}
