@@ -601,6 +601,28 @@ where
     }
 }
 
+/// Now by the system's clock, in milliseconds since the Unix epoch (the
+/// clock every `ferrex` process of a test reads).
+pub fn now_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// Waits until the system's clock is past `time` (milliseconds since the
+/// epoch): whatever a device writes from then on is stamped later than
+/// anything written by then. Panics if the clock has not got there a
+/// second after `time` (it stands still or went back).
+pub async fn clock_past(time: i64) {
+    let deadline = tokio::time::Instant::now()
+        + Duration::from_millis(u64::try_from(time - now_millis()).unwrap_or(0) + 1_000);
+    while now_millis() <= time {
+        assert!(tokio::time::Instant::now() < deadline, "the clock never passed {time}");
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+}
+
 /// What [`look_alike_notes`] are about.
 const SUBJECTS: [&str; 8] = [
     "the billing service",

@@ -102,7 +102,8 @@ async fn devices_that_wrote_apart_answer_alike_once_synced() {
     laptop.stop();
 
     // Then the desktop alone, a little later.
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    // What follows is stamped later than all of it.
+    ferrex_tests::clock_past(ferrex_tests::now_millis()).await;
     let on_desktop = desktop.client().await;
     let pg16 = fact(&on_desktop, "postgres 16").await;
     assert_eq!(pg16["supersedes"], json!([pg14]), "{pg16}");
@@ -253,7 +254,8 @@ async fn one_attribute_stored_under_two_wordings_apart_is_one_fact_once_synced()
         .await;
     on_laptop.close().await;
     laptop.stop();
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    // What follows is stamped later than all of it.
+    ferrex_tests::clock_past(ferrex_tests::now_millis()).await;
     let on_desktop = desktop.client().await;
     let green = on_desktop
         .ok("store", json!({"subject": "zed", "predicate": "favorite color", "object": "green", "namespace": NAMESPACE}))
@@ -333,7 +335,8 @@ async fn devices_with_other_synonym_groups_agree_on_one_attribute() {
     assert_eq!(rust["predicate"], "stack", "{rust}");
     on_laptop.close().await;
     laptop.stop();
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    // What follows is stamped later than all of it.
+    ferrex_tests::clock_past(ferrex_tests::now_millis()).await;
     let on_desktop = desktop.client().await;
     let go = on_desktop
         .ok("store", json!({"subject": "Kit", "predicate": "tech stack", "object": "Go", "namespace": NAMESPACE}))
@@ -403,7 +406,8 @@ async fn text_corrected_in_words_while_apart_is_corrected_on_both_once_synced() 
     note(&on_laptop, "The release checklist lives in the wiki.", &[]).await;
     on_laptop.close().await;
     laptop.stop();
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    // What follows is stamped later than all of it.
+    ferrex_tests::clock_past(ferrex_tests::now_millis()).await;
     let on_desktop = desktop.client().await;
     let new = note(
         &on_desktop,

@@ -83,7 +83,8 @@ async fn a_graph_edited_apart_is_the_same_graph_on_both_once_synced() {
     on_laptop.ok("update", json!({"id": edited, "tags": ["ops"]})).await;
     on_laptop.close().await;
     laptop.stop();
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    // What follows is stamped later than all of it.
+    ferrex_tests::clock_past(ferrex_tests::now_millis()).await;
 
     // Apart, the desktop: the same relation stated twice, the forget, and
     // another tag and a confidence on the same memory.

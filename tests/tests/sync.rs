@@ -295,7 +295,8 @@ async fn devices_without_a_valid_ticket_get_nothing_and_a_revoked_device_stops_s
 
     // An expired ticket.
     let expiring = server.invite_for("1s");
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let expires = expiring.parse::<ferrex_sync::PairingTicket>().unwrap().expires_at;
+    ferrex_tests::clock_past(expires.0).await;
     let (ok, stderr) = stranger.join(&expiring);
     assert!(!ok);
     assert!(stderr.contains("expired"), "{stderr}");
