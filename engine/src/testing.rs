@@ -72,14 +72,23 @@ impl TestEngine {
     /// An engine with the default settings and the word-hashing test
     /// embedder.
     pub fn new() -> anyhow::Result<TestEngine> {
-        TestEngine::with(&Config::default(), Box::new(WordHashTestEmbedder))
+        TestEngine::on("device-test")
     }
 
-    /// An engine with `config`'s settings and `embedder`.
-    pub fn with(config: &Config, embedder: Box<dyn Embedder>) -> anyhow::Result<TestEngine> {
+    /// As [`TestEngine::new`], as device `device` (two test engines that
+    /// exchange documents are two devices).
+    pub fn on(device: &str) -> anyhow::Result<TestEngine> {
+        TestEngine::with(device, &Config::default(), Box::new(WordHashTestEmbedder))
+    }
+
+    /// An engine of device `device` with `config`'s settings and `embedder`.
+    pub fn with(
+        device: &str,
+        config: &Config,
+        embedder: Box<dyn Embedder>,
+    ) -> anyhow::Result<TestEngine> {
         let home = tempfile::tempdir()?;
-        let replica =
-            Replica::open(&home.path().join("docs"), "device-test", ReplicaOptions::default())?;
+        let replica = Replica::open(&home.path().join("docs"), device, ReplicaOptions::default())?;
         let (model, dimension) = (embedder.model_id().to_owned(), embedder.dimension());
         let (mut index, _) = Index::open(&home.path().join("index.sqlite"), &model, dimension)?;
         indexer::catch_up_all(&mut index, &replica)?;
@@ -94,6 +103,45 @@ impl TestEngine {
         )
         .with_clock(clock.clone());
         Ok(TestEngine { engine, clock, home })
+    }
+
+    /// Sends every document of this engine to `other` by Automerge's sync
+    /// protocol and the records' keys as a session does, in this process, and has `other` index what it merged as
+    /// a node does with what a peer sends; returns the changes merged.
+    pub fn send_to(&self, other: &TestEngine) -> anyhow::Result<usize> {
+        let (ours, theirs) = (self.engine.replica(), other.engine.replica());
+        let mut merged = 0;
+        for doc in ours.doc_ids() {
+            let (mut sending, mut receiving) =
+                (automerge::sync::State::new(), automerge::sync::State::new());
+            // Bounded: two documents converge in a few round trips.
+            for _round in 0..20 {
+                let to_other = ours.generate_sync_message(&doc, &mut sending)?;
+                let back = theirs.generate_sync_message(&doc, &mut receiving)?;
+                if to_other.is_none() && back.is_none() {
+                    break;
+                }
+                if let Some(message) = to_other {
+                    for change in theirs.receive_sync_message(&doc, &mut receiving, &message)? {
+                        other.engine.apply_merged(&change)?;
+                        merged += 1;
+                    }
+                }
+                if let Some(message) = back {
+                    ours.receive_sync_message(&doc, &mut sending, &message)?;
+                }
+            }
+            // The records' keys, asked for and answered as a session does.
+            let wanted = theirs.wanted_keys(&doc, None)?;
+            if !wanted.is_empty() {
+                let (keys, _) = ours.answer_keys(&doc, &wanted)?;
+                if let Some(change) = theirs.accept_keys(&doc, &keys)? {
+                    other.engine.apply_merged(&change)?;
+                    merged += 1;
+                }
+            }
+        }
+        Ok(merged)
     }
 
     /// The temporary home.

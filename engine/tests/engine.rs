@@ -240,3 +240,184 @@ fn a_link_between_names_makes_entities_the_graph_walks() {
     assert!(labels.contains("the token refresh code"), "{labels:?}");
     assert_eq!(graph.edges.len(), 1, "{:?}", graph.edges);
 }
+
+#[test]
+fn a_watched_folder_is_read_into_chunks_that_follow_its_files() {
+    let test = TestEngine::new().unwrap();
+    let engine = &test.engine;
+    let folder = test.home().join("notes");
+    std::fs::create_dir_all(folder.join("target")).unwrap();
+    let runbook = folder.join("runbook.md");
+    std::fs::write(
+        &runbook,
+        "# Backups\n\nThe backup job runs at midnight from the NAS.\n\n# Deploys\n\nDeploys go out on Thursdays after the review.\n",
+    )
+    .unwrap();
+    // Never read: a build folder, and a file no include matches.
+    std::fs::write(folder.join("target/skip.md"), "# Skip\n\nBuild output about backups.\n")
+        .unwrap();
+    std::fs::write(folder.join("image.png"), [0u8, 1, 2]).unwrap();
+    let watch = ferrex_engine::base::config::Watch {
+        namespace: "docs".into(),
+        path: folder.clone(),
+        share: false,
+        include: Vec::new(),
+        exclude: Vec::new(),
+    };
+    engine.files().configure(&[watch], test.home().join("watched.json")).unwrap();
+    let first = engine.reconcile_all().unwrap();
+    assert_eq!((first.read, first.chunks_written), (1, 2), "{first:?}");
+    let files_only = RecallRequest { sources: Sources::Files, ..recall("backup job", "docs", 5) };
+    let (found, _, _) = engine.recall(&files_only).unwrap();
+    assert_eq!(found.len(), 1, "{:?}", ids(&found));
+    assert!(found[0].row.text.contains("midnight"), "{}", found[0].row.text);
+
+    // Unchanged: nothing is read again.
+    let again = engine.reconcile_all().unwrap();
+    assert_eq!((again.read, again.chunks_written), (0, 0), "{again:?}");
+
+    // Changed: the file's chunks are written again, and the old text is
+    // gone.
+    std::fs::write(
+        &runbook,
+        "# Backups\n\nThe backup job runs at two in the morning from the NAS.\n\n# Deploys\n\nDeploys go out on Thursdays after the review.\n",
+    )
+    .unwrap();
+    let changed = engine.reconcile_all().unwrap();
+    assert_eq!((changed.read, changed.chunks_written), (1, 2), "{changed:?}");
+    let (found, _, _) = engine.recall(&files_only).unwrap();
+    assert_eq!(found.len(), 1);
+    assert!(found[0].row.text.contains("two in the morning"), "{}", found[0].row.text);
+
+    // Deleted: its chunks go.
+    std::fs::remove_file(&runbook).unwrap();
+    let gone = engine.reconcile_all().unwrap();
+    assert_eq!(gone.dropped, 1, "{gone:?}");
+    let (found, _, _) = engine.recall(&files_only).unwrap();
+    assert!(found.is_empty(), "{:?}", ids(&found));
+}
+
+#[test]
+fn a_list_pages_a_namespace_and_show_tells_a_memory_whole() {
+    let test = TestEngine::new().unwrap();
+    let engine = &test.engine;
+    let mut stored = Vec::new();
+    for index in 0..5 {
+        let note = format!("Release {index} shipped with {index} known issues.");
+        stored.push(engine.store(text(&note, "releases"), false).unwrap().id);
+        test.clock.advance(Duration::from_secs(60));
+    }
+    let namespace = Namespace::parse("releases").unwrap();
+    let page = |offset: usize| {
+        engine
+            .list(&ferrex_engine::engine::ListRequest {
+                reach: ferrex_engine::engine::Reach::Of(vec![namespace.clone()]),
+                limit: 2,
+                offset,
+                ..ferrex_engine::engine::ListRequest::default()
+            })
+            .unwrap()
+    };
+    let (first, second, last) = (page(0), page(2), page(4));
+    assert_eq!(first.total, 5);
+    let listed: Vec<String> = [first, second, last]
+        .iter()
+        .flat_map(|page| page.memories.iter().map(|memory| memory.row.id.clone()))
+        .collect();
+    // Newest first, each once.
+    let mut newest_first = stored.clone();
+    newest_first.reverse();
+    assert_eq!(listed, newest_first);
+    let shown = engine.show(&stored[2]).unwrap().unwrap();
+    assert_eq!(shown.memory.row.text, "Release 2 shipped with 2 known issues.");
+    assert!(engine.show("no-such-memory").unwrap().is_none());
+}
+
+#[test]
+fn an_archive_restores_into_another_home_as_it_was() {
+    let source = TestEngine::new().unwrap();
+    let namespace = Namespace::parse("handover").unwrap();
+    let note = source
+        .engine
+        .store(text("The staging database is rebuilt every Sunday night.", "handover"), false)
+        .unwrap();
+    let archive = source.engine.archive(&namespace).unwrap();
+
+    let target = TestEngine::new().unwrap();
+    let restored = target.engine.restore(&namespace, &archive).unwrap();
+    assert_eq!(restored.memories, 1);
+    let row = target.engine.memory(&note.id).unwrap().unwrap();
+    assert_eq!(row.text, "The staging database is rebuilt every Sunday night.");
+    // Found by its words at once; by meaning once the worker embedded it.
+    target.embed_queued().unwrap();
+    let (found, _, _) =
+        target.engine.recall(&recall("when is staging database rebuilt", "handover", 3)).unwrap();
+    assert_eq!(found.first().map(|result| result.row.id.clone()), Some(note.id.clone()));
+    // Restoring again adds nothing.
+    assert_eq!(target.engine.restore(&namespace, &archive).unwrap().memories, 0);
+}
+
+#[test]
+fn a_new_value_of_a_fact_supersedes_the_old_whatever_the_subject_s_spelling() {
+    let test = TestEngine::new().unwrap();
+    let engine = &test.engine;
+    let fact = |subject: &str, predicate: &str, object: &str| StoreInput {
+        subject: Some(subject.into()),
+        predicate: Some(predicate.into()),
+        object: Some(object.into()),
+        namespace: Some("infra".into()),
+        ..StoreInput::default()
+    };
+    let old = engine.store(fact("api-server", "port", "8080"), false).unwrap();
+    assert_eq!(old.kind, MemoryKind::Semantic);
+    test.clock.advance(Duration::from_secs(60));
+    let new = engine.store(fact("API server", "port", "9090"), false).unwrap();
+    assert_eq!(new.supersedes, vec![old.id.clone()], "{new:?}");
+    let row = engine.memory(&old.id).unwrap().unwrap();
+    assert_eq!(row.derived.status, "superseded");
+    // The same value again is a duplicate of the current fact.
+    let again = engine.store(fact("api-server", "port", "9090"), false).unwrap();
+    assert!(again.duplicate);
+    assert_eq!(again.id, new.id);
+}
+
+#[test]
+fn text_from_a_peer_that_corrects_text_here_is_judged_once_embedded() {
+    let desktop = TestEngine::on("desktop").unwrap();
+    let laptop = TestEngine::on("laptop").unwrap();
+    let older = desktop
+        .engine
+        .store(text("The analytics warehouse runs in us-central1.", "team"), false)
+        .unwrap();
+    laptop.clock.advance(Duration::from_secs(3_600));
+    let newer = laptop
+        .engine
+        .store(text("The analytics warehouse migrated to europe-west4.", "team"), false)
+        .unwrap();
+    assert!(laptop.send_to(&desktop).unwrap() > 0);
+    // Judged only once the arrival has its vector: the worker's turn.
+    desktop.embed_queued().unwrap();
+    assert!(desktop.engine.judge_arrivals().unwrap() > 0);
+    let corrected = desktop.engine.memory(&older.id).unwrap().unwrap();
+    assert_eq!(corrected.derived.corrected_by, vec![newer.id.clone()], "{:?}", corrected.derived);
+    // Judged once: nothing is left to judge.
+    assert_eq!(desktop.engine.judge_arrivals().unwrap(), 0);
+}
+
+#[test]
+fn two_spellings_of_an_attribute_are_one_fact() {
+    let test = TestEngine::new().unwrap();
+    let engine = &test.engine;
+    let fact = |predicate: &str, object: &str| StoreInput {
+        subject: Some("alice".into()),
+        predicate: Some(predicate.into()),
+        object: Some(object.into()),
+        namespace: Some("people".into()),
+        ..StoreInput::default()
+    };
+    let colour = engine.store(fact("favourite colour", "blue"), false).unwrap();
+    test.clock.advance(Duration::from_secs(60));
+    let color = engine.store(fact("favorite color", "light blue"), false).unwrap();
+    assert_eq!(color.predicate, colour.predicate, "{color:?}");
+    assert_eq!(color.supersedes, vec![colour.id.clone()], "{color:?}");
+}

@@ -8,7 +8,8 @@ use ferrex_core::Namespace;
 ///
 /// The registry holds the paired devices and their revocations; each
 /// namespace's memories live in numbered shards, each holding up to a shard
-/// capacity of memories (see ARCHITECTURE.md for why and the measurements).
+/// capacity of memories (ARCHITECTURE.md, "Document partitioning", says
+/// why; docs/figures.md has the measurements).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DocId {
     /// Paired devices, their names and addresses, and revocations.

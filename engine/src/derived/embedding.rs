@@ -38,7 +38,7 @@ pub struct Foreground {
     last_request: AtomicU64,
     epoch: Instant,
     /// The pause in requests the worker waits for ([`QUIET`]), and the
-    /// longest it waits for one ([`QUIET_AT_MOST`]).
+    /// longest it waits for one (`QUIET_AT_MOST`).
     quiet: (Duration, Duration),
     model_id: String,
     dimension: usize,
@@ -132,7 +132,7 @@ impl Foreground {
     }
 
     /// Waits until no request waits for the session and none has taken it
-    /// for [`QUIET`], or [`QUIET_AT_MOST`] has passed, or `stop` says so.
+    /// for [`QUIET`], or `QUIET_AT_MOST` has passed, or `stop` says so.
     fn wait_for_a_pause(&self, stop: &(dyn Fn() -> bool + Sync)) {
         let started = Instant::now();
         let (wanted, at_most) = self.quiet;
@@ -172,7 +172,7 @@ const QUIET_AT_MOST: Duration = Duration::from_millis(200);
 /// a time (every tier gives the same bits one at a time as in a batch),
 /// each in a pause between requests, so a request waits for at most one
 /// text, and a steady stream of requests gives it one text's turn every
-/// [`QUIET_AT_MOST`]. Once told to stop it waits for no pause, so that a
+/// `QUIET_AT_MOST`. Once told to stop it waits for no pause, so that a
 /// node's stop, which waits for the worker, is not held up.
 pub struct Lent<'a> {
     foreground: &'a Foreground,

@@ -100,7 +100,7 @@ fn register_sqlite_vec() {
 impl Index {
     /// Opens the index at `path` for vectors of `model_id` with `dimension`
     /// floats. An index that is missing, unreadable, of another schema
-    /// version (but [`schema::MIGRATES_FROM`], migrated in place), or built
+    /// version (but `schema::MIGRATES_FROM`, migrated in place), or built
     /// with another model is replaced by an empty one; the caller then
     /// rebuilds it from the documents.
     pub fn open(path: &Path, model_id: &str, dimension: usize) -> anyhow::Result<(Index, Opened)> {

@@ -3,7 +3,7 @@
 use rusqlite::Connection;
 
 /// Version of the index layout; an index of another version is rebuilt,
-/// except one of [`MIGRATES_FROM`], which is migrated in place.
+/// except one of `MIGRATES_FROM`, which is migrated in place.
 pub const SCHEMA_VERSION: i64 = 7;
 
 /// Passage vectors of memory `rowid` have row ids `rowid · PASSAGE_STRIDE + i`
@@ -27,7 +27,7 @@ const MEMORY_FLOATS: &str =
 /// The schema version [`migrate`] brings to this one in place.
 pub const MIGRATES_FROM: i64 = 6;
 
-/// Brings an index of schema version [`MIGRATES_FROM`] to this one, in one
+/// Brings an index of schema version `MIGRATES_FROM` to this one, in one
 /// transaction: its whole-text vectors move from the vec0 table
 /// `memory_vectors` to `memory_floats`, so an upgrade re-embeds nothing.
 /// The pages the old table held stay in the file, free, and are reused as

@@ -89,7 +89,7 @@ impl Index {
     /// The `k` memories of `namespace` nearest to `vector` by their whole
     /// text, like [`Index::dense`], for a store's judgements (duplicates,
     /// corrections), which only look at close neighbours: the candidates
-    /// are found by sign bits ([`NEAR_OVERSAMPLING`] per result wanted) and
+    /// are found by sign bits (`NEAR_OVERSAMPLING` per result wanted) and
     /// ranked exactly, instead of an exact scan of every vector of the
     /// namespace, which was most of a store's time at 10k memories.
     pub fn near(
@@ -126,7 +126,7 @@ impl Index {
     /// first, ties broken by id. What recall ranks by meaning.
     ///
     /// Both kinds of vector are searched by sign bits in memory
-    /// ([`DENSE_OVERSAMPLING`] candidates per result wanted, ties kept
+    /// (`DENSE_OVERSAMPLING` candidates per result wanted, ties kept
     /// whole, so the candidates do not depend on row ids) and the
     /// candidates ranked exactly. [`Index::dense_best_exact`] ranks every
     /// vector exactly, for comparison.
