@@ -87,7 +87,15 @@ impl TestEngine {
         config: &Config,
         embedder: Box<dyn Embedder>,
     ) -> anyhow::Result<TestEngine> {
-        let home = tempfile::tempdir()?;
+        // In memory where the system offers a folder there (Linux's
+        // /dev/shm): what is tested here is what the engine decides, not
+        // the disk's sync, and a workload of thousands of durable writes
+        // then takes seconds.
+        let shared_memory = std::path::Path::new("/dev/shm");
+        let home = match shared_memory.is_dir() {
+            true => tempfile::Builder::new().prefix("ferrex-test-").tempdir_in(shared_memory)?,
+            false => tempfile::tempdir()?,
+        };
         let replica = Replica::open(&home.path().join("docs"), device, ReplicaOptions::default())?;
         let (model, dimension) = (embedder.model_id().to_owned(), embedder.dimension());
         let (mut index, _) = Index::open(&home.path().join("index.sqlite"), &model, dimension)?;

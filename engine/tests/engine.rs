@@ -421,3 +421,71 @@ fn two_spellings_of_an_attribute_are_one_fact() {
     assert_eq!(color.predicate, colour.predicate, "{color:?}");
     assert_eq!(color.supersedes, vec![colour.id.clone()], "{color:?}");
 }
+
+/// Bytes of everything under `dir`.
+fn bytes_under(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| match entry.file_type() {
+            Ok(kind) if kind.is_dir() => bytes_under(&entry.path()),
+            _ => entry.metadata().map(|meta| meta.len()).unwrap_or(0),
+        })
+        .sum()
+}
+
+/// Whether any file under `dir` holds `needle`.
+fn any_file_holds(dir: &std::path::Path, needle: &[u8]) -> bool {
+    std::fs::read_dir(dir).into_iter().flatten().flatten().any(|entry| {
+        let path = entry.path();
+        if path.is_dir() {
+            any_file_holds(&path, needle)
+        } else {
+            std::fs::read(&path)
+                .is_ok_and(|bytes| bytes.windows(needle.len()).any(|window| window == needle))
+        }
+    })
+}
+
+#[test]
+#[allow(clippy::print_stderr, reason = "the figures of record, shown with --nocapture")]
+fn ten_thousand_pushes_keep_a_session_at_its_bound() {
+    const PUSHES: usize = 10_000;
+    let test = TestEngine::new().unwrap();
+    let engine = &test.engine;
+    let namespace = Namespace::default();
+    let mut sizes = Vec::new();
+    for index in 0..PUSHES {
+        let content = format!("Bash ran cargo test --workspace (step {index}) → exit 0");
+        engine
+            .push_event(&namespace, "long", ferrex_core::working::EventType::Action, &content)
+            .unwrap();
+        test.clock.advance(Duration::from_millis(10));
+        if (index + 1) % 2_000 == 0 {
+            sizes.push(bytes_under(&test.home().join("docs")));
+        }
+    }
+    // The live state: the bound (25 by default), whatever was pushed.
+    // Evicted events leave no tombstone (nothing can bring them back; see
+    // Replica::evict).
+    let stats = engine.stats().unwrap();
+    let memories: i64 = stats.by_namespace_kind.iter().map(|(_, _, count)| count).sum();
+    assert_eq!((memories, stats.forgotten), (25, 0), "{stats:?}");
+    let events = engine.events(&namespace, Some("long"), 200).unwrap();
+    assert_eq!(events.len(), 25);
+    assert!(events[0].text.contains(&format!("step {}", PUSHES - 1)), "{}", events[0].text);
+    // The live records (what an export holds) are the 25 events.
+    let archive = engine.archive(&namespace).unwrap();
+    assert_eq!(archive.memories.len(), 25);
+    // The documents grow with Automerge's history (each event's sealed
+    // bytes and its tombstone), linearly: no 2,000 pushes cost more than
+    // 1 MB (about 500 bytes an event).
+    let growth: Vec<u64> = sizes.windows(2).map(|pair| pair[1].saturating_sub(pair[0])).collect();
+    eprintln!(
+        "{PUSHES} pushes: documents {} bytes on disk; growth per 2,000 pushes {growth:?}",
+        sizes.last().unwrap()
+    );
+    assert!(growth.iter().all(|bytes| *bytes < 1_000_000), "{growth:?}");
+    assert!(!any_file_holds(test.home(), b"(step 17)"), "evicted events leave every file");
+}

@@ -86,11 +86,21 @@ impl TestHome {
     }
 
     /// A fresh home whose `ferrex.toml` is exactly `config`.
+    ///
+    /// The home is in memory where the system offers a folder there
+    /// (Linux's /dev/shm): a node syncs every write to disk before it
+    /// answers, and what the tests check is what the node does, not how
+    /// fast this machine's disk syncs (the crash tests kill processes, which
+    /// a file system in memory survives as a disk does).
     pub fn with_raw_config(config: &str) -> TestHome {
-        let dir = tempfile::Builder::new()
-            .prefix("ferrex-test-")
-            .tempdir()
-            .expect("a temporary directory");
+        let shared_memory = Path::new("/dev/shm");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix("ferrex-test-");
+        let dir = match shared_memory.is_dir() {
+            true => builder.tempdir_in(shared_memory),
+            false => builder.tempdir(),
+        }
+        .expect("a temporary directory");
         std::fs::write(dir.path().join("ferrex.toml"), config).expect("writing ferrex.toml");
         TestHome { dir: dir.path().to_owned(), binary: ferrex_bin(), temporary: Some(dir) }
     }

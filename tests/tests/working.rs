@@ -610,67 +610,6 @@ async fn exchanges_are_kept_once_recalled_shown_hot_and_everything_forgets_like_
     client.close().await;
 }
 
-/// Bytes of a home's documents and keys on disk.
-fn docs_bytes(home: &Path) -> u64 {
-    fn walk(dir: &Path) -> u64 {
-        std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|entry| match entry.file_type() {
-                Ok(kind) if kind.is_dir() => walk(&entry.path()),
-                _ => entry.metadata().map(|meta| meta.len()).unwrap_or(0),
-            })
-            .sum()
-    }
-    walk(&home.join("docs"))
-}
-
-#[tokio::test]
-#[allow(clippy::print_stderr, reason = "the figures of record, shown with --nocapture")]
-async fn ten_thousand_pushes_keep_a_session_at_its_bound() {
-    const PUSHES: usize = 10_000;
-    let home = TestHome::new();
-    let client = home.client().await;
-    let mut sizes = Vec::new();
-    for index in 0..PUSHES {
-        let content = format!("Bash ran cargo test --workspace (step {index}) → exit 0");
-        client
-            .ok("session", json!({"action": "push", "session_id": "long", "content": content}))
-            .await;
-        if (index + 1) % 2_000 == 0 {
-            sizes.push(docs_bytes(home.path()));
-        }
-    }
-    let stats = client.ok("stats", json!({})).await;
-    // The live state: the bound, whatever was pushed. Evicted events leave
-    // no tombstone (nothing can bring them back; see Replica::evict).
-    assert_eq!(stats["memories"], 25, "{stats}");
-    assert_eq!(stats["forgotten"], 0, "{stats}");
-    let events =
-        client.ok("session", json!({"action": "get", "session_id": "long", "limit": 200})).await;
-    let events = events["events"].as_array().unwrap();
-    assert_eq!(events.len(), 25);
-    assert!(events[0]["content"].as_str().unwrap().contains(&format!("step {}", PUSHES - 1)));
-    // The live records (what an export holds) stay the size of 25 events.
-    let (ok, export, _) = home.run(&["export"]);
-    assert!(ok);
-    let lines = export.lines().count();
-    assert!(lines <= 1 + 25 + 5, "an export of the live records: {lines} lines");
-    // The documents grow with Automerge's history (each event's sealed
-    // bytes and its tombstone), linearly: no 2,000 pushes cost more than
-    // 1 MB (about 500 bytes an event), the later ones no more than the first.
-    let growth: Vec<u64> = sizes.windows(2).map(|pair| pair[1].saturating_sub(pair[0])).collect();
-    eprintln!(
-        "{PUSHES} pushes: documents {} bytes on disk; growth per 2,000 pushes {growth:?}; export {} bytes",
-        sizes.last().unwrap(),
-        export.len()
-    );
-    assert!(growth.iter().all(|bytes| *bytes < 1_000_000), "{growth:?}");
-    assert!(home.files_containing("(step 17)").is_empty(), "evicted events leave every file");
-    client.close().await;
-}
-
 #[test]
 fn setup_gemini_shares_one_settings_file_and_removes_cleanly() {
     let home = TestHome::new();
