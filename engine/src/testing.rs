@@ -91,10 +91,16 @@ impl TestEngine {
         // /dev/shm): what is tested here is what the engine decides, not
         // the disk's sync, and a workload of thousands of durable writes
         // then takes seconds.
-        let shared_memory = std::path::Path::new("/dev/shm");
-        let home = match shared_memory.is_dir() {
-            true => tempfile::Builder::new().prefix("ferrex-test-").tempdir_in(shared_memory)?,
-            false => tempfile::tempdir()?,
+        // `FERREX_TEST_DIR` chooses another folder.
+        let shared_memory = std::path::PathBuf::from("/dev/shm");
+        let folder = std::env::var_os("FERREX_TEST_DIR")
+            .map(std::path::PathBuf::from)
+            .or_else(|| shared_memory.is_dir().then_some(shared_memory));
+        let mut builder = tempfile::Builder::new();
+        builder.prefix("ferrex-test-");
+        let home = match folder {
+            Some(folder) => builder.tempdir_in(folder)?,
+            None => builder.tempdir()?,
         };
         let replica = Replica::open(&home.path().join("docs"), device, ReplicaOptions::default())?;
         let (model, dimension) = (embedder.model_id().to_owned(), embedder.dimension());
@@ -123,10 +129,12 @@ impl TestEngine {
             let (mut sending, mut receiving) =
                 (automerge::sync::State::new(), automerge::sync::State::new());
             // Bounded: two documents converge in a few round trips.
+            let mut quiet = false;
             for _round in 0..20 {
                 let to_other = ours.generate_sync_message(&doc, &mut sending)?;
                 let back = theirs.generate_sync_message(&doc, &mut receiving)?;
                 if to_other.is_none() && back.is_none() {
+                    quiet = true;
                     break;
                 }
                 if let Some(message) = to_other {
@@ -139,6 +147,7 @@ impl TestEngine {
                     ours.receive_sync_message(&doc, &mut sending, &message)?;
                 }
             }
+            anyhow::ensure!(quiet, "document {doc} did not converge in 20 round trips");
             // The records' keys, asked for and answered as a session does.
             let wanted = theirs.wanted_keys(&doc, None)?;
             if !wanted.is_empty() {

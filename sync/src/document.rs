@@ -275,12 +275,12 @@ impl Document {
     }
 
     /// Frees the document's Automerge state, when every change of it is on
-    /// disk, and says what it still answers for; `None` (and nothing
-    /// changed) when some change is not persisted. The document must be
+    /// disk and its files are clean, and says what it still answers for;
+    /// `None` (and nothing changed) otherwise. The document must be
     /// loaded again ([`Document::reload`]) before any other use.
     pub(crate) fn unload(&mut self) -> Option<Unloaded> {
         let heads = self.doc.get_heads();
-        if heads != self.persisted {
+        if heads != self.persisted || !self.files.clean() {
             return None;
         }
         let unloaded = Unloaded {

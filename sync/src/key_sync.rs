@@ -29,7 +29,7 @@ impl Replica {
         if *id == DocId::Registry {
             return Ok(Vec::new());
         }
-        let Ok(document) = self.document(id) else { return Ok(Vec::new()) };
+        let Some(document) = self.document_if_any(id)? else { return Ok(Vec::new()) };
         let document = lock(&document);
         // The live records and their keys' ids first, without the key
         // store (a merged shard has thousands, and indexing another shard
@@ -88,7 +88,9 @@ impl Replica {
             return Ok((answer, Vec::new()));
         }
         // A document this node does not have yet: nothing to answer now.
-        let Ok(document) = self.document(id) else { return Ok((answer, records.to_vec())) };
+        let Some(document) = self.document_if_any(id)? else {
+            return Ok((answer, records.to_vec()));
+        };
         let mut unanswered = Vec::new();
         let document = lock(&document);
         let maps = document.maps();
@@ -112,6 +114,9 @@ impl Replica {
         id: &DocId,
         keys: &[[u8; 32]],
     ) -> Result<Option<DocChange>, ReplicaError> {
+        // The document first: a key is taken off the asked list only once
+        // it can be filed (a document that failed to load keeps them asked).
+        let Some(document) = self.document_if_any(id)? else { return Ok(None) };
         let mut accepted: Vec<(u8, String, Key)> = Vec::new();
         {
             let mut asked = lock(&self.asked);
@@ -130,7 +135,6 @@ impl Replica {
         if accepted.is_empty() {
             return Ok(None);
         }
-        let Ok(document) = self.document(id) else { return Ok(None) };
         let mut document = lock(&document);
         // Still live, and still naming this key (a record forgotten while its
         // key travelled must not become readable again).

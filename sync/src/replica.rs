@@ -493,24 +493,39 @@ impl Replica {
         lock(&self.used).insert(id.clone(), Instant::now());
         if lock(&self.unloaded).contains_key(id) {
             // Nobody else holds an unloaded document: whoever got it since
-            // came through here and waits on this lock, or loaded it first.
+            // came through here and waits on this lock. Its entry leaves
+            // `unloaded` only once it is loaded, so a caller that finds no
+            // entry finds it loaded, and a failed load leaves it unloaded
+            // for the next caller to try again.
             let mut loading = lock(&document);
-            let Some(unloaded) = lock(&self.unloaded).remove(id) else {
-                return Ok(document.clone());
-            };
-            let started = Instant::now();
-            if let Err(error) = loading.reload(
-                &self.dir.join(id.to_string()),
-                &unloaded,
-                self.options.compact_log_bytes,
-            ) {
-                lock(&self.unloaded).insert(id.clone(), unloaded);
-                return Err(error);
+            let waiting = lock(&self.unloaded).get(id).cloned();
+            if let Some(unloaded) = waiting {
+                let started = Instant::now();
+                loading.reload(
+                    &self.dir.join(id.to_string()),
+                    &unloaded,
+                    self.options.compact_log_bytes,
+                )?;
+                lock(&self.unloaded).remove(id);
+                tracing::debug!(doc = %id, ms = started.elapsed().as_millis() as u64, "document loaded again");
             }
-            tracing::debug!(doc = %id, ms = started.elapsed().as_millis() as u64, "document loaded again");
             drop(loading);
         }
         Ok(document)
+    }
+
+    /// Document `id` as [`Replica::document`] gives it, or `None` when this
+    /// replica has no such document (any other failure, such as a load
+    /// that failed, is an error, not an absence).
+    pub(crate) fn document_if_any(
+        &self,
+        id: &DocId,
+    ) -> Result<Option<Arc<Mutex<Document>>>, ReplicaError> {
+        match self.document(id) {
+            Ok(document) => Ok(Some(document)),
+            Err(ReplicaError::UnknownDocument(_)) => Ok(None),
+            Err(error) => Err(error),
+        }
     }
 
     /// What unloaded document `id` still answers for, if it is unloaded.

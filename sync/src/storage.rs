@@ -209,6 +209,13 @@ impl DocFiles {
         Ok(())
     }
 
+    /// Makes the files clean ([`DocFiles::make_clean`]); whether they are.
+    /// A document is let go from memory only with clean files: a failed
+    /// append's bytes left in the log would come back when it is read again.
+    pub(crate) fn clean(&mut self) -> bool {
+        self.make_clean().is_ok()
+    }
+
     /// Cuts what a failed append left after the last complete record, and
     /// syncs the directory if a compaction could not: until both are done,
     /// nothing may be appended.

@@ -510,6 +510,15 @@ fn unloaded_shards_answer_as_loaded_ones_and_load_only_when_needed() {
     drop(replica);
 
     let replica = open(temp.path(), 2);
+    // A load that fails (here every file operation fails once) is an
+    // error, and leaves the document unloaded for the next caller to load,
+    // never handed out empty.
+    assert!(replica.unloaded().contains(&full));
+    ferrex_sync::faults::arm(0, ferrex_sync::faults::Fault::Io);
+    let failed = replica.read(&full, |reader| reader.memory("m0"));
+    let (fired, _) = ferrex_sync::faults::disarm();
+    assert!(fired && failed.is_err(), "{failed:?}");
+    assert!(replica.unloaded().contains(&full));
     let stored = replica.read(&full, |reader| reader.memory("m0")).unwrap().unwrap();
     assert_eq!(stored.memory.evidence, 3);
     assert_eq!(live_ids(&replica, &namespace), vec!["m0", "m1", "m2", "m3"]);

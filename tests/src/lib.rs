@@ -39,6 +39,16 @@ pub fn ferrex_bin() -> PathBuf {
     path
 }
 
+/// Where tests make their homes: `FERREX_TEST_DIR` when set, else
+/// `/dev/shm` where there is one (in memory), else the temporary directory.
+pub fn test_folder() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("FERREX_TEST_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    let shared_memory = Path::new("/dev/shm");
+    shared_memory.is_dir().then(|| shared_memory.to_owned())
+}
+
 /// A node's home in a temporary directory, configured for loopback only.
 pub struct TestHome {
     dir: PathBuf,
@@ -93,12 +103,11 @@ impl TestHome {
     /// fast this machine's disk syncs (the crash tests kill processes, which
     /// a file system in memory survives as a disk does).
     pub fn with_raw_config(config: &str) -> TestHome {
-        let shared_memory = Path::new("/dev/shm");
         let mut builder = tempfile::Builder::new();
         builder.prefix("ferrex-test-");
-        let dir = match shared_memory.is_dir() {
-            true => builder.tempdir_in(shared_memory),
-            false => builder.tempdir(),
+        let dir = match test_folder() {
+            Some(folder) => builder.tempdir_in(folder),
+            None => builder.tempdir(),
         }
         .expect("a temporary directory");
         std::fs::write(dir.path().join("ferrex.toml"), config).expect("writing ferrex.toml");

@@ -93,8 +93,9 @@ fn no_product_code_path_is_unix_only_without_its_counterpart() {
     for krate in ["core", "embed", "sync", "engine", "node"] {
         for file in rust_files(&root.join(krate).join("src")) {
             let text = std::fs::read_to_string(&file).expect("a source file");
-            // Unit tests run here, on Linux; product code is what is before them.
-            let product = text.split("#[cfg(test)]").next().unwrap_or("");
+            // Unit tests run here, on Linux; product code is what is before
+            // them (a `#[cfg(test)]` item elsewhere is not the tests' module).
+            let product = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
             let lines: Vec<&str> = product.lines().collect();
             let gated = gated_lines(&lines);
             for (index, line) in lines.iter().enumerate() {
@@ -191,8 +192,14 @@ fn module_uses(
             let tree = statement.split(';').next().unwrap_or_default();
             paths.extend(use_paths(tree));
         }
-        for anchor in ["crate::", "super::"] {
+        for anchor in ["crate::", "super::", "self::"] {
             for (at, _) in code.match_indices(anchor) {
+                // Only where a path starts (not `super::` inside
+                // `super::super::`, nor the end of another name).
+                let before = code[..at].chars().next_back();
+                if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                    continue;
+                }
                 let rest = &code[at..];
                 let end = rest
                     .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
@@ -205,8 +212,20 @@ fn module_uses(
         for path in paths {
             let segments: Vec<&str> = if let Some(rest) = path.strip_prefix("crate::") {
                 rest.split("::").collect()
-            } else if let Some(rest) = path.strip_prefix("super::") {
-                let mut base = parent[..parent.len().saturating_sub(1)].to_vec();
+            } else if path.starts_with("super::") || path.starts_with("self::") {
+                // Each `super` is one module up from this one.
+                let mut base = parent.clone();
+                let mut rest = path.as_str();
+                loop {
+                    if let Some(after) = rest.strip_prefix("super::") {
+                        base.pop();
+                        rest = after;
+                    } else if let Some(after) = rest.strip_prefix("self::") {
+                        rest = after;
+                    } else {
+                        break;
+                    }
+                }
                 base.extend(rest.split("::"));
                 base
             } else {
@@ -283,6 +302,20 @@ fn the_module_reader_sees_grouped_uses_and_paths() {
     let uses = module_uses(&root().join("engine/src"));
     let of = |module: &str| uses.get(module).cloned().unwrap_or_default();
     assert!(of("engine::store").contains("derived::index"), "{:?}", of("engine::store"));
+    // `super::super::` climbs two modules; `self::` stays.
+    let planted = tempfile::tempdir().expect("a temporary folder");
+    std::fs::create_dir_all(planted.path().join("a/b")).expect("folders");
+    for (file, text) in [
+        ("a/b/c.rs", "use super::super::d::Thing;\n"),
+        ("a/b/mod.rs", "use self::c::Other;\n"),
+        ("a/d.rs", ""),
+        ("a/mod.rs", ""),
+    ] {
+        std::fs::write(planted.path().join(file), text).expect("a planted module");
+    }
+    let uses = module_uses(planted.path());
+    assert_eq!(uses.get("a::b::c").cloned().unwrap_or_default(), ["a::d".to_owned()].into());
+    assert_eq!(uses.get("a::b").cloned().unwrap_or_default(), ["a::b::c".to_owned()].into());
 }
 
 #[test]

@@ -329,17 +329,17 @@ async fn devices_without_a_valid_ticket_get_nothing_and_a_revoked_device_stops_s
     })
     .await;
     assert!(dropped.is_some(), "the server still lists the desktop: {}", server.peers_json());
-    // Where the others' logs stand before the memory exists: a refusal of
-    // the desktop after this point came after the memory could be sent.
+    let after = on_laptop.store_text("The new launch date is the 3rd of March.", "work").await;
+    assert!(wait_for_recall(&on_server, "new launch date", "work", &after).await);
+    // The desktop's node stops, and where the others' logs stand is noted:
+    // a refusal after this point is of the node started next, which dials
+    // both at once, after the memory existed. Both must refuse it before
+    // its absence means anything.
+    on_desktop.close().await;
+    desktop.stop();
     let logs = [&server, &laptop].map(|home| home.path().join("logs/node.log"));
     let before: Vec<usize> =
         logs.iter().map(|log| std::fs::read_to_string(log).unwrap_or_default().len()).collect();
-    let after = on_laptop.store_text("The new launch date is the 3rd of March.", "work").await;
-    assert!(wait_for_recall(&on_server, "new launch date", "work", &after).await);
-    // The desktop's node starts again, so it dials both at once; both
-    // must refuse it before its absence means anything.
-    on_desktop.close().await;
-    desktop.stop();
     let on_desktop = desktop.client().await;
     let refusal = "refused a connection from a device that is not paired";
     let desktop_field = format!("peer={}", &desktop_id[..10]);

@@ -205,15 +205,18 @@ impl Engine {
     ) -> Result<(Vec<Recalled>, Vec<String>, Backlog), ToolError> {
         let (mut results, validated, mut backlog) = self.ranked(request)?;
         let mut other = RecallRequest { validate_ids: Vec::new(), ..request.clone() };
-        for namespace in also.iter().filter(|namespace| **namespace != request.namespace) {
-            other.namespace = namespace.clone();
+        let others: Vec<&Namespace> =
+            also.iter().filter(|namespace| **namespace != request.namespace).collect();
+        for namespace in &others {
+            other.namespace = (*namespace).clone();
             let (more, _, more_backlog) = self.ranked(&other)?;
             results.extend(more);
             backlog.without_vectors += more_backlog.without_vectors;
             backlog.without_passages += more_backlog.without_passages;
             backlog.waited += more_backlog.waited;
         }
-        if !also.is_empty() {
+        // One namespace keeps its own order (diversity's, when asked).
+        if !others.is_empty() {
             results
                 .sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.row.id.cmp(&b.row.id)));
             results.truncate(request.limit);

@@ -294,7 +294,7 @@ pub fn task(engine: &Engine, scope: &Scope, params: params::Task) -> Result<Task
     let result = text("result", &params.result, validate::MAX_CONTENT_BYTES)?;
     let reason = text("reason", &params.reason, validate::MAX_CONTENT_BYTES)?;
     let id = params.id.as_deref().map(|id| validate::memory_id("id", id)).transpose()?;
-    let now = clock::now();
+    let now = engine.now();
     let mut answer = TaskAnswer {
         action: "",
         namespace: namespace.as_str().to_owned(),
@@ -343,7 +343,7 @@ pub fn task(engine: &Engine, scope: &Scope, params: params::Task) -> Result<Task
             let (note_id, task) = engine.note_task(&namespace, &id, role, &note)?;
             answer.action = action;
             answer.note_id = Some(note_id);
-            answer.tasks.push(task_entry(engine, &task, clock::now()));
+            answer.tasks.push(task_entry(engine, &task, engine.now()));
         }
         A::List => {
             let wanted: Vec<working::TaskStatus> = if params.status.is_empty() {
