@@ -489,3 +489,27 @@ fn ten_thousand_pushes_keep_a_session_at_its_bound() {
     assert!(growth.iter().all(|bytes| *bytes < 1_000_000), "{growth:?}");
     assert!(!any_file_holds(test.home(), b"(step 17)"), "evicted events leave every file");
 }
+
+#[test]
+fn a_forgotten_memory_leaves_every_answer_and_every_file_of_the_home() {
+    let test = TestEngine::new().unwrap();
+    let engine = &test.engine;
+    let secret = "The vault recovery phrase is kept in the blue binder.";
+    let doomed = engine.store(text(secret, "ops"), false).unwrap();
+    let kept = engine.store(text("The blue binder sits on shelf two.", "ops"), false).unwrap();
+    test.embed_queued().unwrap();
+    engine.recall(&recall("blue binder", "ops", 5)).unwrap();
+    engine.fold_access().unwrap();
+
+    let outcome = engine.forget(&[doomed.id.clone(), "no-such-id".into()]).unwrap();
+    assert_eq!(outcome.forgotten, vec![doomed.id.clone()]);
+    assert_eq!(outcome.unknown, vec!["no-such-id".to_owned()]);
+    assert!(engine.memory(&doomed.id).unwrap().is_none());
+    let (found, _, _) =
+        engine.recall(&recall("vault recovery phrase blue binder", "ops", 5)).unwrap();
+    assert_eq!(ids(&found), vec![kept.id.clone()]);
+    assert!(!any_file_holds(test.home(), b"vault recovery phrase"), "its text is in a file");
+    // Forgetting again: unknown, nothing changes.
+    let again = engine.forget(std::slice::from_ref(&doomed.id)).unwrap();
+    assert_eq!(again.unknown, vec![doomed.id.clone()]);
+}
