@@ -299,14 +299,15 @@ impl Document {
     }
 
     /// Loads an unloaded document from its files again, as its writer was.
+    /// `actor` is the one it was written as ([`Unloaded::actor`]).
     pub(crate) fn reload(
         &mut self,
         dir: &Path,
-        unloaded: &Unloaded,
+        actor: automerge::ActorId,
         compact_log_bytes: u64,
     ) -> Result<(), ReplicaError> {
         let mut loaded = Document::open(dir, self.id.clone(), compact_log_bytes)?;
-        loaded.doc.set_actor(unloaded.actor.clone());
+        loaded.doc.set_actor(actor);
         *self = loaded;
         Ok(())
     }

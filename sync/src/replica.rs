@@ -373,18 +373,8 @@ impl Replica {
         // Full shards are written again only when one of their memories
         // changes: they wait on disk until then, as does whatever nothing
         // has used for a while afterwards (see `unload_idle`).
-        let full: Vec<DocId> = replica
-            .doc_ids()
-            .into_iter()
-            .filter(|id| {
-                id != &DocId::Registry
-                    && replica.document(id).is_ok_and(|document| {
-                        lock(&document).count("memories") >= options.shard_capacity
-                    })
-            })
-            .collect();
         lock(&replica.used).clear();
-        replica.unload_where(|id| full.contains(id));
+        replica.unload_where(|_, document| document.count("memories") >= options.shard_capacity);
         Ok(replica)
     }
 
@@ -490,7 +480,16 @@ impl Replica {
             .get(id)
             .cloned()
             .ok_or_else(|| ReplicaError::UnknownDocument(id.clone()))?;
-        lock(&self.used).insert(id.clone(), Instant::now());
+        // When it was last used (its id cloned only the first time).
+        let now = Instant::now();
+        let mut used = lock(&self.used);
+        match used.get_mut(id) {
+            Some(at) => *at = now,
+            None => {
+                used.insert(id.clone(), now);
+            }
+        }
+        drop(used);
         if lock(&self.unloaded).contains_key(id) {
             // Nobody else holds an unloaded document: whoever got it since
             // came through here and waits on this lock. Its entry leaves
@@ -498,12 +497,12 @@ impl Replica {
             // entry finds it loaded, and a failed load leaves it unloaded
             // for the next caller to try again.
             let mut loading = lock(&document);
-            let waiting = lock(&self.unloaded).get(id).cloned();
-            if let Some(unloaded) = waiting {
+            let actor = lock(&self.unloaded).get(id).map(|unloaded| unloaded.actor.clone());
+            if let Some(actor) = actor {
                 let started = Instant::now();
                 loading.reload(
                     &self.dir.join(id.to_string()),
-                    &unloaded,
+                    actor,
                     self.options.compact_log_bytes,
                 )?;
                 lock(&self.unloaded).remove(id);
@@ -542,12 +541,12 @@ impl Replica {
     pub fn unload_idle(&self, idle: Duration) -> usize {
         let now = Instant::now();
         let used = lock(&self.used).clone();
-        self.unload_where(|id| used.get(id).is_none_or(|at| now.duration_since(*at) >= idle))
+        self.unload_where(|id, _| used.get(id).is_none_or(|at| now.duration_since(*at) >= idle))
     }
 
-    /// Unloads each document `id` for which `wanted(id)` holds and that
-    /// can be unloaded (never the registry).
-    fn unload_where(&self, wanted: impl Fn(&DocId) -> bool) -> usize {
+    /// Unloads each document for which `wanted(id, document)` holds and
+    /// that can be unloaded (never the registry).
+    fn unload_where(&self, wanted: impl Fn(&DocId, &Document) -> bool) -> usize {
         // The write lock keeps `document` from handing one out meanwhile; a
         // document only the map holds is in use by nobody.
         let docs = self.docs.write().unwrap_or_else(PoisonError::into_inner);
@@ -557,11 +556,13 @@ impl Replica {
             if id == &DocId::Registry
                 || unloaded.contains_key(id)
                 || Arc::strong_count(document) != 1
-                || !wanted(id)
             {
                 continue;
             }
             let Ok(mut document) = document.try_lock() else { continue };
+            if !wanted(id, &document) {
+                continue;
+            }
             if let Some(summary) = document.unload() {
                 unloaded.insert(id.clone(), summary);
                 count += 1;
@@ -582,7 +583,7 @@ impl Replica {
     /// does): for work that loaded documents only to write a few fields,
     /// to leave them as it found them. Returns how many were unloaded.
     pub fn unload(&self, ids: &[DocId]) -> usize {
-        self.unload_where(|id| ids.contains(id))
+        self.unload_where(|id, _| ids.contains(id))
     }
 
     /// Opens (creating it from its genesis if needed) the document `id`.

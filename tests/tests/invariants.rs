@@ -26,6 +26,12 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// A source file's product code: what is before its unit tests' module (a
+/// `#[cfg(test)]` item elsewhere in the file is not that module).
+fn product_code(text: &str) -> &str {
+    text.split("#[cfg(test)]\nmod tests").next().unwrap_or_default()
+}
+
 /// What only Unix (or only Linux) has: a product code path that uses one
 /// must sit under a `cfg` that names its platform, beside its counterpart.
 const UNIX_ONLY: &[&str] = &[
@@ -93,9 +99,8 @@ fn no_product_code_path_is_unix_only_without_its_counterpart() {
     for krate in ["core", "embed", "sync", "engine", "node"] {
         for file in rust_files(&root.join(krate).join("src")) {
             let text = std::fs::read_to_string(&file).expect("a source file");
-            // Unit tests run here, on Linux; product code is what is before
-            // them (a `#[cfg(test)]` item elsewhere is not the tests' module).
-            let product = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
+            // Unit tests run here, on Linux.
+            let product = product_code(&text);
             let lines: Vec<&str> = product.lines().collect();
             let gated = gated_lines(&lines);
             for (index, line) in lines.iter().enumerate() {
@@ -137,9 +142,10 @@ fn modules(src: &Path) -> Vec<(String, String)> {
                 parts.pop();
             }
             let text = std::fs::read_to_string(&path).expect("a source file");
-            let text = text.split("#[cfg(test)]\nmod tests").next().unwrap_or_default();
-            let code: Vec<&str> =
-                text.lines().map(|line| line.split("//").next().unwrap_or_default()).collect();
+            let code: Vec<&str> = product_code(&text)
+                .lines()
+                .map(|line| line.split("//").next().unwrap_or_default())
+                .collect();
             (parts.join("::"), code.join("\n"))
         })
         .collect()

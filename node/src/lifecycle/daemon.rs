@@ -71,6 +71,28 @@ const UNLOAD_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 /// forget loaded does not hold its memory all day.
 const UNLOAD_IDLE: std::time::Duration = std::time::Duration::from_secs(120);
 
+/// Runs `work` on a blocking thread every `period` (the first time one
+/// period from now) until the task is aborted; logs how many things it
+/// did, and its errors, as `what`.
+fn every(
+    period: std::time::Duration,
+    what: &'static str,
+    work: impl Fn() -> anyhow::Result<usize> + Clone + Send + 'static,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut ticker = tokio::time::interval(period);
+        ticker.tick().await;
+        loop {
+            ticker.tick().await;
+            match tokio::task::spawn_blocking(work.clone()).await {
+                Ok(Ok(count)) if count > 0 => tracing::debug!(count, "{what}"),
+                Ok(Err(error)) => tracing::warn!("{what}: {error:#}"),
+                _ => {}
+            }
+        }
+    })
+}
+
 /// The lock that makes a node the only one for its home; released on exit
 /// (also when the process is killed: the kernel drops the lock with the file).
 #[derive(Debug)]
@@ -165,40 +187,17 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
     tracing::info!(socket = %socket.display(), "serving");
 
     let fold = {
-        let node = node.clone();
-        tokio::spawn(async move {
-            let mut ticker = tokio::time::interval(FOLD_EVERY);
-            ticker.tick().await;
-            loop {
-                ticker.tick().await;
-                let engine = node.engine.clone();
-                match tokio::task::spawn_blocking(move || engine.fold_access()).await {
-                    Ok(Ok(count)) if count > 0 => tracing::debug!(count, "folded access counts"),
-                    Ok(Err(error)) => tracing::warn!("folding access counts: {error}"),
-                    _ => {}
-                }
-            }
-        })
+        let engine = node.engine.clone();
+        every(FOLD_EVERY, "folding access counts", move || Ok(engine.fold_access()?))
     };
     let unload = {
-        let node = node.clone();
-        tokio::spawn(async move {
-            let mut ticker = tokio::time::interval(UNLOAD_EVERY);
-            ticker.tick().await;
-            loop {
-                ticker.tick().await;
-                let replica = node.engine.replica().clone();
-                let unloaded = tokio::task::spawn_blocking(move || {
-                    let count = replica.unload_idle(UNLOAD_IDLE);
-                    if count > 0 {
-                        crate::base::allocator::release_free_memory();
-                    }
-                    count
-                });
-                if let Ok(count @ 1..) = unloaded.await {
-                    tracing::debug!(count, "unloaded idle documents");
-                }
+        let replica = node.engine.replica().clone();
+        every(UNLOAD_EVERY, "unloading idle documents", move || {
+            let count = replica.unload_idle(UNLOAD_IDLE);
+            if count > 0 {
+                crate::base::allocator::release_free_memory();
             }
+            Ok(count)
         })
     };
     let mut terminate = shutdown_signals()?;
