@@ -25,6 +25,14 @@ pub trait Embedder: Send {
     /// result.
     fn embed_batch(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
 
+    /// [`Embedder::embed_batch`] for texts search can do without for a
+    /// while (the passages of memories found by their whole text
+    /// meanwhile): an embedder that shares its session with requests gives
+    /// the requests longer before it takes a turn for them.
+    fn embed_batch_when_quiet(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed_batch(texts)
+    }
+
     /// Embeds a search query. Models trained with distinct query and passage
     /// prefixes (e5) give it the query's; by default it is embedded as any
     /// text.

@@ -157,6 +157,7 @@ impl Engine {
         if let Content::Triple(triple) = &request.content {
             texts.push(&triple.object);
         }
+        let prepared = started.elapsed();
         let vectors = self.embedder.embed(&texts)?;
         if vectors.len() != texts.len() {
             return Err(anyhow::anyhow!("the embedder returned too few vectors").into());
@@ -325,7 +326,8 @@ impl Engine {
         drop(index);
         let ms = |duration: std::time::Duration| duration.as_secs_f64() * 1000.0;
         tracing::debug!(
-            embed_ms = ms(embedded),
+            prepare_ms = ms(prepared),
+            embed_ms = ms(embedded - prepared),
             lock_ms = ms(locked - embedded),
             judge_ms = ms(judged - locked),
             write_ms = ms(written - judged),
