@@ -5,13 +5,13 @@
 /// Allocations from this size up get pages of their own, given back as
 /// soon as they are freed. glibc's default starts at 128 KiB and rises
 /// after each large free up to 32 MiB, so the buffers of inference and of
-/// search came to live in the heap and stayed there once freed. At 256 KiB
-/// an embedding's activations were mapped and faulted in afresh on every
-/// call: a note's store took ×1.23-1.29 of one bare embedding against
-/// ×1.15-1.21 at 2 MiB, for 8-10 MB more resident at 3,000 notes and the
-/// same serving 100k memories (lean_bench, two runs each, 2026-11-28).
+/// search came to live in the heap and stayed there once freed. (At 2
+/// MiB a note's store was faster, ×1.15-1.26 of one bare embedding against
+/// ×1.23-1.29, since an embedding's activations were no longer mapped and
+/// faulted in on every call; but the node held 230 MB after 3,000 notes in
+/// one run of four, against at most 185: docs/figures.md.)
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-const MMAP_THRESHOLD: i32 = 2 * 1024 * 1024;
+const MMAP_THRESHOLD: i32 = 256 * 1024;
 
 /// Free memory at the top of the heap beyond this goes back to the system
 /// at once (glibc's default is 128 KiB, but raised with the threshold above
