@@ -23,6 +23,7 @@ mod identity;
 mod key_sync;
 pub mod keys;
 mod link;
+pub mod membership;
 mod migrate;
 mod network;
 mod pairing;

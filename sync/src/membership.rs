@@ -1,0 +1,859 @@
+//! Who belongs to a share, and with what role: signed statements, each
+//! checked on its own, resolved the same way on every device.
+//!
+//! A share (a project shared with a teammate's devices) is created by one
+//! device, which signs a `Create` statement; the share's id is a hash of
+//! that device's key and a random nonce, so no other key can create it
+//! again. Every later statement is a `Grant` of a role (`read`, `write`,
+//! `admin`) to a device or a `Revoke` of a grant, signed by the device that
+//! makes it and naming, as its `proof`, the grant (or the `Create`) that
+//! entitles it. Statements are opaque bytes to whoever relays them: a device
+//! takes a statement into account only if its signature, its share and its
+//! proof hold up, so anyone may carry them and only valid signatures count.
+//!
+//! The rules (after Keyhive's delegations, inkandswitch/keyhive, and
+//! p2panda-auth's strong removal; docs/research in the closing notes):
+//! - A grant gives at most the role of the grant that is its proof: a
+//!   member adds devices up to their own role, never above it.
+//! - An admin may revoke any grant but the `Create`; any member may revoke
+//!   the grants made through their own grant (what they granted, directly
+//!   or through the devices they added).
+//! - A grant is live while its whole chain of proofs back to the `Create`
+//!   is unrevoked: revoking a grant revokes what it granted, made before or
+//!   after the revocation.
+//! - Revocations apply in order of their issuer's seniority (the length of
+//!   the issuer's chain to the `Create`, then the statement's id): one whose
+//!   issuer was revoked by a more senior one is void, so of two admins
+//!   revoking each other the senior one wins, and a grant made by an admin
+//!   concurrently with that admin's revocation is void with it.
+//!
+//! [`Membership::resolve`] is a function of the set of statements only, not
+//! of the order they arrived in: every device that holds the same
+//! statements computes the same members.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use automerge::{
+    AutoCommit, AutomergeError, ObjId, ReadDoc, ScalarValue, transaction::Transactable,
+};
+use ferrex_core::Timestamp;
+use iroh::{PublicKey, SecretKey, Signature};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// What a statement's signature covers, before its body: no signature made
+/// for anything else can pass for a statement.
+const SIGNED_DOMAIN: &[u8] = b"ferrex/membership/1\0";
+/// What a share's id is hashed from, before the creator's key and nonce.
+const SHARE_DOMAIN: &[u8] = b"ferrex/share/1\0";
+/// The version of a statement's body.
+const VERSION: u8 = 1;
+/// A signature's length in bytes; a statement is its signature, then its body.
+const SIGNATURE_LENGTH: usize = Signature::LENGTH;
+
+/// What a member may do in a share. Ordered: each role can do what the
+/// ones before it can.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Role {
+    /// Receives the share's documents; its changes are refused.
+    Read,
+    /// Also writes memories into the share.
+    Write,
+    /// Also grants and revokes any member's roles.
+    Admin,
+}
+
+impl Role {
+    /// The role's name as the terminal and MCP write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Read => "read",
+            Role::Write => "write",
+            Role::Admin => "admin",
+        }
+    }
+}
+
+impl std::str::FromStr for Role {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Role, String> {
+        match text {
+            "read" => Ok(Role::Read),
+            "write" => Ok(Role::Write),
+            "admin" => Ok(Role::Admin),
+            other => Err(format!("a role is read, write or admin, not {other:?}")),
+        }
+    }
+}
+
+/// A share's id: the hash of its creator's key and a nonce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct ShareId(pub [u8; 32]);
+
+impl ShareId {
+    /// The id of the share `creator` creates with `nonce`.
+    pub fn of(creator: &PublicKey, nonce: &[u8; 16]) -> ShareId {
+        let mut hasher = Sha256::new();
+        hasher.update(SHARE_DOMAIN);
+        hasher.update(creator.as_bytes());
+        hasher.update(nonce);
+        ShareId(hasher.finalize().into())
+    }
+
+    /// The id in hex.
+    pub fn to_hex(&self) -> String {
+        hex::encode(self.0)
+    }
+}
+
+/// A statement's id: the hash of its bytes (signature and body).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct StatementId(pub [u8; 32]);
+
+impl StatementId {
+    /// The id in hex, as the membership document keys a statement.
+    pub fn to_hex(&self) -> String {
+        hex::encode(self.0)
+    }
+}
+
+/// What a statement says.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Action {
+    /// The share begins, with its creator as its first admin.
+    Create {
+        /// Makes the share's id (with the creator's key) new.
+        nonce: [u8; 16],
+    },
+    /// `device` gets `role`.
+    Grant {
+        /// The device's public key.
+        device: [u8; 32],
+        /// What it may do.
+        role: Role,
+    },
+    /// A grant (and what was granted through it) ends.
+    Revoke {
+        /// The grant's statement.
+        grant: StatementId,
+    },
+}
+
+/// The signed part of a statement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Body {
+    /// [`VERSION`].
+    pub version: u8,
+    /// The share it is about.
+    pub share: ShareId,
+    /// The device that signed it.
+    pub issuer: [u8; 32],
+    /// When it was made (for people reading it; the rules do not use it).
+    pub issued_at: i64,
+    /// The `Create` or grant that entitles the issuer; none for a `Create`.
+    pub proof: Option<StatementId>,
+    /// What it says.
+    pub action: Action,
+}
+
+/// A statement checked on its own: its signature is the issuer's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Statement {
+    /// Its id.
+    pub id: StatementId,
+    /// What it says.
+    pub body: Body,
+    /// Its bytes, as relayed and stored.
+    pub bytes: Vec<u8>,
+}
+
+/// Why a statement was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refused {
+    /// Its bytes are not a statement.
+    #[error("not a membership statement: {0}")]
+    Malformed(String),
+    /// Its signature is not its issuer's.
+    #[error("its signature is not its issuer's")]
+    BadSignature,
+    /// It is about another share.
+    #[error("it is about another share")]
+    OtherShare,
+}
+
+impl Statement {
+    /// Signs `action` for `share` as `issuer`, entitled by `proof`.
+    pub fn sign(
+        issuer: &SecretKey,
+        share: ShareId,
+        proof: Option<StatementId>,
+        action: Action,
+        now: Timestamp,
+    ) -> Statement {
+        let body = Body {
+            version: VERSION,
+            share,
+            issuer: *issuer.public().as_bytes(),
+            issued_at: now.0,
+            proof,
+            action,
+        };
+        let encoded = postcard::to_stdvec(&body).expect("a statement's body always encodes");
+        let signature = issuer.sign(&signed_message(&encoded));
+        let mut bytes = signature.to_bytes().to_vec();
+        bytes.extend_from_slice(&encoded);
+        Statement { id: id_of(&bytes), body, bytes }
+    }
+
+    /// Creates a share: its `Create` statement, whose share is the new
+    /// share's id.
+    pub fn create(creator: &SecretKey, nonce: [u8; 16], now: Timestamp) -> Statement {
+        let share = ShareId::of(&creator.public(), &nonce);
+        Statement::sign(creator, share, None, Action::Create { nonce }, now)
+    }
+
+    /// Reads and checks `bytes` as a statement of `share`.
+    pub fn verify(bytes: &[u8], share: ShareId) -> Result<Statement, Refused> {
+        if bytes.len() <= SIGNATURE_LENGTH {
+            return Err(Refused::Malformed(format!("{} bytes is too short", bytes.len())));
+        }
+        let (signature, encoded) = bytes.split_at(SIGNATURE_LENGTH);
+        let body: Body =
+            postcard::from_bytes(encoded).map_err(|error| Refused::Malformed(error.to_string()))?;
+        if body.version != VERSION {
+            return Err(Refused::Malformed(format!("version {} is not known", body.version)));
+        }
+        if body.share != share {
+            return Err(Refused::OtherShare);
+        }
+        let issuer = PublicKey::from_bytes(&body.issuer)
+            .map_err(|error| Refused::Malformed(format!("issuer: {error}")))?;
+        let signature = Signature::from_bytes(
+            signature.try_into().map_err(|_| Refused::Malformed("signature".into()))?,
+        );
+        issuer.verify(&signed_message(encoded), &signature).map_err(|_| Refused::BadSignature)?;
+        Ok(Statement { id: id_of(bytes), body, bytes: bytes.to_vec() })
+    }
+
+    /// The device and role this statement gives, if it is a `Create` or a
+    /// grant.
+    fn grants(&self) -> Option<([u8; 32], Role)> {
+        match &self.body.action {
+            Action::Create { .. } => Some((self.body.issuer, Role::Admin)),
+            Action::Grant { device, role } => Some((*device, *role)),
+            Action::Revoke { .. } => None,
+        }
+    }
+}
+
+fn signed_message(encoded: &[u8]) -> Vec<u8> {
+    let mut message = SIGNED_DOMAIN.to_vec();
+    message.extend_from_slice(encoded);
+    message
+}
+
+fn id_of(bytes: &[u8]) -> StatementId {
+    StatementId(Sha256::digest(bytes).into())
+}
+
+/// A member: a device with a live grant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Member {
+    /// The device's public key.
+    pub device: [u8; 32],
+    /// Its highest role over its live grants.
+    pub role: Role,
+    /// Who granted it that role (its own key for the creator).
+    pub granted_by: [u8; 32],
+    /// Its live grants (the `Create` for the creator).
+    pub grants: Vec<StatementId>,
+}
+
+/// A share's members, resolved from its statements.
+#[derive(Debug, Clone, Default)]
+pub struct Membership {
+    statements: BTreeMap<StatementId, Statement>,
+    live: BTreeSet<StatementId>,
+    revoked: BTreeSet<StatementId>,
+    /// Statements refused: bytes that do not verify, and statements whose
+    /// proof does not entitle them.
+    refused: usize,
+    /// Statements whose proof has not arrived yet.
+    waiting: usize,
+}
+
+impl Membership {
+    /// Resolves the members of `share` from `statements` (each as relayed:
+    /// unchecked bytes, in any order, repeats allowed).
+    pub fn resolve<'a>(share: ShareId, statements: impl IntoIterator<Item = &'a [u8]>) -> Self {
+        let mut membership = Membership::default();
+        for bytes in statements {
+            match Statement::verify(bytes, share) {
+                Ok(statement) => {
+                    membership.statements.insert(statement.id, statement);
+                }
+                Err(_) => membership.refused += 1,
+            }
+        }
+        membership.settle(share);
+        membership
+    }
+
+    /// Works out which grants are live.
+    fn settle(&mut self, share: ShareId) {
+        let statements = &self.statements;
+        // A statement's standing: its chain of proofs back to the
+        // `Create`, if it has one whose every link holds; otherwise whether
+        // a proof is missing (waiting) or does not entitle it (refused).
+        let mut chains: BTreeMap<StatementId, Result<Vec<StatementId>, Standing>> = BTreeMap::new();
+        for id in statements.keys() {
+            let _ = chain(*id, statements, share, &mut chains);
+        }
+        let (mut waiting, mut refused) = (0, 0);
+        // (`chains` also holds the proofs that have not arrived.)
+        for standing in statements.keys().filter_map(|id| chains.get(id)) {
+            match standing {
+                Err(Standing::Waiting) => waiting += 1,
+                Err(Standing::Refused) => refused += 1,
+                Ok(_) => {}
+            }
+        }
+        // Revocations, the most senior issuer first.
+        let mut revocations: Vec<(usize, StatementId, StatementId)> = statements
+            .values()
+            .filter_map(|statement| {
+                let Action::Revoke { grant } = statement.body.action else { return None };
+                let chain = chains.get(&statement.id)?.as_ref().ok()?;
+                Some((chain.len(), statement.id, grant))
+            })
+            .collect();
+        revocations.sort();
+        let mut revoked = BTreeSet::new();
+        for (_, id, grant) in revocations {
+            let Ok(chain) = &chains[&id] else { continue };
+            // Void if its issuer lost its standing to an earlier revocation.
+            if chain.iter().skip(1).any(|link| revoked.contains(link)) {
+                continue;
+            }
+            revoked.insert(grant);
+        }
+        self.live = chains
+            .iter()
+            .filter_map(|(id, standing)| {
+                let chain = standing.as_ref().ok()?;
+                let statement = &statements[id];
+                statement.grants()?;
+                let through_revoked =
+                    revoked.contains(id) || chain.iter().skip(1).any(|link| revoked.contains(link));
+                (!through_revoked).then_some(*id)
+            })
+            .collect();
+        self.revoked = revoked;
+        self.refused += refused;
+        self.waiting = waiting;
+    }
+
+    /// The role of `device`, if it is a member.
+    pub fn role_of(&self, device: &[u8; 32]) -> Option<Role> {
+        self.members().into_iter().find(|member| &member.device == device).map(|m| m.role)
+    }
+
+    /// Every member, by device.
+    pub fn members(&self) -> Vec<Member> {
+        let mut members: BTreeMap<[u8; 32], Member> = BTreeMap::new();
+        for id in &self.live {
+            let statement = &self.statements[id];
+            let Some((device, role)) = statement.grants() else { continue };
+            let member = members.entry(device).or_insert(Member {
+                device,
+                role,
+                granted_by: statement.body.issuer,
+                grants: Vec::new(),
+            });
+            if role > member.role {
+                member.role = role;
+                member.granted_by = statement.body.issuer;
+            }
+            member.grants.push(*id);
+        }
+        members.into_values().collect()
+    }
+
+    /// The live grants to `device`: what `ferrex share remove` revokes.
+    pub fn grants_to(&self, device: &[u8; 32]) -> Vec<StatementId> {
+        self.members()
+            .into_iter()
+            .find(|member| &member.device == device)
+            .map(|member| member.grants)
+            .unwrap_or_default()
+    }
+
+    /// The devices that would stop being members if `grants` were revoked
+    /// (those devices and whoever holds only grants made through them).
+    pub fn falls_with(&self, grants: &[StatementId]) -> Vec<[u8; 32]> {
+        let mut after = self.clone();
+        after.live.retain(|id| {
+            let mut link = Some(*id);
+            while let Some(current) = link {
+                if grants.contains(&current) {
+                    return false;
+                }
+                link = self.statements[&current].body.proof;
+            }
+            true
+        });
+        let remaining: BTreeSet<[u8; 32]> =
+            after.members().into_iter().map(|member| member.device).collect();
+        self.members()
+            .into_iter()
+            .map(|member| member.device)
+            .filter(|device| !remaining.contains(device))
+            .collect()
+    }
+
+    /// The live grant of `device` with the highest role: the proof of a
+    /// statement it signs.
+    pub fn proof_for(&self, device: &[u8; 32]) -> Option<(StatementId, Role)> {
+        self.live
+            .iter()
+            .filter_map(|id| {
+                let (to, role) = self.statements[id].grants()?;
+                (to == *device).then_some((*id, role))
+            })
+            .max_by_key(|(id, role)| (*role, std::cmp::Reverse(*id)))
+    }
+
+    /// Whether `grant` was revoked (by a revocation that counts).
+    pub fn is_revoked(&self, grant: &StatementId) -> bool {
+        self.revoked.contains(grant)
+    }
+
+    /// Statements refused: not verifying, or not entitled by their proof.
+    pub fn refused(&self) -> usize {
+        self.refused
+    }
+
+    /// Statements whose proof has not arrived.
+    pub fn waiting(&self) -> usize {
+        self.waiting
+    }
+
+    /// The statements taken into account, by id.
+    pub fn statements(&self) -> impl Iterator<Item = &Statement> {
+        self.statements.values()
+    }
+}
+
+/// Adds `statement` to `map` of a membership document, keyed by its id in
+/// hex, its bytes the value; false if it was there. Statements are only
+/// ever added: the map is a grow-only set, and what counts is decided by
+/// [`Membership::resolve`] on every read, never by who wrote the map.
+pub fn put_statement(
+    doc: &mut AutoCommit,
+    map: &ObjId,
+    statement: &Statement,
+) -> Result<bool, AutomergeError> {
+    let key = statement.id.to_hex();
+    if doc.get(map, &key)?.is_some() {
+        return Ok(false);
+    }
+    doc.put(map, &key, ScalarValue::Bytes(statement.bytes.clone()))?;
+    Ok(true)
+}
+
+/// The bytes of every statement in `map` of a membership document (values
+/// that are not bytes are skipped: they count for nothing).
+pub fn statements_in(doc: &impl ReadDoc, map: &ObjId) -> Vec<Vec<u8>> {
+    doc.keys(map)
+        .filter_map(|key| match doc.get(map, &key) {
+            Ok(Some((automerge::Value::Scalar(value), _))) => match value.as_ref() {
+                ScalarValue::Bytes(bytes) => Some(bytes.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// Why a statement has no chain to the `Create`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Standing {
+    /// A proof has not arrived.
+    Waiting,
+    /// A proof does not entitle it.
+    Refused,
+}
+
+/// The chain of `id`'s proofs, itself first and the `Create` last, if every
+/// link entitles the one before it; memoised in `chains`.
+fn chain(
+    id: StatementId,
+    statements: &BTreeMap<StatementId, Statement>,
+    share: ShareId,
+    chains: &mut BTreeMap<StatementId, Result<Vec<StatementId>, Standing>>,
+) -> Result<Vec<StatementId>, Standing> {
+    if let Some(known) = chains.get(&id) {
+        return known.clone();
+    }
+    let standing = match statements.get(&id) {
+        None => Err(Standing::Waiting),
+        Some(statement) => {
+            let body = &statement.body;
+            match (&body.action, body.proof) {
+                (Action::Create { nonce }, None) => {
+                    let creator = PublicKey::from_bytes(&body.issuer);
+                    match creator {
+                        Ok(creator) if ShareId::of(&creator, nonce) == share => Ok(vec![id]),
+                        _ => Err(Standing::Refused),
+                    }
+                }
+                (Action::Create { .. }, Some(_)) | (_, None) => Err(Standing::Refused),
+                (action, Some(proof)) => match chain(proof, statements, share, chains) {
+                    Err(standing) => Err(standing),
+                    Ok(proof_chain) => {
+                        let entitled = entitles(&statements[&proof], body, action, statements);
+                        if entitled {
+                            let mut links = vec![id];
+                            links.extend(proof_chain);
+                            Ok(links)
+                        } else {
+                            Err(Standing::Refused)
+                        }
+                    }
+                },
+            }
+        }
+    };
+    chains.insert(id, standing.clone());
+    standing
+}
+
+/// Whether `proof` entitles a statement of `body` saying `action`.
+fn entitles(
+    proof: &Statement,
+    body: &Body,
+    action: &Action,
+    statements: &BTreeMap<StatementId, Statement>,
+) -> bool {
+    let Some((holder, held)) = proof.grants() else { return false };
+    if holder != body.issuer {
+        return false;
+    }
+    match action {
+        Action::Create { .. } => false,
+        Action::Grant { role, .. } => *role <= held,
+        Action::Revoke { grant } => {
+            // The `Create` cannot be revoked; an unknown grant can (it may
+            // arrive later), by an admin only.
+            let target = statements.get(grant);
+            if target.is_some_and(|target| matches!(target.body.action, Action::Create { .. })) {
+                return false;
+            }
+            if held == Role::Admin {
+                return true;
+            }
+            // A grant made through the issuer's own grant.
+            let mut link = target.and_then(|target| target.body.proof);
+            while let Some(current) = link {
+                if current == proof.id {
+                    return true;
+                }
+                link = statements.get(&current).and_then(|statement| statement.body.proof);
+            }
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: Timestamp = Timestamp(1_800_000_000_000);
+
+    fn key(seed: u8) -> SecretKey {
+        SecretKey::from_bytes(&[seed; 32])
+    }
+
+    fn device(secret: &SecretKey) -> [u8; 32] {
+        *secret.public().as_bytes()
+    }
+
+    /// A share created by `laptop`, with helpers to sign in it.
+    struct Share {
+        id: ShareId,
+        create: Statement,
+        all: Vec<Statement>,
+    }
+
+    impl Share {
+        fn new(creator: &SecretKey) -> Share {
+            let create = Statement::create(creator, [7; 16], NOW);
+            Share { id: create.body.share, all: vec![create.clone()], create }
+        }
+
+        fn grant(
+            &mut self,
+            by: &SecretKey,
+            proof: &Statement,
+            to: &SecretKey,
+            role: Role,
+        ) -> Statement {
+            let statement = Statement::sign(
+                by,
+                self.id,
+                Some(proof.id),
+                Action::Grant { device: device(to), role },
+                NOW,
+            );
+            self.all.push(statement.clone());
+            statement
+        }
+
+        fn revoke(&mut self, by: &SecretKey, proof: &Statement, grant: &Statement) -> Statement {
+            let statement = Statement::sign(
+                by,
+                self.id,
+                Some(proof.id),
+                Action::Revoke { grant: grant.id },
+                NOW,
+            );
+            self.all.push(statement.clone());
+            statement
+        }
+
+        fn resolve(&self) -> Membership {
+            Membership::resolve(self.id, self.all.iter().map(|s| s.bytes.as_slice()))
+        }
+    }
+
+    #[test]
+    fn the_creator_is_admin_and_grants_up_to_their_own_role() {
+        let (laptop, desktop, teammate, their_phone) = (key(1), key(2), key(3), key(4));
+        let mut share = Share::new(&laptop);
+        let create = share.create.clone();
+        let desktop_grant = share.grant(&laptop, &create, &desktop, Role::Admin);
+        let teammate_grant = share.grant(&desktop, &desktop_grant, &teammate, Role::Write);
+        share.grant(&teammate, &teammate_grant, &their_phone, Role::Read);
+        // Above the teammate's own role: refused.
+        share.grant(&teammate, &teammate_grant, &key(5), Role::Admin);
+        let membership = share.resolve();
+        assert_eq!(membership.role_of(&device(&laptop)), Some(Role::Admin));
+        assert_eq!(membership.role_of(&device(&desktop)), Some(Role::Admin));
+        assert_eq!(membership.role_of(&device(&teammate)), Some(Role::Write));
+        assert_eq!(membership.role_of(&device(&their_phone)), Some(Role::Read));
+        assert_eq!(membership.role_of(&device(&key(5))), None);
+        assert_eq!(membership.refused(), 1);
+        let members = membership.members();
+        assert_eq!(members.len(), 4);
+        let teammate_member = members.iter().find(|m| m.device == device(&teammate)).unwrap();
+        assert_eq!(teammate_member.granted_by, device(&desktop));
+    }
+
+    #[test]
+    fn forged_and_foreign_statements_count_for_nothing() {
+        let (laptop, reader, stranger) = (key(1), key(2), key(3));
+        let mut share = Share::new(&laptop);
+        let create = share.create.clone();
+        let reader_grant = share.grant(&laptop, &create, &reader, Role::Read);
+        // A reader's self-signed promotion, through its own grant and
+        // through the creator's.
+        share.grant(&reader, &reader_grant, &reader, Role::Write);
+        share.grant(&reader, &create, &reader, Role::Admin);
+        // A stranger's grant with no proof, and a second `Create` of the
+        // same share by another key.
+        let mut forged = Statement::sign(
+            &stranger,
+            share.id,
+            None,
+            Action::Grant { device: device(&stranger), role: Role::Admin },
+            NOW,
+        );
+        share.all.push(forged.clone());
+        share.all.push(Statement::sign(
+            &stranger,
+            share.id,
+            None,
+            Action::Create { nonce: [7; 16] },
+            NOW,
+        ));
+        // A signature moved onto other bytes.
+        let last = forged.bytes.len() - 1;
+        forged.bytes[last] ^= 1;
+        share.all.push(forged);
+        // A statement of another share.
+        share.all.push(Statement::create(&stranger, [1; 16], NOW));
+        let membership = share.resolve();
+        assert_eq!(membership.role_of(&device(&reader)), Some(Role::Read));
+        assert_eq!(membership.role_of(&device(&stranger)), None);
+        assert_eq!(membership.members().len(), 2);
+        assert_eq!(membership.refused(), 6);
+        assert!(Membership::resolve(share.id, [&[1u8, 2, 3][..]]).refused() == 1);
+    }
+
+    #[test]
+    fn revoking_a_grant_revokes_what_it_granted_before_and_after() {
+        let (laptop, desktop, teammate, their_laptop) = (key(1), key(2), key(3), key(4));
+        let mut share = Share::new(&laptop);
+        let create = share.create.clone();
+        let desktop_grant = share.grant(&laptop, &create, &desktop, Role::Admin);
+        let teammate_grant = share.grant(&desktop, &desktop_grant, &teammate, Role::Write);
+        let before = share.resolve();
+        assert_eq!(
+            before.falls_with(&before.grants_to(&device(&desktop))).len(),
+            2,
+            "the desktop and the teammate it invited"
+        );
+        share.revoke(&laptop, &create, &desktop_grant);
+        // Made by the teammate after the desktop's revocation: void too.
+        share.grant(&teammate, &teammate_grant, &their_laptop, Role::Read);
+        let after = share.resolve();
+        assert_eq!(after.role_of(&device(&desktop)), None);
+        assert_eq!(after.role_of(&device(&teammate)), None);
+        assert_eq!(after.role_of(&device(&their_laptop)), None);
+        assert_eq!(after.role_of(&device(&laptop)), Some(Role::Admin));
+        assert!(after.is_revoked(&desktop_grant.id));
+        // Granted again, from the creator: a member again.
+        share.grant(&laptop, &create, &teammate, Role::Read);
+        assert_eq!(share.resolve().role_of(&device(&teammate)), Some(Role::Read));
+    }
+
+    #[test]
+    fn a_member_revokes_what_they_granted_and_nothing_else() {
+        let (laptop, teammate, their_phone, other) = (key(1), key(2), key(3), key(4));
+        let mut share = Share::new(&laptop);
+        let create = share.create.clone();
+        let teammate_grant = share.grant(&laptop, &create, &teammate, Role::Write);
+        let phone_grant = share.grant(&teammate, &teammate_grant, &their_phone, Role::Write);
+        let other_grant = share.grant(&laptop, &create, &other, Role::Write);
+        share.revoke(&teammate, &teammate_grant, &other_grant);
+        share.revoke(&teammate, &teammate_grant, &phone_grant);
+        // Nor can anyone revoke the `Create`.
+        share.revoke(&laptop, &create, &create);
+        let membership = share.resolve();
+        assert_eq!(membership.role_of(&device(&other)), Some(Role::Write));
+        assert_eq!(membership.role_of(&device(&their_phone)), None);
+        assert_eq!(membership.role_of(&device(&laptop)), Some(Role::Admin));
+        assert_eq!(membership.refused(), 2);
+    }
+
+    #[test]
+    fn of_two_admins_revoking_each_other_the_senior_one_wins() {
+        let (laptop, desktop, server) = (key(1), key(2), key(3));
+        let mut share = Share::new(&laptop);
+        let create = share.create.clone();
+        let desktop_grant = share.grant(&laptop, &create, &desktop, Role::Admin);
+        // The server is one link further from the `Create` than the desktop.
+        let server_grant = share.grant(&desktop, &desktop_grant, &server, Role::Admin);
+        share.revoke(&server, &server_grant, &desktop_grant);
+        share.revoke(&desktop, &desktop_grant, &server_grant);
+        let membership = share.resolve();
+        assert_eq!(membership.role_of(&device(&desktop)), Some(Role::Admin));
+        assert_eq!(membership.role_of(&device(&server)), None);
+    }
+
+    #[test]
+    fn members_do_not_depend_on_the_order_or_repeats_of_statements() {
+        let (laptop, desktop, teammate, phone) = (key(1), key(2), key(3), key(4));
+        let mut share = Share::new(&laptop);
+        let create = share.create.clone();
+        let desktop_grant = share.grant(&laptop, &create, &desktop, Role::Admin);
+        let teammate_grant = share.grant(&desktop, &desktop_grant, &teammate, Role::Write);
+        share.grant(&teammate, &teammate_grant, &phone, Role::Read);
+        share.revoke(&laptop, &create, &teammate_grant);
+        let expected = share.resolve().members();
+        let mut bytes: Vec<Vec<u8>> = share.all.iter().map(|s| s.bytes.clone()).collect();
+        for turn in 0..bytes.len() {
+            bytes.rotate_left(1);
+            if turn % 2 == 0 {
+                bytes.reverse();
+            }
+            let mut repeated = bytes.clone();
+            repeated.push(bytes[turn].clone());
+            let membership = Membership::resolve(share.id, repeated.iter().map(Vec::as_slice));
+            assert_eq!(membership.members(), expected);
+        }
+        // Without the teammate's grant, the phone's waits for it.
+        let partial: Vec<&[u8]> = share
+            .all
+            .iter()
+            .filter(|s| s.id != teammate_grant.id)
+            .map(|s| s.bytes.as_slice())
+            .collect();
+        let membership = Membership::resolve(share.id, partial);
+        assert_eq!(membership.waiting(), 1);
+        assert_eq!(membership.role_of(&device(&phone)), None);
+    }
+
+    #[test]
+    fn a_reader_that_writes_into_its_copy_converges_without_any_of_it() {
+        use automerge::{ObjType, ROOT};
+        let (laptop, reader, writer) = (key(1), key(2), key(3));
+        let mut share = Share::new(&laptop);
+        let create = share.create.clone();
+        let reader_grant = share.grant(&laptop, &create, &reader, Role::Read);
+        let mut laptop_doc = AutoCommit::new();
+        let map = laptop_doc.put_object(ROOT, "statements", ObjType::Map).unwrap();
+        for statement in &share.all {
+            assert!(put_statement(&mut laptop_doc, &map, statement).unwrap());
+        }
+        assert!(!put_statement(&mut laptop_doc, &map, &create).unwrap());
+        let mut reader_doc = laptop_doc.fork();
+        // The reader promotes itself, adds a device, revokes the laptop's
+        // `Create` and writes junk, all into its own copy; the laptop
+        // grants a writer meanwhile.
+        for (proof, action) in [
+            (&reader_grant, Action::Grant { device: device(&reader), role: Role::Admin }),
+            (&reader_grant, Action::Grant { device: device(&key(9)), role: Role::Write }),
+            (&create, Action::Revoke { grant: create.id }),
+        ] {
+            let statement = Statement::sign(&reader, share.id, Some(proof.id), action, NOW);
+            put_statement(&mut reader_doc, &map, &statement).unwrap();
+        }
+        reader_doc.put(&map, "junk", "not a statement").unwrap();
+        reader_doc.put(&map, "bytes", ScalarValue::Bytes(vec![0; 100])).unwrap();
+        put_statement(
+            &mut laptop_doc,
+            &map,
+            &Statement::sign(
+                &laptop,
+                share.id,
+                Some(create.id),
+                Action::Grant { device: device(&writer), role: Role::Write },
+                NOW,
+            ),
+        )
+        .unwrap();
+        laptop_doc.merge(&mut reader_doc).unwrap();
+        reader_doc.merge(&mut laptop_doc).unwrap();
+        let resolve = |doc: &AutoCommit| {
+            let statements = statements_in(doc, &map);
+            Membership::resolve(share.id, statements.iter().map(Vec::as_slice))
+        };
+        let (on_laptop, on_reader) = (resolve(&laptop_doc), resolve(&reader_doc));
+        assert_eq!(on_laptop.members(), on_reader.members());
+        assert_eq!(on_laptop.role_of(&device(&reader)), Some(Role::Read));
+        assert_eq!(on_laptop.role_of(&device(&key(9))), None);
+        assert_eq!(on_laptop.role_of(&device(&writer)), Some(Role::Write));
+        assert_eq!(on_laptop.role_of(&device(&laptop)), Some(Role::Admin));
+        // The promotion, the device above the reader's role, the revoked
+        // `Create` and the 100 zero bytes.
+        assert_eq!(on_laptop.refused(), 4);
+    }
+
+    #[test]
+    fn a_device_signs_with_its_highest_live_grant() {
+        let (laptop, teammate) = (key(1), key(2));
+        let mut share = Share::new(&laptop);
+        let create = share.create.clone();
+        share.grant(&laptop, &create, &teammate, Role::Read);
+        let write = share.grant(&laptop, &create, &teammate, Role::Write);
+        let membership = share.resolve();
+        assert_eq!(membership.proof_for(&device(&teammate)), Some((write.id, Role::Write)));
+        assert_eq!(membership.proof_for(&device(&laptop)), Some((create.id, Role::Admin)));
+        assert_eq!(membership.grants_to(&device(&teammate)).len(), 2);
+        assert_eq!("write".parse::<Role>(), Ok(Role::Write));
+        assert!("owner".parse::<Role>().is_err());
+    }
+}
