@@ -362,6 +362,74 @@ mod tests {
         assert_eq!(laptop.heads(&shard).unwrap(), offline.heads(&shard).unwrap());
     }
 
+    /// [`sync_pair`] with `a`'s state for `b` read-only: `a` sends its
+    /// changes and applies none of `b`'s (the session a member will hold
+    /// with a share's reader); then, the same states kept, `a` takes `b`'s
+    /// changes again (a promotion).
+    #[test]
+    fn a_read_only_peer_gets_our_changes_and_none_of_its_own_reach_us() {
+        use ferrex_core::{Namespace, Timestamp};
+
+        use crate::{NewMemory, NewRecords, ReplicaOptions, records::Lookup};
+
+        let temp = tempfile::tempdir().unwrap();
+        let open = |name: &str| {
+            Replica::open(&temp.path().join(name), name, ReplicaOptions::default()).unwrap()
+        };
+        let (person, reader) = (open("person"), open("reader"));
+        let namespace = Namespace::parse("shared").unwrap();
+        let shard = DocId::shard(&namespace, 0);
+        let write = |replica: &Replica, id: &str, at: i64| {
+            let memory =
+                NewMemory::episode(id.to_owned(), format!("text {id}"), "x", Timestamp(at));
+            let records = NewRecords { memories: vec![memory], ..NewRecords::default() };
+            replica.write_new(&namespace, Timestamp(at), &records).unwrap();
+        };
+        // In the document, readable or not (keys are exchanged apart).
+        let found = |replica: &Replica, id: &str| {
+            replica
+                .read(&shard, |reader| !matches!(reader.memory_lookup(id), Lookup::Absent))
+                .unwrap()
+        };
+        let (mut on_person, mut on_reader) = (State::new_read_only(), State::new());
+        let run = |on_person: &mut State, on_reader: &mut State| {
+            for _ in 0..40 {
+                let to_reader = person.generate_sync_message(&shard, on_person).unwrap();
+                let to_person = reader.generate_sync_message(&shard, on_reader).unwrap();
+                if to_reader.is_none() && to_person.is_none() {
+                    return;
+                }
+                if let Some(message) = to_reader {
+                    reader.receive_sync_message(&shard, on_reader, &message).unwrap();
+                }
+                if let Some(message) = to_person {
+                    person.receive_sync_message(&shard, on_person, &message).unwrap();
+                }
+            }
+            panic!("sync did not go quiet in 40 rounds");
+        };
+        // The reader starts fresh: the person's first message may be the
+        // whole document, which the reader adopts.
+        for n in 0..30 {
+            write(&person, &format!("p{n}"), n);
+        }
+        write(&reader, "r0", 100);
+        run(&mut on_person, &mut on_reader);
+        assert!(found(&reader, "p0") && found(&reader, "p29"));
+        assert!(!found(&person, "r0"), "a reader's memory reached the person");
+        // Later writes on both sides: the same.
+        write(&person, "p30", 200);
+        write(&reader, "r1", 201);
+        run(&mut on_person, &mut on_reader);
+        assert!(found(&reader, "p30"));
+        assert!(!found(&person, "r0") && !found(&person, "r1"));
+        // Promoted: what the reader wrote meanwhile arrives.
+        on_person.set_read_only(false);
+        run(&mut on_person, &mut on_reader);
+        assert!(found(&person, "r0") && found(&person, "r1"));
+        assert_eq!(person.heads(&shard).unwrap(), reader.heads(&shard).unwrap());
+    }
+
     #[test]
     fn a_fresh_shard_takes_a_peers_whole_document_as_a_merge_of_it_would() {
         let id: DocId = "ns.whole.0".parse().unwrap();
