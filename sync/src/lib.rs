@@ -51,7 +51,7 @@ pub use migrate::Upgrade;
 pub use network::{
     JoinError, Network, NetworkConfig, NetworkError, NetworkMode, SyncObserver, offline_peers,
 };
-pub use pairing::{Invites, Refusal, Throttle};
+pub use pairing::{Invites, Refusal, ShareInvite, Throttle};
 pub use peers::{DocStatus, PeerRecord, PeerStatus};
 pub use records::{Lookup, NewMemory, StoredMemory, new_alias_key};
 pub use registry::{DeviceRecord, Pairing, Registry, Revocation};
@@ -60,4 +60,4 @@ pub use replica::{
     Restored, SEALED_ROOTS, ShardReader,
 };
 pub use state_file::StateFileError;
-pub use ticket::{BadTicket, PairingTicket};
+pub use ticket::{BadShareTicket, BadTicket, PairingTicket, ShareTicket, is_share_ticket};

@@ -17,6 +17,8 @@ use ferrex_core::Timestamp;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::membership::{Role, ShareId};
+
 /// Why a join attempt is refused. The text is what the joiner is shown.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 pub enum Refusal {
@@ -47,6 +49,24 @@ pub enum Refusal {
     /// The inviting device could not record the pairing.
     #[error("the inviting device could not record the pairing: {0}")]
     Internal(String),
+    /// The ticket's secret belongs to another shared project than the one
+    /// the ticket names (an altered ticket).
+    #[error(
+        "the ticket's secret is for another shared project than the one it names (an altered ticket); ask for a new one with `ferrex share`"
+    )]
+    OtherShare,
+}
+
+/// What a share's invitation gives, as the inviting device recorded it
+/// (the ticket says the same, but only this record counts).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShareInvite {
+    /// The share's id.
+    pub share: ShareId,
+    /// The project shared.
+    pub project: String,
+    /// The role the joining device gets.
+    pub role: Role,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,6 +76,9 @@ struct Invite {
     expires_at: i64,
     used_at: Option<i64>,
     used_by: Option<String>,
+    /// For a share's invitation, what it gives; none for a pairing's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    share: Option<ShareInvite>,
 }
 
 /// Invitations of this device, persisted in a JSON file.
@@ -86,27 +109,82 @@ impl Invites {
         Ok(Invites { path: Some(path.to_owned()), invites })
     }
 
-    /// Records a new invitation.
+    /// Records a new invitation to pair.
     pub fn create(&mut self, secret: &[u8; 32], expires_at: Timestamp, now: Timestamp) {
+        self.add(secret, expires_at, now, None);
+    }
+
+    /// Records a new invitation to a share.
+    pub fn create_share(
+        &mut self,
+        secret: &[u8; 32],
+        expires_at: Timestamp,
+        now: Timestamp,
+        share: ShareInvite,
+    ) {
+        self.add(secret, expires_at, now, Some(share));
+    }
+
+    fn add(
+        &mut self,
+        secret: &[u8; 32],
+        expires_at: Timestamp,
+        now: Timestamp,
+        share: Option<ShareInvite>,
+    ) {
         self.invites.retain(|invite| invite.expires_at + REMEMBER > now.0);
         self.invites.push(Invite {
             hash: hash(secret),
             expires_at: expires_at.0,
             used_at: None,
             used_by: None,
+            share,
         });
         self.save();
     }
 
-    /// Redeems the invitation with `secret` for device `by`: it must exist,
-    /// be unexpired and unused. On success it is marked used.
+    /// Redeems the invitation to pair with `secret` for device `by`: it
+    /// must exist, be unexpired and unused. On success it is marked used.
+    /// A share's secret is no invitation to pair.
     pub fn redeem(&mut self, secret: &[u8; 32], by: &str, now: Timestamp) -> Result<(), Refusal> {
+        self.redeem_for(secret, by, now, None).map(|_| ())
+    }
+
+    /// Redeems the invitation to `share` with `secret` for device `by`, as
+    /// [`Invites::redeem`] does; what the inviting device recorded that it
+    /// gives. A pairing's secret is no invitation to a share, and one of
+    /// another share is refused.
+    pub fn redeem_share(
+        &mut self,
+        secret: &[u8; 32],
+        share: ShareId,
+        by: &str,
+        now: Timestamp,
+    ) -> Result<ShareInvite, Refusal> {
+        self.redeem_for(secret, by, now, Some(share))?.ok_or(Refusal::UnknownSecret)
+    }
+
+    fn redeem_for(
+        &mut self,
+        secret: &[u8; 32],
+        by: &str,
+        now: Timestamp,
+        share: Option<ShareId>,
+    ) -> Result<Option<ShareInvite>, Refusal> {
         let wanted = hash(secret);
         let invite = self
             .invites
             .iter_mut()
             .find(|invite| invite.hash == wanted)
             .ok_or(Refusal::UnknownSecret)?;
+        match (share, &invite.share) {
+            (None, None) => {}
+            (None, Some(_)) | (Some(_), None) => return Err(Refusal::UnknownSecret),
+            (Some(named), Some(recorded)) if named != recorded.share => {
+                return Err(Refusal::OtherShare);
+            }
+            (Some(_), Some(_)) => {}
+        }
         if invite.used_at.is_some() {
             return Err(Refusal::AlreadyUsed);
         }
@@ -115,8 +193,9 @@ impl Invites {
         }
         invite.used_at = Some(now.0);
         invite.used_by = Some(by.to_owned());
+        let given = invite.share.clone();
         self.save();
-        Ok(())
+        Ok(given)
     }
 
     /// Unexpired, unused invitations.
@@ -243,6 +322,47 @@ mod tests {
             Err(Refusal::AlreadyUsed)
         );
         assert!(!std::fs::read_to_string(&path).unwrap().contains("0101"), "no secret on disk");
+    }
+
+    #[test]
+    fn a_share_invitation_gives_what_was_recorded_once_and_only_for_its_share() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("invites.json");
+        // A file from before share invitations loads.
+        std::fs::write(&path, r#"[{"hash":"00","expires_at":0,"used_at":null,"used_by":null}]"#)
+            .unwrap();
+        let (share, other) = (ShareId([4; 32]), ShareId([5; 32]));
+        let invite = ShareInvite { share, project: "github.com/acme/api".into(), role: Role::Read };
+        let mut invites = Invites::load(&path).unwrap();
+        invites.create_share(&SECRET, Timestamp(10_000), Timestamp(0), invite.clone());
+        invites.create(&[2; 32], Timestamp(10_000), Timestamp(0));
+        let mut invites = Invites::load(&path).unwrap();
+        // Not an invitation to pair; a pairing's secret none to a share.
+        assert_eq!(invites.redeem(&SECRET, "t", Timestamp(1)), Err(Refusal::UnknownSecret));
+        assert_eq!(
+            invites.redeem_share(&[2; 32], share, "t", Timestamp(1)),
+            Err(Refusal::UnknownSecret)
+        );
+        assert_eq!(
+            invites.redeem_share(&SECRET, other, "t", Timestamp(1)),
+            Err(Refusal::OtherShare)
+        );
+        assert_eq!(invites.outstanding(Timestamp(1)), 2, "refusals use nothing up");
+        assert_eq!(invites.redeem_share(&SECRET, share, "t", Timestamp(2)), Ok(invite));
+        assert_eq!(
+            Invites::load(&path).unwrap().redeem_share(&SECRET, share, "u", Timestamp(3)),
+            Err(Refusal::AlreadyUsed)
+        );
+        invites.create_share(
+            &[3; 32],
+            Timestamp(20_000),
+            Timestamp(4),
+            ShareInvite { share, project: "p".into(), role: Role::Write },
+        );
+        assert_eq!(
+            invites.redeem_share(&[3; 32], share, "v", Timestamp(20_000)),
+            Err(Refusal::Expired)
+        );
     }
 
     fn at(seconds: i64) -> Timestamp {
