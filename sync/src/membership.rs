@@ -143,7 +143,7 @@ pub enum Action {
 /// The signed part of a statement.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Body {
-    /// [`VERSION`].
+    /// The body's version (1).
     pub version: u8,
     /// The share it is about.
     pub share: ShareId,
