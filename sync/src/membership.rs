@@ -22,10 +22,12 @@
 //!   is unrevoked: revoking a grant revokes what it granted, made before or
 //!   after the revocation.
 //! - Revocations apply in order of their issuer's seniority (the length of
-//!   the issuer's chain to the `Create`, then the statement's id): one whose
-//!   issuer was revoked by a more senior one is void, so of two admins
-//!   revoking each other the senior one wins, and a grant made by an admin
-//!   concurrently with that admin's revocation is void with it.
+//!   the issuer's chain to the `Create`): one whose issuer was revoked by a
+//!   strictly more senior one is void, so of two admins revoking each other
+//!   the senior one wins (both go if they are equally senior), and a grant
+//!   made by an admin concurrently with that admin's revocation is void
+//!   with it.
+//! - A chain of proofs is at most [`MAX_CHAIN`] long.
 //!
 //! [`Membership::resolve`] is a function of the set of statements only, not
 //! of the order they arrived in: every device that holds the same
@@ -50,6 +52,8 @@ const SHARE_DOMAIN: &[u8] = b"ferrex/share/1\0";
 const VERSION: u8 = 1;
 /// A signature's length in bytes; a statement is its signature, then its body.
 const SIGNATURE_LENGTH: usize = Signature::LENGTH;
+/// The most bytes a statement may have (one is about 200).
+const MAX_STATEMENT_BYTES: usize = 1024;
 
 /// What a member may do in a share. Ordered: each role can do what the
 /// ones before it can.
@@ -215,12 +219,18 @@ impl Statement {
 
     /// Reads and checks `bytes` as a statement of `share`.
     pub fn verify(bytes: &[u8], share: ShareId) -> Result<Statement, Refused> {
-        if bytes.len() <= SIGNATURE_LENGTH {
-            return Err(Refused::Malformed(format!("{} bytes is too short", bytes.len())));
+        if bytes.len() <= SIGNATURE_LENGTH || bytes.len() > MAX_STATEMENT_BYTES {
+            return Err(Refused::Malformed(format!(
+                "{} bytes is no statement's size",
+                bytes.len()
+            )));
         }
         let (signature, encoded) = bytes.split_at(SIGNATURE_LENGTH);
-        let body: Body =
-            postcard::from_bytes(encoded).map_err(|error| Refused::Malformed(error.to_string()))?;
+        let (body, rest): (Body, &[u8]) = postcard::take_from_bytes(encoded)
+            .map_err(|error| Refused::Malformed(error.to_string()))?;
+        if !rest.is_empty() {
+            return Err(Refused::Malformed(format!("{} bytes after the body", rest.len())));
+        }
         if body.version != VERSION {
             return Err(Refused::Malformed(format!("version {} is not known", body.version)));
         }
@@ -288,14 +298,18 @@ impl Membership {
     /// unchecked bytes, in any order, repeats allowed).
     pub fn resolve<'a>(share: ShareId, statements: impl IntoIterator<Item = &'a [u8]>) -> Self {
         let mut membership = Membership::default();
+        let mut refused = BTreeSet::new();
         for bytes in statements {
             match Statement::verify(bytes, share) {
                 Ok(statement) => {
                     membership.statements.insert(statement.id, statement);
                 }
-                Err(_) => membership.refused += 1,
+                Err(_) => {
+                    refused.insert(id_of(bytes));
+                }
             }
         }
+        membership.refused = refused.len();
         membership.settle(share);
         membership
     }
@@ -330,13 +344,20 @@ impl Membership {
             .collect();
         revocations.sort();
         let mut revoked = BTreeSet::new();
-        for (_, id, grant) in revocations {
-            let Ok(chain) = &chains[&id] else { continue };
-            // Void if its issuer lost its standing to an earlier revocation.
-            if chain.iter().skip(1).any(|link| revoked.contains(link)) {
-                continue;
+        // A level of seniority at a time: a revocation is void if its
+        // issuer lost its standing to a strictly more senior one; those of
+        // equal seniority all apply (so of two admins granted by the same
+        // device, revoking each other, both go: no re-signing for a smaller
+        // id wins a tie).
+        for level in revocations.chunk_by(|a, b| a.0 == b.0) {
+            let senior = revoked.clone();
+            for (_, id, grant) in level {
+                let Some(Ok(chain)) = chains.get(id) else { continue };
+                if chain.iter().skip(1).any(|link| senior.contains(link)) {
+                    continue;
+                }
+                revoked.insert(*grant);
             }
-            revoked.insert(grant);
         }
         self.live = chains
             .iter()
@@ -446,16 +467,21 @@ impl Membership {
 }
 
 /// Adds `statement` to `map` of a membership document, keyed by its id in
-/// hex, its bytes the value; false if it was there. Statements are only
-/// ever added: the map is a grow-only set, and what counts is decided by
-/// [`Membership::resolve`] on every read, never by who wrote the map.
+/// hex, its bytes the value; false if it was there. Honest devices only
+/// ever add statements, and what counts is decided by
+/// [`Membership::resolve`] on every read, never by who wrote the map. (A
+/// device that may write the document could still delete a key, a
+/// revocation's say: the sessions that carry this document must refuse a
+/// change that deletes or overwrites a statement; docs/sharing.md.)
 pub fn put_statement(
     doc: &mut AutoCommit,
     map: &ObjId,
     statement: &Statement,
 ) -> Result<bool, AutomergeError> {
     let key = statement.id.to_hex();
-    if doc.get(map, &key)?.is_some() {
+    if let Some((automerge::Value::Scalar(value), _)) = doc.get(map, &key)?
+        && matches!(value.as_ref(), ScalarValue::Bytes(bytes) if *bytes == statement.bytes)
+    {
         return Ok(false);
     }
     doc.put(map, &key, ScalarValue::Bytes(statement.bytes.clone()))?;
@@ -485,48 +511,70 @@ enum Standing {
     Refused,
 }
 
+/// The longest chain of proofs a statement may stand on, itself and the
+/// `Create` included: a deeper one is refused, so a member granting its own
+/// key again and again cannot make every device walk and keep an endless
+/// chain (a person's devices and a teammate's are three or four links).
+pub const MAX_CHAIN: usize = 32;
+
 /// The chain of `id`'s proofs, itself first and the `Create` last, if every
-/// link entitles the one before it; memoised in `chains`.
+/// link entitles the one before it and there are at most [`MAX_CHAIN`];
+/// memoised in `chains`. Walks up the proofs in a loop (a chain is as long
+/// as whoever wrote it made it), then settles each link on the way down.
 fn chain(
     id: StatementId,
     statements: &BTreeMap<StatementId, Statement>,
     share: ShareId,
     chains: &mut BTreeMap<StatementId, Result<Vec<StatementId>, Standing>>,
 ) -> Result<Vec<StatementId>, Standing> {
-    if let Some(known) = chains.get(&id) {
-        return known.clone();
-    }
-    let standing = match statements.get(&id) {
-        None => Err(Standing::Waiting),
-        Some(statement) => {
-            let body = &statement.body;
-            match (&body.action, body.proof) {
-                (Action::Create { nonce }, None) => {
-                    let creator = PublicKey::from_bytes(&body.issuer);
-                    match creator {
-                        Ok(creator) if ShareId::of(&creator, nonce) == share => Ok(vec![id]),
-                        _ => Err(Standing::Refused),
-                    }
-                }
-                (Action::Create { .. }, Some(_)) | (_, None) => Err(Standing::Refused),
-                (action, Some(proof)) => match chain(proof, statements, share, chains) {
-                    Err(standing) => Err(standing),
-                    Ok(proof_chain) => {
-                        let entitled = entitles(&statements[&proof], body, action, statements);
-                        if entitled {
-                            let mut links = vec![id];
-                            links.extend(proof_chain);
-                            Ok(links)
-                        } else {
-                            Err(Standing::Refused)
-                        }
-                    }
-                },
-            }
+    // The links whose standing depends on their proof's, from `id` up.
+    let mut path = Vec::new();
+    let mut current = id;
+    let mut above = loop {
+        if let Some(known) = chains.get(&current) {
+            break known.clone();
         }
+        let Some(statement) = statements.get(&current) else {
+            chains.insert(current, Err(Standing::Waiting));
+            break Err(Standing::Waiting);
+        };
+        let body = &statement.body;
+        let standing = match (&body.action, body.proof) {
+            (Action::Create { nonce }, None) => match PublicKey::from_bytes(&body.issuer) {
+                Ok(creator) if ShareId::of(&creator, nonce) == share => Ok(vec![current]),
+                _ => Err(Standing::Refused),
+            },
+            (Action::Create { .. }, Some(_)) | (_, None) => Err(Standing::Refused),
+            (_, Some(proof)) => {
+                path.push(current);
+                current = proof;
+                continue;
+            }
+        };
+        chains.insert(current, standing.clone());
+        break standing;
     };
-    chains.insert(id, standing.clone());
-    standing
+    for &link in path.iter().rev() {
+        let statement = &statements[&link];
+        let standing = match above {
+            Err(standing) => Err(standing),
+            Ok(proof_chain) if proof_chain.len() >= MAX_CHAIN => Err(Standing::Refused),
+            Ok(proof_chain) => {
+                let proof = &statements[&proof_chain[0]];
+                if entitles(proof, &statement.body, &statement.body.action, statements) {
+                    let mut links = Vec::with_capacity(proof_chain.len() + 1);
+                    links.push(link);
+                    links.extend(proof_chain);
+                    Ok(links)
+                } else {
+                    Err(Standing::Refused)
+                }
+            }
+        };
+        chains.insert(link, standing.clone());
+        above = standing;
+    }
+    above
 }
 
 /// Whether `proof` entitles a statement of `body` saying `action`.
@@ -544,13 +592,14 @@ fn entitles(
         Action::Create { .. } => false,
         Action::Grant { role, .. } => *role <= held,
         Action::Revoke { grant } => {
-            // The `Create` cannot be revoked; an unknown grant can (it may
-            // arrive later), by an admin only.
+            // Only a grant is revoked (the `Create` cannot be); an unknown
+            // one can (it may arrive later), by an admin only. A member may
+            // always give up its own grant.
             let target = statements.get(grant);
-            if target.is_some_and(|target| matches!(target.body.action, Action::Create { .. })) {
+            if target.is_some_and(|target| !matches!(target.body.action, Action::Grant { .. })) {
                 return false;
             }
-            if held == Role::Admin {
+            if held == Role::Admin || *grant == proof.id {
                 return true;
             }
             // A grant made through the issuer's own grant.
@@ -729,13 +778,21 @@ mod tests {
         let other_grant = share.grant(&laptop, &create, &other, Role::Write);
         share.revoke(&teammate, &teammate_grant, &other_grant);
         share.revoke(&teammate, &teammate_grant, &phone_grant);
-        // Nor can anyone revoke the `Create`.
+        // Nor can anyone revoke the `Create`, or a revocation.
         share.revoke(&laptop, &create, &create);
+        let revocation = share.all.last().unwrap().clone();
+        share.revoke(&laptop, &create, &revocation);
+        // A member may leave: revoke its own grant.
+        let other_phone = share.grant(&other, &other_grant, &key(6), Role::Read);
         let membership = share.resolve();
-        assert_eq!(membership.role_of(&device(&other)), Some(Role::Write));
+        assert_eq!(membership.role_of(&device(&key(6))), Some(Role::Read));
+        share.revoke(&other, &other_grant, &other_grant);
+        let membership = share.resolve();
+        assert_eq!(membership.role_of(&device(&other)), None);
+        assert_eq!(membership.role_of(&device(&key(6))), None, "{other_phone:?} went with it");
         assert_eq!(membership.role_of(&device(&their_phone)), None);
         assert_eq!(membership.role_of(&device(&laptop)), Some(Role::Admin));
-        assert_eq!(membership.refused(), 2);
+        assert_eq!(membership.refused(), 3);
     }
 
     #[test]
@@ -751,6 +808,61 @@ mod tests {
         let membership = share.resolve();
         assert_eq!(membership.role_of(&device(&desktop)), Some(Role::Admin));
         assert_eq!(membership.role_of(&device(&server)), None);
+    }
+
+    #[test]
+    fn equally_senior_admins_revoking_each_other_both_go() {
+        let (laptop, desktop, server) = (key(1), key(2), key(3));
+        let mut share = Share::new(&laptop);
+        let create = share.create.clone();
+        let desktop_grant = share.grant(&laptop, &create, &desktop, Role::Admin);
+        let server_grant = share.grant(&laptop, &create, &server, Role::Admin);
+        share.revoke(&server, &server_grant, &desktop_grant);
+        share.revoke(&desktop, &desktop_grant, &server_grant);
+        let membership = share.resolve();
+        assert_eq!(membership.role_of(&device(&desktop)), None);
+        assert_eq!(membership.role_of(&device(&server)), None);
+        assert_eq!(membership.role_of(&device(&laptop)), Some(Role::Admin));
+    }
+
+    #[test]
+    fn a_chain_of_proofs_longer_than_the_limit_is_refused_without_walking_it_twice() {
+        let laptop = key(1);
+        let mut share = Share::new(&laptop);
+        // Each key grants the next `read` through its own grant: a chain
+        // as long as a member cares to make it.
+        let keys: Vec<SecretKey> =
+            (0..5_000u32).map(|n| SecretKey::from_bytes(&sha_seed(n))).collect();
+        let mut proof = share.create.clone();
+        let mut issuer = &laptop;
+        for next in &keys {
+            proof = share.grant(issuer, &proof, next, Role::Read);
+            issuer = next;
+        }
+        let membership = share.resolve();
+        // The `Create` and MAX_CHAIN - 1 grants stand.
+        assert_eq!(membership.members().len(), MAX_CHAIN);
+        assert_eq!(membership.role_of(&device(&keys[MAX_CHAIN - 2])), Some(Role::Read));
+        assert_eq!(membership.role_of(&device(&keys[MAX_CHAIN - 1])), None);
+        assert_eq!(membership.refused(), keys.len() - (MAX_CHAIN - 1));
+    }
+
+    fn sha_seed(n: u32) -> [u8; 32] {
+        Sha256::digest(n.to_le_bytes()).into()
+    }
+
+    #[test]
+    fn bytes_after_a_body_or_too_many_bytes_are_no_statement() {
+        let laptop = key(1);
+        let share = Share::new(&laptop);
+        let mut longer = share.create.bytes.clone();
+        longer.push(0);
+        assert!(matches!(Statement::verify(&longer, share.id), Err(Refused::Malformed(_))));
+        let huge = vec![1u8; MAX_STATEMENT_BYTES + 1];
+        assert!(matches!(Statement::verify(&huge, share.id), Err(Refused::Malformed(_))));
+        // A refused statement counts once however often it is relayed.
+        let twice = [longer.as_slice(), longer.as_slice(), share.create.bytes.as_slice()];
+        assert_eq!(Membership::resolve(share.id, twice).refused(), 1);
     }
 
     #[test]

@@ -96,6 +96,17 @@ fn hash(secret: &[u8; 32]) -> String {
     Sha256::digest(secret).iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
+/// A share invitation's secret is kept as the hash of a domain string and
+/// the secret, never as a pairing's: a ferrex from before shares, which
+/// reads only the hash, cannot take a share's secret for an invitation to
+/// pair (and so a teammate's device for one of the person's own).
+fn share_hash(secret: &[u8; 32]) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(b"ferrex/share-invite/1\0");
+    hasher.update(secret);
+    hex::encode(hasher.finalize())
+}
+
 impl Invites {
     /// Invitations kept only in memory.
     pub fn in_memory() -> Invites {
@@ -134,7 +145,7 @@ impl Invites {
     ) {
         self.invites.retain(|invite| invite.expires_at + REMEMBER > now.0);
         self.invites.push(Invite {
-            hash: hash(secret),
+            hash: if share.is_some() { share_hash(secret) } else { hash(secret) },
             expires_at: expires_at.0,
             used_at: None,
             used_by: None,
@@ -171,7 +182,7 @@ impl Invites {
         now: Timestamp,
         share: Option<ShareId>,
     ) -> Result<Option<ShareInvite>, Refusal> {
-        let wanted = hash(secret);
+        let wanted = if share.is_some() { share_hash(secret) } else { hash(secret) };
         let invite = self
             .invites
             .iter_mut()
@@ -348,6 +359,10 @@ mod tests {
             Err(Refusal::OtherShare)
         );
         assert_eq!(invites.outstanding(Timestamp(1)), 2, "refusals use nothing up");
+        // What a ferrex from before shares reads of the file (the hash)
+        // matches no pairing's secret.
+        let file = std::fs::read_to_string(&path).unwrap();
+        assert!(!file.contains(&hash(&SECRET)) && file.contains(&share_hash(&SECRET)));
         assert_eq!(invites.redeem_share(&SECRET, share, "t", Timestamp(2)), Ok(invite));
         assert_eq!(
             Invites::load(&path).unwrap().redeem_share(&SECRET, share, "u", Timestamp(3)),

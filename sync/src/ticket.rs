@@ -189,15 +189,14 @@ impl FromStr for ShareTicket {
     type Err = BadShareTicket;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let text = text.trim();
+        let text = text.trim().to_ascii_lowercase();
         if !text.starts_with(Self::KIND) {
             return Err(BadShareTicket(
                 "it does not start with \"ferrexshare\" (a pairing ticket starts with \"ferrex\" alone)"
                     .into(),
             ));
         }
-        Self::decode_string(&text.to_ascii_lowercase())
-            .map_err(|error| BadShareTicket(error.to_string()))
+        Self::decode_string(&text).map_err(|error| BadShareTicket(error.to_string()))
     }
 }
 
@@ -291,6 +290,7 @@ mod tests {
         let line = ticket.to_string();
         assert!(line.starts_with("ferrexshare") && is_share_ticket(&line), "{line}");
         assert_eq!(format!(" {line}\n").parse::<ShareTicket>().unwrap(), ticket);
+        assert_eq!(line.to_ascii_uppercase().parse::<ShareTicket>().unwrap(), ticket);
         let pairing = super::tests::ticket().to_string();
         assert!(!is_share_ticket(&pairing), "{pairing}");
         let error = line.parse::<PairingTicket>().unwrap_err().to_string();
