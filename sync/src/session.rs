@@ -315,12 +315,26 @@ struct Session {
     shared: Arc<SessionShared>,
 }
 
+/// The document a frame names, if this version knows its kind. A newer
+/// peer may sync a kind of document this one does not have (a share's,
+/// say): its frames are passed over and the session goes on with the
+/// others, instead of ending and taking every document's sync with it.
+fn known_doc(doc: &str) -> Option<DocId> {
+    match doc.parse() {
+        Ok(doc) => Some(doc),
+        Err(error) => {
+            tracing::debug!("passing over a frame: {error}");
+            None
+        }
+    }
+}
+
 impl Session {
     async fn handle(&self, frame: Frame) -> Result<(), String> {
         match frame {
             Frame::Sync { doc, message } => {
                 tracing::trace!(%doc, bytes = message.len(), "received a sync message");
-                let doc: DocId = doc.parse().map_err(|error| format!("{error}"))?;
+                let Some(doc) = known_doc(&doc) else { return Ok(()) };
                 let (context, shared) = (self.context.clone(), self.shared.clone());
                 let doc_for_merge = doc.clone();
                 let (started, bytes) = (std::time::Instant::now(), message.len());
@@ -386,13 +400,13 @@ impl Session {
             // logged and the session goes on (the records stay locked, and
             // are asked for again at the next session).
             Frame::KeyRequest { doc, records } => {
-                let doc: DocId = doc.parse().map_err(|error| format!("{error}"))?;
+                let Some(doc) = known_doc(&doc) else { return Ok(()) };
                 if let Err(error) = self.answer_keys(doc.clone(), records).await {
                     tracing::warn!(%doc, "could not answer a key request: {error}");
                 }
             }
             Frame::Keys { doc, keys } => {
-                let doc: DocId = doc.parse().map_err(|error| format!("{error}"))?;
+                let Some(doc) = known_doc(&doc) else { return Ok(()) };
                 let replica = self.context.replica.clone();
                 let doc_for_keys = doc.clone();
                 let accepted =
@@ -660,6 +674,58 @@ async fn read_loop(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_document_this_version_does_not_know_is_passed_over_and_the_session_goes_on() {
+        use ferrex_core::{Namespace, Timestamp};
+
+        use crate::{NewMemory, NewRecords, ReplicaOptions};
+
+        let temp = tempfile::tempdir().unwrap();
+        let open = |name: &str| {
+            Arc::new(
+                Replica::open(&temp.path().join(name), name, ReplicaOptions::default()).unwrap(),
+            )
+        };
+        let (ours, theirs) = (open("ours"), open("theirs"));
+        let (merged, received) = std::sync::mpsc::channel();
+        let (_stop, stop) = watch::channel(false);
+        let session = Session {
+            context: Arc::new(SessionContext {
+                replica: ours.clone(),
+                merged,
+                clock: || Timestamp(1),
+                state_dir: temp.path().to_owned(),
+                stop,
+                registry_changed: Arc::new(|| {}),
+            }),
+            shared: Arc::new(SessionShared::default()),
+        };
+        for doc in ["members.0123abcd", "share.x.y.z", ""] {
+            for frame in [
+                Frame::Sync { doc: doc.to_owned(), message: vec![1, 2, 3] },
+                Frame::KeyRequest { doc: doc.to_owned(), records: vec![(0, "k".into())] },
+                Frame::Keys { doc: doc.to_owned(), keys: vec![[0; 32]] },
+            ] {
+                session.handle(frame).await.unwrap();
+            }
+        }
+        // A document it knows still syncs on the same session.
+        let namespace = Namespace::parse("work").unwrap();
+        let memory = NewMemory::episode("m1", "text", "theirs", Timestamp(5));
+        let records = NewRecords { memories: vec![memory], ..NewRecords::default() };
+        theirs.write_new(&namespace, Timestamp(5), &records).unwrap();
+        let shard = DocId::shard(&namespace, 0);
+        let message = theirs
+            .generate_sync_message(&shard, &mut automerge::sync::State::new())
+            .unwrap()
+            .unwrap();
+        assert!(lock(&session.shared.control).is_empty(), "an unknown document was answered");
+        session.handle(Frame::Sync { doc: shard.to_string(), message }).await.unwrap();
+        let answered: Vec<String> = lock(&session.shared.control).iter().map(name).collect();
+        assert_eq!(answered, [format!("sync {shard}")]);
+        drop(received);
+    }
 
     fn sync(doc: &str) -> Frame {
         Frame::Sync { doc: doc.to_owned(), message: Vec::new() }
