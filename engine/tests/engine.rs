@@ -200,28 +200,18 @@ fn a_link_between_names_makes_entities_the_graph_walks() {
     let test = TestEngine::new().unwrap();
     let engine = &test.engine;
     let namespace = Namespace::parse("team").unwrap();
-    let linked = engine
-        .link(LinkRequest {
-            from: "Alice".into(),
-            to: "the token refresh code".into(),
-            relation: "reviews".into(),
-            note: None,
-            confidence: None,
-            namespace: namespace.clone(),
-        })
-        .unwrap();
+    let reviews = |from: &str| LinkRequest {
+        from: from.into(),
+        to: "the token refresh code".into(),
+        relation: "reviews".into(),
+        note: None,
+        confidence: None,
+        namespace: namespace.clone(),
+    };
+    let linked = engine.link(reviews("Alice")).unwrap();
     assert!(!linked.reinforced);
     // The same link again reinforces it rather than adding another.
-    let again = engine
-        .link(LinkRequest {
-            from: "alice".into(),
-            to: "the token refresh code".into(),
-            relation: "reviews".into(),
-            note: None,
-            confidence: None,
-            namespace: namespace.clone(),
-        })
-        .unwrap();
+    let again = engine.link(reviews("alice")).unwrap();
     assert!(again.reinforced, "{again:?}");
     let graph = engine
         .graph(&GraphRequest {

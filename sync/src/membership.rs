@@ -35,13 +35,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use automerge::{
-    AutoCommit, AutomergeError, ObjId, ReadDoc, ScalarValue, transaction::Transactable,
-};
+use automerge::{AutoCommit, AutomergeError, ObjId, ScalarValue, transaction::Transactable};
 use ferrex_core::Timestamp;
 use iroh::{PublicKey, SecretKey, Signature};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+
+use crate::schema::MapView;
 
 /// What a statement's signature covers, before its body: no signature made
 /// for anything else can pass for a statement.
@@ -363,11 +363,9 @@ impl Membership {
             .iter()
             .filter_map(|(id, standing)| {
                 let chain = standing.as_ref().ok()?;
-                let statement = &statements[id];
-                statement.grants()?;
-                let through_revoked =
-                    revoked.contains(id) || chain.iter().skip(1).any(|link| revoked.contains(link));
-                (!through_revoked).then_some(*id)
+                statements[id].grants()?;
+                // The chain starts with the grant itself.
+                (!chain.iter().any(|link| revoked.contains(link))).then_some(*id)
             })
             .collect();
         self.revoked = revoked;
@@ -382,8 +380,13 @@ impl Membership {
 
     /// Every member, by device.
     pub fn members(&self) -> Vec<Member> {
+        self.members_among(self.live.iter())
+    }
+
+    /// The members that the grants `live` make.
+    fn members_among<'a>(&self, live: impl Iterator<Item = &'a StatementId>) -> Vec<Member> {
         let mut members: BTreeMap<[u8; 32], Member> = BTreeMap::new();
-        for id in &self.live {
+        for id in live {
             let statement = &self.statements[id];
             let Some((device, role)) = statement.grants() else { continue };
             let member = members.entry(device).or_insert(Member {
@@ -413,9 +416,8 @@ impl Membership {
     /// The devices that would stop being members if `grants` were revoked
     /// (those devices and whoever holds only grants made through them).
     pub fn falls_with(&self, grants: &[StatementId]) -> Vec<[u8; 32]> {
-        let mut after = self.clone();
-        after.live.retain(|id| {
-            let mut link = Some(*id);
+        let through_none = |id: &&StatementId| {
+            let mut link = Some(**id);
             while let Some(current) = link {
                 if grants.contains(&current) {
                     return false;
@@ -423,9 +425,12 @@ impl Membership {
                 link = self.statements[&current].body.proof;
             }
             true
-        });
-        let remaining: BTreeSet<[u8; 32]> =
-            after.members().into_iter().map(|member| member.device).collect();
+        };
+        let remaining: BTreeSet<[u8; 32]> = self
+            .members_among(self.live.iter().filter(through_none))
+            .into_iter()
+            .map(|member| member.device)
+            .collect();
         self.members()
             .into_iter()
             .map(|member| member.device)
@@ -479,27 +484,19 @@ pub fn put_statement(
     statement: &Statement,
 ) -> Result<bool, AutomergeError> {
     let key = statement.id.to_hex();
-    if let Some((automerge::Value::Scalar(value), _)) = doc.get(map, &key)?
-        && matches!(value.as_ref(), ScalarValue::Bytes(bytes) if *bytes == statement.bytes)
-    {
+    if MapView::new(doc, map.clone()).bytes(&key).as_ref() == Some(&statement.bytes) {
         return Ok(false);
     }
     doc.put(map, &key, ScalarValue::Bytes(statement.bytes.clone()))?;
     Ok(true)
 }
 
-/// The bytes of every statement in `map` of a membership document (values
-/// that are not bytes are skipped: they count for nothing).
-pub fn statements_in(doc: &impl ReadDoc, map: &ObjId) -> Vec<Vec<u8>> {
-    doc.keys(map)
-        .filter_map(|key| match doc.get(map, &key) {
-            Ok(Some((automerge::Value::Scalar(value), _))) => match value.as_ref() {
-                ScalarValue::Bytes(bytes) => Some(bytes.clone()),
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect()
+/// The bytes of every statement in `map` of a membership document, in one
+/// pass over it (values that are not bytes are skipped: they count for
+/// nothing).
+pub fn statements_in(doc: &AutoCommit, map: &ObjId) -> Vec<Vec<u8>> {
+    let view = MapView::new(doc, map.clone()).read_whole();
+    view.keys().iter().filter_map(|key| view.bytes(key)).collect()
 }
 
 /// Why a statement has no chain to the `Create`.
@@ -602,13 +599,17 @@ fn entitles(
             if held == Role::Admin || *grant == proof.id {
                 return true;
             }
-            // A grant made through the issuer's own grant.
+            // A grant made through the issuer's own grant (no chain that
+            // stands is longer than MAX_CHAIN).
             let mut link = target.and_then(|target| target.body.proof);
-            while let Some(current) = link {
-                if current == proof.id {
-                    return true;
+            for _ in 0..MAX_CHAIN {
+                match link {
+                    Some(current) if current == proof.id => return true,
+                    Some(current) => {
+                        link = statements.get(&current).and_then(|statement| statement.body.proof);
+                    }
+                    None => return false,
                 }
-                link = statements.get(&current).and_then(|statement| statement.body.proof);
             }
             false
         }

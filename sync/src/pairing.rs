@@ -107,6 +107,12 @@ fn share_hash(secret: &[u8; 32]) -> String {
     hex::encode(hasher.finalize())
 }
 
+/// How an invitation's secret is kept: a share's ([`share_hash`]) or a
+/// pairing's.
+fn hash_for(secret: &[u8; 32], share: bool) -> String {
+    if share { share_hash(secret) } else { hash(secret) }
+}
+
 impl Invites {
     /// Invitations kept only in memory.
     pub fn in_memory() -> Invites {
@@ -145,7 +151,7 @@ impl Invites {
     ) {
         self.invites.retain(|invite| invite.expires_at + REMEMBER > now.0);
         self.invites.push(Invite {
-            hash: if share.is_some() { share_hash(secret) } else { hash(secret) },
+            hash: hash_for(secret, share.is_some()),
             expires_at: expires_at.0,
             used_at: None,
             used_by: None,
@@ -182,19 +188,21 @@ impl Invites {
         now: Timestamp,
         share: Option<ShareId>,
     ) -> Result<Option<ShareInvite>, Refusal> {
-        let wanted = if share.is_some() { share_hash(secret) } else { hash(secret) };
+        let wanted = hash_for(secret, share.is_some());
         let invite = self
             .invites
             .iter_mut()
             .find(|invite| invite.hash == wanted)
             .ok_or(Refusal::UnknownSecret)?;
-        match (share, &invite.share) {
-            (None, None) => {}
-            (None, Some(_)) | (Some(_), None) => return Err(Refusal::UnknownSecret),
-            (Some(named), Some(recorded)) if named != recorded.share => {
-                return Err(Refusal::OtherShare);
+        // Kept apart by their hashes, a pairing's secret finds only a
+        // pairing's invitation; a share's must be of the share named (one
+        // whose record a ferrex from before shares dropped is unknown).
+        if let Some(named) = share {
+            match &invite.share {
+                Some(recorded) if recorded.share == named => {}
+                Some(_) => return Err(Refusal::OtherShare),
+                None => return Err(Refusal::UnknownSecret),
             }
-            (Some(_), Some(_)) => {}
         }
         if invite.used_at.is_some() {
             return Err(Refusal::AlreadyUsed);

@@ -688,7 +688,7 @@ mod tests {
             )
         };
         let (ours, theirs) = (open("ours"), open("theirs"));
-        let (merged, received) = std::sync::mpsc::channel();
+        let (merged, _received) = std::sync::mpsc::channel();
         let (_stop, stop) = watch::channel(false);
         let session = Session {
             context: Arc::new(SessionContext {
@@ -724,7 +724,6 @@ mod tests {
         session.handle(Frame::Sync { doc: shard.to_string(), message }).await.unwrap();
         let answered: Vec<String> = lock(&session.shared.control).iter().map(name).collect();
         assert_eq!(answered, [format!("sync {shard}")]);
-        drop(received);
     }
 
     fn sync(doc: &str) -> Frame {

@@ -7,10 +7,10 @@ use std::{fmt, str::FromStr};
 
 use ferrex_core::Timestamp;
 use iroh::EndpointAddr;
+use iroh_tickets::{ParseError, Ticket};
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
 use crate::membership::{Role, ShareId};
-use iroh_tickets::{ParseError, Ticket};
-use serde::{Deserialize, Serialize};
 
 /// Version of the ticket's byte layout.
 const TICKET_VERSION: u8 = 1;
@@ -41,6 +41,16 @@ impl fmt::Debug for PairingTicket {
     }
 }
 
+/// A ticket's bytes as its wire form, whose first field is the version.
+fn decode_wire<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ParseError> {
+    if bytes.first() != Some(&TICKET_VERSION) {
+        return Err(ParseError::verification_failed(
+            "unknown ticket version (made by a newer ferrex?)",
+        ));
+    }
+    Ok(postcard::from_bytes(bytes)?)
+}
+
 #[derive(Serialize, Deserialize)]
 struct Wire {
     version: u8,
@@ -65,12 +75,7 @@ impl Ticket for PairingTicket {
     }
 
     fn decode_bytes(bytes: &[u8]) -> Result<Self, ParseError> {
-        if bytes.first() != Some(&TICKET_VERSION) {
-            return Err(ParseError::verification_failed(
-                "unknown ticket version (made by a newer ferrex?)",
-            ));
-        }
-        let wire: Wire = postcard::from_bytes(bytes)?;
+        let wire: Wire = decode_wire(bytes)?;
         Ok(PairingTicket {
             addr: wire.addr,
             secret: wire.secret,
@@ -156,12 +161,7 @@ impl Ticket for ShareTicket {
     }
 
     fn decode_bytes(bytes: &[u8]) -> Result<Self, ParseError> {
-        if bytes.first() != Some(&TICKET_VERSION) {
-            return Err(ParseError::verification_failed(
-                "unknown ticket version (made by a newer ferrex?)",
-            ));
-        }
-        let wire: ShareWire = postcard::from_bytes(bytes)?;
+        let wire: ShareWire = decode_wire(bytes)?;
         Ok(ShareTicket {
             addr: wire.addr,
             share: wire.share,
@@ -286,12 +286,12 @@ mod tests {
 
     #[test]
     fn a_share_ticket_round_trips_and_is_told_from_a_pairing_ticket() {
-        let ticket = share_ticket();
-        let line = ticket.to_string();
+        let share = share_ticket();
+        let line = share.to_string();
         assert!(line.starts_with("ferrexshare") && is_share_ticket(&line), "{line}");
-        assert_eq!(format!(" {line}\n").parse::<ShareTicket>().unwrap(), ticket);
-        assert_eq!(line.to_ascii_uppercase().parse::<ShareTicket>().unwrap(), ticket);
-        let pairing = super::tests::ticket().to_string();
+        assert_eq!(format!(" {line}\n").parse::<ShareTicket>().unwrap(), share);
+        assert_eq!(line.to_ascii_uppercase().parse::<ShareTicket>().unwrap(), share);
+        let pairing = ticket().to_string();
         assert!(!is_share_ticket(&pairing), "{pairing}");
         let error = line.parse::<PairingTicket>().unwrap_err().to_string();
         assert!(error.contains("shared project"), "{error}");

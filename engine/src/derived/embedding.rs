@@ -190,8 +190,9 @@ const PASSAGES_AT_MOST: Duration = Duration::from_secs(2);
 /// a time (every tier gives the same bits one at a time as in a batch),
 /// each in a pause between requests, so a request waits for at most one
 /// text, and a steady stream of requests gives it one text's turn every
-/// `QUIET_AT_MOST` (passages: `PASSAGES_AT_MOST`). Once told to stop it waits for no pause, so that a
-/// node's stop, which waits for the worker, is not held up.
+/// `QUIET_AT_MOST` (passages: `PASSAGES_AT_MOST`). Once told to stop it
+/// waits for no pause, so that a node's stop, which waits for the worker,
+/// is not held up.
 pub struct Lent<'a> {
     foreground: &'a Foreground,
     stop: &'a (dyn Fn() -> bool + Sync),
