@@ -284,7 +284,9 @@ pub struct Member {
 #[derive(Debug, Clone, Default)]
 pub struct Membership {
     statements: BTreeMap<StatementId, Statement>,
-    live: BTreeSet<StatementId>,
+    /// The live grants (the `Create` among them), each with its seniority:
+    /// the length of its chain to the `Create`.
+    live: BTreeMap<StatementId, usize>,
     revoked: BTreeSet<StatementId>,
     /// Statements refused: bytes that do not verify, and statements whose
     /// proof does not entitle them.
@@ -365,7 +367,7 @@ impl Membership {
                 let chain = standing.as_ref().ok()?;
                 statements[id].grants()?;
                 // The chain starts with the grant itself.
-                (!chain.iter().any(|link| revoked.contains(link))).then_some(*id)
+                (!chain.iter().any(|link| revoked.contains(link))).then_some((*id, chain.len()))
             })
             .collect();
         self.revoked = revoked;
@@ -380,7 +382,7 @@ impl Membership {
 
     /// Every member, by device.
     pub fn members(&self) -> Vec<Member> {
-        self.members_among(self.live.iter())
+        self.members_among(self.live.keys())
     }
 
     /// The members that the grants `live` make.
@@ -427,7 +429,7 @@ impl Membership {
             true
         };
         let remaining: BTreeSet<[u8; 32]> = self
-            .members_among(self.live.iter().filter(through_none))
+            .members_among(self.live.keys().filter(through_none))
             .into_iter()
             .map(|member| member.device)
             .collect();
@@ -438,16 +440,57 @@ impl Membership {
             .collect()
     }
 
-    /// The live grant of `device` with the highest role: the proof of a
-    /// statement it signs.
+    /// The live grants to `device`, each with its role and seniority.
+    fn live_grants_to<'a>(
+        &'a self,
+        device: &'a [u8; 32],
+    ) -> impl Iterator<Item = (StatementId, Role, usize)> + 'a {
+        self.live.iter().filter_map(move |(id, depth)| {
+            let (to, role) = self.statements.get(id)?.grants()?;
+            (to == *device).then_some((*id, role, *depth))
+        })
+    }
+
+    /// The proof of a grant `device` signs: its live grant with the
+    /// highest role, the most senior of those (the shortest chain to the
+    /// `Create`: what a revocation of its issuer must reach).
     pub fn proof_for(&self, device: &[u8; 32]) -> Option<(StatementId, Role)> {
-        self.live
-            .iter()
-            .filter_map(|id| {
-                let (to, role) = self.statements[id].grants()?;
-                (to == *device).then_some((*id, role))
+        self.live_grants_to(device)
+            .max_by_key(|(id, role, depth)| {
+                (*role, std::cmp::Reverse(*depth), std::cmp::Reverse(*id))
             })
-            .max_by_key(|(id, role)| (*role, std::cmp::Reverse(*id)))
+            .map(|(id, role, _)| (id, role))
+    }
+
+    /// The proof of `device` revoking `grant`: its most senior live admin
+    /// grant (revocations apply by their issuer's seniority), else its own
+    /// live grant that `grant` was made through, or `grant` itself (giving
+    /// it up); `None` if `device` may not revoke it. A non-admin's highest
+    /// grant may be another line than the one `grant` came through.
+    pub fn proof_for_revoking(
+        &self,
+        device: &[u8; 32],
+        grant: &StatementId,
+    ) -> Option<StatementId> {
+        let admin = self
+            .live_grants_to(device)
+            .filter(|(_, role, _)| *role == Role::Admin)
+            .min_by_key(|(id, _, depth)| (*depth, *id));
+        if let Some((id, _, _)) = admin {
+            return Some(id);
+        }
+        let mut link = Some(*grant);
+        for _ in 0..MAX_CHAIN {
+            let current = link?;
+            let statement = self.statements.get(&current)?;
+            if self.live.contains_key(&current)
+                && statement.grants().is_some_and(|(to, _)| to == *device)
+            {
+                return Some(current);
+            }
+            link = statement.body.proof;
+        }
+        None
     }
 
     /// Whether `grant` was revoked (by a revocation that counts).
@@ -676,6 +719,51 @@ mod tests {
         fn resolve(&self) -> Membership {
             Membership::resolve(self.id, self.all.iter().map(|s| s.bytes.as_slice()))
         }
+    }
+
+    #[test]
+    fn a_revocation_takes_the_senior_admin_grant_or_the_line_the_grant_came_through() {
+        let (laptop, desktop, server, teammate, their_phone) =
+            (key(1), key(2), key(3), key(4), key(5));
+        let mut share = Share::new(&laptop);
+        let create = share.create.clone();
+        let desktop_grant = share.grant(&laptop, &create, &desktop, Role::Admin);
+        let server_grant = share.grant(&laptop, &create, &server, Role::Admin);
+        // The desktop also holds a junior admin grant, through the server.
+        let junior = share.grant(&server, &server_grant, &desktop, Role::Admin);
+        // The teammate holds write from the desktop and read from the
+        // laptop; its phone came through the read.
+        let write = share.grant(&desktop, &desktop_grant, &teammate, Role::Write);
+        let read = share.grant(&laptop, &create, &teammate, Role::Read);
+        let phone = share.grant(&teammate, &read, &their_phone, Role::Read);
+        let membership = share.resolve();
+        let desktop_key = device(&desktop);
+        assert_eq!(membership.proof_for(&desktop_key), Some((desktop_grant.id, Role::Admin)));
+        assert_eq!(membership.proof_for_revoking(&desktop_key, &phone.id), Some(desktop_grant.id));
+        assert_ne!(desktop_grant.id, junior.id);
+        // The teammate's highest grant is another line than the phone's.
+        let teammate_key = device(&teammate);
+        assert_eq!(membership.proof_for(&teammate_key), Some((write.id, Role::Write)));
+        assert_eq!(membership.proof_for_revoking(&teammate_key, &phone.id), Some(read.id));
+        assert_eq!(membership.proof_for_revoking(&teammate_key, &write.id), Some(write.id));
+        assert_eq!(membership.proof_for_revoking(&device(&their_phone), &read.id), None);
+        // Signed with the proof it names, the phone's revocation holds;
+        // with the teammate's highest grant it would be refused.
+        let mut refused = Share { id: share.id, create: create.clone(), all: share.all.clone() };
+        refused.revoke(&teammate, &write, &phone);
+        let with_write = refused.resolve();
+        assert_eq!(with_write.role_of(&device(&their_phone)), Some(Role::Read));
+        assert_eq!(with_write.refused(), 1);
+        share.revoke(&teammate, &read, &phone);
+        let revoked = share.resolve();
+        assert_eq!(revoked.role_of(&device(&their_phone)), None);
+        assert_eq!(revoked.refused(), 0);
+        // Revoking the server takes the desktop's junior grant with it, not
+        // the desktop, whose senior grant stands.
+        share.revoke(&desktop, &desktop_grant, &server_grant);
+        let without_server = share.resolve();
+        assert_eq!(without_server.role_of(&desktop_key), Some(Role::Admin));
+        assert_eq!(without_server.grants_to(&desktop_key), vec![desktop_grant.id]);
     }
 
     #[test]
