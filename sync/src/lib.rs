@@ -59,5 +59,6 @@ pub use replica::{
     Archive, ArchivedAlias, DocStat, Forgotten, NewRecords, RecordRef, Replica, ReplicaOptions,
     Restored, SEALED_ROOTS, ShardReader,
 };
+pub use session::Scope;
 pub use state_file::StateFileError;
 pub use ticket::{BadShareTicket, BadTicket, PairingTicket, ShareTicket, is_share_ticket};

@@ -45,7 +45,7 @@ use crate::{
     peers::{PeerRecord, PeerStatus, doc_statuses},
     registry::{DeviceRecord, Pairing, Revocation},
     replica::lock,
-    session::{self, SessionContext, SessionHandle, remote_addr, short},
+    session::{self, Scope, SessionContext, SessionHandle, remote_addr, short},
     vectors::{VECTORS_ALPN, VectorClient, VectorProtocol, VectorSource},
     wire::{
         JoinReply, JoinRequest, MAX_PAIR_BYTES, OLD_PEER_REASON, PAIR_ALPN, SYNC_ALPN,
@@ -774,6 +774,9 @@ impl Inner {
             state_dir: self.state_dir.clone(),
             stop: self.stop.subscribe(),
             registry_changed: Arc::new(move || network.registry_changed()),
+            // Sessions run with paired devices only, so far: a share's
+            // members are admitted with `Scope::Share` (issue 44).
+            scope: Scope::Own,
         }
     }
 

@@ -40,7 +40,7 @@ use std::{
 };
 
 use automerge::sync;
-use ferrex_core::Timestamp;
+use ferrex_core::{Namespace, Timestamp};
 use iroh::{
     TransportAddr,
     endpoint::{Connection, RecvStream, SendStream},
@@ -58,6 +58,45 @@ use crate::{
 const SAVE_EVERY: Duration = Duration::from_secs(5);
 /// Frames read ahead of the session loop.
 const INBOX: usize = 64;
+
+/// What a session carries. A person's own device is trusted with every
+/// document; a member of a share (a teammate's device) with the documents
+/// of that share alone: the registry, every other namespace and share, and
+/// the keys of their records never go to it, and what it sends of them is
+/// refused (docs/sharing.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// One of this person's devices: every document.
+    Own,
+    /// A member of the share whose documents are `namespace`'s shards.
+    Share {
+        /// The share's namespace.
+        namespace: Namespace,
+        /// The member may not write: its changes are not taken (Automerge's
+        /// read-only sync state; ours still go to it).
+        read_only: bool,
+    },
+}
+
+impl Scope {
+    /// Whether the session carries `doc`.
+    pub fn admits(&self, doc: &DocId) -> bool {
+        match self {
+            Scope::Own => true,
+            Scope::Share { namespace, .. } => doc.namespace() == Some(namespace),
+        }
+    }
+
+    /// Whether the peer's changes are refused.
+    pub fn read_only(&self) -> bool {
+        matches!(self, Scope::Share { read_only: true, .. })
+    }
+
+    /// The documents of `replica` the session carries.
+    fn docs(&self, replica: &Replica) -> Vec<DocId> {
+        replica.doc_ids().into_iter().filter(|doc| self.admits(doc)).collect()
+    }
+}
 
 /// What a session needs from the node that runs it. The network builds one
 /// per session.
@@ -78,6 +117,8 @@ pub(crate) struct SessionContext {
     /// Called when a merge changed the registry, so that revocations take
     /// effect before anything else is sent.
     pub(crate) registry_changed: Arc<dyn Fn() + Send + Sync>,
+    /// What the session carries.
+    pub(crate) scope: Scope,
 }
 
 impl std::fmt::Debug for SessionContext {
@@ -85,6 +126,7 @@ impl std::fmt::Debug for SessionContext {
         formatter
             .debug_struct("SessionContext")
             .field("state_dir", &self.state_dir)
+            .field("scope", &self.scope)
             .finish_non_exhaustive()
     }
 }
@@ -116,6 +158,9 @@ pub(crate) struct SessionShared {
     /// Keys the peer asked for that this node could not send yet, per
     /// document: asked again of the replica when the document changes here.
     unanswered: Mutex<HashMap<DocId, Vec<crate::RecordRef>>>,
+    /// What the peer sent that the session's scope refuses: frames of
+    /// documents outside it, and changes of a member that may not write.
+    pub(crate) refused: AtomicU64,
 }
 
 impl SessionShared {
@@ -144,10 +189,10 @@ impl std::fmt::Debug for SessionHandle {
     }
 }
 
-/// This replica's heads per document, in hex.
-fn all_heads(replica: &Replica) -> Vec<(String, Vec<String>)> {
-    replica
-        .doc_ids()
+/// This replica's heads per document the session carries, in hex.
+fn all_heads(replica: &Replica, scope: &Scope) -> Vec<(String, Vec<String>)> {
+    scope
+        .docs(replica)
         .into_iter()
         .filter_map(|doc| Some((doc.to_string(), encode_heads(&replica.heads(&doc).ok()?))))
         .collect()
@@ -184,18 +229,19 @@ pub(crate) async fn run(
 ) -> bool {
     let context = Arc::new(context);
     let shared = Arc::new(SessionShared { record: Mutex::new(record), ..SessionShared::default() });
-    let replica = context.replica.clone();
+    let (replica, scope) = (context.replica.clone(), context.scope.clone());
     on_start(SessionHandle {
         shared: shared.clone(),
-        heads: Arc::new(move || all_heads(&replica)),
+        heads: Arc::new(move || all_heads(&replica, &scope)),
     });
     let mut changes = context.replica.subscribe();
-    shared.owe(context.replica.doc_ids());
+    shared.owe(context.scope.docs(&context.replica));
     // Records a previous session left without their keys.
     {
-        let (replica, shared) = (context.replica.clone(), shared.clone());
+        let (replica, shared, scope) =
+            (context.replica.clone(), shared.clone(), context.scope.clone());
         tokio::task::spawn_blocking(move || {
-            for doc in replica.doc_ids() {
+            for doc in scope.docs(&replica) {
                 if let Ok(records) = replica.wanted_keys(&doc, None)
                     && !records.is_empty()
                 {
@@ -237,11 +283,12 @@ pub(crate) async fn run(
                 None => break,
             },
             changed = changes.recv() => match changed {
-                Ok(doc) => {
+                Ok(doc) if context.scope.admits(&doc) => {
                     session.retry_unanswered(&doc).await;
                     shared.owe([doc])
                 }
-                Err(RecvError::Lagged(_)) => shared.owe(context.replica.doc_ids()),
+                Ok(_) => {}
+                Err(RecvError::Lagged(_)) => shared.owe(context.scope.docs(&context.replica)),
                 Err(RecvError::Closed) => break,
             },
             _ = save.tick() => session.save_if_dirty(&peer),
@@ -330,11 +377,30 @@ fn known_doc(doc: &str) -> Option<DocId> {
 }
 
 impl Session {
+    /// The document a frame names, if this version knows it and the
+    /// session carries it; a document outside the scope is refused (and
+    /// counted), never merged, answered or given keys.
+    fn admitted(&self, doc: &str) -> Option<DocId> {
+        let doc = known_doc(doc)?;
+        if self.context.scope.admits(&doc) {
+            return Some(doc);
+        }
+        self.shared.refused.fetch_add(1, Ordering::Relaxed);
+        tracing::debug!(%doc, "refusing a frame of a document outside the session's scope");
+        None
+    }
+
     async fn handle(&self, frame: Frame) -> Result<(), String> {
         match frame {
             Frame::Sync { doc, message } => {
                 tracing::trace!(%doc, bytes = message.len(), "received a sync message");
-                let Some(doc) = known_doc(&doc) else { return Ok(()) };
+                let Some(doc) = self.admitted(&doc) else { return Ok(()) };
+                if self.context.scope.read_only() {
+                    // Taken as a reader's: counted, and applied to nothing.
+                    let changes = sync::Message::decode(&message)
+                        .map_or(0, |message| message.changes.len() as u64);
+                    self.shared.refused.fetch_add(changes, Ordering::Relaxed);
+                }
                 let (context, shared) = (self.context.clone(), self.shared.clone());
                 let doc_for_merge = doc.clone();
                 let (started, bytes) = (std::time::Instant::now(), message.len());
@@ -346,6 +412,7 @@ impl Session {
                             &shared.record,
                             &doc_for_merge,
                             &context.replica,
+                            &context.scope,
                         );
                         context
                             .replica
@@ -355,8 +422,7 @@ impl Session {
                     // The answer is generated at once, so that it carries the
                     // heads this message led to (the acknowledgement; the
                     // merged changes are on disk by now).
-                    let reply =
-                        next_message(&context.replica, &shared, &doc_for_merge, context.clock)?;
+                    let reply = next_message(&context, &shared, &doc_for_merge)?;
                     // What arrived sealed (or became used again): ask the
                     // peer for its keys.
                     let mut wanted = Vec::new();
@@ -400,13 +466,13 @@ impl Session {
             // logged and the session goes on (the records stay locked, and
             // are asked for again at the next session).
             Frame::KeyRequest { doc, records } => {
-                let Some(doc) = known_doc(&doc) else { return Ok(()) };
+                let Some(doc) = self.admitted(&doc) else { return Ok(()) };
                 if let Err(error) = self.answer_keys(doc.clone(), records).await {
                     tracing::warn!(%doc, "could not answer a key request: {error}");
                 }
             }
             Frame::Keys { doc, keys } => {
-                let Some(doc) = known_doc(&doc) else { return Ok(()) };
+                let Some(doc) = self.admitted(&doc) else { return Ok(()) };
                 let replica = self.context.replica.clone();
                 let doc_for_keys = doc.clone();
                 let accepted =
@@ -420,17 +486,18 @@ impl Session {
                 }
             }
             Frame::StatusRequest { id, heads } => {
-                let (replica, shared) = (self.context.replica.clone(), self.shared.clone());
-                let docs =
-                    tokio::task::spawn_blocking(move || status_reply(&replica, &shared, &heads))
-                        .await
-                        .map_err(|error| error.to_string())?;
+                let (context, shared) = (self.context.clone(), self.shared.clone());
+                let docs = tokio::task::spawn_blocking(move || {
+                    status_reply(&context.replica, &context.scope, &shared, &heads)
+                })
+                .await
+                .map_err(|error| error.to_string())?;
                 self.shared.send_control(Frame::StatusReply { id, docs });
             }
             Frame::StatusReply { id, docs } => {
                 let now = (self.context.clock)().0;
                 let ours: HashMap<String, Vec<String>> =
-                    all_heads(&self.context.replica).into_iter().collect();
+                    all_heads(&self.context.replica, &self.context.scope).into_iter().collect();
                 {
                     let mut record = lock(&self.shared.record);
                     for report in &docs {
@@ -516,6 +583,7 @@ impl Session {
 /// does not know yet, the heads the two last agreed on).
 fn status_reply(
     replica: &Replica,
+    scope: &Scope,
     shared: &SessionShared,
     heads: &[(String, Vec<String>)],
 ) -> Vec<DocReport> {
@@ -529,8 +597,8 @@ fn status_reply(
             (doc.as_str(), heads.iter().filter_map(|hash| hash.parse().ok()).collect())
         })
         .collect();
-    replica
-        .doc_ids()
+    scope
+        .docs(replica)
         .into_iter()
         .filter_map(|doc| {
             let their_heads = theirs.get(doc.to_string().as_str()).cloned().unwrap_or_default();
@@ -543,33 +611,37 @@ fn status_reply(
 }
 
 /// The sync state of `doc`, resumed from the record on first use when this
-/// replica knows the heads it remembers (after an upgrade it does not).
+/// replica knows the heads it remembers (after an upgrade it does not);
+/// read-only when the scope refuses the peer's changes.
 fn state_for<'a>(
     states: &'a mut HashMap<DocId, sync::State>,
     record: &Mutex<PeerRecord>,
     doc: &DocId,
     replica: &Replica,
+    scope: &Scope,
 ) -> &'a mut sync::State {
-    states.entry(doc.clone()).or_insert_with(|| {
+    let state = states.entry(doc.clone()).or_insert_with(|| {
         lock(record)
             .docs
             .get(&doc.to_string())
             .map(|remembered| remembered.sync_state())
             .filter(|state| replica.knows_heads(doc, &state.shared_heads))
             .unwrap_or_default()
-    })
+    });
+    state.set_read_only(scope.read_only());
+    state
 }
 
 /// Generates the next message of `doc` and brings the record up to date with
 /// the sync state.
 fn next_message(
-    replica: &Replica,
+    context: &SessionContext,
     shared: &SessionShared,
     doc: &DocId,
-    clock: fn() -> Timestamp,
 ) -> Result<Option<Vec<u8>>, String> {
+    let (replica, clock) = (&context.replica, context.clock);
     let mut states = lock(&shared.states);
-    let state = state_for(&mut states, &shared.record, doc, replica);
+    let state = state_for(&mut states, &shared.record, doc, replica, &context.scope);
     let message = replica.generate_sync_message(doc, state).map_err(|error| error.to_string())?;
     let shared_heads = encode_heads(&state.shared_heads);
     let their_heads = state.their_heads.clone();
@@ -618,11 +690,10 @@ async fn write_frames(
                 let next = lock(&shared.owed).pop_first();
                 match next {
                     Some(doc) => {
-                        let (replica, shared, clock) =
-                            (context.replica.clone(), shared.clone(), context.clock);
+                        let (context, shared) = (context.clone(), shared.clone());
                         let doc_for_message = doc.clone();
                         let message = tokio::task::spawn_blocking(move || {
-                            next_message(&replica, &shared, &doc_for_message, clock)
+                            next_message(&context, &shared, &doc_for_message)
                         })
                         .await
                         .map_err(|error| WireError::Stream(error.to_string()))?
@@ -688,19 +759,7 @@ mod tests {
             )
         };
         let (ours, theirs) = (open("ours"), open("theirs"));
-        let (merged, _received) = std::sync::mpsc::channel();
-        let (_stop, stop) = watch::channel(false);
-        let session = Session {
-            context: Arc::new(SessionContext {
-                replica: ours.clone(),
-                merged,
-                clock: || Timestamp(1),
-                state_dir: temp.path().to_owned(),
-                stop,
-                registry_changed: Arc::new(|| {}),
-            }),
-            shared: Arc::new(SessionShared::default()),
-        };
+        let session = session_over(&ours, Scope::Own, temp.path());
         for doc in ["members.0123abcd", "share.x.y.z", ""] {
             for frame in [
                 Frame::Sync { doc: doc.to_owned(), message: vec![1, 2, 3] },
@@ -724,6 +783,173 @@ mod tests {
         session.handle(Frame::Sync { doc: shard.to_string(), message }).await.unwrap();
         let answered: Vec<String> = lock(&session.shared.control).iter().map(name).collect();
         assert_eq!(answered, [format!("sync {shard}")]);
+    }
+
+    /// A session of `replica` with a peer, run by hand: frames go to
+    /// `handle`, and what it queues is read from `shared.control`.
+    fn session_over(replica: &Arc<Replica>, scope: Scope, dir: &std::path::Path) -> Session {
+        let (merged, received) = std::sync::mpsc::channel();
+        // What is merged is indexed nowhere here.
+        std::mem::forget(received);
+        let (stop_sender, stop) = watch::channel(false);
+        std::mem::forget(stop_sender);
+        Session {
+            context: Arc::new(SessionContext {
+                replica: replica.clone(),
+                merged,
+                clock: || Timestamp(1),
+                state_dir: dir.to_owned(),
+                stop,
+                registry_changed: Arc::new(|| {}),
+                scope,
+            }),
+            shared: Arc::new(SessionShared::default()),
+        }
+    }
+
+    /// Replicas of a person ("ours", holding a private project, `default`
+    /// and a share) and of a teammate ("theirs", with its own memories of
+    /// the same project and of the share).
+    fn person_and_teammate(dir: &std::path::Path) -> (Arc<Replica>, Arc<Replica>, Namespace) {
+        use crate::{NewMemory, NewRecords, ReplicaOptions};
+        let open = |name: &str| {
+            Arc::new(Replica::open(&dir.join(name), name, ReplicaOptions::default()).unwrap())
+        };
+        let (ours, theirs) = (open("ours"), open("theirs"));
+        let share = Namespace::parse("share.0123456789abcdef").unwrap();
+        let write = |replica: &Replica, namespace: &str, id: &str| {
+            let device = replica.device().to_owned();
+            let memory = NewMemory::episode(id, format!("text of {id}"), &device, Timestamp(5));
+            let records = NewRecords { memories: vec![memory], ..NewRecords::default() };
+            replica
+                .write_new(&Namespace::parse(namespace).unwrap(), Timestamp(5), &records)
+                .unwrap();
+        };
+        write(&ours, "work", "our-private-work");
+        write(&ours, "default", "our-default");
+        write(&ours, share.as_str(), "our-shared");
+        write(&theirs, "work", "their-private-work");
+        write(&theirs, share.as_str(), "their-shared");
+        write(&theirs, "share.fedcba9876543210", "their-other-share");
+        (ours, theirs, share)
+    }
+
+    /// Runs the sync of `doc` between the session (over one replica) and
+    /// `peer`, until neither side has anything to send (bounded). A `pushy`
+    /// peer ignores being told that its changes are not taken (an honest
+    /// one then holds them back), and sends them every round, 20 rounds.
+    async fn exchange(session: &Session, peer: &Replica, doc: &DocId, pushy: bool) {
+        let mut state = automerge::sync::State::new();
+        for _ in 0..20 {
+            if pushy {
+                // As if told that we have nothing of theirs, and never told
+                // that we take none of it.
+                state.peer_read_only = false;
+                state.their_heads = Some(Vec::new());
+                state.their_need = Some(Vec::new());
+                state.their_have = Some(vec![automerge::sync::Have::default()]);
+                state.sent_hashes.clear();
+                state.in_flight = false;
+            }
+            let message = peer.generate_sync_message(doc, &mut state).unwrap();
+            let sent = message.is_some();
+            if let Some(message) = message {
+                session.handle(Frame::Sync { doc: doc.to_string(), message }).await.unwrap();
+            }
+            let replies: Vec<Frame> = lock(&session.shared.control).drain(..).collect();
+            let answered = !replies.is_empty();
+            for reply in replies {
+                if let Frame::Sync { message, .. } = reply {
+                    peer.receive_sync_message(doc, &mut state, &message).unwrap();
+                }
+            }
+            if !sent && !answered {
+                return;
+            }
+        }
+        // A pushy peer sends its changes again every round.
+        assert!(pushy, "the sync of {doc} did not settle in 20 rounds");
+    }
+
+    #[tokio::test]
+    async fn a_share_session_carries_the_shares_documents_and_nothing_else() {
+        let temp = tempfile::tempdir().unwrap();
+        let (ours, theirs, share) = person_and_teammate(temp.path());
+        let scope = Scope::Share { namespace: share.clone(), read_only: false };
+        let shard = DocId::shard(&share, 0);
+        assert_eq!(scope.docs(&ours), std::slice::from_ref(&shard), "{:?}", ours.doc_ids());
+        let session = session_over(&ours, scope, temp.path());
+
+        // Where this node stands is told of the share alone.
+        session.handle(Frame::StatusRequest { id: 1, heads: Vec::new() }).await.unwrap();
+        let reply = lock(&session.shared.control).pop_front();
+        let Some(Frame::StatusReply { docs, .. }) = reply else { panic!("{reply:?}") };
+        let told: Vec<&str> = docs.iter().map(|report| report.doc.as_str()).collect();
+        assert_eq!(told, [shard.to_string()]);
+
+        // Another namespace's document, the registry and another share's:
+        // nothing merged, answered or given keys.
+        let private = DocId::shard(&Namespace::parse("work").unwrap(), 0);
+        let other_share = DocId::shard(&Namespace::parse("share.fedcba9876543210").unwrap(), 0);
+        let before = ours.heads(&private).unwrap();
+        for doc in [&private, &DocId::Registry, &other_share] {
+            let message = theirs
+                .generate_sync_message(doc, &mut automerge::sync::State::new())
+                .unwrap()
+                .unwrap();
+            session.handle(Frame::Sync { doc: doc.to_string(), message }).await.unwrap();
+            session
+                .handle(Frame::KeyRequest {
+                    doc: doc.to_string(),
+                    records: vec![(0, "our-private-work".into())],
+                })
+                .await
+                .unwrap();
+        }
+        assert!(lock(&session.shared.control).is_empty(), "a refused document was answered");
+        assert_eq!(ours.heads(&private).unwrap(), before);
+        assert!(!ours.doc_ids().contains(&other_share), "another share's document was made");
+        assert_eq!(session.shared.refused.load(Ordering::Relaxed), 6);
+
+        // The share converges both ways, and its keys are answered.
+        exchange(&session, &theirs, &shard, false).await;
+        assert_eq!(ours.heads(&shard).unwrap(), theirs.heads(&shard).unwrap());
+        session
+            .handle(Frame::KeyRequest {
+                doc: shard.to_string(),
+                records: vec![(0, "our-shared".into())],
+            })
+            .await
+            .unwrap();
+        let answer = lock(&session.shared.control).pop_front();
+        assert!(
+            matches!(answer, Some(Frame::Keys { ref keys, .. }) if keys.len() == 1),
+            "{answer:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_reader_gets_the_share_and_none_of_its_changes_are_taken() {
+        let temp = tempfile::tempdir().unwrap();
+        let (ours, theirs, share) = person_and_teammate(temp.path());
+        let shard = DocId::shard(&share, 0);
+        let session =
+            session_over(&ours, Scope::Share { namespace: share, read_only: true }, temp.path());
+        let (ours_before, theirs_before) =
+            (ours.heads(&shard).unwrap(), theirs.heads(&shard).unwrap());
+        exchange(&session, &theirs, &shard, false).await;
+        // Ours reached the reader; the reader's memory did not reach us,
+        // and an honest reader, told so, did not send it.
+        assert_eq!(ours.heads(&shard).unwrap(), ours_before);
+        assert_ne!(theirs.heads(&shard).unwrap(), theirs_before, "the reader got nothing");
+        assert!(theirs.knows_heads(&shard, &ours_before), "the reader lacks our changes");
+        assert!(!ours.knows_heads(&shard, &theirs_before), "the reader's change was taken");
+        assert_eq!(session.shared.refused.load(Ordering::Relaxed), 0);
+        // A reader that sends its changes anyway: none taken, each counted.
+        exchange(&session, &theirs, &shard, true).await;
+        assert_eq!(ours.heads(&shard).unwrap(), ours_before);
+        assert!(!ours.knows_heads(&shard, &theirs_before), "the reader's change was taken");
+        assert!(session.shared.refused.load(Ordering::Relaxed) >= 1);
     }
 
     fn sync(doc: &str) -> Frame {
