@@ -7,10 +7,10 @@
 //!    synthetic developer notes of two to four sentences
 //!    (`developer_notes`; `--corpus sentences` stores one-sentence ones,
 //!    `memory_corpus`, instead) stored one at a time through an MCP client
-//!    over stdio, as an agent would; at each count,
-//!    once the embedding worker has caught up: the node's resident memory
-//!    (VmRSS) and its peak so far (VmHWM), the store's p50 and CPU per
-//!    store, and 100 recalls' p50. Beside it, in the same run, one bare
+//!    over stdio, as an agent would; at each count, once the embedding
+//!    worker has caught up and the node has rested three seconds: its
+//!    resident memory (VmRSS) and its peak so far (VmHWM), the store's p50
+//!    and CPU per store, and 100 recalls' p50. Beside it, in the same run, one bare
 //!    embedding of each note the step stores, just before it stores them
 //!    (ferrex-embed, one text a call, a session of this process): the
 //!    store's p50 is given as a ratio of that p50, over the same texts
@@ -20,7 +20,8 @@
 //!    it): a home prefilled with that many memories and rebuilt (`ferrex
 //!    reindex`; kept under `--homes DIR` and reused when there), a node
 //!    started on it, 100 notes stored and 100 recalls; its resident memory
-//!    and peak after, store and recall p50.
+//!    right after and three seconds later (the node between requests), its
+//!    peak, store and recall p50.
 //!
 //! Every figure is also on the last line as `key=value` pairs. `--binary`
 //! runs another build of ferrex (one from before a change, to compare in
@@ -41,6 +42,9 @@ use ferrex_tests::{Client, TestHome, ferrex_bin};
 use serde_json::json;
 
 const NAMESPACE: &str = "lean";
+/// How long a node at scale rests after serving before its memory is read
+/// again.
+const REST: Duration = Duration::from_secs(3);
 
 #[allow(clippy::print_stdout, reason = "a benchmark prints its figures")]
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -108,6 +112,9 @@ async fn main() -> anyhow::Result<()> {
             stored = count;
             client.caught_up().await;
             let cpu_per_store = (cpu_seconds(pid) - cpu_before) * 1000.0 / stores as f64;
+            // The node at rest after loading (its worker gives back what
+            // the stores freed after a second's quiet).
+            tokio::time::sleep(REST).await;
             let (rss, peak) = (memory_mb(pid, "VmRSS:"), memory_mb(pid, "VmHWM:"));
             let recall = recall_p50(&client, 100).await;
             let store = millis(percentile(&mut times, 50));
@@ -169,14 +176,20 @@ async fn main() -> anyhow::Result<()> {
         client.caught_up().await;
         let recall = recall_p50(&client, 100).await;
         let (rss, peak) = (memory_mb(pid, "VmRSS:"), memory_mb(pid, "VmHWM:"));
+        // A node between requests: its worker gives back what they freed
+        // after a second's quiet.
+        tokio::time::sleep(REST).await;
+        let rested = memory_mb(pid, "VmRSS:");
         let store = millis(percentile(&mut times, 50));
         println!(
-            "{count} memories: resident {opened:.0} MB when open, {rss:.0} MB serving, peak {peak:.0} MB; \
-             store p50 {store:.2} ms; recall p50 {recall:.2} ms"
+            "{count} memories: resident {opened:.0} MB when open, {rss:.0} MB serving, {rested:.0} MB {} s later, \
+             peak {peak:.0} MB; store p50 {store:.2} ms; recall p50 {recall:.2} ms",
+            REST.as_secs()
         );
         for (key, value) in [
             ("open_rss", opened),
             ("rss", rss),
+            ("rested_rss", rested),
             ("peak", peak),
             ("store_p50", store),
             ("recall_p50", recall),

@@ -132,6 +132,19 @@ impl Foreground {
         work(&mut guard)
     }
 
+    /// The pause requests are in: how long since the last request let the
+    /// session go (`None` while one waits for it or uses it; the worker's
+    /// own embedding is no request), and when that was, as a mark that
+    /// moves with each request (microseconds since the foreground began).
+    pub fn pause(&self) -> (Option<Duration>, u64) {
+        // A request stamps its end before it is uncounted: read in the
+        // other order, a request that just ended could show an old pause.
+        let busy = self.requests.load(Ordering::SeqCst) > 0;
+        let last = self.last_request.load(Ordering::SeqCst);
+        let quiet = self.epoch.elapsed().saturating_sub(Duration::from_micros(last));
+        ((!busy).then_some(quiet), last)
+    }
+
     /// Waits until no request waits for the session and none has taken it
     /// for [`QUIET`], or `QUIET_AT_MOST` (`PASSAGES_AT_MOST` if `passages`)
     /// has passed, or `stop` says so.
@@ -140,9 +153,7 @@ impl Foreground {
         let (wanted, at_most, passages_at_most) = self.quiet;
         let at_most = if passages { passages_at_most } else { at_most };
         while started.elapsed() < at_most && !stop() {
-            let last = Duration::from_micros(self.last_request.load(Ordering::SeqCst));
-            let quiet = self.epoch.elapsed().saturating_sub(last);
-            if self.requests.load(Ordering::SeqCst) == 0 && quiet >= wanted {
+            if self.pause().0.is_some_and(|quiet| quiet >= wanted) {
                 return;
             }
             std::thread::sleep(Duration::from_millis(2));
@@ -505,6 +516,65 @@ mod tests {
         foreground.embed(&["second request"]).unwrap();
         worker.join().unwrap();
         assert_eq!(*log.lock().unwrap(), ["long request", "second request", "passage"]);
+    }
+
+    /// A deterministic test embedder that holds the session on texts that
+    /// start with "held" until the test lets it go: `entered` and `leave`
+    /// are met once each per held text.
+    struct GatedTestEmbedder {
+        entered: Arc<std::sync::Barrier>,
+        leave: Arc<std::sync::Barrier>,
+    }
+
+    impl Embedder for GatedTestEmbedder {
+        fn model_id(&self) -> &str {
+            "gated-test-embedder"
+        }
+        fn dimension(&self) -> usize {
+            1
+        }
+        fn embed_batch(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+            if texts.iter().any(|text| text.starts_with("held")) {
+                self.entered.wait();
+                self.leave.wait();
+            }
+            Ok(texts.iter().map(|text| vec![text.len() as f32]).collect())
+        }
+    }
+
+    #[test]
+    fn a_pause_counts_from_the_end_of_the_last_request_and_only_requests_move_it() {
+        let (entered, leave) =
+            (Arc::new(std::sync::Barrier::new(2)), Arc::new(std::sync::Barrier::new(2)));
+        let embedder = GatedTestEmbedder { entered: entered.clone(), leave: leave.clone() };
+        let foreground = Arc::new(
+            Foreground::new(Box::new(embedder), 8)
+                .with_quiet(Duration::from_millis(1), Duration::from_secs(30)),
+        );
+        let (_, start) = foreground.pause();
+        let holding = {
+            let foreground = foreground.clone();
+            std::thread::spawn(move || foreground.embed(&["held request"]).unwrap())
+        };
+        entered.wait();
+        let held_for = Instant::now();
+        assert_eq!(foreground.pause().0, None, "a request holds the session");
+        std::thread::sleep(Duration::from_millis(30));
+        assert_eq!(foreground.pause().0, None, "a request holds the session");
+        leave.wait();
+        holding.join().unwrap();
+        let (quiet, first) = foreground.pause();
+        let quiet = quiet.expect("no request holds the session");
+        assert_ne!(first, start, "the request moved the mark");
+        // Counted from when the request let the session go, not from when
+        // it took it.
+        assert!(quiet < held_for.elapsed(), "{quiet:?}");
+        // The worker's own embedding is no request.
+        foreground.lend(&|| false).embed_batch(&["passage"]).unwrap();
+        assert_eq!(foreground.pause().1, first, "the worker moved the mark");
+        std::thread::sleep(Duration::from_millis(2));
+        foreground.embed(&["next request"]).unwrap();
+        assert_ne!(foreground.pause().1, first, "the next request moved the mark");
     }
 
     #[test]

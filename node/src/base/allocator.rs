@@ -5,13 +5,17 @@
 /// Allocations from this size up get pages of their own, given back as
 /// soon as they are freed. glibc's default starts at 128 KiB and rises
 /// after each large free up to 32 MiB, so the buffers of inference and of
-/// search came to live in the heap and stayed there once freed. (At 2
-/// MiB a note's store was faster, ×1.15-1.26 of one bare embedding against
-/// ×1.23-1.29, since an embedding's activations were no longer mapped and
-/// faulted in on every call; but the node held 230 MB after 3,000 notes in
-/// one run of four, against at most 185: docs/figures.md.)
+/// search came to live in the heap and stayed there once freed. At 256 KiB
+/// an embedding's activations (a note's attention scores and feed-forward
+/// rows, a few hundred KiB to over 1 MiB each) were mapped and faulted in
+/// afresh on every call: a note's store took ×1.22-1.33 of one bare
+/// embedding, ×1.17-1.24 at 2 MiB. What they leave free in the heap goes
+/// back to the system once the node is quiet ([`release_free_memory`],
+/// called by the embedding worker): without it a node kept 230 MB after
+/// 3,000 notes in one run of four, and 236-260 MB after serving 100k
+/// memories, at rest too (docs/figures.md).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-const MMAP_THRESHOLD: i32 = 256 * 1024;
+const MMAP_THRESHOLD: i32 = 2 * 1024 * 1024;
 
 /// Free memory at the top of the heap beyond this goes back to the system
 /// at once (glibc's default is 128 KiB, but raised with the threshold above
@@ -43,8 +47,8 @@ pub fn tune_allocator() {
 }
 
 /// Gives the free pages of every arena back to the system, after a large
-/// piece of memory (an offline rebuild's documents) was let go; without it
-/// half of that stays with the process.
+/// piece of memory (an offline rebuild's documents, a burst of inference)
+/// was let go; without it half of that stays with the process.
 pub fn release_free_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     #[allow(unsafe_code, reason = "malloc_trim is glibc's C interface")]

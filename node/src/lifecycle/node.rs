@@ -42,6 +42,12 @@ const SHORT_BATCH: usize = 4;
 const LENT_FOR: Duration = Duration::from_secs(2);
 /// How often the worker logs its progress through a long backlog.
 const PROGRESS_EVERY: Duration = Duration::from_secs(5);
+/// How long requests and the worker's own embedding must both have been
+/// quiet, after either, before the worker gives what they freed back to
+/// the system (`allocator::release_free_memory`: a few milliseconds, once
+/// a pause; a request that comes meanwhile waits for the allocator's lock
+/// at most that long).
+const RELEASE_AFTER: Duration = Duration::from_secs(1);
 
 /// A running node's state.
 pub struct Node {
@@ -160,6 +166,9 @@ impl Node {
             std::thread::Builder::new().name("ferrex-embed".into()).spawn(move || {
                 // Since when memories have waited without any vector.
                 let mut missing_since: Option<Instant> = None;
+                // When the worker last embedded, if it did since memory was
+                // last given back, and the last request then.
+                let (mut worked_at, mut released_after): (Option<Instant>, u64) = (None, 0);
                 while !stop.load(Ordering::Relaxed) {
                     let (missing, passages) =
                         lock(&index).embedding_backlog(None).unwrap_or((i64::MAX, 0));
@@ -201,7 +210,10 @@ impl Node {
                         );
                         match embedded {
                             Ok(0) => {}
-                            Ok(count) => tracing::debug!(count, "embedded queued memories"),
+                            Ok(count) => {
+                                tracing::debug!(count, "embedded queued memories");
+                                worked_at = Some(Instant::now());
+                            }
                             Err(error) => tracing::error!("embedding queued memories: {error:#}"),
                         }
                     }
@@ -214,6 +226,20 @@ impl Node {
                             signal.notify();
                         }
                         Err(error) => tracing::error!("judging text from peers: {error:#}"),
+                    }
+                    // Requests and the worker both quiet for a while after
+                    // either worked: what they freed goes back to the
+                    // system, once a pause.
+                    let (quiet, mark) = foreground.pause();
+                    let worker_quiet =
+                        worked_at.is_none_or(|worked| worked.elapsed() >= RELEASE_AFTER);
+                    if (worked_at.is_some() || mark != released_after)
+                        && worker_quiet
+                        && quiet.is_some_and(|quiet| quiet >= RELEASE_AFTER)
+                        && !stop.load(Ordering::Relaxed)
+                    {
+                        crate::base::allocator::release_free_memory();
+                        (worked_at, released_after) = (None, mark);
                     }
                     signal.wait(Duration::from_millis(500));
                 }

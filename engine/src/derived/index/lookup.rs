@@ -231,16 +231,16 @@ impl Index {
         kind: &str,
         hash: &str,
     ) -> anyhow::Result<Option<String>> {
+        // Asked at every store: prepared once (preparing it was most of its time).
         Ok(self
             .conn()
-            .query_row(
+            .prepare_cached(
                 "SELECT id FROM memories WHERE namespace = ?1 AND kind = ?2 AND content_hash = ?3
                  AND status != 'superseded' AND corrected_by = '[]' AND duplicate_of IS NULL
                  AND coalesce(source, '') <> 'ferrex:file'
                  ORDER BY created_at, id LIMIT 1",
-                params![namespace, kind, hash],
-                |row| row.get(0),
-            )
+            )?
+            .query_row(params![namespace, kind, hash], |row| row.get(0))
             .optional()?)
     }
 
