@@ -38,6 +38,7 @@ mod session;
 #[cfg(feature = "simulation")]
 pub mod sim;
 mod state_file;
+pub mod statement_log;
 pub mod storage;
 mod ticket;
 pub mod vectors;

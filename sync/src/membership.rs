@@ -35,13 +35,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use automerge::{AutoCommit, AutomergeError, ObjId, ScalarValue, transaction::Transactable};
 use ferrex_core::Timestamp;
 use iroh::{PublicKey, SecretKey, Signature};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-
-use crate::schema::MapView;
 
 /// What a statement's signature covers, before its body: no signature made
 /// for anything else can pass for a statement.
@@ -514,34 +511,6 @@ impl Membership {
     }
 }
 
-/// Adds `statement` to `map` of a membership document, keyed by its id in
-/// hex, its bytes the value; false if it was there. Honest devices only
-/// ever add statements, and what counts is decided by
-/// [`Membership::resolve`] on every read, never by who wrote the map. (A
-/// device that may write the document could still delete a key, a
-/// revocation's say: the sessions that carry this document must refuse a
-/// change that deletes or overwrites a statement; docs/sharing.md.)
-pub fn put_statement(
-    doc: &mut AutoCommit,
-    map: &ObjId,
-    statement: &Statement,
-) -> Result<bool, AutomergeError> {
-    let key = statement.id.to_hex();
-    if MapView::new(doc, map.clone()).bytes(&key).as_ref() == Some(&statement.bytes) {
-        return Ok(false);
-    }
-    doc.put(map, &key, ScalarValue::Bytes(statement.bytes.clone()))?;
-    Ok(true)
-}
-
-/// The bytes of every statement in `map` of a membership document, in one
-/// pass over it (values that are not bytes are skipped: they count for
-/// nothing).
-pub fn statements_in(doc: &AutoCommit, map: &ObjId) -> Vec<Vec<u8>> {
-    let view = MapView::new(doc, map.clone()).read_whole();
-    view.keys().iter().filter_map(|key| view.bytes(key)).collect()
-}
-
 /// Why a statement has no chain to the `Create`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Standing {
@@ -985,62 +954,6 @@ mod tests {
         let membership = Membership::resolve(share.id, partial);
         assert_eq!(membership.waiting(), 1);
         assert_eq!(membership.role_of(&device(&phone)), None);
-    }
-
-    #[test]
-    fn a_reader_that_writes_into_its_copy_converges_without_any_of_it() {
-        use automerge::{ObjType, ROOT};
-        let (laptop, reader, writer) = (key(1), key(2), key(3));
-        let mut share = Share::new(&laptop);
-        let create = share.create.clone();
-        let reader_grant = share.grant(&laptop, &create, &reader, Role::Read);
-        let mut laptop_doc = AutoCommit::new();
-        let map = laptop_doc.put_object(ROOT, "statements", ObjType::Map).unwrap();
-        for statement in &share.all {
-            assert!(put_statement(&mut laptop_doc, &map, statement).unwrap());
-        }
-        assert!(!put_statement(&mut laptop_doc, &map, &create).unwrap());
-        let mut reader_doc = laptop_doc.fork();
-        // The reader promotes itself, adds a device, revokes the laptop's
-        // `Create` and writes junk, all into its own copy; the laptop
-        // grants a writer meanwhile.
-        for (proof, action) in [
-            (&reader_grant, Action::Grant { device: device(&reader), role: Role::Admin }),
-            (&reader_grant, Action::Grant { device: device(&key(9)), role: Role::Write }),
-            (&create, Action::Revoke { grant: create.id }),
-        ] {
-            let statement = Statement::sign(&reader, share.id, Some(proof.id), action, NOW);
-            put_statement(&mut reader_doc, &map, &statement).unwrap();
-        }
-        reader_doc.put(&map, "junk", "not a statement").unwrap();
-        reader_doc.put(&map, "bytes", ScalarValue::Bytes(vec![0; 100])).unwrap();
-        put_statement(
-            &mut laptop_doc,
-            &map,
-            &Statement::sign(
-                &laptop,
-                share.id,
-                Some(create.id),
-                Action::Grant { device: device(&writer), role: Role::Write },
-                NOW,
-            ),
-        )
-        .unwrap();
-        laptop_doc.merge(&mut reader_doc).unwrap();
-        reader_doc.merge(&mut laptop_doc).unwrap();
-        let resolve = |doc: &AutoCommit| {
-            let statements = statements_in(doc, &map);
-            Membership::resolve(share.id, statements.iter().map(Vec::as_slice))
-        };
-        let (on_laptop, on_reader) = (resolve(&laptop_doc), resolve(&reader_doc));
-        assert_eq!(on_laptop.members(), on_reader.members());
-        assert_eq!(on_laptop.role_of(&device(&reader)), Some(Role::Read));
-        assert_eq!(on_laptop.role_of(&device(&key(9))), None);
-        assert_eq!(on_laptop.role_of(&device(&writer)), Some(Role::Write));
-        assert_eq!(on_laptop.role_of(&device(&laptop)), Some(Role::Admin));
-        // The promotion, the device above the reader's role, the revoked
-        // `Create` and the 100 zero bytes.
-        assert_eq!(on_laptop.refused(), 4);
     }
 
     #[test]
