@@ -68,6 +68,111 @@ impl Restored {
     }
 }
 
+impl Archive {
+    /// This archive as it goes into a share of its project
+    /// (docs/sharing.md): what the person keeps to themselves stays out
+    /// (a session's events and exchanges, a watched file's chunks) with
+    /// the aliases and edges of what stays out, and the entities no memory
+    /// that goes uses; every record gets a new id from `new_id`, and what
+    /// refers to one follows (entities and subjects, aliases, edges, the
+    /// `task:` tags of a task's notes), so the share and the person's
+    /// namespace never hold the same record; and no other device of the
+    /// person is named: every record is `device`'s, and validations and
+    /// access counts are left out.
+    pub fn for_share(&self, device: &str, mut new_id: impl FnMut() -> String) -> Archive {
+        use ferrex_core::working::{Role, task_tag};
+        let personal = |memory: &ferrex_core::Memory| {
+            ferrex_core::chunk::is_file_chunk(memory.source.as_deref())
+                || matches!(
+                    Role::of_source(memory.source.as_deref()),
+                    Some(Role::Event | Role::Exchange)
+                )
+        };
+        let going: Vec<&StoredMemory> =
+            self.memories.iter().filter(|stored| !personal(&stored.memory)).collect();
+        let used: HashSet<&str> = going
+            .iter()
+            .flat_map(|stored| stored.memory.entity_ids.iter().chain(stored.subject_entity.iter()))
+            .map(String::as_str)
+            .collect();
+        let entities: Vec<&Entity> =
+            self.entities.iter().filter(|entity| used.contains(entity.id.as_str())).collect();
+        // Old id to new, for every record that goes.
+        let mut ids: std::collections::HashMap<&str, String> = std::collections::HashMap::new();
+        for id in going
+            .iter()
+            .map(|stored| stored.memory.id.as_str())
+            .chain(entities.iter().map(|entity| entity.id.as_str()))
+        {
+            ids.insert(id, new_id());
+        }
+        let renamed = |id: &str| ids.get(id).cloned();
+        let memories = going
+            .into_iter()
+            .map(|stored| {
+                let mut stored = stored.clone();
+                let memory = &mut stored.memory;
+                memory.id = ids[memory.id.as_str()].clone();
+                memory.entity_ids = memory.entity_ids.iter().filter_map(|id| renamed(id)).collect();
+                memory.tags = memory
+                    .tags
+                    .iter()
+                    .map(|tag| match tag.strip_prefix("task:").and_then(renamed) {
+                        Some(task) => task_tag(&task),
+                        None => tag.clone(),
+                    })
+                    .collect();
+                memory.created_by = device.to_owned();
+                memory.validated.clear();
+                memory.access.clear();
+                stored.subject_entity = stored.subject_entity.as_deref().and_then(renamed);
+                stored
+            })
+            .collect();
+        let entities = entities
+            .into_iter()
+            .map(|entity| Entity {
+                id: ids[entity.id.as_str()].clone(),
+                created_by: device.to_owned(),
+                ..entity.clone()
+            })
+            .collect();
+        let aliases = self
+            .aliases
+            .iter()
+            .filter_map(|archived| {
+                let entity = renamed(&archived.alias.entity_id)?;
+                let memory = match &archived.memory {
+                    Some(memory) => Some(renamed(memory)?),
+                    None => None,
+                };
+                Some(ArchivedAlias {
+                    key: crate::records::new_alias_key(&entity),
+                    alias: Alias {
+                        entity_id: entity,
+                        created_by: device.to_owned(),
+                        ..archived.alias.clone()
+                    },
+                    memory,
+                })
+            })
+            .collect();
+        let edges = self
+            .edges
+            .iter()
+            .filter_map(|edge| {
+                Some(Edge {
+                    from: renamed(&edge.from)?,
+                    to: renamed(&edge.to)?,
+                    created_by: device.to_owned(),
+                    ..edge.clone()
+                })
+            })
+            .collect();
+        Archive { memories, entities, aliases, edges }
+    }
+}
+
 impl Replica {
     /// Every live record of `namespace` this node can read.
     pub fn archive(&self, namespace: &Namespace) -> Result<Archive, ReplicaError> {
@@ -226,4 +331,126 @@ fn new_memory(stored: &StoredMemory) -> (NewMemory, Counters) {
         access: memory.access.clone(),
     };
     (new, counters)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use ferrex_core::{
+        EdgeKind,
+        working::{Role, task_tag},
+    };
+
+    use super::*;
+    use crate::{NewRecords, ReplicaOptions};
+
+    #[test]
+    fn a_project_goes_into_a_share_with_new_ids_and_without_what_stays_personal() {
+        let temp = tempfile::tempdir().unwrap();
+        let replica =
+            Replica::open(&temp.path().join("home"), "laptop-device", ReplicaOptions::default())
+                .unwrap();
+        let work = Namespace::parse("work").unwrap();
+        let at = Timestamp(10);
+        let memory = |id: &str, source: Option<&str>, tags: Vec<String>| {
+            let mut memory = NewMemory::episode(id, format!("text of {id}"), "desktop-device", at);
+            memory.source = source.map(str::to_owned);
+            memory.tags = tags;
+            memory
+        };
+        let mut fact = memory("fact", None, vec!["deploy".into()]);
+        fact.entity_ids = vec!["alice".into()];
+        let memories = vec![
+            fact,
+            memory("task", Some(Role::Task.source()), Vec::new()),
+            memory("note", Some(Role::TaskUpdate.source()), vec![task_tag("task")]),
+            memory("event", Some(Role::Event.source()), Vec::new()),
+            memory("exchange", Some(Role::Exchange.source()), Vec::new()),
+            memory("chunk", Some(ferrex_core::chunk::FILE_SOURCE), Vec::new()),
+        ];
+        let entity = Entity {
+            id: "alice".into(),
+            name: "Alice".into(),
+            kind: None,
+            created_at: at,
+            created_by: "desktop-device".into(),
+        };
+        let alias = Alias {
+            entity_id: "alice".into(),
+            name: "Al".into(),
+            method: "exact".into(),
+            created_at: at,
+            created_by: "desktop-device".into(),
+        };
+        let edge = |from: &str, to: &str| Edge {
+            kind: EdgeKind::RelatesTo,
+            from: from.into(),
+            to: to.into(),
+            created_at: at,
+            created_by: "desktop-device".into(),
+        };
+        let edges = vec![edge("fact", "task"), edge("event", "fact"), edge("fact", "alice")];
+        let records = NewRecords { memories, entities: vec![entity], aliases: vec![alias], edges };
+        replica.write_new(&work, at, &records).unwrap();
+        replica.add_evidence("fact", 2, at).unwrap();
+
+        let archive = replica.archive(&work).unwrap();
+        assert_eq!(archive.memories.len(), 6);
+        let mut count = 0;
+        let shared = archive.for_share("sharer", || {
+            count += 1;
+            format!("new-{count}")
+        });
+        let texts: BTreeSet<String> =
+            shared.memories.iter().map(|stored| stored.memory.content.text()).collect();
+        assert_eq!(
+            texts,
+            BTreeSet::from(["text of fact", "text of task", "text of note"].map(String::from))
+        );
+        // No old id and no device of the person's, anywhere in it.
+        let written = format!("{shared:?}");
+        for old in ["fact", "task", "note", "event", "exchange", "chunk", "alice", "task:task"] {
+            assert!(!written.contains(&format!("{old:?}")), "{old} in {written}");
+        }
+        assert!(!written.contains("desktop-device") && !written.contains("laptop-device"));
+        // What refers to a record follows it.
+        let id_of = |text: &str| {
+            shared.memories.iter().find(|stored| stored.memory.content.text() == text).unwrap()
+        };
+        let (fact, task, note) =
+            (id_of("text of fact"), id_of("text of task"), id_of("text of note"));
+        let alice = &shared.entities[0].id;
+        assert_eq!(fact.memory.entity_ids, std::slice::from_ref(alice));
+        assert_eq!(fact.memory.evidence, 3, "evidence is the memory's own");
+        assert!(fact.memory.access.is_empty() && fact.memory.validated.is_empty());
+        assert_eq!(note.memory.tags, [task_tag(&task.memory.id)]);
+        assert_eq!(shared.aliases.len(), 1);
+        assert_eq!(&shared.aliases[0].alias.entity_id, alice);
+        assert_eq!(shared.aliases[0].memory.as_ref(), Some(&fact.memory.id));
+        let ends: BTreeSet<(String, String)> =
+            shared.edges.iter().map(|edge| (edge.from.clone(), edge.to.clone())).collect();
+        assert_eq!(
+            ends,
+            BTreeSet::from([
+                (fact.memory.id.clone(), task.memory.id.clone()),
+                (fact.memory.id.clone(), alice.clone()),
+            ])
+        );
+
+        // It restores into the share's namespace as it is, and the
+        // person's namespace keeps its own.
+        let share = Namespace::parse("share.0123456789abcdef").unwrap();
+        let (_, restored) = replica.restore(&share, at, &shared).unwrap();
+        assert_eq!(
+            (restored.memories, restored.entities, restored.aliases, restored.edges),
+            (3, 1, 1, 2)
+        );
+        let back = replica.archive(&share).unwrap();
+        let ids = |archive: &Archive| -> BTreeSet<String> {
+            archive.memories.iter().map(|stored| stored.memory.id.clone()).collect()
+        };
+        assert_eq!(ids(&back), ids(&shared));
+        assert_eq!(replica.archive(&work).unwrap().memories.len(), 6);
+    }
 }
