@@ -35,6 +35,7 @@ mod replica;
 pub mod schema;
 mod seal;
 mod session;
+pub mod shares;
 #[cfg(feature = "simulation")]
 pub mod sim;
 mod state_file;
