@@ -115,7 +115,8 @@ impl TestEngine {
             Settings::from_config(config),
             Arc::new(WorkSignal::default()),
         )
-        .with_clock(clock.clone());
+        .with_clock(clock.clone())
+        .with_shares(ferrex_sync::shares::Shares::open(&home.path().join("shares"))?);
         Ok(TestEngine { engine, clock, home })
     }
 

@@ -503,3 +503,52 @@ fn a_forgotten_memory_leaves_every_answer_and_every_file_of_the_home() {
     let again = engine.forget(std::slice::from_ref(&doomed.id)).unwrap();
     assert_eq!(again.unknown, vec![doomed.id.clone()]);
 }
+
+#[test]
+fn sharing_a_project_moves_its_memories_into_the_share_and_its_recall_finds_each_once() {
+    let test = TestEngine::new().unwrap();
+    let engine = &test.engine;
+    let acme = Namespace::parse("acme").unwrap();
+    let retries = engine
+        .store(text("The billing service retries webhooks three times.", "acme"), false)
+        .unwrap();
+    engine.store(text("The billing dashboard is on the ops Grafana.", "acme"), false).unwrap();
+    let private =
+        engine.store(text("My dentist appointment is on Friday.", "default"), false).unwrap();
+    engine
+        .push_event(&acme, "s1", ferrex_core::working::EventType::Action, "ran the billing tests")
+        .unwrap();
+    let key = ferrex_sync::SecretKey::from_bytes(&[7; 32]);
+    let desktop = *ferrex_sync::SecretKey::from_bytes(&[8; 32]).public().as_bytes();
+
+    // `default` and a share's own namespace are refused, changing nothing.
+    for refused in ["default", "share.0123456789abcdef0123456789abcdef"] {
+        let error =
+            engine.share_project(&Namespace::parse(refused).unwrap(), &key, &[]).unwrap_err();
+        assert!(matches!(error, ferrex_engine::engine::ToolError::Invalid(_)), "{error}");
+    }
+    assert!(engine.shares_of(&Namespace::default()).is_empty());
+
+    let shared = engine.share_project(&acme, &key, &[desktop]).unwrap();
+    assert_eq!((shared.memories, shared.kept), (2, 1), "{shared:?}");
+    let shares = engine.shares_of(&acme);
+    assert_eq!(shares, std::slice::from_ref(&shared.namespace));
+    // The project's recall reads the share: each memory once, from the
+    // share, saying so.
+    let (results, _, _) =
+        engine.recall_across(&recall("billing webhooks retries", "acme", 5), &shares).unwrap();
+    let texts: Vec<&str> = results.iter().map(|result| result.row.text.as_str()).collect();
+    assert_eq!(texts.first(), Some(&"The billing service retries webhooks three times."));
+    assert_eq!(texts.iter().collect::<BTreeSet<_>>().len(), texts.len(), "{texts:?}");
+    assert!(
+        results.iter().all(|result| result.row.namespace == shared.namespace.as_str()),
+        "{:?}",
+        results.iter().map(|result| &result.row.namespace).collect::<Vec<_>>()
+    );
+    // The person's copies are forgotten (the share's have new ids); what
+    // stays personal stays, and `default` is untouched.
+    assert!(engine.memory(&retries.id).unwrap().is_none());
+    assert!(results.iter().all(|result| result.row.id != retries.id));
+    assert_eq!(engine.events(&acme, Some("s1"), 10).unwrap().len(), 1);
+    assert!(engine.memory(&private.id).unwrap().is_some());
+}

@@ -49,6 +49,7 @@ pub use doc_id::{BadDocId, DocId};
 pub use document::{ChangedKeys, DocChange};
 pub use error::ReplicaError;
 pub use identity::{Identity, IdentityError};
+pub use iroh::SecretKey;
 pub use migrate::Upgrade;
 pub use network::{
     JoinError, Network, NetworkConfig, NetworkError, NetworkMode, SyncObserver, offline_peers,

@@ -14,6 +14,7 @@ pub mod graph;
 mod predicates;
 mod recall;
 mod review;
+mod sharing;
 mod store;
 mod transfer;
 pub mod working;
@@ -29,6 +30,7 @@ use ferrex_sync::{DocStat, Replica};
 pub use browse::{ListRequest, Reach};
 pub use recall::{Backlog, RecallRequest, Recalled, Sources};
 pub use review::{Contradiction, DetailedStats, HistoryEntry, Reflection};
+pub use sharing::Shared;
 pub use store::Stored;
 
 use crate::{
@@ -154,6 +156,8 @@ pub struct Engine {
     files: files::FileWatch,
     /// Where every judgement of time reads it.
     clock: Arc<dyn Clock>,
+    /// The shares this device holds, if it keeps any (see `sharing.rs`).
+    shares: Option<Mutex<ferrex_sync::shares::Shares>>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -182,6 +186,7 @@ impl Engine {
             work,
             files: files::FileWatch::default(),
             clock: Arc::new(SystemClock),
+            shares: None,
         }
     }
 
@@ -287,6 +292,11 @@ impl Engine {
     /// any of them; the answer lists the ids asked for only.
     pub fn forget(&self, ids: &[String]) -> Result<ferrex_sync::Forgotten, ToolError> {
         let _writing = lock(&self.write_lock);
+        self.forget_locked(ids)
+    }
+
+    /// [`Engine::forget`], the write lock held.
+    fn forget_locked(&self, ids: &[String]) -> Result<ferrex_sync::Forgotten, ToolError> {
         let all = self.forget_closure(ids)?;
         let mut outcome = self.replica.forget(&all, self.now())?;
         let asked: std::collections::HashSet<&String> = ids.iter().collect();

@@ -149,13 +149,12 @@ impl Node {
             foreground = foreground.with_reranker(reranker);
         }
         let foreground = Arc::new(foreground);
-        let engine = Arc::new(Engine::new(
-            replica,
-            index.clone(),
-            foreground.clone(),
-            settings,
-            signal.clone(),
-        ));
+        let shares = ferrex_sync::shares::Shares::open(&home.sync_dir().join("shares"))
+            .context("reading the shares this device holds")?;
+        let engine = Arc::new(
+            Engine::new(replica, index.clone(), foreground.clone(), settings, signal.clone())
+                .with_shares(shares),
+        );
         let embedding_turn = Arc::new(Mutex::new(()));
         let stop = Arc::new(AtomicBool::new(false));
         let worker = {

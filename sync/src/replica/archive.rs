@@ -69,6 +69,17 @@ impl Restored {
 }
 
 impl Archive {
+    /// Whether `memory` stays its person's own when its project is shared:
+    /// a session's events and exchanges, a watched file's chunks.
+    pub fn stays_personal(memory: &ferrex_core::Memory) -> bool {
+        use ferrex_core::working::Role;
+        ferrex_core::chunk::is_file_chunk(memory.source.as_deref())
+            || matches!(
+                Role::of_source(memory.source.as_deref()),
+                Some(Role::Event | Role::Exchange)
+            )
+    }
+
     /// This archive as it goes into a share of its project
     /// (docs/sharing.md): what the person keeps to themselves stays out
     /// (a session's events and exchanges, a watched file's chunks) with
@@ -80,16 +91,12 @@ impl Archive {
     /// person is named: every record is `device`'s, and validations and
     /// access counts are left out.
     pub fn for_share(&self, device: &str, mut new_id: impl FnMut() -> String) -> Archive {
-        use ferrex_core::working::{Role, task_tag};
-        let personal = |memory: &ferrex_core::Memory| {
-            ferrex_core::chunk::is_file_chunk(memory.source.as_deref())
-                || matches!(
-                    Role::of_source(memory.source.as_deref()),
-                    Some(Role::Event | Role::Exchange)
-                )
-        };
-        let going: Vec<&StoredMemory> =
-            self.memories.iter().filter(|stored| !personal(&stored.memory)).collect();
+        use ferrex_core::working::task_tag;
+        let going: Vec<&StoredMemory> = self
+            .memories
+            .iter()
+            .filter(|stored| !Archive::stays_personal(&stored.memory))
+            .collect();
         let used: HashSet<&str> = going
             .iter()
             .flat_map(|stored| stored.memory.entity_ids.iter().chain(stored.subject_entity.iter()))

@@ -340,9 +340,18 @@ fn recall(
 /// terminal's `--all` passes every one.
 pub fn recall_over(
     engine: &Engine,
-    namespaces: Vec<Namespace>,
+    mut namespaces: Vec<Namespace>,
     params: params::Recall,
 ) -> Result<answers::RecallAnswer, ToolError> {
+    // A shared project's recall reads its shares too (each result names
+    // its namespace).
+    if let Some(project) = namespaces.first() {
+        for share in engine.shares_of(project) {
+            if !namespaces.contains(&share) {
+                namespaces.push(share);
+            }
+        }
+    }
     if namespaces.is_empty() {
         return Ok(answers::RecallAnswer {
             namespace: String::new(),
