@@ -529,8 +529,26 @@ fn sharing_a_project_moves_its_memories_into_the_share_and_its_recall_finds_each
     }
     assert!(engine.shares_of(&Namespace::default()).is_empty());
 
+    let dashboard =
+        engine.recall(&recall("billing dashboard Grafana", "acme", 1)).unwrap().0.remove(0).row.id;
+    engine
+        .link(LinkRequest {
+            from: retries.id.clone(),
+            to: dashboard.clone(),
+            relation: "relates_to".into(),
+            note: None,
+            confidence: None,
+            namespace: acme.clone(),
+        })
+        .unwrap();
+    test.embed_queued().unwrap();
+
     let shared = engine.share_project(&acme, &key, &[desktop]).unwrap();
-    assert_eq!((shared.memories, shared.kept), (2, 1), "{shared:?}");
+    // The two memories and the link between them; the event stays.
+    assert_eq!((shared.memories, shared.kept), (3, 1), "{shared:?}");
+    // Found by meaning at once: the copies took their originals' vectors.
+    let stats = engine.stats().unwrap();
+    assert_eq!(stats.embeddings_queued, 0, "the share's copies wait to be embedded again");
     let shares = engine.shares_of(&acme);
     assert_eq!(shares, std::slice::from_ref(&shared.namespace));
     // The project's recall reads the share: each memory once, from the
@@ -551,4 +569,21 @@ fn sharing_a_project_moves_its_memories_into_the_share_and_its_recall_finds_each
     assert!(results.iter().all(|result| result.row.id != retries.id));
     assert_eq!(engine.events(&acme, Some("s1"), 10).unwrap().len(), 1);
     assert!(engine.memory(&private.id).unwrap().is_some());
+    // The link moved with its ends, naming them by their new ids.
+    let moved_retries = &results[0].row.id;
+    let links = engine
+        .graph(&GraphRequest {
+            from: moved_retries.clone(),
+            walk: Walk {
+                depth: 1,
+                relations: BTreeSet::new(),
+                direction: Direction::Both,
+                limit: 20,
+                budget: 10_000,
+            },
+            namespace: shared.namespace.clone(),
+        })
+        .unwrap();
+    assert_eq!(links.edges.len(), 1, "the link did not move with its ends: {links:?}");
+    assert!(format!("{:?}", links.edges).contains("relates_to"), "{links:?}");
 }

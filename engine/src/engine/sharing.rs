@@ -78,19 +78,22 @@ impl Engine {
             (held.id.to_hex(), held.namespace())
         };
         let archive = self.replica.archive(project)?;
-        let shared = archive.for_share(self.replica.device(), new_id);
+        let (shared, moved) = archive.for_share(self.replica.device(), new_id);
         let (change, restored) = self.replica.restore(&namespace, now, &shared)?;
         if let Some(change) = change {
             let mut index = lock(&self.index);
-            indexer::apply_change(&mut index, &self.replica, &change, &KnownVectors::new())?;
+            // Each copy takes its original's vector of the whole text (the
+            // worker embeds the passages), so the project is found by
+            // meaning at once and is not embedded again.
+            let mut known = KnownVectors::new();
+            for (old, copy) in moved.iter().zip(&shared.memories) {
+                if let Some(vector) = index.vector(old)? {
+                    known.insert(copy.memory.id.clone(), vec![vector]);
+                }
+            }
+            indexer::apply_change(&mut index, &self.replica, &change, &known)?;
         }
-        // The person's copies of what moved.
-        let moved: Vec<String> = archive
-            .memories
-            .iter()
-            .filter(|stored| !ferrex_sync::Archive::stays_personal(&stored.memory))
-            .map(|stored| stored.memory.id.clone())
-            .collect();
+        // The person's copies of what moved are forgotten below.
         let personal = archive.memories.len() - moved.len();
         self.forget_locked(&moved)?;
         self.work.notify();

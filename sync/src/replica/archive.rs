@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use ferrex_core::{Alias, Edge, Entity, Namespace, Timestamp};
+use ferrex_core::{Alias, Content, Edge, Entity, Namespace, Timestamp};
 
 use super::{Counters, Replica, Writing, lock};
 use crate::{DocChange, ReplicaError, StoredMemory, records::NewMemory};
@@ -90,13 +90,27 @@ impl Archive {
     /// namespace never hold the same record; and no other device of the
     /// person is named: every record is `device`'s, and validations and
     /// access counts are left out.
-    pub fn for_share(&self, device: &str, mut new_id: impl FnMut() -> String) -> Archive {
+    ///
+    /// Returns it with the ids the memories that went had, in the order of
+    /// its memories (what the person's namespace then forgets).
+    pub fn for_share(
+        &self,
+        device: &str,
+        mut new_id: impl FnMut() -> String,
+    ) -> (Archive, Vec<String>) {
         use ferrex_core::working::task_tag;
-        let going: Vec<&StoredMemory> = self
+        let mut going: Vec<&StoredMemory> = self
             .memories
             .iter()
             .filter(|stored| !Archive::stays_personal(&stored.memory))
             .collect();
+        // A link between memories (a fact whose subject and object are
+        // memory ids) goes when both its ends do.
+        let ends: HashSet<&str> = going.iter().map(|stored| stored.memory.id.as_str()).collect();
+        going.retain(|stored| {
+            memory_link_ends(stored)
+                .is_none_or(|(from, to)| ends.contains(from) && ends.contains(to))
+        });
         let used: HashSet<&str> = going
             .iter()
             .flat_map(|stored| stored.memory.entity_ids.iter().chain(stored.subject_entity.iter()))
@@ -114,6 +128,7 @@ impl Archive {
             ids.insert(id, new_id());
         }
         let renamed = |id: &str| ids.get(id).cloned();
+        let went: Vec<String> = going.iter().map(|stored| stored.memory.id.clone()).collect();
         let memories = going
             .into_iter()
             .map(|stored| {
@@ -129,6 +144,17 @@ impl Archive {
                         None => tag.clone(),
                     })
                     .collect();
+                if let Content::Triple(triple) = &mut memory.content
+                    && memory.source.as_deref() == Some(ferrex_core::walk::LINK_SOURCE)
+                    && stored.subject_entity.is_none()
+                {
+                    // A link between memories names its ends by id.
+                    for end in [&mut triple.subject, &mut triple.object] {
+                        if let Some(new) = renamed(end) {
+                            *end = new;
+                        }
+                    }
+                }
                 memory.created_by = device.to_owned();
                 memory.validated.clear();
                 memory.access.clear();
@@ -176,7 +202,23 @@ impl Archive {
                 })
             })
             .collect();
-        Archive { memories, entities, aliases, edges }
+        (Archive { memories, entities, aliases, edges }, went)
+    }
+}
+
+/// The two ends of `stored` if it is a link between memories (`link`: a
+/// fact, of source `ferrex:link`, whose subject and object are memory ids;
+/// a link between entities has a subject entity).
+fn memory_link_ends(stored: &StoredMemory) -> Option<(&str, &str)> {
+    let memory = &stored.memory;
+    match &memory.content {
+        Content::Triple(triple)
+            if memory.source.as_deref() == Some(ferrex_core::walk::LINK_SOURCE)
+                && stored.subject_entity.is_none() =>
+        {
+            Some((triple.subject.as_str(), triple.object.as_str()))
+        }
+        _ => None,
     }
 }
 
@@ -405,10 +447,14 @@ mod tests {
         let archive = replica.archive(&work).unwrap();
         assert_eq!(archive.memories.len(), 6);
         let mut count = 0;
-        let shared = archive.for_share("sharer", || {
+        let (shared, went) = archive.for_share("sharer", || {
             count += 1;
             format!("new-{count}")
         });
+        assert_eq!(
+            went.iter().map(String::as_str).collect::<BTreeSet<_>>(),
+            BTreeSet::from(["fact", "task", "note"])
+        );
         let texts: BTreeSet<String> =
             shared.memories.iter().map(|stored| stored.memory.content.text()).collect();
         assert_eq!(
