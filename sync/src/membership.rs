@@ -290,6 +290,10 @@ pub struct Membership {
     refused: usize,
     /// Statements whose proof has not arrived yet.
     waiting: usize,
+    /// Statements whose every link to the `Create` entitles the next
+    /// (revoked since or not), and those whose proof has not arrived.
+    entitled: BTreeSet<StatementId>,
+    waiting_for_proof: BTreeSet<StatementId>,
 }
 
 impl Membership {
@@ -325,11 +329,16 @@ impl Membership {
         }
         let (mut waiting, mut refused) = (0, 0);
         // (`chains` also holds the proofs that have not arrived.)
-        for standing in statements.keys().filter_map(|id| chains.get(id)) {
+        for (id, standing) in statements.keys().filter_map(|id| Some((id, chains.get(id)?))) {
             match standing {
-                Err(Standing::Waiting) => waiting += 1,
+                Err(Standing::Waiting) => {
+                    waiting += 1;
+                    self.waiting_for_proof.insert(*id);
+                }
                 Err(Standing::Refused) => refused += 1,
-                Ok(_) => {}
+                Ok(_) => {
+                    self.entitled.insert(*id);
+                }
             }
         }
         // Revocations, the most senior issuer first.
@@ -493,6 +502,29 @@ impl Membership {
     /// Whether `grant` was revoked (by a revocation that counts).
     pub fn is_revoked(&self, grant: &StatementId) -> bool {
         self.revoked.contains(grant)
+    }
+
+    /// Whether statement `id` is entitled by its chain of proofs (whether
+    /// or not a revocation took it since): what a device keeps.
+    pub fn is_entitled(&self, id: &StatementId) -> bool {
+        self.entitled.contains(id)
+    }
+
+    /// Whether statement `id` waits for a proof that has not arrived.
+    pub fn is_waiting(&self, id: &StatementId) -> bool {
+        self.waiting_for_proof.contains(id)
+    }
+
+    /// Whether statement `id` is a revocation entitled by an admin's grant.
+    pub fn is_admin_revocation(&self, id: &StatementId) -> bool {
+        let Some(statement) = self.statements.get(id) else { return false };
+        matches!(statement.body.action, Action::Revoke { .. })
+            && self.is_entitled(id)
+            && statement
+                .body
+                .proof
+                .and_then(|proof| self.statements.get(&proof)?.grants())
+                .is_some_and(|(_, role)| role == Role::Admin)
     }
 
     /// Statements refused: not verifying, or not entitled by their proof.

@@ -500,7 +500,11 @@ impl Session {
                     all_heads(&self.context.replica, &self.context.scope).into_iter().collect();
                 {
                     let mut record = lock(&self.shared.record);
-                    for report in &docs {
+                    // Only what the session carries is remembered of a peer.
+                    let scope = &self.context.scope;
+                    for report in docs.iter().filter(|report| {
+                        report.doc.parse::<DocId>().is_ok_and(|doc| scope.admits(&doc))
+                    }) {
                         let remembered = record.docs.entry(report.doc.clone()).or_default();
                         remembered.we_lack = Some(report.missing);
                         let mut theirs = report.heads.clone();

@@ -104,7 +104,7 @@ pub struct Shares {
 
 impl Shares {
     /// Opens the shares under `dir` (none if it does not exist). A share
-    /// whose record cannot be read is left out, and logged.
+    /// whose record or statements cannot be read is left out, and logged.
     pub fn open(dir: &Path) -> Result<Shares, ShareError> {
         let mut held = BTreeMap::new();
         let entries = match std::fs::read_dir(dir) {
@@ -135,8 +135,17 @@ impl Shares {
                         tracing::warn!(path = %path.display(), "leaving out a share of no project");
                         continue;
                     };
-                    let statements = StatementLog::open(&path.join("statements"), id)?;
-                    held.insert(id, HeldShare { id, record, project, statements });
+                    if record.share != id.to_hex() {
+                        tracing::warn!(path = %path.display(), "leaving out a share filed under another id");
+                        continue;
+                    }
+                    match StatementLog::open(&path.join("statements"), id) {
+                        Ok(statements) => {
+                            held.insert(id, HeldShare { id, record, project, statements });
+                        }
+                        // One share's damaged log does not stop the node.
+                        Err(error) => tracing::warn!("leaving out a share: {error}"),
+                    }
                 }
                 Ok(None) => {}
                 Err(error) => tracing::warn!("leaving out a share: {error}"),

@@ -26,18 +26,28 @@ use crate::{
 };
 
 /// Statements a device holds of one share at most: a member may sign as
-/// many valid grants as it likes, and each is kept by every device, so
-/// past this many the rest are refused (a person's devices and their
-/// teammates' make tens).
+/// many grants as its role allows, and each is kept by every device, so
+/// past this many only an admin's revocations are taken (a person's
+/// devices and their teammates' make tens).
 pub const MAX_STATEMENTS: usize = 4096;
+
+/// Statements whose proof has not arrived, held in memory at most: anyone
+/// can sign a statement naming a proof that does not exist, so they are
+/// never written down, and the next exchange offers them again.
+pub const MAX_WAITING: usize = 256;
 
 /// One share's statements, held durably.
 #[derive(Debug)]
 pub struct StatementLog {
     files: DocFiles,
     share: ShareId,
-    /// The bytes of each statement held, by id.
+    /// The bytes of each statement held, by id: every one entitled by its
+    /// chain of proofs when it was taken.
     held: BTreeMap<StatementId, Vec<u8>>,
+    /// Statements waiting for their proof (in memory only).
+    waiting: BTreeMap<StatementId, Vec<u8>>,
+    /// [`MAX_STATEMENTS`], lower in tests.
+    cap: usize,
 }
 
 impl StatementLog {
@@ -54,7 +64,7 @@ impl StatementLog {
                 Err(error) => tracing::warn!(dir = %dir.display(), "left out a statement: {error}"),
             }
         }
-        Ok(StatementLog { files, share, held })
+        Ok(StatementLog { files, share, held, waiting: BTreeMap::new(), cap: MAX_STATEMENTS })
     }
 
     /// The share.
@@ -62,38 +72,60 @@ impl StatementLog {
         self.share
     }
 
-    /// Takes the statements of `offered` that verify for this share and are
-    /// not held yet, each durable before this returns; returns how many it
-    /// took. What does not verify, and what comes past
-    /// [`MAX_STATEMENTS`], is left (and logged).
+    /// Takes the statements of `offered` that verify for this share, are
+    /// not held yet and are entitled by their chain of proofs (with what is
+    /// held and offered), each durable before this returns; returns how
+    /// many it took. A statement refused by the rules is dropped (anyone
+    /// can sign one: kept, they would fill the log); one whose proof has
+    /// not arrived waits in memory ([`MAX_WAITING`]) and is taken when its
+    /// proof is. Past [`MAX_STATEMENTS`], only an admin's revocations are.
     pub fn take<'a>(
         &mut self,
         offered: impl IntoIterator<Item = &'a [u8]>,
     ) -> Result<usize, StorageError> {
-        let mut taken = 0;
+        let mut fresh = std::mem::take(&mut self.waiting);
         for bytes in offered {
-            let statement = match Statement::verify(bytes, self.share) {
-                Ok(statement) => statement,
-                Err(error) => {
-                    tracing::debug!("refused a statement: {error}");
+            match Statement::verify(bytes, self.share) {
+                Ok(statement) if !self.held.contains_key(&statement.id) => {
+                    fresh.insert(statement.id, bytes.to_vec());
+                }
+                Ok(_) => {}
+                Err(error) => tracing::debug!("refused a statement: {error}"),
+            }
+        }
+        if fresh.is_empty() {
+            return Ok(0);
+        }
+        let trial = Membership::resolve(
+            self.share,
+            self.held.values().chain(fresh.values()).map(Vec::as_slice),
+        );
+        let mut taken = 0;
+        for (id, bytes) in fresh {
+            if trial.is_entitled(&id) {
+                if self.held.len() >= self.cap && !trial.is_admin_revocation(&id) {
+                    tracing::warn!(
+                        share = %self.share.to_hex(),
+                        "refused a statement: the share holds {} already", self.cap
+                    );
                     continue;
                 }
-            };
-            if self.held.contains_key(&statement.id) {
-                continue;
+                self.files.append(&bytes)?;
+                self.held.insert(id, bytes);
+                taken += 1;
+            } else if trial.is_waiting(&id) && self.waiting.len() < MAX_WAITING {
+                self.waiting.insert(id, bytes);
             }
-            if self.held.len() >= MAX_STATEMENTS {
-                tracing::warn!(
-                    share = %self.share.to_hex(),
-                    "refused a statement: the share holds {MAX_STATEMENTS} already"
-                );
-                break;
-            }
-            self.files.append(bytes)?;
-            self.held.insert(statement.id, bytes.to_vec());
-            taken += 1;
         }
         Ok(taken)
+    }
+
+    /// This log holding at most `cap` statements (but an admin's
+    /// revocations).
+    #[cfg(test)]
+    fn with_cap(mut self, cap: usize) -> Self {
+        self.cap = cap;
+        self
     }
 
     /// The ids of the statements held (what a peer is told, to send what
@@ -117,6 +149,11 @@ impl StatementLog {
         self.held.len()
     }
 
+    /// How many statements wait for their proof.
+    pub fn waiting(&self) -> usize {
+        self.waiting.len()
+    }
+
     /// Whether none is held.
     pub fn is_empty(&self) -> bool {
         self.held.is_empty()
@@ -134,7 +171,7 @@ mod tests {
     use iroh::SecretKey;
 
     use super::*;
-    use crate::membership::{Action, Role};
+    use crate::membership::{Action, Role, StatementId};
 
     const NOW: Timestamp = Timestamp(1_800_000_000_000);
 
@@ -219,7 +256,9 @@ mod tests {
         .map(|(proof, action)| Statement::sign(&reader, share, Some(proof.id), action, NOW).bytes)
         .collect();
         offered.push(vec![0; 100]);
-        assert_eq!(on_reader.take(offered.iter().map(Vec::as_slice)).unwrap(), 3);
+        // Refused by the rules: not even kept.
+        assert_eq!(on_reader.take(offered.iter().map(Vec::as_slice)).unwrap(), 0);
+        assert_eq!((on_reader.len(), on_reader.waiting()), (2, 0));
         let writer_grant = Statement::sign(
             &laptop,
             share,
@@ -240,9 +279,54 @@ mod tests {
         assert_eq!(laptop_view.role_of(&device(&key(9))), None);
         assert_eq!(laptop_view.role_of(&device(&writer)), Some(Role::Write));
         assert_eq!(laptop_view.role_of(&device(&laptop)), Some(Role::Admin));
-        // Held, and refused: the promotion, the device above the reader's
-        // role and the revoked `Create`.
-        assert_eq!(laptop_view.refused(), 3);
+        assert_eq!(laptop_view.refused(), 0);
+        assert_eq!(on_laptop.ids(), on_reader.ids());
+    }
+
+    #[test]
+    fn a_flood_of_statements_fills_nothing_and_an_admins_revocation_always_gets_in() {
+        let temp = tempfile::tempdir().unwrap();
+        let (laptop, teammate) = (key(1), key(2));
+        let create = Statement::create(&laptop, [1; 16], NOW);
+        let share = create.body.share;
+        let teammate_grant = grant(&laptop, share, &create, &teammate);
+        let mut log = StatementLog::open(&temp.path().join("share"), share).unwrap().with_cap(10);
+        log.take([create.bytes.as_slice(), teammate_grant.bytes.as_slice()]).unwrap();
+        // Throwaway keys: statements naming proofs that do not exist wait
+        // in memory, a bounded few; those naming a real proof that does not
+        // entitle them are dropped.
+        let flood: Vec<Vec<u8>> = (0..600u32)
+            .map(|n| {
+                let stranger = SecretKey::from_bytes(&[(n % 200) as u8 + 50; 32]);
+                let mut proof = [0u8; 32];
+                proof[..4].copy_from_slice(&n.to_le_bytes());
+                let proof = if n % 2 == 0 { StatementId(proof) } else { create.id };
+                let action = Action::Grant { device: [n as u8; 32], role: Role::Admin };
+                Statement::sign(&stranger, share, Some(proof), action, NOW).bytes
+            })
+            .collect();
+        assert_eq!(log.take(flood.iter().map(Vec::as_slice)).unwrap(), 0);
+        assert_eq!(log.len(), 2);
+        assert_eq!(log.waiting(), MAX_WAITING);
+        // A member signs grants within its role until the log is full...
+        let grants: Vec<Vec<u8>> = (0..20u8)
+            .map(|n| grant(&teammate, share, &teammate_grant, &key(100 + n)).bytes)
+            .collect();
+        assert_eq!(log.take(grants.iter().map(Vec::as_slice)).unwrap(), 8);
+        assert_eq!(log.len(), 10);
+        // ...and the admin's revocation of that member still gets in, and
+        // takes what it granted with it.
+        let revocation = Statement::sign(
+            &laptop,
+            share,
+            Some(create.id),
+            Action::Revoke { grant: teammate_grant.id },
+            NOW,
+        );
+        assert_eq!(log.take([revocation.bytes.as_slice()]).unwrap(), 1);
+        let membership = log.membership();
+        assert_eq!(membership.role_of(teammate.public().as_bytes()), None);
+        assert_eq!(membership.members().len(), 1);
     }
 
     #[test]
