@@ -382,12 +382,33 @@ impl Session {
     /// counted), never merged, answered or given keys.
     fn admitted(&self, doc: &str) -> Option<DocId> {
         let doc = known_doc(doc)?;
-        if self.context.scope.admits(&doc) {
+        if self.context.scope.admits(&doc) && self.may_make(&doc) {
             return Some(doc);
         }
         self.shared.refused.fetch_add(1, Ordering::Relaxed);
         tracing::debug!(%doc, "refusing a frame of a document outside the session's scope");
         None
+    }
+
+    /// Whether a frame of `doc` may make it here: a share's member may
+    /// add the share's next shard, not any shard (each one a document on
+    /// every device); the person's own devices are trusted with any.
+    fn may_make(&self, doc: &DocId) -> bool {
+        let (Scope::Share { .. }, DocId::Shard { namespace, index }) = (&self.context.scope, doc)
+        else {
+            return true;
+        };
+        let highest = self
+            .context
+            .replica
+            .doc_ids()
+            .into_iter()
+            .filter_map(|held| match held {
+                DocId::Shard { namespace: of, index } if of == *namespace => Some(index),
+                _ => None,
+            })
+            .max();
+        *index == 0 || highest.is_some_and(|highest| *index <= highest.saturating_add(1))
     }
 
     async fn handle(&self, frame: Frame) -> Result<(), String> {
@@ -930,6 +951,19 @@ mod tests {
             matches!(answer, Some(Frame::Keys { ref keys, .. }) if keys.len() == 1),
             "{answer:?}"
         );
+
+        // The share's next shard may be made here; one far beyond may not.
+        let refused = session.shared.refused.load(Ordering::Relaxed);
+        for (index, made) in [(9, false), (1, true)] {
+            let doc = DocId::shard(&share, index);
+            let message = theirs
+                .generate_sync_message(&doc, &mut automerge::sync::State::new())
+                .unwrap()
+                .unwrap();
+            session.handle(Frame::Sync { doc: doc.to_string(), message }).await.unwrap();
+            assert_eq!(ours.doc_ids().contains(&doc), made, "{doc}");
+        }
+        assert_eq!(session.shared.refused.load(Ordering::Relaxed), refused + 1);
     }
 
     #[tokio::test]
