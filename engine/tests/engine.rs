@@ -587,3 +587,43 @@ fn sharing_a_project_moves_its_memories_into_the_share_and_its_recall_finds_each
     assert_eq!(links.edges.len(), 1, "the link did not move with its ends: {links:?}");
     assert!(format!("{:?}", links.edges).contains("relates_to"), "{links:?}");
 }
+
+#[test]
+fn a_move_into_a_share_interrupted_is_finished_at_the_next_start_with_one_copy_of_each() {
+    let test = TestEngine::new().unwrap();
+    let engine = &test.engine;
+    let beta = Namespace::parse("beta").unwrap();
+    let train =
+        engine.store(text("The release train leaves on Thursdays.", "beta"), false).unwrap();
+    let flags = StoreInput {
+        entities: vec!["LaunchDarkly".to_owned(), "feature flags".to_owned()],
+        ..text("Feature flags live in LaunchDarkly.", "beta")
+    };
+    engine.store(flags, false).unwrap();
+    let key = ferrex_sync::SecretKey::from_bytes(&[7; 32]);
+    // Interrupted after the share's copies, before the person's are
+    // forgotten: both are there.
+    assert!(engine.share_project_interrupted(&beta, &key).is_err());
+    let shares = engine.shares_of(&beta);
+    assert_eq!(shares.len(), 1);
+    assert!(engine.memory(&train.id).unwrap().is_some());
+    let counts = |archive: ferrex_sync::Archive| {
+        (archive.memories.len(), archive.entities.len(), archive.aliases.len(), archive.edges.len())
+    };
+    let copied = counts(engine.archive(&shares[0]).unwrap());
+    assert_eq!((copied.0, copied.1), (2, 2), "{copied:?}");
+    // The next start finishes it: the person's copies forgotten, the
+    // share's not copied again.
+    assert_eq!(engine.finish_moves().unwrap(), 1);
+    assert!(engine.memory(&train.id).unwrap().is_none());
+    let (results, _, _) =
+        engine.recall_across(&recall("release train feature flags", "beta", 10), &shares).unwrap();
+    assert_eq!(results.len(), 2, "{:?}", ids(&results));
+    assert!(results.iter().all(|result| result.row.namespace == shares[0].as_str()));
+    // One copy of each record: doing the move again wrote none twice.
+    assert_eq!(counts(engine.archive(&shares[0]).unwrap()), copied);
+    // Done: nothing left to finish, and the project is not shared twice.
+    assert_eq!(engine.finish_moves().unwrap(), 0);
+    let again = engine.share_project(&beta, &key, &[]).unwrap_err();
+    assert!(matches!(again, ferrex_engine::engine::ToolError::Invalid(_)), "{again}");
+}

@@ -39,6 +39,11 @@ pub struct ShareRecord {
     pub namespace: String,
     /// When this device took it (created or joined), ms since the epoch.
     pub since: i64,
+    /// Whether what the project held when it was shared has moved into it
+    /// (the share's copies written, the person's forgotten). A move
+    /// interrupted is done again: it is idempotent.
+    #[serde(default)]
+    pub moved: bool,
 }
 
 /// A share this device holds.
@@ -189,6 +194,7 @@ impl Shares {
             project: project.to_string(),
             namespace: namespace_of(&id).to_string(),
             since: now.0,
+            moved: false,
         };
         let mut log = StatementLog::open(&dir.join("statements"), id)?;
         log.take(statements.iter().map(Vec::as_slice))?;
@@ -201,6 +207,16 @@ impl Shares {
             statements: log,
         });
         Ok(held)
+    }
+
+    /// Records that the move into `share` is done, durably.
+    pub fn set_moved(&mut self, share: &ShareId) -> Result<(), ShareError> {
+        let Some(held) = self.held.get_mut(share) else { return Ok(()) };
+        let mut record = held.record.clone();
+        record.moved = true;
+        save_json(&self.dir.join(share.to_hex()).join("share.json"), &record, false)?;
+        held.record = record;
+        Ok(())
     }
 
     /// The shares of `project`.
@@ -256,6 +272,11 @@ mod tests {
         assert_eq!(held.id, id);
         assert_eq!(held.membership().members().len(), 2);
         assert_eq!(reopened.of_project(&Namespace::parse("other").unwrap()).count(), 0);
+        // Whether the move is done is kept.
+        let mut shares = reopened;
+        assert!(!shares.by_namespace(&namespace).unwrap().record.moved);
+        shares.set_moved(&id).unwrap();
+        assert!(Shares::open(&dir).unwrap().by_namespace(&namespace).unwrap().record.moved);
     }
 
     #[test]

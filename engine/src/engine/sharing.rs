@@ -5,10 +5,12 @@
 use ferrex_core::{FieldError, Namespace};
 use ferrex_sync::{
     SecretKey,
-    shares::{ShareError, Shares},
+    membership::ShareId,
+    shares::{self, ShareError, Shares},
 };
+use sha2::{Digest, Sha256};
 
-use super::{Engine, ToolError, lock, new_id};
+use super::{Engine, ToolError, lock};
 use crate::derived::indexer::{self, KnownVectors};
 
 /// What sharing a project did.
@@ -57,28 +59,99 @@ impl Engine {
     /// Shares `project`: a share signed by `key` (this device's), with
     /// `admins` (the person's other devices) its admins, into which the
     /// project's memories move (`Archive::for_share`: new ids, no history,
-    /// what stays personal left). Once the share's copy is durable and
-    /// indexed, the person's copies are forgotten, so that recall finds
-    /// each once. `default` and a share's namespace are refused, changing
-    /// nothing.
+    /// what stays personal left). Once the share's copies are durable and
+    /// indexed, the person's are forgotten, so that recall finds each
+    /// once. `default`, a share's namespace and a project shared already
+    /// are refused, changing nothing; a move that was interrupted is done
+    /// again, to the same share.
     pub fn share_project(
         &self,
         project: &Namespace,
         key: &SecretKey,
         admins: &[[u8; 32]],
     ) -> Result<Shared, ToolError> {
+        self.share_project_until(project, key, admins, false)
+    }
+
+    /// As [`Engine::share_project`], interrupted before the person's copies
+    /// are forgotten (a crash there), for tests of `finish_moves`.
+    #[cfg(any(test, feature = "testing"))]
+    pub fn share_project_interrupted(
+        &self,
+        project: &Namespace,
+        key: &SecretKey,
+    ) -> Result<Shared, ToolError> {
+        self.share_project_until(project, key, &[], true)
+    }
+
+    /// Finishes the moves into shares that were interrupted (the node
+    /// stopped, or a write failed, between the share's creation and the
+    /// forgetting of the person's copies) by doing them again. Returns how
+    /// many it finished.
+    pub fn finish_moves(&self) -> Result<usize, ToolError> {
+        let Some(shares) = &self.shares else { return Ok(0) };
+        let _writing = lock(&self.write_lock);
+        let pending: Vec<(ShareId, Namespace)> = lock(shares)
+            .all()
+            .filter(|held| !held.record.moved)
+            .map(|held| (held.id, held.project.clone()))
+            .collect();
+        for (id, project) in &pending {
+            self.move_into(*id, project, false)?;
+            lock(shares).set_moved(id)?;
+            tracing::info!(share = %id.to_hex(), "finished moving a project into its share");
+        }
+        Ok(pending.len())
+    }
+
+    /// [`Engine::share_project`], stopping before the person's copies are
+    /// forgotten when `interrupted` (what a crash there leaves, for tests).
+    fn share_project_until(
+        &self,
+        project: &Namespace,
+        key: &SecretKey,
+        admins: &[[u8; 32]],
+        interrupted: bool,
+    ) -> Result<Shared, ToolError> {
         let Some(shares) = &self.shares else {
             return Err(anyhow::anyhow!("this node keeps no shares").into());
         };
         let _writing = lock(&self.write_lock);
         let now = self.now();
-        let (share, namespace) = {
-            let mut shares = lock(shares);
-            let held = shares.create(project, key, admins, now)?;
-            (held.id.to_hex(), held.namespace())
+        let existing =
+            lock(shares).of_project(project).next().map(|held| (held.id, held.record.moved));
+        let id = match existing {
+            Some((id, true)) => {
+                return Err(FieldError::new(
+                    "namespace",
+                    format!("{project} is shared already, as {}", shares::namespace_of(&id)),
+                )
+                .into());
+            }
+            // A move interrupted: done again, to the same share.
+            Some((id, false)) => id,
+            None => lock(shares).create(project, key, admins, now)?.id,
         };
+        let shared = self.move_into(id, project, interrupted)?;
+        lock(shares).set_moved(&id)?;
+        Ok(shared)
+    }
+
+    /// Moves what `project` holds into share `id`: the share's copies
+    /// written and indexed, then the person's forgotten. Idempotent (a
+    /// copy's id is a function of the share and the original's), so a
+    /// move interrupted anywhere is finished by doing it again. The write
+    /// lock is held.
+    fn move_into(
+        &self,
+        id: ShareId,
+        project: &Namespace,
+        interrupted: bool,
+    ) -> Result<Shared, ToolError> {
+        let now = self.now();
+        let namespace = shares::namespace_of(&id);
         let archive = self.replica.archive(project)?;
-        let (shared, moved) = archive.for_share(self.replica.device(), new_id);
+        let (shared, moved) = archive.for_share(self.replica.device(), |old| copy_id(&id, old));
         let (change, restored) = self.replica.restore(&namespace, now, &shared)?;
         if let Some(change) = change {
             let mut index = lock(&self.index);
@@ -93,10 +166,15 @@ impl Engine {
             }
             indexer::apply_change(&mut index, &self.replica, &change, &known)?;
         }
-        // The person's copies of what moved are forgotten below.
-        let personal = archive.memories.len() - moved.len();
+        if interrupted {
+            return Err(
+                anyhow::anyhow!("interrupted before the person's copies were forgotten").into()
+            );
+        }
+        // The person's copies of what moved.
         self.forget_locked(&moved)?;
         self.work.notify();
+        let share = id.to_hex();
         tracing::info!(share = %share, %namespace, memories = restored.memories, "shared a project");
         Ok(Shared {
             share,
@@ -105,7 +183,20 @@ impl Engine {
             entities: restored.entities,
             aliases: restored.aliases,
             edges: restored.edges,
-            kept: personal,
+            kept: archive.memories.len() - moved.len(),
         })
     }
+}
+
+/// The id of the share's copy of record `old`: the same on every attempt of
+/// a move (a UUID of version 8 from a hash of the two).
+fn copy_id(share: &ShareId, old: &str) -> String {
+    let digest = Sha256::new()
+        .chain_update(b"ferrex/share-copy/1\0")
+        .chain_update(share.0)
+        .chain_update(old.as_bytes())
+        .finalize();
+    let mut bytes = [0u8; 16];
+    bytes.copy_from_slice(&digest[..16]);
+    uuid::Builder::from_custom_bytes(bytes).into_uuid().to_string()
 }

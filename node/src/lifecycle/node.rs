@@ -155,6 +155,12 @@ impl Node {
             Engine::new(replica, index.clone(), foreground.clone(), settings, signal.clone())
                 .with_shares(shares),
         );
+        // A project's move into its share that a stop interrupted.
+        match engine.finish_moves() {
+            Ok(0) => {}
+            Ok(count) => tracing::info!(count, "finished moving projects into their shares"),
+            Err(error) => tracing::error!("finishing a move into a share: {error}"),
+        }
         let embedding_turn = Arc::new(Mutex::new(()));
         let stop = Arc::new(AtomicBool::new(false));
         let worker = {

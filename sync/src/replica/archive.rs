@@ -86,8 +86,9 @@ impl Archive {
     /// the aliases and edges of what stays out, and the entities no memory
     /// that goes uses; every record gets a new id from `new_id`, and what
     /// refers to one follows (entities and subjects, aliases, edges, the
-    /// `task:` tags of a task's notes), so the share and the person's
-    /// namespace never hold the same record; and no other device of the
+    /// `task:` tags of a task's notes; `new_id` gives a record's new id
+    /// from its old), so the share and the person's namespace never hold
+    /// the same record; and no other device of the
     /// person is named: every record is `device`'s, and validations and
     /// access counts are left out.
     ///
@@ -96,7 +97,7 @@ impl Archive {
     pub fn for_share(
         &self,
         device: &str,
-        mut new_id: impl FnMut() -> String,
+        mut new_id: impl FnMut(&str) -> String,
     ) -> (Archive, Vec<String>) {
         use ferrex_core::working::task_tag;
         let mut going: Vec<&StoredMemory> = self
@@ -125,7 +126,7 @@ impl Archive {
             .map(|stored| stored.memory.id.as_str())
             .chain(entities.iter().map(|entity| entity.id.as_str()))
         {
-            ids.insert(id, new_id());
+            ids.insert(id, new_id(id));
         }
         let renamed = |id: &str| ids.get(id).cloned();
         let went: Vec<String> = going.iter().map(|stored| stored.memory.id.clone()).collect();
@@ -179,8 +180,14 @@ impl Archive {
                     Some(memory) => Some(renamed(memory)?),
                     None => None,
                 };
+                // The old key's random part kept: the same key on every
+                // attempt of a move.
+                let key = match archived.key.split_once('|') {
+                    Some((_, suffix)) => format!("{entity}|{suffix}"),
+                    None => crate::records::new_alias_key(&entity),
+                };
                 Some(ArchivedAlias {
-                    key: crate::records::new_alias_key(&entity),
+                    key,
                     alias: Alias {
                         entity_id: entity,
                         created_by: device.to_owned(),
@@ -447,7 +454,7 @@ mod tests {
         let archive = replica.archive(&work).unwrap();
         assert_eq!(archive.memories.len(), 6);
         let mut count = 0;
-        let (shared, went) = archive.for_share("sharer", || {
+        let (shared, went) = archive.for_share("sharer", |_| {
             count += 1;
             format!("new-{count}")
         });
