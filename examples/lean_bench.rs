@@ -10,12 +10,12 @@
 //!    over stdio, as an agent would; at each count, once the embedding
 //!    worker has caught up and the node has rested three seconds: its
 //!    resident memory (VmRSS) and its peak so far (VmHWM), the store's p50
-//!    and CPU per store, and 100 recalls' p50. Beside it, in the same run, one bare
-//!    embedding of each note the step stores, just before it stores them
-//!    (ferrex-embed, one text a call, a session of this process): the
-//!    store's p50 is given as a ratio of that p50, over the same texts
-//!    (later notes are longer: against the first 300 notes, the 3,000-note
-//!    step's ratio read about 0.1 too high).
+//!    and CPU per store, and 100 recalls' p50. Beside it, in the same run,
+//!    one bare embedding of each note the step stores, just before it
+//!    stores them (ferrex-embed, one text a call, a session of this
+//!    process): the store's p50 is given as a ratio of that p50, over the
+//!    same texts (later notes are longer: against the first 300 notes, the
+//!    3,000-note step's ratio read about 0.1 too high).
 //! 2. **At scale** (`--scale`, default 10000,100000; `--scale none` skips
 //!    it): a home prefilled with that many memories and rebuilt (`ferrex
 //!    reindex`; kept under `--homes DIR` and reused when there), a node

@@ -300,19 +300,32 @@ impl Membership {
     /// Resolves the members of `share` from `statements` (each as relayed:
     /// unchecked bytes, in any order, repeats allowed).
     pub fn resolve<'a>(share: ShareId, statements: impl IntoIterator<Item = &'a [u8]>) -> Self {
-        let mut membership = Membership::default();
+        let mut checked = Vec::new();
         let mut refused = BTreeSet::new();
         for bytes in statements {
             match Statement::verify(bytes, share) {
-                Ok(statement) => {
-                    membership.statements.insert(statement.id, statement);
-                }
+                Ok(statement) => checked.push(statement),
                 Err(_) => {
                     refused.insert(id_of(bytes));
                 }
             }
         }
-        membership.refused = refused.len();
+        let mut membership = Membership::of_checked(share, checked);
+        membership.refused += refused.len();
+        membership
+    }
+
+    /// [`Membership::resolve`] for statements already checked for `share`
+    /// (each [`Statement::verify`]'d against it): their signatures are not
+    /// checked again.
+    pub(crate) fn of_checked(
+        share: ShareId,
+        statements: impl IntoIterator<Item = Statement>,
+    ) -> Self {
+        let mut membership = Membership {
+            statements: statements.into_iter().map(|statement| (statement.id, statement)).collect(),
+            ..Membership::default()
+        };
         membership.settle(share);
         membership
     }

@@ -416,16 +416,16 @@ impl Session {
             Frame::Sync { doc, message } => {
                 tracing::trace!(%doc, bytes = message.len(), "received a sync message");
                 let Some(doc) = self.admitted(&doc) else { return Ok(()) };
-                if self.context.scope.read_only() {
-                    // Taken as a reader's: counted, and applied to nothing.
-                    let changes = sync::Message::decode(&message)
-                        .map_or(0, |message| message.changes.len() as u64);
-                    self.shared.refused.fetch_add(changes, Ordering::Relaxed);
-                }
                 let (context, shared) = (self.context.clone(), self.shared.clone());
                 let doc_for_merge = doc.clone();
                 let (started, bytes) = (std::time::Instant::now(), message.len());
                 let (changes, reply, wanted) = tokio::task::spawn_blocking(move || {
+                    if context.scope.read_only() {
+                        // Taken as a reader's: counted, and applied to nothing.
+                        let changes = sync::Message::decode(&message)
+                            .map_or(0, |message| message.changes.len() as u64);
+                        shared.refused.fetch_add(changes, Ordering::Relaxed);
+                    }
                     let changes = {
                         let mut states = lock(&shared.states);
                         let state = state_for(

@@ -188,7 +188,6 @@ impl Shares {
             );
             statements.push(grant.bytes);
         }
-        let dir = self.dir.join(id.to_hex());
         let record = ShareRecord {
             share: id.to_hex(),
             project: project.to_string(),
@@ -196,10 +195,10 @@ impl Shares {
             since: now.0,
             moved: false,
         };
-        let mut log = StatementLog::open(&dir.join("statements"), id)?;
+        let mut log = StatementLog::open(&self.dir_of(&id).join("statements"), id)?;
         log.take(statements.iter().map(Vec::as_slice))?;
         // The record last: a share is held once its statements are.
-        save_json(&dir.join("share.json"), &record, false)?;
+        save_json(&self.record_file(&id), &record, false)?;
         let held = self.held.entry(id).or_insert(HeldShare {
             id,
             record,
@@ -211,17 +210,28 @@ impl Shares {
 
     /// Records that the move into `share` is done, durably.
     pub fn set_moved(&mut self, share: &ShareId) -> Result<(), ShareError> {
+        let file = self.record_file(share);
         let Some(held) = self.held.get_mut(share) else { return Ok(()) };
         let mut record = held.record.clone();
         record.moved = true;
-        save_json(&self.dir.join(share.to_hex()).join("share.json"), &record, false)?;
+        save_json(&file, &record, false)?;
         held.record = record;
         Ok(())
     }
 
+    /// The directory of `share`.
+    fn dir_of(&self, share: &ShareId) -> PathBuf {
+        self.dir.join(share.to_hex())
+    }
+
+    /// The record of `share`.
+    fn record_file(&self, share: &ShareId) -> PathBuf {
+        self.dir_of(share).join("share.json")
+    }
+
     /// The shares of `project`.
     pub fn of_project<'a>(&'a self, project: &'a Namespace) -> impl Iterator<Item = &'a HeldShare> {
-        self.held.values().filter(move |held| held.record.project == project.as_str())
+        self.held.values().filter(move |held| held.project == *project)
     }
 
     /// The share whose documents are in `namespace`, if this device holds it.

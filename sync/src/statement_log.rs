@@ -12,8 +12,10 @@
 //!
 //! The file is a [`DocFiles`] log (a header, then one checksummed record
 //! per statement, each synced before [`StatementLog::take`] returns; a torn
-//! last record is cut off on open), with no snapshot: a share has tens of
-//! statements, a few hundred bytes each.
+//! or damaged record and what follows it are cut off on open and kept
+//! aside), with no snapshot: a share has tens of statements, a few hundred
+//! bytes each. Each statement's signature is checked once, when it is
+//! read or offered: what is held is resolved without checking it again.
 
 use std::{
     collections::{BTreeMap, BTreeSet},
@@ -41,11 +43,11 @@ pub const MAX_WAITING: usize = 256;
 pub struct StatementLog {
     files: DocFiles,
     share: ShareId,
-    /// The bytes of each statement held, by id: every one entitled by its
+    /// The statements held, checked, by id: every one entitled by its
     /// chain of proofs when it was taken.
-    held: BTreeMap<StatementId, Vec<u8>>,
+    held: BTreeMap<StatementId, Statement>,
     /// Statements waiting for their proof (in memory only).
-    waiting: BTreeMap<StatementId, Vec<u8>>,
+    waiting: BTreeMap<StatementId, Statement>,
     /// [`MAX_STATEMENTS`], lower in tests.
     cap: usize,
 }
@@ -59,7 +61,7 @@ impl StatementLog {
         for bytes in loaded.records {
             match Statement::verify(&bytes, share) {
                 Ok(statement) => {
-                    held.insert(statement.id, bytes);
+                    held.insert(statement.id, statement);
                 }
                 Err(error) => tracing::warn!(dir = %dir.display(), "left out a statement: {error}"),
             }
@@ -87,7 +89,7 @@ impl StatementLog {
         for bytes in offered {
             match Statement::verify(bytes, self.share) {
                 Ok(statement) if !self.held.contains_key(&statement.id) => {
-                    fresh.insert(statement.id, bytes.to_vec());
+                    fresh.insert(statement.id, statement);
                 }
                 Ok(_) => {}
                 Err(error) => tracing::debug!("refused a statement: {error}"),
@@ -96,12 +98,10 @@ impl StatementLog {
         if fresh.is_empty() {
             return Ok(0);
         }
-        let trial = Membership::resolve(
-            self.share,
-            self.held.values().chain(fresh.values()).map(Vec::as_slice),
-        );
+        let trial =
+            Membership::of_checked(self.share, self.held.values().chain(fresh.values()).cloned());
         let mut taken = 0;
-        for (id, bytes) in fresh {
+        for (id, statement) in fresh {
             if trial.is_entitled(&id) {
                 if self.held.len() >= self.cap && !trial.is_admin_revocation(&id) {
                     tracing::warn!(
@@ -110,11 +110,11 @@ impl StatementLog {
                     );
                     continue;
                 }
-                self.files.append(&bytes)?;
-                self.held.insert(id, bytes);
+                self.files.append(&statement.bytes)?;
+                self.held.insert(id, statement);
                 taken += 1;
             } else if trial.is_waiting(&id) && self.waiting.len() < MAX_WAITING {
-                self.waiting.insert(id, bytes);
+                self.waiting.insert(id, statement);
             }
         }
         Ok(taken)
@@ -140,7 +140,7 @@ impl StatementLog {
         self.held
             .iter()
             .filter(|(id, _)| !theirs.contains(id))
-            .map(|(_, bytes)| bytes.as_slice())
+            .map(|(_, statement)| statement.bytes.as_slice())
             .collect()
     }
 
@@ -161,7 +161,7 @@ impl StatementLog {
 
     /// The share's members, resolved from every statement held.
     pub fn membership(&self) -> Membership {
-        Membership::resolve(self.share, self.held.values().map(Vec::as_slice))
+        Membership::of_checked(self.share, self.held.values().cloned())
     }
 }
 

@@ -87,6 +87,11 @@ impl Home {
         self.root.join("sync")
     }
 
+    /// The shares this device holds (`ferrex_sync::shares`).
+    pub fn shares_dir(&self) -> PathBuf {
+        self.sync_dir().join("shares")
+    }
+
     /// Logs.
     pub fn log_dir(&self) -> PathBuf {
         self.root.join("logs")

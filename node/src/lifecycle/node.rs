@@ -149,7 +149,7 @@ impl Node {
             foreground = foreground.with_reranker(reranker);
         }
         let foreground = Arc::new(foreground);
-        let shares = ferrex_sync::shares::Shares::open(&home.sync_dir().join("shares"))
+        let shares = ferrex_sync::shares::Shares::open(&home.shares_dir())
             .context("reading the shares this device holds")?;
         let engine = Arc::new(
             Engine::new(replica, index.clone(), foreground.clone(), settings, signal.clone())

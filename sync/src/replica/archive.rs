@@ -133,6 +133,7 @@ impl Archive {
         let memories = going
             .into_iter()
             .map(|stored| {
+                let link = is_memory_link(stored);
                 let mut stored = stored.clone();
                 let memory = &mut stored.memory;
                 memory.id = ids[memory.id.as_str()].clone();
@@ -146,8 +147,7 @@ impl Archive {
                     })
                     .collect();
                 if let Content::Triple(triple) = &mut memory.content
-                    && memory.source.as_deref() == Some(ferrex_core::walk::LINK_SOURCE)
-                    && stored.subject_entity.is_none()
+                    && link
                 {
                     // A link between memories names its ends by id.
                     for end in [&mut triple.subject, &mut triple.object] {
@@ -213,16 +213,18 @@ impl Archive {
     }
 }
 
-/// The two ends of `stored` if it is a link between memories (`link`: a
-/// fact, of source `ferrex:link`, whose subject and object are memory ids;
-/// a link between entities has a subject entity).
+/// Whether `stored` is a link between memories (`link`: a fact, of source
+/// `ferrex:link`, whose subject and object are memory ids; a link between
+/// entities has a subject entity).
+fn is_memory_link(stored: &StoredMemory) -> bool {
+    stored.memory.source.as_deref() == Some(ferrex_core::walk::LINK_SOURCE)
+        && stored.subject_entity.is_none()
+}
+
+/// The two ends of `stored` if it is a link between memories.
 fn memory_link_ends(stored: &StoredMemory) -> Option<(&str, &str)> {
-    let memory = &stored.memory;
-    match &memory.content {
-        Content::Triple(triple)
-            if memory.source.as_deref() == Some(ferrex_core::walk::LINK_SOURCE)
-                && stored.subject_entity.is_none() =>
-        {
+    match &stored.memory.content {
+        Content::Triple(triple) if is_memory_link(stored) => {
             Some((triple.subject.as_str(), triple.object.as_str()))
         }
         _ => None,
