@@ -55,7 +55,8 @@ impl Replica {
         self.ensure_document(id)?;
         let document = self.document(id)?;
         let mut document = lock(&document);
-        let Some(change) = document.receive(state, message)? else { return Ok(Vec::new()) };
+        let Some(mut change) = document.receive(state, message)? else { return Ok(Vec::new()) };
+        self.keep_within_share(id, &mut change.keys);
         let (orphaned, revived) = self.relocate(&document, &change.keys);
         // Memories the merge deleted without a tombstone (evicted: see
         // `Replica::evict`) lose their keys here too.
@@ -360,6 +361,63 @@ mod tests {
                 .unwrap();
         }
         assert_eq!(laptop.heads(&shard).unwrap(), offline.heads(&shard).unwrap());
+    }
+
+    #[test]
+    fn a_share_document_naming_a_private_memory_moves_forgets_and_unlocks_nothing_of_it() {
+        use ferrex_core::{Namespace, Timestamp};
+
+        use crate::{NewMemory, NewRecords, ReplicaOptions, records::Lookup};
+
+        let temp = tempfile::tempdir().unwrap();
+        let open = |name: &str| {
+            Replica::open(&temp.path().join(name), name, ReplicaOptions::default()).unwrap()
+        };
+        let (person, teammate) = (open("person"), open("teammate"));
+        let project = Namespace::parse("acme-api").unwrap();
+        let share = Namespace::parse("share.00112233445566778899aabbccddeeff").unwrap();
+        let private = NewMemory::episode("x1", "the private one", "person", Timestamp(1));
+        person
+            .write_new(
+                &project,
+                Timestamp(1),
+                &NewRecords { memories: vec![private], ..NewRecords::default() },
+            )
+            .unwrap();
+        let home = person.locate("x1").unwrap();
+        // The teammate writes a record under the same id into the share,
+        // then forgets it: a tombstone of x1 in the share's document.
+        let forged = NewMemory::episode("x1", "forged", "teammate", Timestamp(2));
+        teammate
+            .write_new(
+                &share,
+                Timestamp(2),
+                &NewRecords { memories: vec![forged], ..NewRecords::default() },
+            )
+            .unwrap();
+        let shard = teammate.locate("x1").unwrap();
+        assert_eq!(shard.namespace(), Some(&share));
+        let merged = sync_pair(&teammate, &person, &shard);
+        teammate.forget(&["x1".to_owned()], Timestamp(3)).unwrap();
+        let merged: Vec<DocChange> =
+            merged.into_iter().chain(sync_pair(&teammate, &person, &shard)).collect();
+        assert!(!merged.is_empty());
+        for change in &merged {
+            assert!(
+                !change.keys.memories.contains("x1") && !change.keys.forgotten.contains("x1"),
+                "the index was told of x1: {change:?}"
+            );
+        }
+        assert_eq!(person.locate("x1"), Some(home.clone()), "x1 moved");
+        assert!(lock(&person.keys).has_record("x1"), "x1's key was deleted");
+        person
+            .read(&home, |reader| {
+                assert!(matches!(reader.memory_lookup("x1"), Lookup::Found(_)));
+            })
+            .unwrap();
+        // Reopened, the person's own document still holds x1's place.
+        drop(person);
+        assert_eq!(open("person").locate("x1"), Some(home));
     }
 
     /// [`sync_pair`] with `a`'s state for `b` read-only: `a` sends its

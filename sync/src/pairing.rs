@@ -55,6 +55,19 @@ pub enum Refusal {
         "the ticket's secret is for another shared project than the one it names (an altered ticket); ask for a new one with `ferrex share`"
     )]
     OtherShare,
+    /// The asking device is not a member of the share (never was, or was
+    /// removed).
+    #[error(
+        "this device is not a member of that shared project (it was removed, or never joined); ask an admin for a new ticket with `ferrex share`"
+    )]
+    NotMember,
+    /// The answering device does not hold the share.
+    #[error("the other device does not hold that shared project")]
+    UnknownShare,
+    /// The share's project on this device would be `default` or a share's
+    /// namespace (a ticket made by hand).
+    #[error("the ticket names a project that cannot be shared: {0}")]
+    BadProject(String),
 }
 
 /// What a share's invitation gives, as the inviting device recorded it
@@ -181,6 +194,18 @@ impl Invites {
         self.redeem_for(secret, by, now, Some(share))?.ok_or(Refusal::UnknownSecret)
     }
 
+    /// What the invitation to `share` with `secret` gives, if
+    /// [`Invites::redeem_share`] would take it now; nothing is used up (a
+    /// joiner sees what joining brings before it joins).
+    pub fn peek_share(
+        &self,
+        secret: &[u8; 32],
+        share: ShareId,
+        now: Timestamp,
+    ) -> Result<ShareInvite, Refusal> {
+        self.check(secret, now, Some(share))?.ok_or(Refusal::UnknownSecret)
+    }
+
     fn redeem_for(
         &mut self,
         secret: &[u8; 32],
@@ -188,10 +213,28 @@ impl Invites {
         now: Timestamp,
         share: Option<ShareId>,
     ) -> Result<Option<ShareInvite>, Refusal> {
+        let given = self.check(secret, now, share)?;
+        let wanted = hash_for(secret, share.is_some());
+        if let Some(invite) = self.invites.iter_mut().find(|invite| invite.hash == wanted) {
+            invite.used_at = Some(now.0);
+            invite.used_by = Some(by.to_owned());
+        }
+        self.save();
+        Ok(given)
+    }
+
+    /// Whether the invitation with `secret` (to `share`, or to pair) would
+    /// be taken now, and what it gives.
+    fn check(
+        &self,
+        secret: &[u8; 32],
+        now: Timestamp,
+        share: Option<ShareId>,
+    ) -> Result<Option<ShareInvite>, Refusal> {
         let wanted = hash_for(secret, share.is_some());
         let invite = self
             .invites
-            .iter_mut()
+            .iter()
             .find(|invite| invite.hash == wanted)
             .ok_or(Refusal::UnknownSecret)?;
         // Kept apart by their hashes, a pairing's secret finds only a
@@ -210,11 +253,7 @@ impl Invites {
         if now.0 >= invite.expires_at {
             return Err(Refusal::Expired);
         }
-        invite.used_at = Some(now.0);
-        invite.used_by = Some(by.to_owned());
-        let given = invite.share.clone();
-        self.save();
-        Ok(given)
+        Ok(invite.share.clone())
     }
 
     /// Unexpired, unused invitations.

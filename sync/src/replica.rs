@@ -19,6 +19,7 @@ use crate::{
     migrate::{self, FORMAT, KEYS_FILE, Upgrade},
     records::{self, Counters, Lookup, NewMemory, new_alias_key},
     schema::RootMaps,
+    shares::is_share_namespace,
     storage,
 };
 
@@ -332,6 +333,14 @@ impl Replica {
         for opened in open_documents(&found, options.compact_log_bytes) {
             let OpenedDocument { id, document, memories } = opened?;
             for (memory, used) in memories {
+                // A share's document naming one of the person's memories
+                // (see `keep_within_share`) never takes its place.
+                let in_share = |doc: &DocId| doc.namespace().is_some_and(is_share_namespace);
+                if in_share(&id)
+                    && locations.get(&memory).is_some_and(|held: &DocId| !in_share(held))
+                {
+                    continue;
+                }
                 refs.set(&memory, used);
                 locations.insert(memory, id.clone());
             }
@@ -1066,12 +1075,36 @@ impl Replica {
     ) -> Result<(Option<ChangedKeys>, Vec<ChangeHash>), ReplicaError> {
         let document = self.document(id)?;
         let mut document = lock(&document);
-        let changed = document.changes_since(since);
+        let mut changed = document.changes_since(since);
         let heads = document.heads();
-        if let Some(changed) = &changed {
+        if let Some(changed) = &mut changed {
+            self.keep_within_share(id, changed);
             self.relocate(&document, changed);
         }
         Ok((changed, heads))
+    }
+
+    /// Leaves out of `changed`, a change to a share's document `id`, the
+    /// memories that live in another namespace: a share's members write its
+    /// documents, and a record or a tombstone under the id of one of the
+    /// person's own memories must not move it, delete its key or reach the
+    /// index (docs/sharing.md). Logged when it happens.
+    pub(crate) fn keep_within_share(&self, id: &DocId, changed: &mut ChangedKeys) {
+        let Some(namespace) = id.namespace() else { return };
+        if !crate::shares::is_share_namespace(namespace) {
+            return;
+        }
+        let locations = self.locations.read().unwrap_or_else(PoisonError::into_inner);
+        let elsewhere = |memory: &String| {
+            locations.get(memory).is_some_and(|home| home.namespace() != Some(namespace))
+        };
+        let before = changed.memories.len() + changed.forgotten.len();
+        changed.memories.retain(|memory| !elsewhere(memory));
+        changed.forgotten.retain(|memory| !elsewhere(memory));
+        let refused = before - changed.memories.len() - changed.forgotten.len();
+        if refused > 0 {
+            tracing::warn!(doc = %id, refused, "a share's document names memories held elsewhere; left alone");
+        }
     }
 
     /// Updates where the memories in `changed` live, and which entities

@@ -44,6 +44,20 @@ pub struct ShareRecord {
     /// interrupted is done again: it is idempotent.
     #[serde(default)]
     pub moved: bool,
+    /// The members this device has talked with, by device id (hex): the
+    /// name each gave and where it was reached (a teammate's device learns
+    /// only the addresses of those that reached it).
+    #[serde(default)]
+    pub contacts: BTreeMap<String, Contact>,
+}
+
+/// What a device knows of another member of a share it has talked with.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Contact {
+    /// The name it gave.
+    pub name: String,
+    /// Where it listens.
+    pub addrs: Vec<std::net::SocketAddr>,
 }
 
 /// A share this device holds.
@@ -194,6 +208,7 @@ impl Shares {
             namespace: namespace_of(&id).to_string(),
             since: now.0,
             moved: false,
+            contacts: BTreeMap::new(),
         };
         let mut log = StatementLog::open(&self.dir_of(&id).join("statements"), id)?;
         log.take(statements.iter().map(Vec::as_slice))?;
@@ -206,6 +221,117 @@ impl Shares {
             statements: log,
         });
         Ok(held)
+    }
+
+    /// Takes a share this device learns of (a teammate's ticket, one of
+    /// the person's own devices): its record and `statements`. False when it
+    /// was held already (its statements are still taken). `default` and a
+    /// share's namespace are refused as a project: a ticket naming them
+    /// would put a stranger's memories in every recall.
+    pub fn adopt<'a>(
+        &mut self,
+        id: ShareId,
+        project: &Namespace,
+        statements: impl IntoIterator<Item = &'a [u8]>,
+        now: Timestamp,
+    ) -> Result<bool, ShareError> {
+        if *project == Namespace::default() {
+            return Err(ShareError::Default);
+        }
+        if is_share_namespace(project) {
+            return Err(ShareError::OfShare(project.to_string()));
+        }
+        if self.held.contains_key(&id) {
+            self.take(&id, statements)?;
+            return Ok(false);
+        }
+        let mut log = StatementLog::open(&self.dir_of(&id).join("statements"), id)?;
+        log.take(statements)?;
+        let record = ShareRecord {
+            share: id.to_hex(),
+            project: project.to_string(),
+            namespace: namespace_of(&id).to_string(),
+            since: now.0,
+            // Nothing of this device's moves into a share it joins.
+            moved: true,
+            contacts: BTreeMap::new(),
+        };
+        save_json(&self.record_file(&id), &record, false)?;
+        self.held.insert(id, HeldShare { id, record, project: project.clone(), statements: log });
+        Ok(true)
+    }
+
+    /// Takes into `share`'s log what of `statements` its rules entitle;
+    /// how many it took (none when the share is not held).
+    pub fn take<'a>(
+        &mut self,
+        share: &ShareId,
+        statements: impl IntoIterator<Item = &'a [u8]>,
+    ) -> Result<usize, ShareError> {
+        match self.held.get_mut(share) {
+            Some(held) => Ok(held.statements.take(statements)?),
+            None => Ok(0),
+        }
+    }
+
+    /// Signs `action` in `share` as `key` (this device), with the proof
+    /// this device's grants give it, and takes it. `None` when this device
+    /// holds no grant entitling it (its statement would be refused
+    /// everywhere).
+    pub fn sign(
+        &mut self,
+        share: &ShareId,
+        key: &SecretKey,
+        action: Action,
+        now: Timestamp,
+    ) -> Result<Option<Statement>, ShareError> {
+        let Some(held) = self.held.get_mut(share) else { return Ok(None) };
+        let membership = held.statements.membership();
+        let me = *key.public().as_bytes();
+        let proof = match &action {
+            Action::Grant { role, .. } => {
+                membership.proof_for(&me).filter(|(_, mine)| mine >= role).map(|(id, _)| id)
+            }
+            Action::Revoke { grant } => membership.proof_for_revoking(&me, grant),
+            Action::Create { .. } => None,
+        };
+        let Some(proof) = proof else { return Ok(None) };
+        let statement = Statement::sign(key, *share, Some(proof), action, now);
+        if held.statements.take([statement.bytes.as_slice()])? == 0 {
+            return Ok(None);
+        }
+        Ok(Some(statement))
+    }
+
+    /// Records what `device` (hex) of `share` said of itself: its name
+    /// (at most 64 characters, no control characters) and at most 16
+    /// addresses. Written only when it changed.
+    pub fn note_contact(
+        &mut self,
+        share: &ShareId,
+        device: &str,
+        name: &str,
+        addrs: &[std::net::SocketAddr],
+    ) -> Result<(), ShareError> {
+        let file = self.record_file(share);
+        let Some(held) = self.held.get_mut(share) else { return Ok(()) };
+        let contact = Contact {
+            name: name.chars().filter(|c| !c.is_control()).take(64).collect(),
+            addrs: addrs.iter().copied().take(16).collect(),
+        };
+        if held.record.contacts.get(device) == Some(&contact) {
+            return Ok(());
+        }
+        let mut record = held.record.clone();
+        record.contacts.insert(device.to_owned(), contact);
+        save_json(&file, &record, false)?;
+        held.record = record;
+        Ok(())
+    }
+
+    /// The share `id`, if held.
+    pub fn get(&self, id: &ShareId) -> Option<&HeldShare> {
+        self.held.get(id)
     }
 
     /// Records that the move into `share` is done, durably.

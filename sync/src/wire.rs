@@ -16,7 +16,10 @@
 use iroh::endpoint::{RecvStream, SendStream};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
-use crate::pairing::Refusal;
+use crate::{
+    membership::{Role, ShareId},
+    pairing::Refusal,
+};
 
 /// ALPN of the pairing protocol.
 pub const PAIR_ALPN: &[u8] = b"ferrex/pair/1";
@@ -25,6 +28,10 @@ pub const SYNC_ALPN: &[u8] = b"ferrex/sync/2";
 /// ALPN of version 1 of the sync protocol (documents of format 1). A node
 /// answers it only to close the connection with [`OLD_PEER_REASON`].
 pub const SYNC_ALPN_V1: &[u8] = b"ferrex/sync/1";
+/// ALPN of the share protocol (docs/sharing.md): a joiner's preview and
+/// join, and the exchange of a share's statements before a member's
+/// session (or between a person's own devices, of every share).
+pub const SHARE_ALPN: &[u8] = b"ferrex/share/1";
 /// Why a node closes a connection of an older protocol version.
 pub const OLD_PEER_REASON: &str = "this device runs ferrex with document format 2 \
     (forgotten memories are purged from every disk); upgrade ferrex on the other device: \
@@ -35,6 +42,107 @@ pub const OLD_PEER_REASON: &str = "this device runs ferrex with document format 
 pub const MAX_FRAME_BYTES: usize = 256 << 20;
 /// Largest pairing message accepted.
 pub const MAX_PAIR_BYTES: usize = 16 << 10;
+
+/// Largest share-protocol message accepted: a share's statements (at most
+/// 4,096, a few hundred bytes each) with room to spare.
+pub const MAX_SHARE_BYTES: usize = 4 << 20;
+
+/// What a device opening a `ferrex/share/1` connection asks.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum ShareRequest {
+    /// What joining with a ticket would bring; the secret is checked, not
+    /// used up.
+    Preview {
+        /// The share the ticket names.
+        share: ShareId,
+        /// The ticket's secret.
+        secret: [u8; 32],
+    },
+    /// Join with a ticket: its secret, once.
+    Join {
+        /// The share the ticket names.
+        share: ShareId,
+        /// The ticket's secret.
+        secret: [u8; 32],
+        /// The joiner's device name.
+        name: String,
+        /// The joiner's direct addresses.
+        addrs: Vec<std::net::SocketAddr>,
+    },
+    /// A member's exchange of a share's statements; a session of the
+    /// share's documents follows on the same stream when both are members.
+    Member {
+        /// The share.
+        share: ShareId,
+        /// Every statement the asker holds.
+        statements: Vec<Vec<u8>>,
+        /// The asker's device name.
+        name: String,
+        /// The asker's direct addresses.
+        addrs: Vec<std::net::SocketAddr>,
+    },
+    /// One of the person's own devices: every share it holds.
+    Own {
+        /// The shares.
+        shares: Vec<OwnShare>,
+    },
+}
+
+/// A share as a person's devices tell each other of it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OwnShare {
+    /// The share.
+    pub share: ShareId,
+    /// The project it shares.
+    pub project: String,
+    /// Its statements.
+    pub statements: Vec<Vec<u8>>,
+    /// The members talked with: device (hex), name, addresses.
+    pub contacts: Vec<(String, String, Vec<std::net::SocketAddr>)>,
+}
+
+/// What the device answers.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum ShareReply {
+    /// What joining brings.
+    Preview {
+        /// The project shared.
+        project: String,
+        /// The role the ticket gives.
+        role: Role,
+        /// Memories in the share now.
+        memories: u64,
+        /// The inviting device's name.
+        name: String,
+    },
+    /// Joined: the share's statements (the joiner's grant among them).
+    Joined {
+        /// The project shared.
+        project: String,
+        /// Every statement the inviting device holds.
+        statements: Vec<Vec<u8>>,
+        /// The inviting device's name.
+        name: String,
+        /// Its direct addresses.
+        addrs: Vec<std::net::SocketAddr>,
+    },
+    /// The answerer's statements; a session follows.
+    Member {
+        /// Every statement the answerer holds.
+        statements: Vec<Vec<u8>>,
+        /// Its device name.
+        name: String,
+        /// Its direct addresses.
+        addrs: Vec<std::net::SocketAddr>,
+    },
+    /// The answering device's shares.
+    Own {
+        /// The shares.
+        shares: Vec<OwnShare>,
+    },
+    /// Refused, and why.
+    Refused(Refusal),
+}
 
 /// What a joining device sends.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -149,6 +149,14 @@ fn apply_keys(
     let doc = id.to_string();
     let namespace =
         id.namespace().map(|namespace| namespace.as_str().to_owned()).unwrap_or_default();
+    let kept;
+    let keys = match id.namespace() {
+        Some(share) if ferrex_sync::shares::is_share_namespace(share) => {
+            kept = within_namespace(tx, replica, id, &namespace, keys)?;
+            &kept
+        }
+        _ => keys,
+    };
     let mut touched = Touched::default();
     if !keys.entities.is_empty() || !keys.aliases.is_empty() {
         replica.read(id, |reader| -> anyhow::Result<()> {
@@ -244,6 +252,71 @@ fn apply_keys(
         })??;
     }
     tx.rederive(touched)
+}
+
+/// What of `keys`, of a share's document `id`, touches only `namespace`:
+/// a share's members write its documents, and anything they name that this
+/// device holds in another namespace (a memory, a tombstone, an entity, an
+/// alias or edge, or an edge to one of those) is left alone, and logged
+/// (docs/sharing.md).
+fn within_namespace(
+    tx: &IndexTx<'_>,
+    replica: &Replica,
+    id: &DocId,
+    namespace: &str,
+    keys: &ChangedKeys,
+) -> anyhow::Result<ChangedKeys> {
+    let mut kept = keys.clone();
+    let mut refused = 0usize;
+    let mut keep_ids = |ids: &mut BTreeSet<String>| -> anyhow::Result<()> {
+        let before = ids.len();
+        let mut held = Vec::new();
+        for key in ids.iter() {
+            if tx.held_elsewhere(key, namespace)? {
+                held.push(key.clone());
+            }
+        }
+        ids.retain(|key| !held.contains(key));
+        refused += before - ids.len();
+        Ok(())
+    };
+    keep_ids(&mut kept.memories)?;
+    keep_ids(&mut kept.forgotten)?;
+    keep_ids(&mut kept.entities)?;
+    let mut foreign_keys = Vec::new();
+    for key in kept.aliases.iter() {
+        if tx.key_held_elsewhere(key, namespace)? {
+            foreign_keys.push(key.clone());
+        }
+    }
+    let edges: Vec<String> = kept.edges.iter().cloned().collect();
+    replica.read(id, |reader| -> anyhow::Result<()> {
+        for key in &edges {
+            let foreign = match reader.edge(key) {
+                Some(edge) => {
+                    tx.key_held_elsewhere(key, namespace)?
+                        || tx.held_elsewhere(&edge.from, namespace)?
+                        || tx.held_elsewhere(&edge.to, namespace)?
+                }
+                None => tx.key_held_elsewhere(key, namespace)?,
+            };
+            if foreign {
+                foreign_keys.push(key.clone());
+            }
+        }
+        Ok(())
+    })??;
+    kept.aliases.retain(|key| !foreign_keys.contains(key));
+    kept.edges.retain(|key| !foreign_keys.contains(key));
+    refused += foreign_keys.len();
+    if refused > 0 {
+        tracing::warn!(
+            doc = %id,
+            refused,
+            "a share's document names records this device holds elsewhere; they are left alone"
+        );
+    }
+    Ok(kept)
 }
 
 /// A memory as its document has it now.

@@ -32,6 +32,32 @@ pub enum Upserted {
 }
 
 impl<'a> IndexTx<'a> {
+    /// Whether `id` is held in a namespace other than `namespace`: a
+    /// memory, a forgotten memory's tombstone or an entity of it (what a
+    /// share's documents may not touch: docs/sharing.md).
+    pub fn held_elsewhere(&self, id: &str, namespace: &str) -> anyhow::Result<bool> {
+        Ok(self
+            .tx
+            .prepare_cached(
+                "SELECT EXISTS(SELECT 1 FROM memories WHERE id = ?1 AND namespace <> ?2)
+                     OR EXISTS(SELECT 1 FROM tombstones WHERE id = ?1 AND namespace <> ?2)
+                     OR EXISTS(SELECT 1 FROM entities WHERE id = ?1 AND namespace <> ?2)",
+            )?
+            .query_row(params![id, namespace], |row| row.get(0))?)
+    }
+
+    /// Whether the alias or edge `key` is held in a namespace other than
+    /// `namespace`.
+    pub fn key_held_elsewhere(&self, key: &str, namespace: &str) -> anyhow::Result<bool> {
+        Ok(self
+            .tx
+            .prepare_cached(
+                "SELECT EXISTS(SELECT 1 FROM aliases WHERE key = ?1 AND namespace <> ?2)
+                     OR EXISTS(SELECT 1 FROM edges WHERE key = ?1 AND namespace <> ?2)",
+            )?
+            .query_row(params![key, namespace], |row| row.get(0))?)
+    }
+
     pub(crate) fn new(tx: &'a Transaction<'a>) -> Self {
         IndexTx { tx, edits: RefCell::default() }
     }
