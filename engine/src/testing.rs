@@ -116,7 +116,9 @@ impl TestEngine {
             Arc::new(WorkSignal::default()),
         )
         .with_clock(clock.clone())
-        .with_shares(ferrex_sync::shares::Shares::open(&home.path().join("shares"))?);
+        .with_shares(std::sync::Arc::new(std::sync::Mutex::new(
+            ferrex_sync::shares::Shares::open(&home.path().join("shares"))?,
+        )));
         Ok(TestEngine { engine, clock, home })
     }
 

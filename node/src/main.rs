@@ -64,11 +64,32 @@ enum Command {
         #[arg(long)]
         name: Option<String>,
     },
-    /// Pair with the device that printed TICKET.
+    /// Share a project with a teammate's devices: prints a one-time ticket.
+    #[command(args_conflicts_with_subcommands = true)]
+    Share {
+        /// The project's namespace [default: the current directory's project].
+        project: Option<String>,
+        /// What the invited device may do: read or write.
+        #[arg(long, default_value = "write")]
+        role: String,
+        /// How long the ticket stays valid, like 10m, 1h or 90s.
+        #[arg(long, default_value = "10m", value_parser = cli::peers::parse_duration)]
+        ttl: std::time::Duration,
+        /// Share without asking (the first time, sharing moves the project).
+        #[arg(long)]
+        yes: bool,
+        #[command(subcommand)]
+        action: Option<ShareAction>,
+    },
+    /// Pair with the device that printed TICKET, or join the shared project
+    /// of a share's ticket.
     Join {
-        /// The ticket `ferrex invite` printed on the other device (`-`: read
-        /// it from stdin).
+        /// The ticket `ferrex invite` or `ferrex share` printed on the other
+        /// device (`-`: read it from stdin).
         ticket: String,
+        /// Join a shared project without asking.
+        #[arg(long)]
+        yes: bool,
         /// Device name, if this starts the node.
         #[arg(long)]
         name: Option<String>,
@@ -243,6 +264,19 @@ enum PeersAction {
 }
 
 #[derive(Debug, Subcommand)]
+enum ShareAction {
+    /// Remove a member (a device, and the devices it added) from a shared
+    /// project: every member stops serving it.
+    Remove {
+        /// The member's device id (or a unique prefix of it) or name.
+        member: String,
+        /// The shared project [default: the one the member is in].
+        #[arg(long)]
+        project: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
 enum SyncAction {
     /// Per device and document: in sync or not, changes missing either way,
     /// last sync; and this node's index lag.
@@ -360,10 +394,33 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             load_config(&home, &NodeFlags { name: name.clone(), ..NodeFlags::default() })?;
             runtime()?.block_on(cli::peers::invite(&home, ttl, &cli::peers::name_args(name)))
         }
-        Command::Join { ticket, name } => {
+        Command::Join { ticket, yes, name } => {
             let _guard = logging::init("warn", None, "");
             load_config(&home, &NodeFlags { name: name.clone(), ..NodeFlags::default() })?;
-            runtime()?.block_on(cli::peers::join(&home, &ticket, &cli::peers::name_args(name)))
+            let ticket = cli::peers::read_ticket(&ticket)?;
+            let start = cli::peers::name_args(name);
+            if ferrex_sync::is_share_ticket(&ticket) {
+                runtime()?.block_on(cli::sharing::join(&home, &ticket, yes, &start))
+            } else {
+                runtime()?.block_on(cli::peers::join(&home, &ticket, &start))
+            }
+        }
+        Command::Share { project, role, ttl, yes, action } => {
+            let _guard = logging::init("warn", None, "");
+            load_config(&home, &NodeFlags::default())?;
+            match action {
+                None => runtime()?.block_on(cli::sharing::share(
+                    &home,
+                    project.as_deref(),
+                    &role,
+                    ttl,
+                    yes,
+                    &[],
+                )),
+                Some(ShareAction::Remove { member, project }) => {
+                    runtime()?.block_on(cli::sharing::remove(&home, &member, project.as_deref()))
+                }
+            }
         }
         Command::Peers { json, action } => {
             let _guard = logging::init("warn", None, "");

@@ -60,6 +60,12 @@ pub enum ReplicaError {
     /// it was forgotten (here or on a peer) since the entity was resolved.
     #[error("entity {0} was forgotten while this memory was being stored; store it again")]
     EntityForgotten(String),
+    /// The namespace is a share this device may only read: what it wrote
+    /// there would be refused by every other member.
+    #[error(
+        "this device may only read the shared project of {0}: a change there would be refused by every other member"
+    )]
+    ReadOnly(String),
     /// No such document on this node.
     #[error("no document {0} on this node")]
     UnknownDocument(DocId),

@@ -52,7 +52,8 @@ pub use identity::{Identity, IdentityError};
 pub use iroh::SecretKey;
 pub use migrate::Upgrade;
 pub use network::{
-    JoinError, Network, NetworkConfig, NetworkError, NetworkMode, SyncObserver, offline_peers,
+    JoinError, MemberStatus, Network, NetworkConfig, NetworkError, NetworkMode, RemovedMember,
+    SharePreview, ShareStatus, SyncObserver, offline_peers,
 };
 pub use pairing::{Invites, Refusal, ShareInvite, Throttle};
 pub use peers::{DocStatus, PeerRecord, PeerStatus};

@@ -245,7 +245,7 @@ impl Statement {
 
     /// The device and role this statement gives, if it is a `Create` or a
     /// grant.
-    fn grants(&self) -> Option<([u8; 32], Role)> {
+    pub fn grants(&self) -> Option<([u8; 32], Role)> {
         match &self.body.action {
             Action::Create { .. } => Some((self.body.issuer, Role::Admin)),
             Action::Grant { device, role } => Some((*device, *role)),

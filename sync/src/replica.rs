@@ -2,7 +2,7 @@
 //! writes ferrex makes to them.
 
 use std::{
-    collections::{BTreeMap, HashMap, HashSet},
+    collections::{BTreeMap, BTreeSet, HashMap, HashSet},
     fs,
     path::{Path, PathBuf},
     sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock},
@@ -245,6 +245,9 @@ pub struct Replica {
     /// records that it uses them: a store never uses an entity whose key a
     /// purge is deleting.
     purging: Mutex<()>,
+    /// Namespaces of shares this device may only read: every write there
+    /// is refused ([`Replica::set_read_only`]).
+    read_only: RwLock<BTreeSet<Namespace>>,
 }
 
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -370,6 +373,7 @@ impl Replica {
             upgrade,
             dead_at_open: Mutex::new(Vec::new()),
             purging: Mutex::new(()),
+            read_only: RwLock::new(BTreeSet::new()),
         };
         let loaded = started.elapsed();
         replica.delete_unused_keys()?;
@@ -699,6 +703,7 @@ impl Replica {
                 return Err(ReplicaError::EntityForgotten(entity.clone()));
             }
         }
+        self.writable(&lock(&document).id)?;
         let ((), change) = lock(&document).write(now, |doc, roots, keys| {
             for (entity, key) in writing.entities.iter().zip(&entity_keys) {
                 records::put_entity(doc, roots, entity, key)?;
@@ -741,6 +746,28 @@ impl Replica {
         self.announce.subscribe()
     }
 
+    /// Makes the namespaces in `namespaces` (shares this device may only
+    /// read) refuse every write, and the others take them again.
+    pub fn set_read_only(&self, namespaces: BTreeSet<Namespace>) {
+        *self.read_only.write().unwrap_or_else(PoisonError::into_inner) = namespaces;
+    }
+
+    /// Refuses a write to `doc` when its namespace is read-only here.
+    fn writable(&self, doc: &DocId) -> Result<(), ReplicaError> {
+        match doc.namespace() {
+            Some(namespace)
+                if self
+                    .read_only
+                    .read()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .contains(namespace) =>
+            {
+                Err(ReplicaError::ReadOnly(namespace.to_string()))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// The shard holding the live memory `id`.
     pub fn locate(&self, id: &str) -> Option<DocId> {
         self.locations.read().unwrap_or_else(PoisonError::into_inner).get(id).cloned()
@@ -781,6 +808,7 @@ impl Replica {
             }
         }
         for (doc_id, ids) in by_doc {
+            self.writable(&doc_id)?;
             let document = self.document(&doc_id)?;
             let mut document = lock(&document);
             let (deleted, change) = document.write(now, |doc, roots, keys| {
@@ -950,6 +978,7 @@ impl Replica {
             };
             (key, stored.memory.tags)
         };
+        self.writable(&document.id)?;
         let (edited, change) = document.write(now, |doc, roots, keys| {
             let edited = records::edit_memory(doc, roots, id, &key, &current, tags, confidence)?;
             if edited {
@@ -1011,6 +1040,9 @@ impl Replica {
         let mut applied = Vec::new();
         let mut changes = Vec::new();
         for (doc_id, ids) in by_doc {
+            if self.writable(&doc_id).is_err() {
+                continue;
+            }
             let document = self.document(&doc_id)?;
             let (done, change) = lock(&document).write(now, |doc, roots, keys| {
                 let mut done = Vec::new();
@@ -1038,6 +1070,18 @@ impl Replica {
         edges: Vec<Edge>,
         now: Timestamp,
     ) -> Result<DocChange, ReplicaError> {
+        // What this node derives of a share it may only read (corrections,
+        // classes of entities and predicates) stays in its index: written,
+        // it would be refused everywhere.
+        if self.read_only.read().unwrap_or_else(PoisonError::into_inner).contains(namespace) {
+            return Ok(DocChange {
+                doc: DocId::shard(namespace, 0),
+                before: Vec::new(),
+                after: Vec::new(),
+                keys: ChangedKeys::default(),
+                purged: false,
+            });
+        }
         self.write_new(namespace, now, &NewRecords { edges, ..NewRecords::default() })
     }
 

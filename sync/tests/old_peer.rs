@@ -50,6 +50,9 @@ async fn a_format_1_device_is_told_to_upgrade_and_nothing_is_exchanged() {
         state_dir: home.path().join("sync"),
         name: "upgraded".into(),
         clock: now,
+        shares: Arc::new(std::sync::Mutex::new(
+            ferrex_sync::shares::Shares::open(&home.path().join("sync/shares")).unwrap(),
+        )),
     };
     let network =
         Network::start(identity, replica.clone(), config, Arc::new(Quiet), None).await.unwrap();

@@ -82,6 +82,9 @@ async fn device(name: &str, vectors: Option<Arc<dyn VectorSource>>) -> Device {
         state_dir: home.path().join("sync"),
         name: name.into(),
         clock: now,
+        shares: Arc::new(std::sync::Mutex::new(
+            ferrex_sync::shares::Shares::open(&home.path().join("sync/shares")).unwrap(),
+        )),
     };
     let network =
         Network::start(identity, replica, config, Arc::new(Quiet), vectors).await.unwrap();

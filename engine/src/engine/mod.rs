@@ -66,6 +66,9 @@ impl From<ferrex_sync::ReplicaError> for ToolError {
         if let ferrex_sync::ReplicaError::EntityForgotten(_) = error {
             return ToolError::Conflict(error.to_string());
         }
+        if let ferrex_sync::ReplicaError::ReadOnly(_) = error {
+            return FieldError::new("namespace", error.to_string()).into();
+        }
         ToolError::Internal(error.into())
     }
 }
@@ -157,7 +160,7 @@ pub struct Engine {
     /// Where every judgement of time reads it.
     clock: Arc<dyn Clock>,
     /// The shares this device holds, if it keeps any (see `sharing.rs`).
-    shares: Option<Mutex<ferrex_sync::shares::Shares>>,
+    shares: Option<Arc<Mutex<ferrex_sync::shares::Shares>>>,
 }
 
 impl std::fmt::Debug for Engine {

@@ -5,7 +5,7 @@
 use ferrex_core::{FieldError, Namespace};
 use ferrex_sync::{
     SecretKey,
-    membership::ShareId,
+    membership::{Role, ShareId},
     shares::{self, ShareError, Shares},
 };
 use sha2::{Digest, Sha256};
@@ -44,8 +44,8 @@ impl From<ShareError> for ToolError {
 
 impl Engine {
     /// This engine keeping the shares of this device in `shares`.
-    pub fn with_shares(mut self, shares: Shares) -> Engine {
-        self.shares = Some(std::sync::Mutex::new(shares));
+    pub fn with_shares(mut self, shares: std::sync::Arc<std::sync::Mutex<Shares>>) -> Engine {
+        self.shares = Some(shares);
         self
     }
 
@@ -54,6 +54,60 @@ impl Engine {
     pub fn shares_of(&self, project: &Namespace) -> Vec<Namespace> {
         let Some(shares) = &self.shares else { return Vec::new() };
         lock(shares).of_project(project).map(|held| held.namespace()).collect()
+    }
+
+    /// What sharing `project` would move into a share, without moving it
+    /// (`ferrex share` shows it before asking); `None` when the project is
+    /// shared already, with that share's id.
+    pub fn share_plan(&self, project: &Namespace) -> Result<(Option<ShareId>, Shared), ToolError> {
+        if *project == Namespace::default() {
+            return Err(ShareError::Default.into());
+        }
+        if shares::is_share_namespace(project) {
+            return Err(ShareError::OfShare(project.to_string()).into());
+        }
+        let held = self.share_of(project);
+        let archive = self.replica.archive(project)?;
+        let (shared, moved) = archive.for_share(self.replica.device(), |old| old.to_owned());
+        Ok((
+            held,
+            Shared {
+                share: held.map(|id| id.to_hex()).unwrap_or_default(),
+                namespace: held
+                    .map(|id| shares::namespace_of(&id))
+                    .unwrap_or_else(|| project.clone()),
+                memories: shared.memories.len(),
+                entities: shared.entities.len(),
+                aliases: shared.aliases.len(),
+                edges: shared.edges.len(),
+                kept: archive.memories.len() - moved.len(),
+            },
+        ))
+    }
+
+    /// Where a memory of `project` stored without a namespace goes: the
+    /// project's share when this device may write it, else the project.
+    pub fn store_target(&self, project: &Namespace) -> Namespace {
+        let Some(shares) = &self.shares else { return project.clone() };
+        let Some(me) = hex::decode(self.replica.device())
+            .ok()
+            .and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
+        else {
+            return project.clone();
+        };
+        lock(shares)
+            .of_project(project)
+            .filter(|held| held.record.moved)
+            .find(|held| held.membership().role_of(&me).is_some_and(|role| role >= Role::Write))
+            .map(|held| held.namespace())
+            .unwrap_or_else(|| project.clone())
+    }
+
+    /// The share of `project` this device holds, once what the project
+    /// held has moved into it (a share joined holds nothing to move).
+    pub fn share_of(&self, project: &Namespace) -> Option<ShareId> {
+        let shares = self.shares.as_ref()?;
+        lock(shares).of_project(project).find(|held| held.record.moved).map(|held| held.id)
     }
 
     /// Shares `project`: a share signed by `key` (this device's), with

@@ -356,13 +356,7 @@ pub async fn forget(home: &Home, ids: &[String], yes: bool, json: bool) -> anyho
             }
         }
         report(&format!("This forgets on every paired device, for good:\n{}", lines.join("\n")));
-        if !std::io::stdin().is_terminal() {
-            bail!("not forgetting without a confirmation: run it in a terminal, or pass --yes");
-        }
-        eprint_flush("Forget them? [y/N] ");
-        let mut reply = String::new();
-        std::io::stdin().lock().read_line(&mut reply).context("reading the confirmation")?;
-        if !matches!(reply.trim(), "y" | "Y" | "yes" | "YES" | "Yes") {
+        if !confirm("Forget them?", "not forgetting")? {
             report("nothing forgotten");
             return Ok(());
         }
@@ -385,6 +379,18 @@ pub async fn forget(home: &Home, ids: &[String], yes: bool, json: bool) -> anyho
         output(&text);
     }
     Ok(())
+}
+
+/// Asks `question` at the terminal; true when the answer is yes. Without
+/// a terminal, refuses with "`refusal` without a confirmation".
+pub fn confirm(question: &str, refusal: &str) -> anyhow::Result<bool> {
+    if !std::io::stdin().is_terminal() {
+        bail!("{refusal} without a confirmation: run it in a terminal, or pass --yes");
+    }
+    eprint_flush(&format!("{question} [y/N] "));
+    let mut reply = String::new();
+    std::io::stdin().lock().read_line(&mut reply).context("reading the confirmation")?;
+    Ok(matches!(reply.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
 }
 
 #[allow(clippy::print_stderr, reason = "a question for the person at the terminal")]

@@ -9,6 +9,7 @@ pub mod memory;
 pub mod node;
 pub mod peers;
 pub mod setup;
+pub mod sharing;
 pub mod transfer;
 pub mod working;
 

@@ -43,7 +43,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 /// Sends `request` to the node of `home`, starting the node if needed.
-async fn ask_starting(
+pub(crate) async fn ask_starting(
     home: &Home,
     start_args: &[String],
     request: &Request,
@@ -77,16 +77,19 @@ fn humane(duration: Duration) -> String {
     }
 }
 
-/// `ferrex join TICKET` (`-` reads the ticket from stdin, which, unlike the
-/// command line, other users of the machine cannot see).
-pub async fn join(home: &Home, ticket: &str, start_args: &[String]) -> anyhow::Result<()> {
+/// The ticket `ferrex join` was given: `-` reads it from stdin, which,
+/// unlike the command line, other users of the machine cannot see.
+pub fn read_ticket(ticket: &str) -> anyhow::Result<String> {
+    if ticket != "-" {
+        return Ok(ticket.trim().to_owned());
+    }
     let mut line = String::new();
-    let ticket = if ticket == "-" {
-        std::io::stdin().read_line(&mut line).context("reading the ticket from stdin")?;
-        line.trim()
-    } else {
-        ticket
-    };
+    std::io::stdin().read_line(&mut line).context("reading the ticket from stdin")?;
+    Ok(line.trim().to_owned())
+}
+
+/// `ferrex join TICKET` with a pairing ticket.
+pub async fn join(home: &Home, ticket: &str, start_args: &[String]) -> anyhow::Result<()> {
     // A malformed ticket is refused before any node starts or anything is dialed.
     let parsed: PairingTicket = ticket.parse()?;
     let answer =
@@ -156,7 +159,9 @@ pub async fn peers(home: &Home, config: &Config, json: bool) -> anyhow::Result<(
     if json {
         output(&serde_json::to_string_pretty(&status::peers_json(&without_ok(status)))?);
     } else {
-        output(status::peers_table(&status).trim_end());
+        let mut table = status::peers_table(&status);
+        table.push_str(&crate::cli::sharing::shares_table(&status));
+        output(table.trim_end());
     }
     Ok(())
 }
@@ -167,7 +172,9 @@ pub async fn sync_status(home: &Home, config: &Config, json: bool) -> anyhow::Re
     if json {
         output(&serde_json::to_string_pretty(&without_ok(status))?);
     } else {
-        output(status::sync_table(&status).trim_end());
+        let mut table = status::sync_table(&status);
+        table.push_str(&crate::cli::sharing::shares_sync_table(&status));
+        output(table.trim_end());
     }
     Ok(())
 }

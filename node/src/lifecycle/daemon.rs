@@ -29,6 +29,7 @@ use crate::{
     formats::jsonl,
     lifecycle::node::Node,
     lifecycle::reindex,
+    lifecycle::sharing,
     surfaces::control::{self, CONTROL_HELLO, Request},
     surfaces::mcp::FerrexServer,
     surfaces::mcp::working::Scope,
@@ -152,6 +153,7 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
             state_dir: home.sync_dir(),
             name: device.name.clone(),
             clock: clock::now,
+            shares: node.shares.clone(),
         },
         Arc::new(Indexer { engine: node.engine.clone(), signal: node.signal.clone() }),
         Some(Arc::new(Shared::new(
@@ -370,6 +372,23 @@ async fn serve_control(stream: Stream, served: Arc<Served>) -> anyhow::Result<()
             },
         },
         Request::Peers => peers_status(&served).await,
+        Request::SharePlan { project } => sharing::plan(node, &project).await,
+        Request::Share { project, role, ttl_secs } => {
+            sharing::share(
+                node,
+                &served.network,
+                served.device.identity.secret(),
+                &project,
+                &role,
+                std::time::Duration::from_secs(ttl_secs),
+            )
+            .await
+        }
+        Request::SharePreview { ticket } => sharing::preview(&served.network, &ticket).await,
+        Request::JoinShare { ticket } => sharing::join(&served.network, &ticket).await,
+        Request::RemoveMember { project, member } => {
+            sharing::remove(node, &served.network, project.as_deref(), &member).await
+        }
         Request::RemovePeer { id } => remove_peer(&served, &id),
         Request::Export { namespace } => export(&served, namespace.as_deref(), &mut writer).await,
         Request::Restore { namespace, lines } => {
@@ -492,6 +511,7 @@ async fn peers_status(served: &Served) -> anyhow::Result<Value> {
     files["watched"] = json!(stats.watched);
     files["status"] = serde_json::to_value(&stats.watch)?;
     status["files"] = files;
+    status["shares"] = sharing::shares_json(&served.network).await;
     status["ok"] = json!(true);
     Ok(status)
 }

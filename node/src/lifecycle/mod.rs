@@ -7,4 +7,5 @@ pub mod daemon;
 pub mod model;
 pub mod node;
 pub mod reindex;
+pub mod sharing;
 pub mod watch;

@@ -65,6 +65,9 @@ pub struct Node {
     /// What makes this node's vectors comparable with a peer's: the model
     /// id and the sha256 of the runtime and of every model file.
     pub vector_profile: String,
+    /// The shares this device holds (the engine's recall and the network
+    /// read them).
+    pub shares: Arc<Mutex<ferrex_sync::shares::Shares>>,
     worker: Option<JoinHandle<()>>,
 }
 
@@ -149,11 +152,13 @@ impl Node {
             foreground = foreground.with_reranker(reranker);
         }
         let foreground = Arc::new(foreground);
-        let shares = ferrex_sync::shares::Shares::open(&home.shares_dir())
-            .context("reading the shares this device holds")?;
+        let shares = Arc::new(Mutex::new(
+            ferrex_sync::shares::Shares::open(&home.shares_dir())
+                .context("reading the shares this device holds")?,
+        ));
         let engine = Arc::new(
             Engine::new(replica, index.clone(), foreground.clone(), settings, signal.clone())
-                .with_shares(shares),
+                .with_shares(shares.clone()),
         );
         // A project's move into its share that a stop interrupted.
         match engine.finish_moves() {
@@ -258,6 +263,7 @@ impl Node {
             stop,
             signal,
             vector_profile,
+            shares,
             worker: Some(worker),
         })
     }

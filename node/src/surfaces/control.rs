@@ -91,6 +91,42 @@ pub enum Request {
         /// The namespace, or all.
         namespace: Option<String>,
     },
+    /// What sharing `project` would move into a share (nothing is moved).
+    SharePlan {
+        /// The project's namespace.
+        project: String,
+    },
+    /// Share `project` (moving its memories into a share, unless shared
+    /// already) and make a ticket giving `role` that expires after
+    /// `ttl_secs`.
+    Share {
+        /// The project's namespace.
+        project: String,
+        /// read or write.
+        role: String,
+        /// Seconds the ticket stays valid.
+        ttl_secs: u64,
+    },
+    /// What joining with a share's `ticket` would bring.
+    SharePreview {
+        /// The ticket line.
+        ticket: String,
+    },
+    /// Join the share of `ticket`.
+    JoinShare {
+        /// The ticket line.
+        ticket: String,
+    },
+    /// Remove `member` (a device's id, a unique prefix, or its name) from
+    /// the share of `project` (from the one share it is a member of when
+    /// `None`).
+    RemoveMember {
+        /// The project whose share it leaves.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        project: Option<String>,
+        /// The member.
+        member: String,
+    },
     /// Restore records of ferrex's format into `namespace` (see
     /// [`crate::formats::jsonl`]); the answer counts what was written and left.
     Restore {

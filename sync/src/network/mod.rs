@@ -46,12 +46,17 @@ use crate::{
     registry::{DeviceRecord, Pairing, Revocation},
     replica::lock,
     session::{self, Scope, SessionContext, SessionHandle, remote_addr, short},
+    shares::Shares,
     vectors::{VECTORS_ALPN, VectorClient, VectorProtocol, VectorSource},
     wire::{
-        JoinReply, JoinRequest, MAX_PAIR_BYTES, OLD_PEER_REASON, PAIR_ALPN, SYNC_ALPN,
+        JoinReply, JoinRequest, MAX_PAIR_BYTES, OLD_PEER_REASON, PAIR_ALPN, SHARE_ALPN, SYNC_ALPN,
         SYNC_ALPN_V1, read_frame, write_frame,
     },
 };
+
+mod shares;
+
+pub use shares::{MemberStatus, RemovedMember, SharePreview, ShareStatus};
 
 /// How long a dial may take before it counts as failed (a dead address
 /// otherwise takes about 30 s to fail).
@@ -88,6 +93,9 @@ pub struct NetworkConfig {
     pub name: String,
     /// The node's clock.
     pub clock: fn() -> Timestamp,
+    /// The shares this device holds (shared with the engine, whose recall
+    /// reads them).
+    pub shares: Arc<Mutex<Shares>>,
 }
 
 /// Told about every change merged from a peer (after it is durable).
@@ -184,6 +192,8 @@ struct Inner {
     wake: Notify,
     /// Every device ever revoked (grow-only, also kept in `revoked.json`).
     revoked: Mutex<HashSet<String>>,
+    /// The shares this device holds.
+    shares: Arc<Mutex<Shares>>,
     /// Sessions running now, and a signal when one ends.
     sessions: AtomicUsize,
     session_ended: Notify,
@@ -276,16 +286,19 @@ impl Network {
             throttle: Mutex::new(Throttle::default()),
             wake: Notify::new(),
             revoked: Mutex::new(revoked),
+            shares: config.shares,
             sessions: AtomicUsize::new(0),
             session_ended: Notify::new(),
         });
         inner.registry_changed();
+        inner.refresh_read_only();
         inner.publish_own_record()?;
         let router = Router::builder(endpoint)
             .accept(SYNC_ALPN, SyncProtocol(inner.clone()))
             .accept(SYNC_ALPN_V1, OldSyncProtocol)
             .accept(PAIR_ALPN, PairProtocol(inner.clone()))
             .accept(VECTORS_ALPN, VectorProtocol(vectors))
+            .accept(SHARE_ALPN, shares::ShareProtocol(inner.clone()))
             .spawn();
         tokio::spawn(supervise(inner.clone()));
         tracing::info!(id = %short(&inner.me), addrs = ?inner.addrs(), "network started");
@@ -562,6 +575,7 @@ async fn bind(
                 PAIR_ALPN.to_vec(),
                 SYNC_ALPN_V1.to_vec(),
                 VECTORS_ALPN.to_vec(),
+                SHARE_ALPN.to_vec(),
             ])
             .hooks(Gate { allowed: allowed.clone() })
             .clear_ip_transports()
@@ -679,15 +693,31 @@ impl Inner {
     /// is better is [`link::admit`]'s rule).
     fn admit(&self, peer: &str, connection: &Connection, dialer: Dialer) -> bool {
         let Ok(peer_id) = peer.parse::<EndpointId>() else { return false };
+        // Checked under the slots lock: `registry_changed` updates `allowed`
+        // before it looks at the slots, so a revoked device cannot slip in.
+        let allowed =
+            || self.allowed.read().unwrap_or_else(PoisonError::into_inner).contains(&peer_id);
+        self.admit_as(peer, peer, connection, dialer, allowed)
+    }
+
+    /// Admits `connection` from `peer` into the slot `key` (the peer's id,
+    /// or a share member's key) if `allowed` says so under the slots lock.
+    fn admit_as(
+        &self,
+        key: &str,
+        peer: &str,
+        connection: &Connection,
+        dialer: Dialer,
+        allowed: impl FnOnce() -> bool,
+    ) -> bool {
+        let Ok(peer_id) = peer.parse::<EndpointId>() else { return false };
         let preferred = Dialer::preferred(self.identity.id().as_bytes(), peer_id.as_bytes());
         let mut slots = lock(&self.slots);
         let now = Instant::now();
-        // Checked under the slots lock: `registry_changed` updates `allowed`
-        // before it looks at the slots, so a revoked device cannot slip in.
-        if !self.allowed.read().unwrap_or_else(PoisonError::into_inner).contains(&peer_id) {
+        if !allowed() {
             return false;
         }
-        let slot = slots.entry(peer.to_owned()).or_default();
+        let slot = slots.entry(key.to_owned()).or_default();
         let open = slot.live.as_ref().filter(|live| live.connection.close_reason().is_none());
         match link::admit(open.map(|live| live.held), dialer, preferred, now) {
             Admission::Take => {}
@@ -739,13 +769,26 @@ impl Inner {
         send: iroh::endpoint::SendStream,
         recv: iroh::endpoint::RecvStream,
     ) {
+        self.serve_as(peer, Scope::Own, connection, send, recv).await;
+    }
+
+    /// Runs a session of `scope` in the slot `peer` (a device id, or a
+    /// share member's key) until it ends.
+    async fn serve_as(
+        self: &Arc<Self>,
+        peer: String,
+        scope: Scope,
+        connection: Connection,
+        send: iroh::endpoint::SendStream,
+        recv: iroh::endpoint::RecvStream,
+    ) {
         self.sessions.fetch_add(1, Ordering::SeqCst);
         let record = PeerRecord::load(&self.state_dir, &peer);
         tracing::debug!(peer = %short(&peer), "sync connection open");
         let inner = self.clone();
         let (peer_for_start, connection_for_start) = (peer.clone(), connection.clone());
         let established = session::run(
-            self.session_context(),
+            self.session_context(scope),
             peer.clone(),
             connection.clone(),
             send,
@@ -765,7 +808,7 @@ impl Inner {
     }
 
     /// What a session needs from this node.
-    fn session_context(self: &Arc<Self>) -> SessionContext {
+    fn session_context(self: &Arc<Self>, scope: Scope) -> SessionContext {
         let network = self.clone();
         SessionContext {
             replica: self.replica.clone(),
@@ -774,9 +817,7 @@ impl Inner {
             state_dir: self.state_dir.clone(),
             stop: self.stop.subscribe(),
             registry_changed: Arc::new(move || network.registry_changed()),
-            // Sessions run with paired devices only, so far: a share's
-            // members are admitted with `Scope::Share` (issue 44).
-            scope: Scope::Own,
+            scope,
         }
     }
 
@@ -849,6 +890,8 @@ impl Inner {
             connection.close(DUPLICATE.into(), b"duplicate connection");
             return;
         }
+        // The shares each holds, told as the two connect.
+        tokio::spawn(self.clone().exchange_own(peer.clone()));
         self.serve(peer, connection, send, recv).await;
     }
 
@@ -948,6 +991,12 @@ async fn supervise(inner: Arc<Inner>) {
         }
         for peer in to_dial {
             tokio::spawn(inner.clone().dial(peer));
+        }
+        // The shares: the person's devices granted, and the members of
+        // each dialed.
+        inner.grant_own_devices();
+        for (share, peer, addrs) in inner.members_to_dial(now) {
+            tokio::spawn(inner.clone().dial_member(share, peer, addrs));
         }
         tokio::select! {
             () = inner.wake.notified() => {}

@@ -323,7 +323,16 @@ fn store(
     scope: &Scope,
     params: params::Store,
 ) -> Result<answers::StoreAnswer, ToolError> {
-    let (input, allow_secrets) = store_input(scope, params)?;
+    let unnamed = params.namespace.is_none() && !params.universal;
+    let (mut input, allow_secrets) = store_input(scope, params)?;
+    // In a shared project, a memory goes to the share when this device may
+    // write it; naming the project's namespace keeps one personal
+    // (docs/sharing.md).
+    if unnamed
+        && let Some(project) = input.namespace.as_deref().map(Namespace::parse).transpose()?
+    {
+        input.namespace = Some(engine.store_target(&project).as_str().to_owned());
+    }
     Ok(answers::stored(&engine.store(input, allow_secrets)?))
 }
 

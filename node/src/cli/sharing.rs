@@ -1,0 +1,210 @@
+//! Sharing a project with a teammate's devices (docs/sharing.md):
+//! `ferrex share [PROJECT]`, joining with a share's ticket (`ferrex join`
+//! tells the two kinds of ticket apart), and `ferrex share remove`.
+
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use ferrex_sync::ShareTicket;
+use serde_json::Value;
+
+use crate::{
+    base::{
+        console::{output, report},
+        home::Home,
+    },
+    cli::{memory::confirm, peers::ask_starting},
+    surfaces::{control::Request, status},
+};
+
+/// The project `named`, else the current directory's.
+fn project_of(home: &Home, named: Option<&str>) -> anyhow::Result<String> {
+    if let Some(name) = named {
+        return Ok(name.to_owned());
+    }
+    let project = crate::base::project::of(std::env::current_dir().ok().as_deref(), home)
+        .context("no project here (not in a repository with a remote): name the project")?;
+    Ok(project.namespace.as_str().to_owned())
+}
+
+/// `ferrex share [PROJECT] [--role read|write] [--ttl 10m] [--yes]`: says
+/// what sharing moves, asks the first time, then prints a ticket.
+pub async fn share(
+    home: &Home,
+    project: Option<&str>,
+    role: &str,
+    ttl: Duration,
+    yes: bool,
+    start_args: &[String],
+) -> anyhow::Result<()> {
+    let project = project_of(home, project)?;
+    let plan =
+        ask_starting(home, start_args, &Request::SharePlan { project: project.clone() }).await?;
+    if plan["shared"] != true {
+        let count = |key: &str| plan[key].as_u64().unwrap_or(0);
+        report(&format!(
+            "Sharing {project} moves its {} memories ({} entities, {} links) into a share that \
+             the devices you invite receive, and every one of your own devices keeps. {} \
+             memories stay yours alone (sessions' events and exchanges, watched files). \
+             Everything else of yours (other projects, default) is never shared.",
+            count("memories"),
+            count("entities"),
+            count("edges"),
+            count("kept"),
+        ));
+        if !yes && !confirm("Share it?", "not sharing")? {
+            report("nothing shared");
+            return Ok(());
+        }
+    }
+    let request = Request::Share { project, role: role.to_owned(), ttl_secs: ttl.as_secs() };
+    let answer = ask_starting(home, start_args, &request).await?;
+    let ticket = answer["ticket"].as_str().context("the node answered without a ticket")?;
+    output(ticket);
+    report(&format!(
+        "On your teammate's device, run:\n\n    ferrex join {ticket}\n\nIt gives one device \
+         {} access to {} and expires at {}. Remove a member with `ferrex share remove NAME`.",
+        answer["role"].as_str().unwrap_or("?"),
+        answer["project"].as_str().unwrap_or("?"),
+        answer["expires_at"].as_str().unwrap_or("?"),
+    ));
+    Ok(())
+}
+
+/// `ferrex join` with a share's ticket: shows what joining brings, asks,
+/// then joins.
+pub async fn join(
+    home: &Home,
+    ticket: &str,
+    yes: bool,
+    start_args: &[String],
+) -> anyhow::Result<()> {
+    // A malformed ticket is refused before any node starts or anything is dialed.
+    let parsed: ShareTicket = ticket.parse()?;
+    let preview =
+        ask_starting(home, start_args, &Request::SharePreview { ticket: ticket.to_owned() })
+            .await?;
+    report(&format!(
+        "{} shares the project {} with this device: {} access, {} memories now. Only that \
+         project's share comes here; what this device holds stays its own (its memories of \
+         the same project included).",
+        preview["name"].as_str().unwrap_or(&parsed.name),
+        preview["project"].as_str().unwrap_or(&parsed.project),
+        preview["role"].as_str().unwrap_or("?"),
+        preview["memories"].as_u64().unwrap_or(0),
+    ));
+    if !yes && !confirm("Join it?", "not joining")? {
+        report("not joined");
+        return Ok(());
+    }
+    let answer =
+        ask_starting(home, start_args, &Request::JoinShare { ticket: ticket.to_owned() }).await?;
+    report(&format!(
+        "joined {} ({}): its memories arrive now, and recall in that project reads them \
+         (each result names the share's namespace {}). See `ferrex peers`.",
+        answer["project"].as_str().unwrap_or("?"),
+        answer["role"].as_str().unwrap_or("?"),
+        answer["namespace"].as_str().unwrap_or("?"),
+    ));
+    Ok(())
+}
+
+/// `ferrex share remove MEMBER [--project P]`.
+pub async fn remove(home: &Home, member: &str, project: Option<&str>) -> anyhow::Result<()> {
+    let request =
+        Request::RemoveMember { project: project.map(str::to_owned), member: member.to_owned() };
+    let answer = ask_starting(home, &[], &request).await?;
+    let removed: Vec<String> = answer["removed"]
+        .as_array()
+        .map(|removed| {
+            removed
+                .iter()
+                .map(|device| {
+                    format!(
+                        "{} ({})",
+                        device["name"]
+                            .as_str()
+                            .filter(|name| !name.is_empty())
+                            .unwrap_or("unnamed"),
+                        status::short_id(device["id"].as_str().unwrap_or_default())
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if removed.is_empty() {
+        bail!("nothing was removed");
+    }
+    report(&format!(
+        "removed from {}: {}. Every member stops serving them as soon as it hears (at once when \
+         online); nothing stored from now on reaches them. What they hold already stays with them.",
+        answer["project"].as_str().unwrap_or("?"),
+        removed.join(", "),
+    ));
+    Ok(())
+}
+
+/// The shares of a status, as `ferrex peers` shows them under "your
+/// devices".
+pub fn shares_table(status: &Value) -> String {
+    let mut out = String::new();
+    for share in status["shares"].as_array().into_iter().flatten() {
+        out.push_str(&format!(
+            "\nShared project {} (you: {}):\n",
+            share["project"].as_str().unwrap_or("?"),
+            share["role"].as_str().unwrap_or("removed"),
+        ));
+        let members: Vec<&Value> = share["members"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|member| member["own"] != true)
+            .collect();
+        if members.is_empty() {
+            out.push_str("  no member besides your own devices yet\n");
+        }
+        for member in members {
+            let granted_by = member["granted_by"].as_str().unwrap_or_default();
+            out.push_str(&format!(
+                "  {:<20} {}  {:<6} granted by {}  {}\n",
+                member["name"].as_str().filter(|name| !name.is_empty()).unwrap_or("unnamed"),
+                status::short_id(member["id"].as_str().unwrap_or_default()),
+                member["role"].as_str().unwrap_or("?"),
+                status::short_id(granted_by),
+                if member["online"] == true { "online" } else { "offline" },
+            ));
+        }
+    }
+    out
+}
+
+/// Per share and member, what each side lacks and what was refused, as
+/// `ferrex sync status` shows them.
+pub fn shares_sync_table(status: &Value) -> String {
+    let mut out = String::new();
+    for share in status["shares"].as_array().into_iter().flatten() {
+        out.push_str(&format!("\nShared project {}:\n", share["project"].as_str().unwrap_or("?")));
+        for member in share["members"].as_array().into_iter().flatten() {
+            if member["own"] == true {
+                continue;
+            }
+            let docs = member["docs"].as_array().cloned().unwrap_or_default();
+            let lack = |key: &str| -> String {
+                if docs.iter().any(|doc| doc[key].is_null()) || docs.is_empty() {
+                    return "unknown".into();
+                }
+                docs.iter().map(|doc| doc[key].as_u64().unwrap_or(0)).sum::<u64>().to_string()
+            };
+            out.push_str(&format!(
+                "  {:<20} {}  they lack {}, we lack {}, refused {}{}\n",
+                member["name"].as_str().filter(|name| !name.is_empty()).unwrap_or("unnamed"),
+                status::short_id(member["id"].as_str().unwrap_or_default()),
+                lack("they_lack"),
+                lack("we_lack"),
+                member["refused"].as_u64().unwrap_or(0),
+                if member["online"] == true { "" } else { " (offline: as last known)" },
+            ));
+        }
+    }
+    out
+}

@@ -1,0 +1,1045 @@
+//! Shares on the network (docs/sharing.md): the `ferrex/share/1` protocol
+//! and the sessions of a share's members.
+//!
+//! - **Joining.** A teammate's device shows what a ticket brings
+//!   ([`ShareRequest::Preview`]: the project, the role, how many memories;
+//!   the secret is checked, not used up), then joins with it
+//!   ([`ShareRequest::Join`]): the inviting device redeems the secret once,
+//!   throttled as pairing is, signs the grant and answers with the share's
+//!   statements. The teammate never enters the person's registry.
+//! - **Members.** Two members open a connection with an exchange of the
+//!   share's statements ([`ShareRequest::Member`]), each taking what the
+//!   rules entitle; then, if each is a member by what it holds, a session
+//!   of the share's documents runs on the same stream ([`Scope::Share`],
+//!   read-only for a member that may not write). When a share's statements
+//!   change on a device, every session of it ends, refused at once if the
+//!   member is gone, and the next exchange carries the news.
+//! - **The person's devices** tell each other of every share they hold,
+//!   with its project and statements ([`ShareRequest::Own`]), when a sync
+//!   connection between them opens and when a share changes. A share's
+//!   documents travel between them in their own sessions, which carry
+//!   every namespace. Each device grants its paired devices the role it
+//!   holds, and revokes those the registry revokes.
+
+use std::{collections::BTreeSet, net::SocketAddr, sync::Arc, time::Instant};
+
+use ferrex_core::Namespace;
+use iroh::{
+    EndpointAddr, EndpointId, TransportAddr,
+    endpoint::{Connection, RecvStream, SendStream},
+    protocol::{AcceptError, ProtocolHandler},
+};
+use rand::RngExt;
+
+use super::{DIAL_TIMEOUT, DUPLICATE, Inner, JoinError, NOT_PAIRED, Network, PAIR_TIMEOUT, random};
+use crate::{
+    DocStatus, PeerRecord,
+    link::Dialer,
+    membership::{Action, Membership, Role, ShareId},
+    pairing::{Refusal, ShareInvite},
+    peers::doc_statuses,
+    replica::lock,
+    session::{Scope, short},
+    shares::namespace_of,
+    ticket::ShareTicket,
+    wire::{
+        MAX_SHARE_BYTES, OwnShare, SHARE_ALPN, ShareReply, ShareRequest, read_frame, write_frame,
+    },
+};
+
+/// Close code of a member's session ended because the share's statements
+/// changed: the next exchange carries them.
+const MEMBERS_CHANGED: u32 = 205;
+
+/// The slot of `peer`'s session of `share`: apart from the slot of a
+/// paired device (its id alone), and from its sessions of other shares.
+fn member_key(peer: &str, share: &ShareId) -> String {
+    format!("{peer}.{}", &share.to_hex()[..16])
+}
+
+/// A device id (hex) as a member's key.
+fn device_bytes(peer: &str) -> Option<[u8; 32]> {
+    peer.parse::<EndpointId>().ok().map(|id| *id.as_bytes())
+}
+
+/// What joining a share brings, as the inviting device says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SharePreview {
+    /// The project shared.
+    pub project: String,
+    /// The role the ticket gives.
+    pub role: Role,
+    /// Memories in the share now.
+    pub memories: u64,
+    /// The inviting device's name.
+    pub name: String,
+}
+
+/// A member removed from a share.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemovedMember {
+    /// The devices no longer members (the one named, and those it added).
+    pub devices: Vec<(String, String)>,
+}
+
+/// How a share stands on this device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShareStatus {
+    /// The share's id (hex).
+    pub share: String,
+    /// The project it shares.
+    pub project: String,
+    /// The namespace of its documents.
+    pub namespace: String,
+    /// This device's role.
+    pub role: Option<Role>,
+    /// Statements held.
+    pub statements: usize,
+    /// Every member but this device.
+    pub members: Vec<MemberStatus>,
+}
+
+/// How one member of a share stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemberStatus {
+    /// Its device id (hex).
+    pub device: String,
+    /// Its name, as it gave it (or as the registry has it).
+    pub name: Option<String>,
+    /// Its role.
+    pub role: Role,
+    /// The device that granted it (hex).
+    pub granted_by: String,
+    /// One of this person's own devices (its documents travel in the own
+    /// devices' sessions).
+    pub own: bool,
+    /// A session of the share runs with it now.
+    pub online: bool,
+    /// Per document of the share: what each side lacks.
+    pub docs: Vec<DocStatus>,
+    /// Frames and changes of it this device refused (outside the share,
+    /// or from a member that may not write), in the current session.
+    pub refused: u64,
+}
+
+impl Network {
+    /// A ticket to `share` giving `role`, that expires after `ttl` and
+    /// works once. Refused when this device may not grant `role` there.
+    pub fn share_invite(
+        &self,
+        share: &ShareId,
+        role: Role,
+        ttl: std::time::Duration,
+    ) -> Result<ShareTicket, String> {
+        let inner = &self.inner;
+        let shares = lock(&inner.shares);
+        let held = shares.get(share).ok_or("this device does not hold that share")?;
+        let mine = held.membership().role_of(inner.identity.id().as_bytes());
+        match mine {
+            Some(mine) if mine >= role => {}
+            Some(mine) => {
+                return Err(format!(
+                    "this device is a {} of the share and may grant at most that",
+                    mine.as_str()
+                ));
+            }
+            None => return Err("this device is no longer a member of the share".into()),
+        }
+        let project = held.record.project.clone();
+        drop(shares);
+        let now = (inner.clock)();
+        let secret: [u8; 32] = rand::rng().random();
+        let expires_at = ferrex_core::Timestamp(now.0 + ttl.as_millis() as i64);
+        let invite = ShareInvite { share: *share, project: project.clone(), role };
+        lock(&inner.invites).create_share(&secret, expires_at, now, invite);
+        let addr = EndpointAddr::from_parts(
+            inner.identity.id(),
+            inner.addrs().into_iter().map(TransportAddr::Ip),
+        );
+        Ok(ShareTicket {
+            addr,
+            share: *share,
+            project,
+            role,
+            secret,
+            expires_at,
+            name: inner.name.clone(),
+        })
+    }
+
+    /// What joining with `ticket` would bring, as the inviting device says
+    /// (the secret is checked, not used up).
+    pub async fn preview_share(&self, ticket: &ShareTicket) -> Result<SharePreview, JoinError> {
+        self.inner.check_ticket(ticket)?;
+        let request = ShareRequest::Preview { share: ticket.share, secret: ticket.secret };
+        match self.inner.ask(&ticket.addr, &request).await? {
+            ShareReply::Preview { project, role, memories, name } => {
+                Ok(SharePreview { project, role, memories, name })
+            }
+            ShareReply::Refused(refusal) => Err(JoinError::Refused(refusal)),
+            other => Err(self.inner.unexpected(&ticket.addr, &other)),
+        }
+    }
+
+    /// Joins the share of `ticket`: this device becomes a member with the
+    /// role the inviting device recorded, holds the share, and grants it to
+    /// the person's other devices. Returns the share and the project.
+    pub async fn join_share(
+        &self,
+        ticket: &ShareTicket,
+    ) -> Result<(ShareId, Namespace), JoinError> {
+        let inner = &self.inner;
+        inner.check_ticket(ticket)?;
+        let request = ShareRequest::Join {
+            share: ticket.share,
+            secret: ticket.secret,
+            name: inner.name.clone(),
+            addrs: inner.addrs(),
+        };
+        let (project, statements, name, mut addrs) = match inner.ask(&ticket.addr, &request).await?
+        {
+            ShareReply::Joined { project, statements, name, addrs } => {
+                (project, statements, name, addrs)
+            }
+            ShareReply::Refused(refusal) => return Err(JoinError::Refused(refusal)),
+            other => return Err(inner.unexpected(&ticket.addr, &other)),
+        };
+        let project = Namespace::parse(&project)
+            .map_err(|_| JoinError::Refused(Refusal::BadProject(project.clone())))?;
+        for addr in ticket.addr.ip_addrs() {
+            if !addrs.contains(addr) {
+                addrs.push(*addr);
+            }
+        }
+        let inviter = ticket.addr.id.to_string();
+        {
+            let mut shares = lock(&inner.shares);
+            shares
+                .adopt(
+                    ticket.share,
+                    &project,
+                    statements.iter().map(Vec::as_slice),
+                    (inner.clock)(),
+                )
+                .map_err(|error| match error {
+                    crate::shares::ShareError::Default | crate::shares::ShareError::OfShare(_) => {
+                        JoinError::Refused(Refusal::BadProject(project.to_string()))
+                    }
+                    other => JoinError::Refused(Refusal::Internal(other.to_string())),
+                })?;
+            let member = shares
+                .get(&ticket.share)
+                .and_then(|held| held.membership().role_of(inner.identity.id().as_bytes()));
+            if member.is_none() {
+                return Err(JoinError::Refused(Refusal::Internal(
+                    "the inviting device's statements do not make this device a member".into(),
+                )));
+            }
+            if let Err(error) = shares.note_contact(&ticket.share, &inviter, &name, &addrs) {
+                tracing::warn!("could not record the inviting device's address: {error}");
+            }
+        }
+        tracing::info!(share = %short(&ticket.share.to_hex()), %project, "joined a shared project");
+        inner.grant_own_devices();
+        inner.share_changed(&ticket.share);
+        Ok((ticket.share, project))
+    }
+
+    /// Revokes every grant to `device` (hex, a unique prefix, or a member's
+    /// unique name) in `share`, and so what was granted through them. What
+    /// it holds already stays with it.
+    pub fn remove_member(&self, share: &ShareId, device: &str) -> Result<RemovedMember, String> {
+        let inner = &self.inner;
+        let now = (inner.clock)();
+        let mut shares = lock(&inner.shares);
+        let held = shares.get(share).ok_or("this device does not hold that share")?;
+        let membership = held.membership();
+        let names = |id: &[u8; 32]| inner.member_name(held, &hex::encode(id));
+        let matching: Vec<[u8; 32]> = membership
+            .members()
+            .into_iter()
+            .map(|member| member.device)
+            .filter(|id| {
+                let hex = hex::encode(id);
+                hex == device
+                    || (device.len() >= 4 && hex.starts_with(device))
+                    || names(id).as_deref() == Some(device)
+            })
+            .collect();
+        let target = match matching.as_slice() {
+            [one] => *one,
+            [] => return Err(format!("no member of the share is {device:?}")),
+            _ => return Err(format!("{device:?} names more than one member; give more of its id")),
+        };
+        if target == *inner.identity.id().as_bytes() {
+            return Err("this is this device; remove it from another admin's device".into());
+        }
+        let grants = membership.grants_to(&target);
+        let falling: Vec<(String, String)> = membership
+            .falls_with(&grants)
+            .iter()
+            .map(|id| (hex::encode(id), names(id).unwrap_or_default()))
+            .collect();
+        for grant in grants {
+            let signed = shares
+                .sign(share, inner.identity.secret(), Action::Revoke { grant }, now)
+                .map_err(|error| error.to_string())?;
+            if signed.is_none() {
+                return Err(
+                    "this device may not remove that member: only an admin, or the member that \
+                     added it, may"
+                        .into(),
+                );
+            }
+        }
+        drop(shares);
+        inner.share_changed(share);
+        Ok(RemovedMember { devices: falling })
+    }
+
+    /// Tells the network that `share` changed on this device (created, its
+    /// statements signed here): sessions of it start again with the news,
+    /// and the person's other devices hear of it.
+    pub fn share_changed(&self, share: &ShareId) {
+        self.inner.grant_own_devices();
+        self.inner.share_changed(share);
+    }
+
+    /// How every share held stands, asking members with a session how many
+    /// changes this node lacks (waiting at most `timeout` for each).
+    pub async fn shares(&self, timeout: std::time::Duration) -> Vec<ShareStatus> {
+        let inner = &self.inner;
+        let registry = inner.replica.registry();
+        let me = *inner.identity.id().as_bytes();
+        let mut statuses = Vec::new();
+        let held: Vec<Snapshot> = {
+            let shares = lock(&inner.shares);
+            shares
+                .all()
+                .map(|held| {
+                    let membership = held.membership();
+                    let names = membership
+                        .members()
+                        .iter()
+                        .map(|member| {
+                            let hex = hex::encode(member.device);
+                            let name = inner.member_name(held, &hex);
+                            (hex, name)
+                        })
+                        .collect();
+                    Snapshot {
+                        share: held.id,
+                        project: held.record.project.clone(),
+                        namespace: held.record.namespace.clone(),
+                        statements: held.statements.len(),
+                        membership,
+                        names,
+                    }
+                })
+                .collect()
+        };
+        for Snapshot { share, project, namespace, statements, membership, names } in held {
+            let mut members = Vec::new();
+            for member in membership.members() {
+                if member.device == me {
+                    continue;
+                }
+                let device = hex::encode(member.device);
+                let own = registry.is_paired(&device);
+                let key = if own { device.clone() } else { member_key(&device, &share) };
+                let session = lock(&inner.slots)
+                    .get(&key)
+                    .and_then(|slot| slot.live.as_ref())
+                    .and_then(|live| live.session.clone());
+                if let Some(session) = &session {
+                    session.ask_status(timeout).await;
+                }
+                let (record, refused) = match &session {
+                    Some(session) => (
+                        lock(&session.shared.record).clone(),
+                        session.shared.refused.load(std::sync::atomic::Ordering::Relaxed),
+                    ),
+                    None => (PeerRecord::load(&inner.state_dir, &key), 0),
+                };
+                let namespace = Namespace::parse(&namespace).ok();
+                let docs = doc_statuses(&inner.replica, &record)
+                    .into_iter()
+                    .filter(|status| status.doc.namespace() == namespace.as_ref())
+                    .collect();
+                let online = session.is_some_and(|session| {
+                    session.shared.bytes_received.load(std::sync::atomic::Ordering::Relaxed) > 0
+                });
+                let name = names
+                    .iter()
+                    .find(|(hex, _)| *hex == device)
+                    .and_then(|(_, name)| name.clone())
+                    .or_else(|| registry.name_of(&device));
+                members.push(MemberStatus {
+                    device,
+                    name,
+                    role: member.role,
+                    granted_by: hex::encode(member.granted_by),
+                    own,
+                    online,
+                    docs,
+                    refused,
+                });
+            }
+            statuses.push(ShareStatus {
+                share: share.to_hex(),
+                project,
+                namespace,
+                role: membership.role_of(&me),
+                statements,
+                members,
+            });
+        }
+        statuses
+    }
+}
+
+/// A share as it stood when `Network::shares` read it.
+struct Snapshot {
+    share: ShareId,
+    project: String,
+    namespace: String,
+    statements: usize,
+    membership: Membership,
+    /// Each member's device (hex) and name.
+    names: Vec<(String, Option<String>)>,
+}
+
+/// A member whose session follows an exchange: the share, and what it
+/// said of itself.
+struct Hello {
+    share: ShareId,
+    name: String,
+    addrs: Vec<SocketAddr>,
+}
+
+impl Inner {
+    /// Refuses a ticket this device made, or one expired.
+    fn check_ticket(&self, ticket: &ShareTicket) -> Result<(), JoinError> {
+        let now = (self.clock)();
+        if ticket.addr.id == self.identity.id() {
+            return Err(JoinError::OwnTicket);
+        }
+        if now.0 >= ticket.expires_at.0 {
+            return Err(JoinError::Expired((now.0 - ticket.expires_at.0) / 1000));
+        }
+        Ok(())
+    }
+
+    /// A member's name: what it said of itself, else the registry's.
+    fn member_name(&self, held: &crate::shares::HeldShare, device: &str) -> Option<String> {
+        held.record
+            .contacts
+            .get(device)
+            .map(|contact| contact.name.clone())
+            .filter(|name| !name.is_empty())
+            .or_else(|| self.replica.registry().name_of(device))
+    }
+
+    fn unexpected(&self, addr: &EndpointAddr, reply: &ShareReply) -> JoinError {
+        JoinError::Unreachable {
+            addrs: addrs_text(addr),
+            reason: format!("it answered out of turn: {reply:?}"),
+        }
+    }
+
+    /// Sends one request to `addr` and reads its answer; the connection
+    /// closes after.
+    async fn ask(
+        &self,
+        addr: &EndpointAddr,
+        request: &ShareRequest,
+    ) -> Result<ShareReply, JoinError> {
+        let unreachable =
+            |reason: String| JoinError::Unreachable { addrs: addrs_text(addr), reason };
+        let exchange = async {
+            let connection = self
+                .endpoint
+                .connect(addr.clone(), SHARE_ALPN)
+                .await
+                .map_err(|error| unreachable(error.to_string()))?;
+            let (mut send, mut recv) =
+                connection.open_bi().await.map_err(|error| unreachable(error.to_string()))?;
+            write_frame(&mut send, request)
+                .await
+                .map_err(|error| unreachable(error.to_string()))?;
+            let _ = send.finish();
+            let reply = read_frame::<ShareReply>(&mut recv, MAX_SHARE_BYTES)
+                .await
+                .map_err(|error| unreachable(error.to_string()))?
+                .map(|(reply, _)| reply)
+                .ok_or_else(|| unreachable("it closed the connection without answering".into()))?;
+            connection.close(0u32.into(), b"done");
+            Ok::<_, JoinError>(reply)
+        };
+        tokio::time::timeout(PAIR_TIMEOUT, exchange)
+            .await
+            .map_err(|_| unreachable(format!("no answer within {} s", PAIR_TIMEOUT.as_secs())))?
+    }
+
+    /// Every statement held of `share`.
+    fn statements_of(&self, share: &ShareId) -> Vec<Vec<u8>> {
+        lock(&self.shares)
+            .get(share)
+            .map(|held| {
+                held.statements
+                    .lacking_from(&BTreeSet::new())
+                    .into_iter()
+                    .map(<[u8]>::to_vec)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Takes what of `statements` the rules of `share` entitle; acts on
+    /// the change when any is new.
+    fn take_statements(self: &Arc<Self>, share: &ShareId, statements: &[Vec<u8>]) {
+        let taken = lock(&self.shares).take(share, statements.iter().map(Vec::as_slice));
+        match taken {
+            Ok(0) => {}
+            Ok(count) => {
+                tracing::debug!(share = %short(&share.to_hex()), count, "took a share's statements");
+                self.share_changed(share);
+            }
+            Err(error) => tracing::warn!("could not keep a share's statements: {error}"),
+        }
+    }
+
+    /// `share`'s statements changed here: every session of it ends (a
+    /// member gone is refused at its next exchange, the others hear the
+    /// news in it), and the person's devices connected now are told.
+    fn share_changed(self: &Arc<Self>, share: &ShareId) {
+        self.refresh_read_only();
+        let suffix = format!(".{}", &share.to_hex()[..16]);
+        let own: Vec<String> = {
+            let slots = lock(&self.slots);
+            for (key, slot) in slots.iter() {
+                if key.ends_with(&suffix)
+                    && let Some(live) = &slot.live
+                {
+                    live.connection.close(MEMBERS_CHANGED.into(), b"the share's members changed");
+                }
+            }
+            slots
+                .iter()
+                .filter(|(key, slot)| {
+                    !key.contains('.')
+                        && slot
+                            .live
+                            .as_ref()
+                            .is_some_and(|live| live.connection.close_reason().is_none())
+                })
+                .map(|(key, _)| key.clone())
+                .collect()
+        };
+        for peer in own {
+            tokio::spawn(self.clone().exchange_own(peer));
+        }
+        self.wake.notify_one();
+    }
+
+    /// Makes the namespaces of the shares this device may not write (its
+    /// role is read, or it was removed) refuse writes here.
+    pub(super) fn refresh_read_only(&self) {
+        let me = *self.identity.id().as_bytes();
+        let read_only = lock(&self.shares)
+            .all()
+            .filter(|held| held.membership().role_of(&me).is_none_or(|role| role < Role::Write))
+            .map(|held| held.namespace())
+            .collect();
+        self.replica.set_read_only(read_only);
+    }
+
+    /// Every share held, as the person's devices tell each other.
+    fn own_shares(&self) -> Vec<OwnShare> {
+        lock(&self.shares)
+            .all()
+            .map(|held| OwnShare {
+                share: held.id,
+                project: held.record.project.clone(),
+                statements: held
+                    .statements
+                    .lacking_from(&BTreeSet::new())
+                    .into_iter()
+                    .map(<[u8]>::to_vec)
+                    .collect(),
+                contacts: held
+                    .record
+                    .contacts
+                    .iter()
+                    .map(|(device, contact)| {
+                        (device.clone(), contact.name.clone(), contact.addrs.clone())
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// Takes the shares one of the person's own devices holds: those new
+    /// here are held from now on, the statements of the others taken.
+    fn take_own(self: &Arc<Self>, shares: Vec<OwnShare>) {
+        for own in shares.into_iter().take(256) {
+            let Ok(project) = Namespace::parse(&own.project) else { continue };
+            let (adopted, taken) = {
+                let mut held = lock(&self.shares);
+                let before = held.get(&own.share).map(|held| held.statements.len());
+                let adopted = match held.adopt(
+                    own.share,
+                    &project,
+                    own.statements.iter().map(Vec::as_slice),
+                    (self.clock)(),
+                ) {
+                    Ok(adopted) => adopted,
+                    Err(error) => {
+                        tracing::warn!("could not take a share of another own device: {error}");
+                        continue;
+                    }
+                };
+                for (device, name, addrs) in own.contacts.iter().take(64) {
+                    let known = held
+                        .get(&own.share)
+                        .is_some_and(|share| share.record.contacts.contains_key(device));
+                    if !known && let Err(error) = held.note_contact(&own.share, device, name, addrs)
+                    {
+                        tracing::warn!("could not record a member's address: {error}");
+                    }
+                }
+                let after = held.get(&own.share).map(|held| held.statements.len());
+                (adopted, after != before)
+            };
+            if adopted {
+                tracing::info!(share = %short(&own.share.to_hex()), %project, "holding a share of another own device");
+            }
+            if adopted || taken {
+                self.share_changed(&own.share);
+            }
+        }
+    }
+
+    /// Tells the person's device `peer` of every share held, and takes
+    /// those it holds.
+    pub(super) async fn exchange_own(self: Arc<Self>, peer: String) {
+        let Ok(addr) = self.addr_of(&peer) else { return };
+        let request = ShareRequest::Own { shares: self.own_shares() };
+        match self.ask(&addr, &request).await {
+            Ok(ShareReply::Own { shares }) => self.take_own(shares),
+            Ok(ShareReply::Refused(refusal)) => {
+                tracing::debug!(peer = %short(&peer), "the device refused its shares: {refusal}");
+            }
+            Ok(other) => tracing::debug!(peer = %short(&peer), "unexpected answer: {other:?}"),
+            Err(error) => {
+                tracing::debug!(peer = %short(&peer), "could not exchange shares: {error}")
+            }
+        }
+    }
+
+    /// Grants each paired device of the person's (never granted in a share
+    /// before) the role this device holds there, and revokes the grants of
+    /// devices the registry revoked.
+    pub(super) fn grant_own_devices(self: &Arc<Self>) {
+        let registry = self.replica.registry();
+        let paired: Vec<[u8; 32]> = registry
+            .paired()
+            .iter()
+            .filter(|id| **id != self.me)
+            .filter_map(|id| device_bytes(id))
+            .collect();
+        let revoked: Vec<[u8; 32]> =
+            lock(&self.revoked).iter().filter_map(|id| device_bytes(id)).collect();
+        let me = *self.identity.id().as_bytes();
+        let now = (self.clock)();
+        let mut changed = Vec::new();
+        let mut shares = lock(&self.shares);
+        let ids: Vec<ShareId> = shares.all().map(|held| held.id).collect();
+        for share in ids {
+            let Some(held) = shares.get(&share) else { continue };
+            let membership = held.membership();
+            let Some(role) = membership.role_of(&me) else { continue };
+            let ever_granted: BTreeSet<[u8; 32]> = membership
+                .statements()
+                .filter_map(|statement| statement.grants().map(|(device, _)| device))
+                .collect();
+            let mut actions: Vec<Action> = paired
+                .iter()
+                .filter(|device| !ever_granted.contains(*device) && !revoked.contains(device))
+                .map(|device| Action::Grant { device: *device, role })
+                .collect();
+            for device in &revoked {
+                actions.extend(
+                    membership.grants_to(device).into_iter().map(|grant| Action::Revoke { grant }),
+                );
+            }
+            for action in actions {
+                match shares.sign(&share, self.identity.secret(), action, now) {
+                    Ok(Some(_)) => changed.push(share),
+                    Ok(None) => {}
+                    Err(error) => tracing::warn!("could not sign a share's statement: {error}"),
+                }
+            }
+        }
+        drop(shares);
+        changed.dedup();
+        for share in changed {
+            self.share_changed(&share);
+        }
+    }
+
+    /// The members of held shares this device should have a session with
+    /// and has not (the person's own devices sync in their own sessions),
+    /// when their backoff allows.
+    pub(super) fn members_to_dial(&self, now: Instant) -> Vec<(ShareId, String, Vec<SocketAddr>)> {
+        let registry = self.replica.registry();
+        let me = *self.identity.id().as_bytes();
+        let wanted: Vec<(ShareId, String, Vec<SocketAddr>)> = {
+            let shares = lock(&self.shares);
+            shares
+                .all()
+                .flat_map(|held| {
+                    let membership = held.membership();
+                    let member = membership.role_of(&me).is_some();
+                    membership
+                        .members()
+                        .into_iter()
+                        .filter(move |_| member)
+                        .map(|member| hex::encode(member.device))
+                        .filter(|device| *device != self.me && !registry.is_paired(device))
+                        .filter_map(|device| {
+                            let addrs = held.record.contacts.get(&device)?.addrs.clone();
+                            (!addrs.is_empty()).then_some((held.id, device, addrs))
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        };
+        let mut slots = lock(&self.slots);
+        wanted
+            .into_iter()
+            .filter(|(share, device, _)| {
+                let slot = slots.entry(member_key(device, share)).or_default();
+                let connected =
+                    slot.live.as_ref().is_some_and(|live| live.connection.close_reason().is_none());
+                slot.link.start_dial(connected, now)
+            })
+            .collect()
+    }
+
+    /// Dials `peer`, a member of `share`, for an exchange and a session.
+    pub(super) async fn dial_member(
+        self: Arc<Self>,
+        share: ShareId,
+        peer: String,
+        addrs: Vec<SocketAddr>,
+    ) {
+        let key = member_key(&peer, &share);
+        let outcome: Result<_, String> = async {
+            let id: EndpointId = peer.parse().map_err(|_| "bad device id".to_owned())?;
+            let addr = EndpointAddr::from_parts(id, addrs.into_iter().map(TransportAddr::Ip));
+            let connection =
+                tokio::time::timeout(DIAL_TIMEOUT, self.endpoint.connect(addr, SHARE_ALPN))
+                    .await
+                    .map_err(|_| format!("no answer within {} s", DIAL_TIMEOUT.as_secs()))?
+                    .map_err(|error| error.to_string())?;
+            let (mut send, mut recv) = tokio::time::timeout(DIAL_TIMEOUT, connection.open_bi())
+                .await
+                .map_err(|_| "no stream".to_owned())?
+                .map_err(|error| error.to_string())?;
+            let request = ShareRequest::Member {
+                share,
+                statements: self.statements_of(&share),
+                name: self.name.clone(),
+                addrs: self.addrs(),
+            };
+            write_frame(&mut send, &request).await.map_err(|error| error.to_string())?;
+            let reply = tokio::time::timeout(
+                PAIR_TIMEOUT,
+                read_frame::<ShareReply>(&mut recv, MAX_SHARE_BYTES),
+            )
+            .await
+            .map_err(|_| "no answer".to_owned())?
+            .map_err(|error| error.to_string())?
+            .map(|(reply, _)| reply)
+            .ok_or("it closed the stream")?;
+            Ok((connection, send, recv, reply))
+        }
+        .await;
+        let succeeded = matches!(&outcome, Ok((_, _, _, ShareReply::Member { .. })));
+        {
+            let mut slots = lock(&self.slots);
+            let slot = slots.entry(key.clone()).or_default();
+            if succeeded {
+                slot.link.dial_succeeded();
+            } else {
+                slot.link.dial_failed(Instant::now(), random());
+            }
+        }
+        let (connection, send, recv, reply) = match outcome {
+            Ok(dialed) => dialed,
+            Err(reason) => {
+                tracing::debug!(peer = %short(&peer), "dialing a share's member failed: {reason}");
+                return;
+            }
+        };
+        let ShareReply::Member { statements, name, addrs } = reply else {
+            tracing::info!(peer = %short(&peer), "a share's member refused this device: {reply:?}");
+            connection.close(0u32.into(), b"refused");
+            return;
+        };
+        self.member_session(
+            share,
+            peer,
+            name,
+            addrs,
+            statements,
+            connection,
+            send,
+            recv,
+            Dialer::ThisDevice,
+        )
+        .await;
+    }
+
+    /// After an exchange with `peer` of `share`: takes its statements and
+    /// its word on itself, then runs the session if both are members.
+    #[allow(clippy::too_many_arguments, reason = "the parts of one exchange")]
+    async fn member_session(
+        self: &Arc<Self>,
+        share: ShareId,
+        peer: String,
+        name: String,
+        addrs: Vec<SocketAddr>,
+        statements: Vec<Vec<u8>>,
+        connection: Connection,
+        send: SendStream,
+        recv: RecvStream,
+        dialer: Dialer,
+    ) {
+        self.take_statements(&share, &statements);
+        if let Err(error) = lock(&self.shares).note_contact(&share, &peer, &name, &addrs) {
+            tracing::warn!("could not record a member's address: {error}");
+        }
+        let key = member_key(&peer, &share);
+        let scope_now = |inner: &Inner| -> Option<Scope> {
+            let shares = lock(&inner.shares);
+            let membership = shares.get(&share)?.membership();
+            membership.role_of(inner.identity.id().as_bytes())?;
+            let role = membership.role_of(&device_bytes(&peer)?)?;
+            Some(Scope::Share { namespace: namespace_of(&share), read_only: role < Role::Write })
+        };
+        let Some(scope) = scope_now(self) else {
+            connection.close(NOT_PAIRED.into(), b"not a member of the share");
+            return;
+        };
+        // Checked again under the slots lock: a revocation taken meanwhile
+        // closes the sessions it finds there, and this one is not yet.
+        if !self
+            .admit_as(&key, &peer, &connection, dialer, || scope_now(self).as_ref() == Some(&scope))
+        {
+            connection.close(DUPLICATE.into(), b"duplicate connection");
+            return;
+        }
+        self.serve_as(key, scope, connection, send, recv).await;
+    }
+
+    /// Answers one request on a `ferrex/share/1` connection from `from`;
+    /// `Some` when a member's session follows, with its statements, name and addresses.
+    fn answer(
+        self: &Arc<Self>,
+        from: EndpointId,
+        request: ShareRequest,
+    ) -> (ShareReply, Option<Hello>) {
+        let peer = from.to_string();
+        let own =
+            self.allowed.read().unwrap_or_else(std::sync::PoisonError::into_inner).contains(&from);
+        match request {
+            ShareRequest::Preview { share, secret } => (self.preview(&peer, share, &secret), None),
+            ShareRequest::Join { share, secret, name, addrs } => {
+                (self.admit_joiner(&peer, share, &secret, &name, &addrs), None)
+            }
+            ShareRequest::Own { shares } if own => {
+                self.take_own(shares);
+                (ShareReply::Own { shares: self.own_shares() }, None)
+            }
+            ShareRequest::Own { .. } => (ShareReply::Refused(Refusal::NotMember), None),
+            ShareRequest::Member { share, statements, name, addrs } => {
+                if lock(&self.shares).get(&share).is_none() {
+                    return (ShareReply::Refused(Refusal::UnknownShare), None);
+                }
+                self.take_statements(&share, &statements);
+                let member = {
+                    let shares = lock(&self.shares);
+                    shares.get(&share).is_some_and(|held| {
+                        let membership = held.membership();
+                        membership.role_of(self.identity.id().as_bytes()).is_some()
+                            && membership.role_of(from.as_bytes()).is_some()
+                    })
+                };
+                if !member {
+                    tracing::info!(peer = %short(&peer), "refused a device that is not a member of the share");
+                    return (ShareReply::Refused(Refusal::NotMember), None);
+                }
+                let reply = ShareReply::Member {
+                    statements: self.statements_of(&share),
+                    name: self.name.clone(),
+                    addrs: self.addrs(),
+                };
+                // The person's own devices hold the share's documents in
+                // their own sessions.
+                let session = (!own).then_some(Hello { share, name, addrs });
+                (reply, session)
+            }
+        }
+    }
+
+    /// What joining `share` with `secret` would bring.
+    fn preview(&self, peer: &str, share: ShareId, secret: &[u8; 32]) -> ShareReply {
+        let now = (self.clock)();
+        let mut throttle = lock(&self.throttle);
+        if let Err(wait) = throttle.check(peer, now) {
+            return ShareReply::Refused(Refusal::Throttled {
+                retry_after_secs: wait.as_secs().max(1),
+            });
+        }
+        let invite = match lock(&self.invites).peek_share(secret, share, now) {
+            Ok(invite) => invite,
+            Err(refusal) => {
+                throttle.failed(peer, now);
+                return ShareReply::Refused(refusal);
+            }
+        };
+        drop(throttle);
+        let namespace = namespace_of(&share);
+        let memories = self
+            .replica
+            .stats()
+            .iter()
+            .filter(|stat| stat.id.namespace() == Some(&namespace))
+            .map(|stat| stat.memories as u64)
+            .sum();
+        ShareReply::Preview {
+            project: invite.project,
+            role: invite.role,
+            memories,
+            name: self.name.clone(),
+        }
+    }
+
+    /// Takes `peer` into `share` with the invitation of `secret`.
+    fn admit_joiner(
+        self: &Arc<Self>,
+        peer: &str,
+        share: ShareId,
+        secret: &[u8; 32],
+        name: &str,
+        addrs: &[SocketAddr],
+    ) -> ShareReply {
+        let now = (self.clock)();
+        let Some(device) = device_bytes(peer) else {
+            return ShareReply::Refused(Refusal::UnknownSecret);
+        };
+        let mut throttle = lock(&self.throttle);
+        if let Err(wait) = throttle.check(peer, now) {
+            return ShareReply::Refused(Refusal::Throttled {
+                retry_after_secs: wait.as_secs().max(1),
+            });
+        }
+        if self.replica.registry().is_paired(peer) {
+            throttle.failed(peer, now);
+            return ShareReply::Refused(Refusal::Internal(
+                "that device is one of this person's own: it holds the share already".into(),
+            ));
+        }
+        let invite = match lock(&self.invites).redeem_share(secret, share, peer, now) {
+            Ok(invite) => invite,
+            Err(refusal) => {
+                throttle.failed(peer, now);
+                tracing::info!(peer = %short(peer), "refused a share's join: {refusal}");
+                return ShareReply::Refused(refusal);
+            }
+        };
+        throttle.succeeded(peer);
+        drop(throttle);
+        let grant = Action::Grant { device, role: invite.role };
+        let mut shares = lock(&self.shares);
+        match shares.sign(&share, self.identity.secret(), grant, now) {
+            Ok(Some(_)) => {}
+            Ok(None) => {
+                return ShareReply::Refused(Refusal::Internal(
+                    "this device may no longer grant that role in the share".into(),
+                ));
+            }
+            Err(error) => return ShareReply::Refused(Refusal::Internal(error.to_string())),
+        }
+        if let Err(error) = shares.note_contact(&share, peer, name, addrs) {
+            tracing::warn!("could not record the joiner's address: {error}");
+        }
+        let project =
+            shares.get(&share).map(|held| held.record.project.clone()).unwrap_or_default();
+        drop(shares);
+        tracing::info!(peer = %short(peer), role = invite.role.as_str(), "a device joined a shared project");
+        self.share_changed(&share);
+        ShareReply::Joined {
+            project,
+            statements: self.statements_of(&share),
+            name: self.name.clone(),
+            addrs: self.addrs(),
+        }
+    }
+}
+
+fn addrs_text(addr: &EndpointAddr) -> String {
+    addr.ip_addrs().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct ShareProtocol(pub(super) Arc<Inner>);
+
+impl ProtocolHandler for ShareProtocol {
+    async fn accept(&self, connection: Connection) -> Result<(), AcceptError> {
+        let inner = &self.0;
+        let from = connection.remote_id();
+        let exchange = async {
+            let (mut send, mut recv) =
+                connection.accept_bi().await.map_err(AcceptError::from_err)?;
+            let Some((request, _)) = read_frame::<ShareRequest>(&mut recv, MAX_SHARE_BYTES)
+                .await
+                .map_err(AcceptError::from_err)?
+            else {
+                return Ok(None);
+            };
+            let (reply, session) = inner.answer(from, request);
+            write_frame(&mut send, &reply).await.map_err(AcceptError::from_err)?;
+            Ok::<_, AcceptError>(Some((send, recv, session)))
+        };
+        let Ok(outcome) = tokio::time::timeout(PAIR_TIMEOUT, exchange).await else {
+            return Ok(());
+        };
+        let Some((mut send, recv, session)) = outcome? else { return Ok(()) };
+        match session {
+            Some(Hello { share, name, addrs }) => {
+                inner
+                    .member_session(
+                        share,
+                        from.to_string(),
+                        name,
+                        addrs,
+                        Vec::new(),
+                        connection,
+                        send,
+                        recv,
+                        Dialer::Peer,
+                    )
+                    .await;
+            }
+            None => {
+                let _ = send.finish();
+                // Let the answer reach the asker before the connection goes.
+                let _ = tokio::time::timeout(PAIR_TIMEOUT, connection.closed()).await;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,272 @@
+//! A project shared with a teammate's devices, between real `ferrex`
+//! processes on loopback with the real model (docs/sharing.md): the
+//! teammate gets the share and nothing else of the person's, a reader
+//! changes nothing, a removed member gets nothing new, and tickets work
+//! once, expire and name one share.
+
+#![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
+use std::time::Duration;
+
+use ferrex_tests::{Client, TestHome, eventually};
+use serde_json::{Value, json};
+
+/// How long a change may take to reach another device in these tests.
+const CONVERGE: Duration = Duration::from_secs(60);
+
+/// `ferrex share <project> [args]` on `home`; the ticket it prints.
+fn share(home: &TestHome, project: &str, args: &[&str]) -> String {
+    let mut command = vec!["share", project, "--yes"];
+    command.extend_from_slice(args);
+    let (ok, stdout, stderr) = home.run(&command);
+    assert!(ok, "ferrex share failed: {stderr}");
+    let ticket = stdout.trim().to_owned();
+    assert!(ticket.starts_with("ferrexshare") && !ticket.contains('\n'), "{stdout}");
+    ticket
+}
+
+/// `ferrex join <ticket> --yes` on `home`; (ok, stderr).
+fn join(home: &TestHome, ticket: &str) -> (bool, String) {
+    let (ok, stdout, stderr) = home.run(&["join", ticket, "--yes"]);
+    assert!(stdout.is_empty(), "join prints to stderr only: {stdout}");
+    (ok, stderr)
+}
+
+/// The namespace of the share of `project` on `home`.
+fn share_namespace(home: &TestHome, project: &str) -> String {
+    let status = home.peers_json();
+    status["shares"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|share| share["project"] == project)
+        .unwrap_or_else(|| panic!("no share of {project}: {status}"))["namespace"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// Stores `content` in `namespace` through `client`; its id.
+async fn store(client: &Client, content: &str, namespace: &str) -> String {
+    client.store_text(content, namespace).await
+}
+
+/// Waits until `client`'s recall of `query` in `project` has a result
+/// with `text`; that result.
+async fn recalled(client: &Client, query: &str, project: &str, text: &str) -> Option<Value> {
+    eventually(CONVERGE, || async {
+        let answer =
+            client.ok("recall", json!({"query": query, "namespace": project, "limit": 10})).await;
+        answer["results"]
+            .as_array()?
+            .iter()
+            .find(|result| result["content"].as_str().is_some_and(|content| content.contains(text)))
+            .cloned()
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_shared_project_reaches_a_teammate_and_nothing_else_of_the_persons_does() {
+    // The person: a laptop and a home server, and a phone paired then
+    // removed (its id and name are in the person's registry only).
+    let server = TestHome::named("ann-server");
+    let laptop = TestHome::named("ann-laptop");
+    let phone = TestHome::named("ann-old-phone-kestrel");
+    assert!(laptop.join(&server.invite()).0);
+    assert!(phone.join(&server.invite()).0);
+    let phone_id = phone.device_id();
+    phone.stop();
+    let known = eventually(CONVERGE, || async {
+        let status = laptop.peers_json();
+        status["peers"].as_array()?.iter().any(|peer| peer["id"] == phone_id).then_some(())
+    })
+    .await;
+    assert!(known.is_some(), "the laptop never heard of the phone");
+    let (ok, _, stderr) = laptop.run(&["peers", "remove", "ann-old-phone-kestrel"]);
+    assert!(ok, "{stderr}");
+
+    let on_laptop = laptop.client().await;
+    let shared_text = "The acme api deploys with blue green switching on Thursdays.";
+    let original = store(&on_laptop, shared_text, "acme-api").await;
+    let planted = [
+        ("default", "Quartz ferret keeps the default notes of the person."),
+        ("secret-proj", "Obsidian walrus is the codename of the secret project."),
+        ("other-shared", "Velvet heron belongs to a second shared project."),
+    ];
+    let mut planted_ids = Vec::new();
+    for (namespace, text) in planted {
+        planted_ids.push(store(&on_laptop, text, namespace).await);
+    }
+    // A second share, which the teammate is not invited to.
+    share(&laptop, "other-shared", &[]);
+    let other_share = share_namespace(&laptop, "other-shared");
+
+    // The teammate's device has private memories of the same project.
+    let teammate = TestHome::named("bob-laptop");
+    let on_teammate = teammate.client().await;
+    let private = "Zebra lantern is the teammate's own note on the acme api.";
+    store(&on_teammate, private, "acme-api").await;
+
+    let ticket = share(&laptop, "acme-api", &["--role", "write"]);
+    let (ok, stderr) = join(&teammate, &ticket);
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains("acme-api") && stderr.contains("write"), "{stderr}");
+    assert!(stderr.contains("1 memories"), "the count of what joining brings: {stderr}");
+    let namespace = share_namespace(&laptop, "acme-api");
+    assert_eq!(share_namespace(&teammate, "acme-api"), namespace);
+
+    // The teammate recalls the shared memory, from the share.
+    let found = recalled(&on_teammate, "how does the acme api deploy", "acme-api", "blue green")
+        .await
+        .expect("the teammate never recalled the shared memory");
+    assert_eq!(found["namespace"], namespace, "{found}");
+    // And the person's recall finds it once, in the share.
+    let on_person = on_laptop
+        .ok("recall", json!({"query": "how does the acme api deploy", "namespace": "acme-api"}))
+        .await;
+    let hits: Vec<&Value> = on_person["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|result| result["content"] == shared_text)
+        .collect();
+    assert_eq!(hits.len(), 1, "{on_person}");
+    assert_eq!(hits[0]["namespace"], namespace);
+
+    // What the teammate writes into the share reaches the person's devices,
+    // the server through the laptop.
+    let from_teammate = "Bob found that the acme api rate limit is 900 requests per minute.";
+    store(&on_teammate, from_teammate, &namespace).await;
+    let on_server = server.client().await;
+    for client in [&on_laptop, &on_server] {
+        let found = recalled(client, "what is the acme api rate limit", "acme-api", "900").await;
+        assert!(found.is_some(), "a person's device never recalled the teammate's memory");
+    }
+
+    // Every file of the teammate's home: nothing of the person's but the share.
+    let mut needles: Vec<String> = planted.iter().map(|(_, text)| text[..20].to_owned()).collect();
+    needles.extend(planted_ids);
+    needles.push(original);
+    needles.extend(["secret-proj".into(), "other-shared".into(), other_share.clone()]);
+    needles.extend([phone_id.clone(), "ann-old-phone-kestrel".into()]);
+    for needle in &needles {
+        let found = teammate.files_containing(needle);
+        assert!(found.is_empty(), "{needle:?} is in the teammate's home: {found:?}");
+    }
+    assert!(!teammate.files_containing("blue green switching").is_empty(), "the share is there");
+    // And the teammate's own memories of the project stay its own.
+    for home in [&laptop, &server] {
+        assert!(home.files_containing("Zebra lantern").is_empty(), "a private note leaked");
+    }
+
+    // `peers` lists the teammate apart from the person's devices, with its
+    // role; `sync status` says, per member, what each side lacks.
+    let status = laptop.sync_status_json();
+    let share_status =
+        status["shares"].as_array().unwrap().iter().find(|s| s["project"] == "acme-api").unwrap();
+    let member = share_status["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|member| member["name"] == "bob-laptop")
+        .unwrap_or_else(|| panic!("the teammate is not listed: {share_status}"));
+    assert_eq!(member["role"], "write");
+    assert_eq!(member["own"], false);
+    assert!(member["refused"].is_u64());
+    assert!(status["peers"].as_array().unwrap().iter().all(|peer| peer["name"] != "bob-laptop"));
+    let (ok, table, _) = laptop.run(&["peers"]);
+    assert!(ok && table.contains("Shared project acme-api") && table.contains("bob-laptop"));
+
+    on_laptop.close().await;
+    on_teammate.close().await;
+    on_server.close().await;
+}
+
+#[tokio::test]
+async fn a_reader_changes_nothing_and_a_removed_member_gets_nothing_new() {
+    let laptop = TestHome::named("ann-laptop");
+    let writer = TestHome::named("bob");
+    let reader = TestHome::named("carol");
+    let on_laptop = laptop.client().await;
+    store(&on_laptop, "The acme api deploys with blue green switching on Thursdays.", "acme-api")
+        .await;
+    let (ok, stderr) = join(&writer, &share(&laptop, "acme-api", &[]));
+    assert!(ok, "{stderr}");
+    let reader_ticket = share(&laptop, "acme-api", &["--role", "read"]);
+    let (ok, stderr) = join(&reader, &reader_ticket);
+    assert!(ok && stderr.contains("read"), "{stderr}");
+    let namespace = share_namespace(&laptop, "acme-api");
+
+    // A ticket works once, expires, and is for the share it names.
+    let stranger = TestHome::named("dave");
+    let (ok, stderr) = join(&stranger, &reader_ticket);
+    assert!(!ok && stderr.contains("already used"), "{stderr}");
+    let expiring = share(&laptop, "acme-api", &["--ttl", "1s"]);
+    let expires = expiring.parse::<ferrex_sync::ShareTicket>().unwrap().expires_at;
+    ferrex_tests::clock_past(expires.0).await;
+    let (ok, stderr) = join(&stranger, &expiring);
+    assert!(!ok && stderr.contains("expired"), "{stderr}");
+    let mut forged: ferrex_sync::ShareTicket =
+        share(&laptop, "other-project", &[]).parse().unwrap();
+    forged.share = expiring.parse::<ferrex_sync::ShareTicket>().unwrap().share;
+    let (ok, stderr) = join(&stranger, &forged.to_string());
+    assert!(!ok && stderr.contains("another shared project"), "{stderr}");
+    assert!(stranger.peers_json()["shares"].as_array().unwrap().is_empty());
+
+    // The reader gets the share; its own node refuses to write into it.
+    let on_reader = reader.client().await;
+    assert!(
+        recalled(&on_reader, "how does the acme api deploy", "acme-api", "blue green")
+            .await
+            .is_some()
+    );
+    let refused = on_reader
+        .call(
+            "store",
+            json!({"content": "The reader's note in the share.", "namespace": namespace}),
+        )
+        .await
+        .unwrap();
+    let message = refused.expect_err("a reader stored into the share");
+    assert!(message.contains("may only read"), "{message}");
+    // What it stores in the project without naming the share stays its own.
+    store(&on_reader, "Carol's own reading notes on the acme api.", "acme-api").await;
+
+    // The writer is removed while the reader is offline.
+    let on_writer = writer.client().await;
+    assert!(recalled(&on_writer, "acme api deploy", "acme-api", "blue green").await.is_some());
+    on_writer.close().await;
+    on_reader.close().await;
+    reader.stop();
+    let (ok, _, stderr) = laptop.run(&["share", "remove", "bob"]);
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains("bob") && stderr.contains("stays with them"), "{stderr}");
+    let after = "After the removal the acme api moved to port 8443.";
+    store(&on_laptop, after, &namespace).await;
+    // The writer dials the laptop again and is refused.
+    let log = laptop.path().join("logs/node.log");
+    let refused = eventually(CONVERGE, || async {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        text.contains("refused a device that is not a member of the share").then_some(())
+    })
+    .await;
+    assert!(refused.is_some(), "the laptop never refused the removed writer");
+    // The reader comes back: it may meet the writer before the laptop, but
+    // once it holds what was stored after the removal, it has heard of the
+    // removal, and the writer has none of it.
+    let on_reader = reader.client().await;
+    let found = recalled(&on_reader, "which port does the acme api use", "acme-api", "8443").await;
+    assert!(found.is_some(), "the reader never got what was stored after the removal");
+    let on_writer = writer.client().await;
+    let answer = on_writer
+        .ok("recall", json!({"query": "which port does the acme api use", "namespace": "acme-api"}))
+        .await;
+    assert!(!answer.to_string().contains("8443"), "{answer}");
+    assert!(writer.files_containing("port 8443").is_empty());
+    // Nothing the reader wrote reached the laptop.
+    assert!(laptop.files_containing("reading notes").is_empty());
+    on_writer.close().await;
+    on_reader.close().await;
+    on_laptop.close().await;
+}
