@@ -627,3 +627,36 @@ fn a_move_into_a_share_interrupted_is_finished_at_the_next_start_with_one_copy_o
     let again = engine.share_project(&beta, &key, &[]).unwrap_err();
     assert!(matches!(again, ferrex_engine::engine::ToolError::Invalid(_)), "{again}");
 }
+
+#[test]
+fn a_shared_projects_tasks_stay_its_own_and_a_new_memory_goes_to_the_share() {
+    // The device's key is its id, as a node's is.
+    let key = ferrex_sync::SecretKey::from_bytes(&[9; 32]);
+    let test = TestEngine::on(&key.public().to_string()).unwrap();
+    let engine = &test.engine;
+    let acme = Namespace::parse("acme").unwrap();
+    let (task, _) =
+        engine.start_task(&acme, "Migrate the billing tables", None, None, None).unwrap();
+    assert_eq!(engine.store_target(&acme), acme, "no share yet: the project itself");
+
+    let shared = engine.share_project(&acme, &key, &[]).unwrap();
+    let now = ferrex_core::Timestamp(i64::MAX / 2);
+    // The task moved into the share with a new id; the project still lists it.
+    let tasks = engine.tasks(&acme, now).unwrap();
+    assert_eq!(tasks.len(), 1, "{tasks:?}");
+    let moved = tasks[0].row.id.clone();
+    assert_ne!(moved, task);
+    assert_eq!(tasks[0].row.namespace, shared.namespace.as_str());
+    // A note on it goes with it, into the share.
+    let (note, noted) = engine
+        .note_task(&acme, &moved, ferrex_core::working::Role::TaskUpdate, "Copied the schema.")
+        .unwrap();
+    assert_eq!(noted.row.namespace, shared.namespace.as_str());
+    assert_eq!(engine.memory(&note).unwrap().unwrap().namespace, shared.namespace.as_str());
+    // A memory stored in the project without a namespace goes to the share
+    // (this device is its admin); naming the project keeps it personal.
+    assert_eq!(engine.store_target(&acme), shared.namespace);
+    assert_eq!(engine.store_target(&Namespace::parse("other").unwrap()).as_str(), "other");
+    assert_eq!(engine.share_stats().len(), 1);
+    assert_eq!(engine.share_stats()[0].project, "acme");
+}

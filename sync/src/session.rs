@@ -66,8 +66,15 @@ const INBOX: usize = 64;
 /// refused (docs/sharing.md).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Scope {
-    /// One of this person's devices: every document.
-    Own,
+    /// One of this person's devices (or of a teammate's, for the teammate):
+    /// every document but the shares it is not a member of, read-only for
+    /// those it may not write.
+    Own {
+        /// Shares' namespaces it is not a member of.
+        withheld: BTreeSet<Namespace>,
+        /// Shares' namespaces it may only read.
+        read_only: BTreeSet<Namespace>,
+    },
     /// A member of the share whose documents are `namespace`'s shards.
     Share {
         /// The share's namespace.
@@ -79,17 +86,27 @@ pub enum Scope {
 }
 
 impl Scope {
+    /// One of this person's devices, trusted with every document.
+    pub fn own() -> Scope {
+        Scope::Own { withheld: BTreeSet::new(), read_only: BTreeSet::new() }
+    }
+
     /// Whether the session carries `doc`.
     pub fn admits(&self, doc: &DocId) -> bool {
         match self {
-            Scope::Own => true,
+            Scope::Own { withheld, .. } => doc.namespace().is_none_or(|ns| !withheld.contains(ns)),
             Scope::Share { namespace, .. } => doc.namespace() == Some(namespace),
         }
     }
 
-    /// Whether the peer's changes are refused.
-    pub fn read_only(&self) -> bool {
-        matches!(self, Scope::Share { read_only: true, .. })
+    /// Whether the peer's changes to `doc` are refused.
+    pub fn read_only(&self, doc: &DocId) -> bool {
+        match self {
+            Scope::Own { read_only, .. } => {
+                doc.namespace().is_some_and(|ns| read_only.contains(ns))
+            }
+            Scope::Share { read_only, .. } => *read_only,
+        }
     }
 
     /// The documents of `replica` the session carries.
@@ -420,7 +437,7 @@ impl Session {
                 let doc_for_merge = doc.clone();
                 let (started, bytes) = (std::time::Instant::now(), message.len());
                 let (changes, reply, wanted) = tokio::task::spawn_blocking(move || {
-                    if context.scope.read_only() {
+                    if context.scope.read_only(&doc_for_merge) {
                         // Taken as a reader's: counted, and applied to nothing.
                         let changes = sync::Message::decode(&message)
                             .map_or(0, |message| message.changes.len() as u64);
@@ -653,7 +670,7 @@ fn state_for<'a>(
             .filter(|state| replica.knows_heads(doc, &state.shared_heads))
             .unwrap_or_default()
     });
-    state.set_read_only(scope.read_only());
+    state.set_read_only(scope.read_only(doc));
     state
 }
 
@@ -784,7 +801,7 @@ mod tests {
             )
         };
         let (ours, theirs) = (open("ours"), open("theirs"));
-        let session = session_over(&ours, Scope::Own, temp.path());
+        let session = session_over(&ours, Scope::own(), temp.path());
         for doc in ["members.0123abcd", "share.x.y.z", ""] {
             for frame in [
                 Frame::Sync { doc: doc.to_owned(), message: vec![1, 2, 3] },

@@ -15,7 +15,7 @@ use automerge::sync;
 
 use ferrex_core::{Namespace, Timestamp};
 
-use crate::{DocId, NewMemory, NewRecords, Replica};
+use crate::{DocId, NewMemory, NewRecords, Replica, Scope};
 
 /// A small deterministic generator (xorshift64*), so a failing seed replays.
 #[derive(Debug, Clone)]
@@ -64,6 +64,10 @@ struct Link {
     ends: [usize; 2],
     /// `sides[0]` is `ends[0]`'s view of the peer, `sides[1]` is `ends[1]`'s.
     sides: [Direction; 2],
+    /// What each side's session with the other carries, as a node's
+    /// session does: everything for the person's own device, one share's
+    /// documents for a member (read-only when the peer may not write).
+    scopes: [Scope; 2],
     up: bool,
 }
 
@@ -71,20 +75,41 @@ impl Link {
     /// A dropped connection: messages in flight are lost, and each side
     /// resumes from its shared heads, as a reconnect does.
     fn reset(&mut self) {
-        for side in &mut self.sides {
+        for (side, scope) in self.sides.iter_mut().zip(&self.scopes) {
             side.in_flight.clear();
-            for state in side.states.values_mut() {
+            for (doc, state) in side.states.iter_mut() {
                 let shared = state.shared_heads.clone();
                 *state = sync::State::new();
                 state.shared_heads = shared;
+                state.set_read_only(scope.read_only(doc));
             }
         }
     }
 
+    /// Whether both sides' sessions carry `doc`.
+    fn carries(&self, doc: &DocId) -> bool {
+        self.scopes.iter().all(|scope| scope.admits(doc))
+    }
+
+    /// Side `which`'s sync state of `doc` (read-only when its scope refuses
+    /// the peer's changes).
+    fn state<'a>(side: &'a mut Direction, scope: &Scope, doc: &DocId) -> &'a mut sync::State {
+        side.states.entry(doc.clone()).or_insert_with(|| {
+            let mut state = sync::State::new();
+            state.set_read_only(scope.read_only(doc));
+            state
+        })
+    }
+
     /// Lets side `which` generate a message for `doc`, queued to the other side.
     fn generate(&mut self, replicas: &[Replica], which: usize, doc: &DocId) -> bool {
+        // A session offers the documents its device holds, as a node's
+        // does (generating a message would create the document here).
+        if !self.carries(doc) || !replicas[self.ends[which]].doc_ids().contains(doc) {
+            return false;
+        }
         let side = &mut self.sides[which];
-        let state = side.states.entry(doc.clone()).or_default();
+        let state = Link::state(side, &self.scopes[which], doc);
         match replicas[self.ends[which]].generate_sync_message(doc, state).unwrap() {
             Some(message) => {
                 side.in_flight.entry(doc.clone()).or_default().push_back(message);
@@ -102,7 +127,7 @@ impl Link {
             return false;
         };
         let receiver = 1 - which;
-        let state = self.sides[receiver].states.entry(doc.clone()).or_default();
+        let state = Link::state(&mut self.sides[receiver], &self.scopes[receiver], doc);
         replicas[self.ends[receiver]].receive_sync_message(doc, state, &message).unwrap();
         self.generate(replicas, receiver, doc);
         true
@@ -120,7 +145,27 @@ impl Network {
     pub fn full_mesh(devices: usize) -> Self {
         let links = (0..devices)
             .flat_map(|a| (a + 1..devices).map(move |b| [a, b]))
-            .map(|ends| Link { ends, sides: Default::default(), up: true })
+            .map(|ends| Link {
+                ends,
+                sides: Default::default(),
+                scopes: [Scope::own(), Scope::own()],
+                up: true,
+            })
+            .collect();
+        Network { links }
+    }
+
+    /// Links between the pairs of `links`, each end's session with the
+    /// other of its scope: `(a, b, a's scope of b, b's scope of a)`.
+    pub fn scoped(links: Vec<(usize, usize, Scope, Scope)>) -> Self {
+        let links = links
+            .into_iter()
+            .map(|(a, b, of_b, of_a)| Link {
+                ends: [a, b],
+                sides: Default::default(),
+                scopes: [of_b, of_a],
+                up: true,
+            })
             .collect();
         Network { links }
     }
@@ -158,6 +203,9 @@ impl Network {
                 continue;
             }
             let doc = &docs[rng.below(docs.len())];
+            if !link.carries(doc) {
+                continue;
+            }
             let which = rng.below(2);
             let queue = link.sides[which].in_flight.entry(doc.clone()).or_default();
             match rng.below(20) {
@@ -183,7 +231,7 @@ impl Network {
     /// Every link up and reconnected, then messages exchanged until none
     /// is in flight or generated, at most `rounds` times over every
     /// document; whether it went quiet.
-    fn heal(&mut self, replicas: &[Replica], rounds: usize) -> bool {
+    pub fn heal(&mut self, replicas: &[Replica], rounds: usize) -> bool {
         for link in &mut self.links {
             link.up = true;
             link.reset();
@@ -206,6 +254,28 @@ impl Network {
             }
         }
         false
+    }
+}
+
+impl Network {
+    /// Keys travel beside the documents, in the sessions that carry them:
+    /// over every link, each side asks the other for the keys of the records
+    /// it cannot read, of the documents the link carries and both hold.
+    pub fn exchange_keys(&self, replicas: &[Replica]) {
+        for link in &self.links {
+            for (asking, answering) in [(link.ends[0], link.ends[1]), (link.ends[1], link.ends[0])]
+            {
+                let held = replicas[answering].doc_ids();
+                for doc in replicas[asking].doc_ids() {
+                    if !link.carries(&doc) || !held.contains(&doc) {
+                        continue;
+                    }
+                    let wanted = replicas[asking].wanted_keys(&doc, None).unwrap();
+                    let (keys, _) = replicas[answering].answer_keys(&doc, &wanted).unwrap();
+                    replicas[asking].accept_keys(&doc, &keys).unwrap();
+                }
+            }
+        }
     }
 }
 

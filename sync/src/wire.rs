@@ -44,8 +44,9 @@ pub const MAX_FRAME_BYTES: usize = 256 << 20;
 pub const MAX_PAIR_BYTES: usize = 16 << 10;
 
 /// Largest share-protocol message accepted: a share's statements (at most
-/// 4,096, a few hundred bytes each) with room to spare.
-pub const MAX_SHARE_BYTES: usize = 4 << 20;
+/// 4,096 and 256 waiting, a few hundred bytes each: under 2 MB), and for
+/// the person's devices every share's, for some dozens of full shares.
+pub const MAX_SHARE_BYTES: usize = 64 << 20;
 
 /// What a device opening a `ferrex/share/1` connection asks.
 #[derive(Debug, Clone, Serialize, Deserialize)]

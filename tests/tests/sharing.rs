@@ -102,8 +102,11 @@ async fn a_shared_project_reaches_a_teammate_and_nothing_else_of_the_persons_doe
     share(&laptop, "other-shared", &[]);
     let other_share = share_namespace(&laptop, "other-shared");
 
-    // The teammate's device has private memories of the same project.
+    // The teammate's device has private memories of the same project, and
+    // the teammate's desktop is paired with it.
     let teammate = TestHome::named("bob-laptop");
+    let teammate_desktop = TestHome::named("bob-desktop");
+    assert!(teammate_desktop.join(&teammate.invite()).0);
     let on_teammate = teammate.client().await;
     let private = "Zebra lantern is the teammate's own note on the acme api.";
     store(&on_teammate, private, "acme-api").await;
@@ -133,6 +136,12 @@ async fn a_shared_project_reaches_a_teammate_and_nothing_else_of_the_persons_doe
         .collect();
     assert_eq!(hits.len(), 1, "{on_person}");
     assert_eq!(hits[0]["namespace"], namespace);
+
+    // The teammate's desktop gets the share too: the laptop added it, with
+    // its own role.
+    let on_teammate_desktop = teammate_desktop.client().await;
+    let found = recalled(&on_teammate_desktop, "acme api deploy", "acme-api", "blue green").await;
+    assert!(found.is_some(), "the teammate's other device never got the share");
 
     // What the teammate writes into the share reaches the person's devices,
     // the server through the laptop.
@@ -175,11 +184,28 @@ async fn a_shared_project_reaches_a_teammate_and_nothing_else_of_the_persons_doe
     assert_eq!(member["own"], false);
     assert!(member["refused"].is_u64());
     assert!(status["peers"].as_array().unwrap().iter().all(|peer| peer["name"] != "bob-laptop"));
+    let desktop = share_status["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|member| member["name"] == "bob-desktop")
+        .unwrap_or_else(|| panic!("the teammate's desktop is not listed: {share_status}"));
+    assert_eq!(desktop["role"], "write");
+    // MCP `stats` names the shared projects.
+    let stats = on_teammate.ok("stats", json!({})).await;
+    let named = stats["shares"].as_array().unwrap_or_else(|| panic!("no shares: {stats}"));
+    assert_eq!(named.len(), 1, "{stats}");
+    assert_eq!((&named[0]["project"], &named[0]["role"]), (&json!("acme-api"), &json!("write")));
+    assert_eq!(named[0]["namespace"], namespace);
+    // The person's own device is removed by unpairing it, not from a share.
+    let (ok, _, stderr) = laptop.run(&["share", "remove", "ann-server", "--project", "acme-api"]);
+    assert!(!ok && stderr.contains("peers remove"), "{stderr}");
     let (ok, table, _) = laptop.run(&["peers"]);
     assert!(ok && table.contains("Shared project acme-api") && table.contains("bob-laptop"));
 
     on_laptop.close().await;
     on_teammate.close().await;
+    on_teammate_desktop.close().await;
     on_server.close().await;
 }
 

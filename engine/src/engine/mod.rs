@@ -30,7 +30,7 @@ use ferrex_sync::{DocStat, Replica};
 pub use browse::{ListRequest, Reach};
 pub use recall::{Backlog, RecallRequest, Recalled, Sources};
 pub use review::{Contradiction, DetailedStats, HistoryEntry, Reflection};
-pub use sharing::Shared;
+pub use sharing::{ShareStat, Shared};
 pub use store::Stored;
 
 use crate::{
@@ -106,6 +106,8 @@ pub struct Stats {
     pub watch: files::WatchStatus,
     /// The first skipped files, with why.
     pub skipped_files: Vec<files::SkippedFile>,
+    /// The shared projects this device holds.
+    pub shares: Vec<ShareStat>,
 }
 
 /// The settings of every namespace: the defaults and the namespaces with
@@ -346,6 +348,7 @@ impl Engine {
                 .into_iter()
                 .map(|(path, reason)| files::SkippedFile { path, reason })
                 .collect(),
+            shares: self.share_stats(),
         })
     }
 

@@ -31,6 +31,19 @@ pub struct Shared {
     pub kept: usize,
 }
 
+/// A shared project this device holds, as `stats` names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShareStat {
+    /// The project.
+    pub project: String,
+    /// The namespace of its share.
+    pub namespace: String,
+    /// This device's role (`None`: removed).
+    pub role: Option<Role>,
+    /// Its members' devices.
+    pub members: usize,
+}
+
 impl From<ShareError> for ToolError {
     fn from(error: ShareError) -> Self {
         match error {
@@ -85,16 +98,34 @@ impl Engine {
         ))
     }
 
+    /// The shared projects this device holds.
+    pub fn share_stats(&self) -> Vec<ShareStat> {
+        let Some(shares) = &self.shares else { return Vec::new() };
+        let me = self.device_key();
+        lock(shares)
+            .all()
+            .map(|held| {
+                let membership = held.membership();
+                ShareStat {
+                    project: held.record.project.clone(),
+                    namespace: held.record.namespace.clone(),
+                    role: me.and_then(|me| membership.role_of(&me)),
+                    members: membership.members().len(),
+                }
+            })
+            .collect()
+    }
+
+    /// This device's key, as membership names devices.
+    fn device_key(&self) -> Option<[u8; 32]> {
+        hex::decode(self.replica.device()).ok().and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
+    }
+
     /// Where a memory of `project` stored without a namespace goes: the
     /// project's share when this device may write it, else the project.
     pub fn store_target(&self, project: &Namespace) -> Namespace {
         let Some(shares) = &self.shares else { return project.clone() };
-        let Some(me) = hex::decode(self.replica.device())
-            .ok()
-            .and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
-        else {
-            return project.clone();
-        };
+        let Some(me) = self.device_key() else { return project.clone() };
         lock(shares)
             .of_project(project)
             .filter(|held| held.record.moved)
@@ -108,6 +139,24 @@ impl Engine {
     pub fn share_of(&self, project: &Namespace) -> Option<ShareId> {
         let shares = self.shares.as_ref()?;
         lock(shares).of_project(project).find(|held| held.record.moved).map(|held| held.id)
+    }
+
+    /// Creates the share of `project` (signed by `key`, this device's)
+    /// without moving anything into it yet, so that the person's other
+    /// devices can hear of it first; the share already held, if any.
+    pub fn prepare_share(
+        &self,
+        project: &Namespace,
+        key: &SecretKey,
+    ) -> Result<ShareId, ToolError> {
+        let Some(shares) = &self.shares else {
+            return Err(anyhow::anyhow!("this node keeps no shares").into());
+        };
+        let _writing = lock(&self.write_lock);
+        if let Some(held) = lock(shares).of_project(project).next() {
+            return Ok(held.id);
+        }
+        Ok(lock(shares).create(project, key, &[], self.now())?.id)
     }
 
     /// Shares `project`: a share signed by `key` (this device's), with

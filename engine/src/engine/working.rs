@@ -299,28 +299,49 @@ impl Engine {
             }
             _ => (MemoryKind::Episodic, text),
         };
+        // With the task: in its share, when it moved there.
+        let home = Namespace::parse(&task.row.namespace)?;
         let note = self.write_working(
-            namespace,
+            &home,
             Record { role, kind, text: &text, tags: vec![working::task_tag(id)], confidence: 1.0 },
         )?;
         let task = self.task(namespace, id, self.now())?.context("the task was forgotten")?;
         Ok((note, task))
     }
 
-    /// Every task of the namespace with its state at `now`, newest first.
+    /// The namespace and its project's shares (whose tasks and facts are
+    /// the project's too: docs/sharing.md).
+    fn and_its_shares(&self, namespace: &Namespace) -> Vec<Namespace> {
+        let mut namespaces = vec![namespace.clone()];
+        namespaces.extend(self.shares_of(namespace));
+        namespaces
+    }
+
+    /// Every task of the namespace (and of its shares) with its state at
+    /// `now`, newest first.
     pub fn tasks(&self, namespace: &Namespace, now: Timestamp) -> Result<Vec<Task>, ToolError> {
+        let namespaces = self.and_its_shares(namespace);
         let index = lock(&self.index);
-        let rows = index.working(namespace.as_str(), Role::Task.source(), None, usize::MAX)?;
+        let mut rows = Vec::new();
         // Every task's notes at once: a query per kind of note, not per task.
         let mut notes: HashMap<String, Vec<TaskNote>> = HashMap::new();
-        for role in NOTES {
-            for row in index.working(namespace.as_str(), role.source(), None, usize::MAX)? {
-                if let Some(task) = working::task_of(&row.tags).map(str::to_owned) {
-                    notes.entry(task).or_default().extend(note_of(row));
+        for namespace in &namespaces {
+            rows.extend(index.working(
+                namespace.as_str(),
+                Role::Task.source(),
+                None,
+                usize::MAX,
+            )?);
+            for role in NOTES {
+                for row in index.working(namespace.as_str(), role.source(), None, usize::MAX)? {
+                    if let Some(task) = working::task_of(&row.tags).map(str::to_owned) {
+                        notes.entry(task).or_default().extend(note_of(row));
+                    }
                 }
             }
         }
         drop(index);
+        rows.sort_by_key(|row| std::cmp::Reverse(row.created_at));
         Ok(rows
             .into_iter()
             .map(|row| {
@@ -337,15 +358,16 @@ impl Engine {
         id: &str,
         now: Timestamp,
     ) -> Result<Option<Task>, ToolError> {
+        let namespaces = self.and_its_shares(namespace);
         let index = lock(&self.index);
         let Some(row) = index.row(id)? else { return Ok(None) };
-        if row.namespace != namespace.as_str()
+        if !namespaces.iter().any(|namespace| row.namespace == namespace.as_str())
             || Role::of_source(row.source.as_deref()) != Some(Role::Task)
         {
             return Ok(None);
         }
         let notes: Vec<TaskNote> = index
-            .tagged(namespace.as_str(), &NOTES.map(Role::source), &working::task_tag(id))?
+            .tagged(&row.namespace, &NOTES.map(Role::source), &working::task_tag(id))?
             .into_iter()
             .filter_map(note_of)
             .collect();
@@ -412,8 +434,11 @@ impl Engine {
         let decisions =
             index.working(namespace.as_str(), Role::Event.source(), Some("event:decision"), 5)?;
         let exchanges = index.working(namespace.as_str(), Role::Exchange.source(), None, 200)?;
-        let contradictions = index.contradictions(namespace.as_str())?;
-        let facts = index.volatile_facts(namespace.as_str())?;
+        let (mut contradictions, mut facts) = (Vec::new(), Vec::new());
+        for namespace in self.and_its_shares(namespace) {
+            contradictions.extend(index.contradictions(namespace.as_str())?);
+            facts.extend(index.volatile_facts(namespace.as_str())?);
+        }
         drop(index);
         let lines = Lines { now, names };
         let sections = vec![

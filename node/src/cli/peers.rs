@@ -160,7 +160,7 @@ pub async fn peers(home: &Home, config: &Config, json: bool) -> anyhow::Result<(
         output(&serde_json::to_string_pretty(&status::peers_json(&without_ok(status)))?);
     } else {
         let mut table = status::peers_table(&status);
-        table.push_str(&crate::cli::sharing::shares_table(&status));
+        table.push_str(&status::shares_table(&status));
         output(table.trim_end());
     }
     Ok(())
@@ -173,7 +173,7 @@ pub async fn sync_status(home: &Home, config: &Config, json: bool) -> anyhow::Re
         output(&serde_json::to_string_pretty(&without_ok(status))?);
     } else {
         let mut table = status::sync_table(&status);
-        table.push_str(&crate::cli::sharing::shares_sync_table(&status));
+        table.push_str(&status::shares_sync_table(&status));
         output(table.trim_end());
     }
     Ok(())

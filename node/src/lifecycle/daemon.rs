@@ -387,7 +387,7 @@ async fn serve_control(stream: Stream, served: Arc<Served>) -> anyhow::Result<()
         Request::SharePreview { ticket } => sharing::preview(&served.network, &ticket).await,
         Request::JoinShare { ticket } => sharing::join(&served.network, &ticket).await,
         Request::RemoveMember { project, member } => {
-            sharing::remove(node, &served.network, project.as_deref(), &member).await
+            sharing::remove(&served.network, project.as_deref(), &member).await
         }
         Request::RemovePeer { id } => remove_peer(&served, &id),
         Request::Export { namespace } => export(&served, namespace.as_deref(), &mut writer).await,

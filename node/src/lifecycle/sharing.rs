@@ -9,7 +9,7 @@ use ferrex_core::Namespace;
 use ferrex_sync::{Network, ShareTicket, membership::Role};
 use serde_json::{Value, json};
 
-use crate::{base::clock, engine::Engine, lifecycle::node::Node};
+use crate::{base::clock, engine::Engine, lifecycle::node::Node, surfaces::status};
 
 /// What sharing `project` would move: shown before anything moves.
 pub async fn plan(node: &Node, project: &str) -> anyhow::Result<Value> {
@@ -48,20 +48,26 @@ pub async fn share(
     let moved = match engine.share_of(&project) {
         Some(_) => None,
         None => {
-            let key = key.clone();
-            // The person's other devices are granted admin by the network
-            // (`Network::share_changed`), as any device paired later is.
-            let admins: Vec<[u8; 32]> = Vec::new();
-            let (engine, project) = (engine.clone(), project.clone());
+            // The share first, told to the person's devices connected now
+            // (and granted to them), then the move: a device that merges the
+            // move knows where the memories went.
+            let id = {
+                let (engine, project, key) = (engine.clone(), project.clone(), key.clone());
+                tokio::task::spawn_blocking(move || engine.prepare_share(&project, &key))
+                    .await?
+                    .map_err(|error| anyhow::anyhow!("{error}"))?
+            };
+            network.share_changed(&id);
+            network.tell_own_devices(Duration::from_secs(5)).await;
+            let (engine, project, key) = (engine.clone(), project.clone(), key.clone());
             let shared =
-                tokio::task::spawn_blocking(move || engine.share_project(&project, &key, &admins))
+                tokio::task::spawn_blocking(move || engine.share_project(&project, &key, &[]))
                     .await?
                     .map_err(|error| anyhow::anyhow!("{error}"))?;
             Some(shared)
         }
     };
     let share = engine.share_of(&project).context("the share was not recorded")?;
-    network.share_changed(&share);
     let ticket = network.share_invite(&share, role, ttl).map_err(|error| anyhow::anyhow!(error))?;
     Ok(json!({
         "ok": true,
@@ -108,7 +114,6 @@ pub async fn join(network: &Network, ticket: &str) -> anyhow::Result<Value> {
 /// Removes `member` from the share of `project` (or from the one share it
 /// is a member of).
 pub async fn remove(
-    node: &Node,
     network: &Network,
     project: Option<&str>,
     member: &str,
@@ -124,28 +129,30 @@ pub async fn remove(
             || (member.len() >= 4 && device.starts_with(&member.to_ascii_lowercase()))
             || name.as_deref() == Some(member)
     };
-    let candidates: Vec<&ferrex_sync::ShareStatus> = statuses
+    // Every (share, member) the words name: exactly one must be.
+    let candidates: Vec<(&ferrex_sync::ShareStatus, &ferrex_sync::MemberStatus)> = statuses
         .iter()
         .filter(|status| wanted.as_ref().is_none_or(|wanted| status.project == wanted.as_str()))
-        .filter(|status| status.members.iter().any(|m| matches(&m.name, &m.device)))
+        .flat_map(|status| status.members.iter().map(move |member| (status, member)))
+        .filter(|(_, member)| matches(&member.name, &member.device))
         .collect();
-    let status = match candidates.as_slice() {
+    let (status, member) = match candidates.as_slice() {
         [] => bail!(
             "no member of a shared project is called or has the id {member:?}; see `ferrex peers`"
         ),
         [one] => *one,
+        several if several.iter().all(|(status, _)| status.share == several[0].0.share) => bail!(
+            "{member:?} names several members ({}); give more of the id",
+            several.iter().map(|(_, m)| status::short_id(&m.device)).collect::<Vec<_>>().join(", ")
+        ),
         _ => bail!("{member:?} is a member of several shared projects; name one with --project"),
     };
-    let device = status
-        .members
-        .iter()
-        .find(|m| matches(&m.name, &m.device))
-        .map(|m| m.device.clone())
-        .unwrap_or_default();
-    let share = node
-        .engine
-        .share_of(&Namespace::parse(&status.project)?)
-        .context("the share is no longer held")?;
+    let share = hex::decode(&status.share)
+        .ok()
+        .and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
+        .map(ferrex_sync::membership::ShareId)
+        .context("a share's id is not hex")?;
+    let device = member.device.clone();
     let removed = network.remove_member(&share, &device).map_err(|error| anyhow::anyhow!(error))?;
     Ok(json!({
         "ok": true,

@@ -273,3 +273,68 @@ pub fn sync_table(status: &Value) -> String {
     }
     out
 }
+
+/// The shares of a status, as `ferrex peers` shows them under "your
+/// devices".
+pub fn shares_table(status: &Value) -> String {
+    let mut out = String::new();
+    for share in status["shares"].as_array().into_iter().flatten() {
+        out.push_str(&format!(
+            "\nShared project {} (you: {}):\n",
+            share["project"].as_str().unwrap_or("?"),
+            share["role"].as_str().unwrap_or("removed"),
+        ));
+        let members: Vec<&Value> = share["members"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|member| member["own"] != true)
+            .collect();
+        if members.is_empty() {
+            out.push_str("  no member besides your own devices yet\n");
+        }
+        for member in members {
+            let granted_by = member["granted_by"].as_str().unwrap_or_default();
+            out.push_str(&format!(
+                "  {:<20} {}  {:<6} granted by {}  {}\n",
+                member["name"].as_str().filter(|name| !name.is_empty()).unwrap_or("unnamed"),
+                short_id(member["id"].as_str().unwrap_or_default()),
+                member["role"].as_str().unwrap_or("?"),
+                short_id(granted_by),
+                if member["online"] == true { "online" } else { "offline" },
+            ));
+        }
+    }
+    out
+}
+
+/// Per share and member, what each side lacks and what was refused, as
+/// `ferrex sync status` shows them.
+pub fn shares_sync_table(status: &Value) -> String {
+    let mut out = String::new();
+    for share in status["shares"].as_array().into_iter().flatten() {
+        out.push_str(&format!("\nShared project {}:\n", share["project"].as_str().unwrap_or("?")));
+        for member in share["members"].as_array().into_iter().flatten() {
+            if member["own"] == true {
+                continue;
+            }
+            let docs = member["docs"].as_array().cloned().unwrap_or_default();
+            let lack = |key: &str| -> String {
+                if docs.iter().any(|doc| doc[key].is_null()) || docs.is_empty() {
+                    return "unknown".into();
+                }
+                docs.iter().map(|doc| doc[key].as_u64().unwrap_or(0)).sum::<u64>().to_string()
+            };
+            out.push_str(&format!(
+                "  {:<20} {}  they lack {}, we lack {}, refused {}{}\n",
+                member["name"].as_str().filter(|name| !name.is_empty()).unwrap_or("unnamed"),
+                short_id(member["id"].as_str().unwrap_or_default()),
+                lack("they_lack"),
+                lack("we_lack"),
+                member["refused"].as_u64().unwrap_or(0),
+                if member["online"] == true { "" } else { " (offline: as last known)" },
+            ));
+        }
+    }
+    out
+}

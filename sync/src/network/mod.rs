@@ -63,6 +63,9 @@ pub use shares::{MemberStatus, RemovedMember, SharePreview, ShareStatus};
 const DIAL_TIMEOUT: Duration = Duration::from_secs(5);
 /// How often the supervisor looks for devices to dial when nothing wakes it.
 const SUPERVISE_EVERY: Duration = Duration::from_secs(1);
+/// How often the person's connected devices tell each other of their
+/// shares when nothing changed.
+const TELL_OWN_EVERY: Duration = Duration::from_secs(60);
 /// How long a pairing exchange may take.
 const PAIR_TIMEOUT: Duration = Duration::from_secs(10);
 /// Close code for a connection from a device that is not paired.
@@ -194,6 +197,9 @@ struct Inner {
     revoked: Mutex<HashSet<String>>,
     /// The shares this device holds.
     shares: Arc<Mutex<Shares>>,
+    /// The scope of each paired device's session now (what shares it is
+    /// not a member of, or may only read), to end it when that changes.
+    own_scopes: Mutex<HashMap<String, Scope>>,
     /// Sessions running now, and a signal when one ends.
     sessions: AtomicUsize,
     session_ended: Notify,
@@ -287,6 +293,7 @@ impl Network {
             wake: Notify::new(),
             revoked: Mutex::new(revoked),
             shares: config.shares,
+            own_scopes: Mutex::new(HashMap::new()),
             sessions: AtomicUsize::new(0),
             session_ended: Notify::new(),
         });
@@ -309,8 +316,13 @@ impl Network {
     pub fn connected_peers(&self) -> Vec<String> {
         let mut peers: Vec<String> = lock(&self.inner.slots)
             .iter()
-            .filter(|(_, slot)| {
-                slot.live.as_ref().is_some_and(|live| live.connection.close_reason().is_none())
+            // A share member's slot is keyed `device.share`: paired devices only.
+            .filter(|(key, slot)| {
+                !key.contains('.')
+                    && slot
+                        .live
+                        .as_ref()
+                        .is_some_and(|live| live.connection.close_reason().is_none())
             })
             .map(|(peer, _)| peer.clone())
             .collect();
@@ -769,7 +781,9 @@ impl Inner {
         send: iroh::endpoint::SendStream,
         recv: iroh::endpoint::RecvStream,
     ) {
-        self.serve_as(peer, Scope::Own, connection, send, recv).await;
+        let scope = self.own_scope(&peer);
+        lock(&self.own_scopes).insert(peer.clone(), scope.clone());
+        self.serve_as(peer, scope, connection, send, recv).await;
     }
 
     /// Runs a session of `scope` in the slot `peer` (a device id, or a
@@ -966,6 +980,7 @@ fn hand_over(
 /// Dials paired devices that have no connection, when their backoff allows.
 async fn supervise(inner: Arc<Inner>) {
     let mut stop = inner.stop.subscribe();
+    let mut last_told = Instant::now();
     loop {
         // Addresses change when interfaces do; peers learn the new ones
         // through the registry.
@@ -993,8 +1008,20 @@ async fn supervise(inner: Arc<Inner>) {
             tokio::spawn(inner.clone().dial(peer));
         }
         // The shares: the person's devices granted, and the members of
-        // each dialed.
+        // each dialed; the person's devices connected now told of every
+        // share again once a minute (an exchange that failed is made up).
         inner.grant_own_devices();
+        if last_told.elapsed() >= TELL_OWN_EVERY {
+            last_told = Instant::now();
+            for peer in lock(&inner.slots)
+                .iter()
+                .filter(|(key, slot)| !key.contains('.') && slot.live.is_some())
+                .map(|(key, _)| key.clone())
+                .collect::<Vec<_>>()
+            {
+                tokio::spawn(inner.clone().exchange_own(peer));
+            }
+        }
         for (share, peer, addrs) in inner.members_to_dial(now) {
             tokio::spawn(inner.clone().dial_member(share, peer, addrs));
         }

@@ -35,12 +35,13 @@ use super::{DIAL_TIMEOUT, DUPLICATE, Inner, JoinError, NOT_PAIRED, Network, PAIR
 use crate::{
     DocStatus, PeerRecord,
     link::Dialer,
-    membership::{Action, Membership, Role, ShareId},
+    membership::{Action, Membership, Role, ShareId, StatementId},
     pairing::{Refusal, ShareInvite},
     peers::doc_statuses,
     replica::lock,
     session::{Scope, short},
     shares::namespace_of,
+    statement_log::{MAX_STATEMENTS, MAX_WAITING},
     ticket::ShareTicket,
     wire::{
         MAX_SHARE_BYTES, OwnShare, SHARE_ALPN, ShareReply, ShareRequest, read_frame, write_frame,
@@ -204,8 +205,22 @@ impl Network {
             ShareReply::Refused(refusal) => return Err(JoinError::Refused(refusal)),
             other => return Err(inner.unexpected(&ticket.addr, &other)),
         };
+        if project != ticket.project {
+            return Err(JoinError::Refused(Refusal::Internal(format!(
+                "the inviting device answered for the project {project:?}, not the ticket's {:?}",
+                ticket.project
+            ))));
+        }
         let project = Namespace::parse(&project)
             .map_err(|_| JoinError::Refused(Refusal::BadProject(project.clone())))?;
+        // Nothing is kept unless the statements make this device a member of
+        // the share the ticket names (a `Create` of that id among them).
+        let membership = Membership::resolve(ticket.share, statements.iter().map(Vec::as_slice));
+        if membership.role_of(inner.identity.id().as_bytes()).is_none() {
+            return Err(JoinError::Refused(Refusal::Internal(
+                "the inviting device's statements do not make this device a member".into(),
+            )));
+        }
         for addr in ticket.addr.ip_addrs() {
             if !addrs.contains(addr) {
                 addrs.push(*addr);
@@ -214,6 +229,16 @@ impl Network {
         let inviter = ticket.addr.id.to_string();
         {
             let mut shares = lock(&inner.shares);
+            let namespace = namespace_of(&ticket.share);
+            if let Some(other) = shares.all().find(|held| {
+                held.id != ticket.share
+                    && (held.project == project || held.namespace() == namespace)
+            }) {
+                return Err(JoinError::Refused(Refusal::Internal(format!(
+                    "this device holds another share of {} already ({}); a project is shared once",
+                    other.project, other.record.namespace
+                ))));
+            }
             shares
                 .adopt(
                     ticket.share,
@@ -227,14 +252,6 @@ impl Network {
                     }
                     other => JoinError::Refused(Refusal::Internal(other.to_string())),
                 })?;
-            let member = shares
-                .get(&ticket.share)
-                .and_then(|held| held.membership().role_of(inner.identity.id().as_bytes()));
-            if member.is_none() {
-                return Err(JoinError::Refused(Refusal::Internal(
-                    "the inviting device's statements do not make this device a member".into(),
-                )));
-            }
             if let Err(error) = shares.note_contact(&ticket.share, &inviter, &name, &addrs) {
                 tracing::warn!("could not record the inviting device's address: {error}");
             }
@@ -274,27 +291,66 @@ impl Network {
         if target == *inner.identity.id().as_bytes() {
             return Err("this is this device; remove it from another admin's device".into());
         }
-        let grants = membership.grants_to(&target);
+        if inner.replica.registry().is_paired(&hex::encode(target)) {
+            return Err("that is one of your own devices: `ferrex peers remove` removes it from \
+                        every share as it unpairs it"
+                .into());
+        }
+        // The `Create` cannot be revoked: its device stays the share's root.
+        let grants: Vec<StatementId> = membership
+            .grants_to(&target)
+            .into_iter()
+            .filter(|grant| {
+                membership.statements().any(|statement| {
+                    statement.id == *grant
+                        && !matches!(statement.body.action, Action::Create { .. })
+                })
+            })
+            .collect();
+        if grants.is_empty() {
+            return Err("that device created the share: it cannot be removed from it".into());
+        }
         let falling: Vec<(String, String)> = membership
             .falls_with(&grants)
             .iter()
             .map(|id| (hex::encode(id), names(id).unwrap_or_default()))
             .collect();
+        let mut outcome = Ok(RemovedMember { devices: falling });
+        let mut signed_any = false;
         for grant in grants {
-            let signed = shares
-                .sign(share, inner.identity.secret(), Action::Revoke { grant }, now)
-                .map_err(|error| error.to_string())?;
-            if signed.is_none() {
-                return Err(
-                    "this device may not remove that member: only an admin, or the member that \
-                     added it, may"
-                        .into(),
-                );
+            match shares.sign(share, inner.identity.secret(), Action::Revoke { grant }, now) {
+                Ok(Some(_)) => signed_any = true,
+                Ok(None) => {
+                    outcome = Err("this device may not remove that member: only an admin, or \
+                                   the member that added it, may"
+                        .into());
+                    break;
+                }
+                Err(error) => {
+                    outcome = Err(error.to_string());
+                    break;
+                }
             }
         }
         drop(shares);
-        inner.share_changed(share);
-        Ok(RemovedMember { devices: falling })
+        // What was signed takes effect even when a later grant could not be.
+        if signed_any {
+            inner.share_changed(share);
+        }
+        outcome
+    }
+
+    /// Tells every paired device connected now of the shares this device
+    /// holds, waiting at most `limit` for their answers (`ferrex share`
+    /// does before it moves a project: a device that merges the move knows
+    /// where the memories went).
+    pub async fn tell_own_devices(&self, limit: std::time::Duration) {
+        let mut telling = tokio::task::JoinSet::new();
+        for peer in self.connected_peers() {
+            telling.spawn(self.inner.clone().exchange_own(peer));
+        }
+        let _ = tokio::time::timeout(limit, async { while telling.join_next().await.is_some() {} })
+            .await;
     }
 
     /// Tells the network that `share` changed on this device (created, its
@@ -536,6 +592,17 @@ impl Inner {
                 .map(|(key, _)| key.clone())
                 .collect()
         };
+        // A paired device's session carries the shares it is a member of:
+        // one whose membership changed starts again.
+        for peer in &own {
+            let scope = self.own_scope(peer);
+            let changed = lock(&self.own_scopes).get(peer).is_some_and(|held| *held != scope);
+            if changed
+                && let Some(live) = lock(&self.slots).get(peer).and_then(|slot| slot.live.as_ref())
+            {
+                live.connection.close(MEMBERS_CHANGED.into(), b"the shares it may hold changed");
+            }
+        }
         for peer in own {
             tokio::spawn(self.clone().exchange_own(peer));
         }
@@ -552,6 +619,26 @@ impl Inner {
             .map(|held| held.namespace())
             .collect();
         self.replica.set_read_only(read_only);
+    }
+
+    /// What a session with the paired device `peer` carries: every
+    /// document but the shares it is not a member of, read-only for those
+    /// it may only read.
+    pub(super) fn own_scope(&self, peer: &str) -> Scope {
+        let Some(device) = device_bytes(peer) else { return Scope::own() };
+        let (mut withheld, mut read_only) = (BTreeSet::new(), BTreeSet::new());
+        for held in lock(&self.shares).all() {
+            match held.membership().role_of(&device) {
+                None => {
+                    withheld.insert(held.namespace());
+                }
+                Some(role) if role < Role::Write => {
+                    read_only.insert(held.namespace());
+                }
+                Some(_) => {}
+            }
+        }
+        Scope::Own { withheld, read_only }
     }
 
     /// Every share held, as the person's devices tell each other.
@@ -659,13 +746,21 @@ impl Inner {
             let Some(held) = shares.get(&share) else { continue };
             let membership = held.membership();
             let Some(role) = membership.role_of(&me) else { continue };
-            let ever_granted: BTreeSet<[u8; 32]> = membership
+            // A device whose own grant was revoked stays out; one that fell
+            // with another's grant (a lost sibling that granted it) is
+            // granted again.
+            let removed: BTreeSet<[u8; 32]> = membership
                 .statements()
+                .filter(|statement| membership.is_revoked(&statement.id))
                 .filter_map(|statement| statement.grants().map(|(device, _)| device))
                 .collect();
             let mut actions: Vec<Action> = paired
                 .iter()
-                .filter(|device| !ever_granted.contains(*device) && !revoked.contains(device))
+                .filter(|device| {
+                    membership.role_of(device).is_none()
+                        && !removed.contains(*device)
+                        && !revoked.contains(device)
+                })
                 .map(|device| Action::Grant { device: *device, role })
                 .collect();
             for device in &revoked {
@@ -865,8 +960,32 @@ impl Inner {
             }
             ShareRequest::Own { .. } => (ShareReply::Refused(Refusal::NotMember), None),
             ShareRequest::Member { share, statements, name, addrs } => {
+                // A device refused here is throttled as a failed pairing is:
+                // anyone may ask, and taking statements costs a check each.
+                let now = (self.clock)();
+                if let Err(wait) = lock(&self.throttle).check(&peer, now) {
+                    let retry_after_secs = wait.as_secs().max(1);
+                    return (ShareReply::Refused(Refusal::Throttled { retry_after_secs }), None);
+                }
+                let refuse = |refusal: Refusal| {
+                    lock(&self.throttle).failed(&peer, now);
+                    (ShareReply::Refused(refusal), None)
+                };
+                if own {
+                    // The person's own devices hold the share's documents
+                    // in their own sessions.
+                    return (
+                        ShareReply::Refused(Refusal::Internal(
+                            "a paired device syncs shares in its own session".into(),
+                        )),
+                        None,
+                    );
+                }
                 if lock(&self.shares).get(&share).is_none() {
-                    return (ShareReply::Refused(Refusal::UnknownShare), None);
+                    return refuse(Refusal::UnknownShare);
+                }
+                if statements.len() > MAX_STATEMENTS + MAX_WAITING {
+                    return refuse(Refusal::Internal("too many statements".into()));
                 }
                 self.take_statements(&share, &statements);
                 let member = {
@@ -879,17 +998,15 @@ impl Inner {
                 };
                 if !member {
                     tracing::info!(peer = %short(&peer), "refused a device that is not a member of the share");
-                    return (ShareReply::Refused(Refusal::NotMember), None);
+                    return refuse(Refusal::NotMember);
                 }
+                lock(&self.throttle).succeeded(&peer);
                 let reply = ShareReply::Member {
                     statements: self.statements_of(&share),
                     name: self.name.clone(),
                     addrs: self.addrs(),
                 };
-                // The person's own devices hold the share's documents in
-                // their own sessions.
-                let session = (!own).then_some(Hello { share, name, addrs });
-                (reply, session)
+                (reply, Some(Hello { share, name, addrs }))
             }
         }
     }
@@ -1010,7 +1127,12 @@ impl ProtocolHandler for ShareProtocol {
             else {
                 return Ok(None);
             };
-            let (reply, session) = inner.answer(from, request);
+            // Statements are checked and written down: off the async threads.
+            let answering = inner.clone();
+            let (reply, session) =
+                tokio::task::spawn_blocking(move || answering.answer(from, request))
+                    .await
+                    .map_err(AcceptError::from_err)?;
             write_frame(&mut send, &reply).await.map_err(AcceptError::from_err)?;
             Ok::<_, AcceptError>(Some((send, recv, session)))
         };

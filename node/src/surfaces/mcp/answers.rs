@@ -772,6 +772,22 @@ pub struct StatsAnswer {
     /// With `topics`: the namespace's most used tags and entities.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub topics: Option<TopicsAnswer>,
+    /// Shared projects: a recall there reads the share's namespace too.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shares: Vec<ShareEntry>,
+}
+
+/// A shared project.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ShareEntry {
+    /// The project.
+    pub project: String,
+    /// The share's namespace.
+    pub namespace: String,
+    /// read, write, admin, or removed.
+    pub role: &'static str,
+    /// Member devices.
+    pub members: usize,
 }
 
 /// Watched folders on this device.
@@ -848,6 +864,16 @@ pub fn stats(stats: &Stats, detailed: Option<&DetailedStats>) -> StatsAnswer {
             skipped_files: stats.skipped_files.clone(),
         },
         topics: None,
+        shares: stats
+            .shares
+            .iter()
+            .map(|share| ShareEntry {
+                project: share.project.clone(),
+                namespace: share.namespace.clone(),
+                role: share.role.map_or("removed", |role| role.as_str()),
+                members: share.members,
+            })
+            .collect(),
     }
 }
 
