@@ -296,3 +296,67 @@ async fn a_reader_changes_nothing_and_a_removed_member_gets_nothing_new() {
     on_reader.close().await;
     on_laptop.close().await;
 }
+
+#[tokio::test]
+async fn a_removed_member_gets_nothing_new_through_a_device_that_heard_late() {
+    // The person's server holds the share and has met the teammate.
+    let laptop = TestHome::named("ann-laptop");
+    let server = TestHome::named("ann-server");
+    assert!(server.join(&laptop.invite()).0);
+    let on_laptop = laptop.client().await;
+    store(&on_laptop, "The acme api deploys with blue green switching on Thursdays.", "acme-api")
+        .await;
+    let teammate = TestHome::named("bob");
+    let (ok, stderr) = join(&teammate, &share(&laptop, "acme-api", &[]));
+    assert!(ok, "{stderr}");
+    let namespace = share_namespace(&laptop, "acme-api");
+    let on_teammate = teammate.client().await;
+    assert!(recalled(&on_teammate, "acme api deploy", "acme-api", "blue green").await.is_some());
+    let met = eventually(CONVERGE, || async {
+        let status = teammate.peers_json();
+        let members = status["shares"].get(0)?["members"].as_array()?.clone();
+        members
+            .iter()
+            .any(|member| member["name"] == "ann-server" && member["online"] == true)
+            .then_some(())
+    })
+    .await;
+    assert!(met.is_some(), "the server and the teammate never met");
+
+    // The server is away while the teammate is removed and the laptop
+    // stores something new; then the laptop is away while the server comes
+    // back, so the removed teammate reconnects to the server, which has not
+    // heard.
+    server.stop();
+    let (ok, _, stderr) = laptop.run(&["share", "remove", "bob"]);
+    assert!(ok, "{stderr}");
+    let after = "After the removal the acme api moved to port 8443.";
+    store(&on_laptop, after, &namespace).await;
+    on_laptop.close().await;
+    laptop.stop();
+    let on_server = server.client().await;
+    let reconnected = eventually(CONVERGE, || async {
+        let status = teammate.peers_json();
+        let members = status["shares"].get(0)?["members"].as_array()?.clone();
+        members
+            .iter()
+            .any(|member| member["name"] == "ann-server" && member["online"] == true)
+            .then_some(())
+    })
+    .await;
+    assert!(reconnected.is_some(), "the removed teammate never reached the server");
+
+    // The laptop comes back: the server hears of the removal before it
+    // merges what came after, and ends its session with the teammate.
+    let on_laptop = laptop.client().await;
+    let found = recalled(&on_server, "which port does the acme api use", "acme-api", "8443").await;
+    assert!(found.is_some(), "the server never got what was stored after the removal");
+    let answer = on_teammate
+        .ok("recall", json!({"query": "which port does the acme api use", "namespace": "acme-api"}))
+        .await;
+    assert!(!answer.to_string().contains("8443"), "{answer}");
+    assert!(teammate.files_containing("port 8443").is_empty());
+    on_server.close().await;
+    on_teammate.close().await;
+    on_laptop.close().await;
+}

@@ -182,6 +182,8 @@ pub async fn shares_json(network: &Network) -> Value {
                         "own": member.own,
                         "online": member.online,
                         "refused": member.refused,
+                        "bytes_sent": member.bytes_sent,
+                        "bytes_received": member.bytes_received,
                         "docs": member.docs.iter().map(|doc| json!({
                             "doc": doc.doc.to_string(),
                             "they_lack": doc.they_lack,

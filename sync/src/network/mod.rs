@@ -866,6 +866,10 @@ impl Inner {
 
     /// Dials `peer` once.
     async fn dial(self: Arc<Self>, peer: String) {
+        // Statements before documents: a device that comes back hears of a
+        // removal from a share before it merges anything stored since, so
+        // it never passes that on to the removed device (docs/sharing.md).
+        let _ = tokio::time::timeout(DIAL_TIMEOUT, self.clone().exchange_own(peer.clone())).await;
         let outcome: Result<_, String> = async {
             let addr = self.addr_of(&peer)?;
             let connection =
@@ -904,8 +908,6 @@ impl Inner {
             connection.close(DUPLICATE.into(), b"duplicate connection");
             return;
         }
-        // The shares each holds, told as the two connect.
-        tokio::spawn(self.clone().exchange_own(peer.clone()));
         self.serve(peer, connection, send, recv).await;
     }
 

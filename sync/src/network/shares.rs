@@ -121,6 +121,11 @@ pub struct MemberStatus {
     /// Frames and changes of it this device refused (outside the share,
     /// or from a member that may not write), in the current session.
     pub refused: u64,
+    /// Sync frame bytes sent to it and received from it in the current
+    /// session.
+    pub bytes_sent: u64,
+    /// See `bytes_sent`.
+    pub bytes_received: u64,
 }
 
 impl Network {
@@ -410,12 +415,15 @@ impl Network {
                 if let Some(session) = &session {
                     session.ask_status(timeout).await;
                 }
-                let (record, refused) = match &session {
+                let relaxed = std::sync::atomic::Ordering::Relaxed;
+                let (record, refused, bytes_sent, bytes_received) = match &session {
                     Some(session) => (
                         lock(&session.shared.record).clone(),
-                        session.shared.refused.load(std::sync::atomic::Ordering::Relaxed),
+                        session.shared.refused.load(relaxed),
+                        session.shared.bytes_sent.load(relaxed),
+                        session.shared.bytes_received.load(relaxed),
                     ),
-                    None => (PeerRecord::load(&inner.state_dir, &key), 0),
+                    None => (PeerRecord::load(&inner.state_dir, &key), 0, 0, 0),
                 };
                 let namespace = Namespace::parse(&namespace).ok();
                 let docs = doc_statuses(&inner.replica, &record)
@@ -439,6 +447,8 @@ impl Network {
                     online,
                     docs,
                     refused,
+                    bytes_sent,
+                    bytes_received,
                 });
             }
             statuses.push(ShareStatus {
