@@ -752,6 +752,12 @@ impl Replica {
         *self.read_only.write().unwrap_or_else(PoisonError::into_inner) = namespaces;
     }
 
+    /// Whether `namespace` refuses writes here (a share this device may
+    /// only read).
+    pub fn is_read_only(&self, namespace: &Namespace) -> bool {
+        self.read_only.read().unwrap_or_else(PoisonError::into_inner).contains(namespace)
+    }
+
     /// Refuses a write to `doc` when its namespace is read-only here.
     fn writable(&self, doc: &DocId) -> Result<(), ReplicaError> {
         match doc.namespace() {

@@ -47,6 +47,9 @@ pub const MAX_PAIR_BYTES: usize = 16 << 10;
 /// 4,096 and 256 waiting, a few hundred bytes each: under 2 MB), and for
 /// the person's devices every share's, for some dozens of full shares.
 pub const MAX_SHARE_BYTES: usize = 64 << 20;
+/// Largest share-protocol request accepted from a device that is not one of
+/// the person's own: one share's statements, with room to spare.
+pub const MAX_MEMBER_BYTES: usize = 4 << 20;
 
 /// What a device opening a `ferrex/share/1` connection asks.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -1,8 +1,9 @@
 //! Deterministic simulation of a shared project between three people's
-//! devices (five replicas), without a network: Ann's laptop and server and
+//! devices (five members, without a network): Ann's laptop and server and
 //! Bob's laptop and desktop write into the share and into their own
 //! projects, Carol's device reads the share and, as a device modified to
-//! ignore its role would, writes and forgets in its own copy of it. Sessions
+//! ignore its role would, writes and forgets in its own copy of it; Carol's
+//! tablet, removed from the share, syncs her own project with her device. Sessions
 //! carry what a node's do (`Scope`): everything between a person's own
 //! devices, the share alone between people, read-only toward the reader.
 //! Messages are reordered, duplicated and dropped, links drop and partition,
@@ -11,6 +12,8 @@
 //! - Ann's and Bob's devices hold the share alike: equal heads, exactly the
 //!   memories the writers left alive, each read alike;
 //! - Carol holds every change of theirs, and none of hers reached them;
+//! - the tablet never gets the share, and Carol's project is alike on her
+//!   two devices;
 //! - each person's own project is on that person's devices only.
 //!
 //! `cargo test -p ferrex-sync --test share_simulation` runs 8 seeds;
@@ -28,10 +31,14 @@ use ferrex_sync::{
     sim::{self, Network, Rng},
 };
 
-const DEVICES: [&str; 5] = ["ann-laptop", "ann-server", "bob-laptop", "bob-desktop", "carol"];
+const DEVICES: [&str; 6] =
+    ["ann-laptop", "ann-server", "bob-laptop", "bob-desktop", "carol", "carol-tablet"];
 /// Whose device each is: Ann 0, Bob 1, Carol 2.
-const PERSON: [usize; 5] = [0, 0, 1, 1, 2];
+const PERSON: [usize; 6] = [0, 0, 1, 1, 2, 2];
 const CAROL: usize = 4;
+/// Carol's tablet: paired with her device, and no member of the share (it
+/// was removed), so her device's session with it withholds the share.
+const TABLET: usize = 5;
 
 fn open(dir: &tempfile::TempDir, device: &str) -> Replica {
     Replica::open(
@@ -57,7 +64,7 @@ fn live_in(replica: &Replica, namespace: &Namespace) -> BTreeSet<String> {
 
 fn run(seed: u64) {
     let mut rng = Rng::new(seed);
-    let dirs: Vec<tempfile::TempDir> = (0..5).map(|_| tempfile::tempdir().unwrap()).collect();
+    let dirs: Vec<tempfile::TempDir> = (0..6).map(|_| tempfile::tempdir().unwrap()).collect();
     let mut replicas: Vec<Replica> =
         dirs.iter().zip(DEVICES).map(|(dir, device)| open(dir, device)).collect();
     let share = Namespace::parse("share.00112233445566778899aabbccddeeff").unwrap();
@@ -75,18 +82,24 @@ fn run(seed: u64) {
         // The reader: its peers take none of its changes.
         (0, CAROL, member(true), member(false)),
         (3, CAROL, member(true), member(false)),
+        (
+            CAROL,
+            TABLET,
+            Scope::Own { withheld: BTreeSet::from([share.clone()]), read_only: BTreeSet::new() },
+            Scope::own(),
+        ),
     ]);
     let mut written = sim::Ledger::default();
     let mut carol_wrote = BTreeSet::new();
     let mut carol_forgot = BTreeSet::new();
 
     for step in 0..400 {
-        let node = rng.below(5);
+        let node = rng.below(6);
         let device = DEVICES[node];
         let now = Timestamp(1_700_000_000_000 + step * 1_000);
         let id = format!("m{step}-{device}");
         match rng.below(10) {
-            0..=2 if node != CAROL => {
+            0..=2 if node != CAROL && node != TABLET => {
                 written.write(&replicas[node], &share, memory(&id, device, now.0), now);
             }
             3 => {
@@ -96,7 +109,7 @@ fn run(seed: u64) {
                 };
                 replicas[node].write_new(&own[PERSON[node]], now, &records).unwrap();
             }
-            4 if node != CAROL && written.any_written() => {
+            4 if node < CAROL && written.any_written() => {
                 written.forget_one(&replicas[node], &mut rng, now);
             }
             5 if node == CAROL => {
@@ -179,6 +192,15 @@ fn run(seed: u64) {
     let at_carol = live_in(&replicas[CAROL], &share);
     for id in expected.difference(&carol_forgot) {
         assert!(at_carol.contains(id), "seed {seed}: the reader lacks {id}");
+    }
+    // The tablet never got the share; Carol's own project is alike on both.
+    assert!(replicas[TABLET].shards(&share).is_empty(), "seed {seed}: the tablet holds the share");
+    for doc in replicas[CAROL].shards(&own[2]) {
+        assert_eq!(
+            heads_of(&replicas[CAROL], &doc),
+            heads_of(&replicas[TABLET], &doc),
+            "seed {seed}: {doc} differs between Carol's devices"
+        );
     }
     // Each person's own project stays on that person's devices.
     for (node, replica) in replicas.iter().enumerate() {

@@ -184,12 +184,18 @@ async fn a_shared_project_reaches_a_teammate_and_nothing_else_of_the_persons_doe
     assert_eq!(member["own"], false);
     assert!(member["refused"].is_u64());
     assert!(status["peers"].as_array().unwrap().iter().all(|peer| peer["name"] != "bob-laptop"));
-    let desktop = share_status["members"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|member| member["name"] == "bob-desktop")
-        .unwrap_or_else(|| panic!("the teammate's desktop is not listed: {share_status}"));
+    // The desktop is a member, with the role its laptop holds (its name is
+    // known once it has reached the laptop itself).
+    let desktop = eventually(CONVERGE, || async {
+        let status = laptop.sync_status_json();
+        status["shares"].as_array()?.iter().find(|s| s["project"] == "acme-api")?["members"]
+            .as_array()?
+            .iter()
+            .find(|member| member["name"] == "bob-desktop")
+            .cloned()
+    })
+    .await
+    .expect("the teammate's desktop is not listed as a member");
     assert_eq!(desktop["role"], "write");
     // MCP `stats` names the shared projects.
     let stats = on_teammate.ok("stats", json!({})).await;
@@ -347,10 +353,18 @@ async fn a_removed_member_gets_nothing_new_through_a_device_that_heard_late() {
     assert!(reconnected.is_some(), "the removed teammate never reached the server");
 
     // The laptop comes back: the server hears of the removal before it
-    // merges what came after, and ends its session with the teammate.
+    // merges what came after, and ends its session with the teammate, which
+    // it refuses when it dials again.
     let on_laptop = laptop.client().await;
     let found = recalled(&on_server, "which port does the acme api use", "acme-api", "8443").await;
     assert!(found.is_some(), "the server never got what was stored after the removal");
+    let log = server.path().join("logs/node.log");
+    let refused = eventually(CONVERGE, || async {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        text.contains("refused a device that is not a member of the share").then_some(())
+    })
+    .await;
+    assert!(refused.is_some(), "the server never refused the removed teammate");
     let answer = on_teammate
         .ok("recall", json!({"query": "which port does the acme api use", "namespace": "acme-api"}))
         .await;

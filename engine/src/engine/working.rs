@@ -299,8 +299,10 @@ impl Engine {
             }
             _ => (MemoryKind::Episodic, text),
         };
-        // With the task: in its share, when it moved there.
+        // With the task: in its share, when it moved there (in the project's
+        // own namespace when this device may only read the share).
         let home = Namespace::parse(&task.row.namespace)?;
+        let home = if self.replica.is_read_only(&home) { namespace.clone() } else { home };
         let note = self.write_working(
             &home,
             Record { role, kind, text: &text, tags: vec![working::task_tag(id)], confidence: 1.0 },
@@ -366,11 +368,15 @@ impl Engine {
         {
             return Ok(None);
         }
-        let notes: Vec<TaskNote> = index
-            .tagged(&row.namespace, &NOTES.map(Role::source), &working::task_tag(id))?
-            .into_iter()
-            .filter_map(note_of)
-            .collect();
+        let mut notes: Vec<TaskNote> = Vec::new();
+        for namespace in &namespaces {
+            notes.extend(
+                index
+                    .tagged(namespace.as_str(), &NOTES.map(Role::source), &working::task_tag(id))?
+                    .into_iter()
+                    .filter_map(note_of),
+            );
+        }
         drop(index);
         Ok(Some(self.task_with(row, &notes, now)))
     }

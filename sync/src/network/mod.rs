@@ -192,6 +192,10 @@ struct Inner {
     slots: Mutex<HashMap<String, Slot>>,
     invites: Mutex<Invites>,
     throttle: Mutex<Throttle>,
+    /// Failed requests of devices that are no member of a share they name.
+    member_throttle: Mutex<Throttle>,
+    /// The members of each share when it last changed here, to see one go.
+    members_seen: Mutex<HashMap<crate::membership::ShareId, std::collections::BTreeSet<[u8; 32]>>>,
     wake: Notify,
     /// Every device ever revoked (grow-only, also kept in `revoked.json`).
     revoked: Mutex<HashSet<String>>,
@@ -290,6 +294,8 @@ impl Network {
             allowed,
             slots: Mutex::new(HashMap::new()),
             throttle: Mutex::new(Throttle::default()),
+            member_throttle: Mutex::new(Throttle::default()),
+            members_seen: Mutex::new(HashMap::new()),
             wake: Notify::new(),
             revoked: Mutex::new(revoked),
             shares: config.shares,
@@ -869,8 +875,16 @@ impl Inner {
         // Statements before documents: a device that comes back hears of a
         // removal from a share before it merges anything stored since, so
         // it never passes that on to the removed device (docs/sharing.md).
-        let _ = tokio::time::timeout(DIAL_TIMEOUT, self.clone().exchange_own(peer.clone())).await;
+        let exchanged = tokio::time::timeout(DIAL_TIMEOUT, self.clone().exchange_own(peer.clone()))
+            .await
+            .unwrap_or_else(|_| Err(format!("no answer within {} s", DIAL_TIMEOUT.as_secs())));
         let outcome: Result<_, String> = async {
+            match exchanged {
+                // A ferrex from before shares has none to tell.
+                Err(reason) if older_protocol(&reason) => {}
+                Err(reason) => return Err(format!("telling it of the shares: {reason}")),
+                Ok(()) => {}
+            }
             let addr = self.addr_of(&peer)?;
             let connection =
                 tokio::time::timeout(DIAL_TIMEOUT, self.endpoint.connect(addr, SYNC_ALPN))
@@ -891,7 +905,7 @@ impl Inner {
                 Ok(_) => slot.link.dial_succeeded(),
                 Err(reason) => {
                     slot.link.dial_failed(Instant::now(), random());
-                    if reason.contains("application protocol") || reason.contains("ALPN") {
+                    if older_protocol(reason) {
                         tracing::warn!(
                             peer = %short(&peer),
                             "the device does not speak ferrex/sync/2: it runs an older ferrex \
@@ -956,6 +970,12 @@ impl Inner {
         tracing::info!(peer = %short(&joiner), name, "paired a new device");
         JoinReply::Accepted { name: self.name.clone(), addrs: self.addrs(), at: now.0 }
     }
+}
+
+/// Whether a dial failed because the device runs a ferrex that does not
+/// speak the protocol asked for.
+fn older_protocol(reason: &str) -> bool {
+    reason.contains("application protocol") || reason.contains("ALPN")
 }
 
 /// Starts the thread that hands merged changes to `observer` in order; it

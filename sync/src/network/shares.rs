@@ -44,7 +44,8 @@ use crate::{
     statement_log::{MAX_STATEMENTS, MAX_WAITING},
     ticket::ShareTicket,
     wire::{
-        MAX_SHARE_BYTES, OwnShare, SHARE_ALPN, ShareReply, ShareRequest, read_frame, write_frame,
+        MAX_MEMBER_BYTES, MAX_SHARE_BYTES, OwnShare, SHARE_ALPN, ShareReply, ShareRequest,
+        read_frame, write_frame,
     },
 };
 
@@ -196,6 +197,10 @@ impl Network {
     ) -> Result<(ShareId, Namespace), JoinError> {
         let inner = &self.inner;
         inner.check_ticket(ticket)?;
+        // Checked before the ticket is used up.
+        if let Ok(project) = Namespace::parse(&ticket.project) {
+            inner.one_share_of(&project, &ticket.share)?;
+        }
         let request = ShareRequest::Join {
             share: ticket.share,
             secret: ticket.secret,
@@ -233,17 +238,8 @@ impl Network {
         }
         let inviter = ticket.addr.id.to_string();
         {
+            inner.one_share_of(&project, &ticket.share)?;
             let mut shares = lock(&inner.shares);
-            let namespace = namespace_of(&ticket.share);
-            if let Some(other) = shares.all().find(|held| {
-                held.id != ticket.share
-                    && (held.project == project || held.namespace() == namespace)
-            }) {
-                return Err(JoinError::Refused(Refusal::Internal(format!(
-                    "this device holds another share of {} already ({}); a project is shared once",
-                    other.project, other.record.namespace
-                ))));
-            }
             shares
                 .adopt(
                     ticket.share,
@@ -484,6 +480,23 @@ struct Hello {
 }
 
 impl Inner {
+    /// Refuses a share of `project` other than `share` when this device
+    /// holds one already (a project is shared once), or one whose namespace
+    /// another share's is.
+    fn one_share_of(&self, project: &Namespace, share: &ShareId) -> Result<(), JoinError> {
+        let namespace = namespace_of(share);
+        let shares = lock(&self.shares);
+        match shares.all().find(|held| {
+            held.id != *share && (held.project == *project || held.namespace() == namespace)
+        }) {
+            Some(other) => Err(JoinError::Refused(Refusal::Internal(format!(
+                "this device holds another share of {} already ({}); a project is shared once",
+                other.project, other.record.namespace
+            )))),
+            None => Ok(()),
+        }
+    }
+
     /// Refuses a ticket this device made, or one expired.
     fn check_ticket(&self, ticket: &ShareTicket) -> Result<(), JoinError> {
         let now = (self.clock)();
@@ -580,6 +593,16 @@ impl Inner {
     /// news in it), and the person's devices connected now are told.
     fn share_changed(self: &Arc<Self>, share: &ShareId) {
         self.refresh_read_only();
+        // A member gone: the paired devices' sessions start again too, each
+        // opening with the exchange of statements, so none passes on to it
+        // what arrives after (docs/sharing.md).
+        let members: BTreeSet<[u8; 32]> = lock(&self.shares)
+            .get(share)
+            .map(|held| held.membership().members().into_iter().map(|m| m.device).collect())
+            .unwrap_or_default();
+        let lost = lock(&self.members_seen)
+            .insert(*share, members.clone())
+            .is_some_and(|before| !before.is_subset(&members));
         let suffix = format!(".{}", &share.to_hex()[..16]);
         let own: Vec<String> = {
             let slots = lock(&self.slots);
@@ -606,7 +629,9 @@ impl Inner {
         // one whose membership changed starts again.
         for peer in &own {
             let scope = self.own_scope(peer);
-            let changed = lock(&self.own_scopes).get(peer).is_some_and(|held| *held != scope);
+            // No entry: a session starting, whose scope may predate this.
+            let changed =
+                lock(&self.own_scopes).get(peer).is_none_or(|held| *held != scope) || lost;
             if changed
                 && let Some(live) = lock(&self.slots).get(peer).and_then(|slot| slot.live.as_ref())
             {
@@ -637,7 +662,13 @@ impl Inner {
     pub(super) fn own_scope(&self, peer: &str) -> Scope {
         let Some(device) = device_bytes(peer) else { return Scope::own() };
         let (mut withheld, mut read_only) = (BTreeSet::new(), BTreeSet::new());
+        // A share's documents that arrived before its record: carried to no
+        // one until this device knows who may have them.
+        withheld.extend(
+            self.replica.namespaces().into_iter().filter(crate::shares::is_share_namespace),
+        );
         for held in lock(&self.shares).all() {
+            withheld.remove(&held.namespace());
             match held.membership().role_of(&device) {
                 None => {
                     withheld.insert(held.namespace());
@@ -681,6 +712,10 @@ impl Inner {
     fn take_own(self: &Arc<Self>, shares: Vec<OwnShare>) {
         for own in shares.into_iter().take(256) {
             let Ok(project) = Namespace::parse(&own.project) else { continue };
+            if let Err(error) = self.one_share_of(&project, &own.share) {
+                tracing::warn!("not holding a share of another own device: {error}");
+                continue;
+            }
             let (adopted, taken) = {
                 let mut held = lock(&self.shares);
                 let before = held.get(&own.share).map(|held| held.statements.len());
@@ -719,18 +754,22 @@ impl Inner {
 
     /// Tells the person's device `peer` of every share held, and takes
     /// those it holds.
-    pub(super) async fn exchange_own(self: Arc<Self>, peer: String) {
-        let Ok(addr) = self.addr_of(&peer) else { return };
+    pub(super) async fn exchange_own(self: Arc<Self>, peer: String) -> Result<(), String> {
+        let addr = self.addr_of(&peer)?;
         let request = ShareRequest::Own { shares: self.own_shares() };
         match self.ask(&addr, &request).await {
-            Ok(ShareReply::Own { shares }) => self.take_own(shares),
+            Ok(ShareReply::Own { shares }) => {
+                let inner = self.clone();
+                tokio::task::spawn_blocking(move || inner.take_own(shares))
+                    .await
+                    .map_err(|error| error.to_string())
+            }
             Ok(ShareReply::Refused(refusal)) => {
                 tracing::debug!(peer = %short(&peer), "the device refused its shares: {refusal}");
+                Err(refusal.to_string())
             }
-            Ok(other) => tracing::debug!(peer = %short(&peer), "unexpected answer: {other:?}"),
-            Err(error) => {
-                tracing::debug!(peer = %short(&peer), "could not exchange shares: {error}")
-            }
+            Ok(other) => Err(format!("unexpected answer: {other:?}")),
+            Err(error) => Err(error.to_string()),
         }
     }
 
@@ -759,23 +798,48 @@ impl Inner {
             // A device whose own grant was revoked stays out; one that fell
             // with another's grant (a lost sibling that granted it) is
             // granted again.
-            let removed: BTreeSet<[u8; 32]> = membership
-                .statements()
-                .filter(|statement| membership.is_revoked(&statement.id))
-                .filter_map(|statement| statement.grants().map(|(device, _)| device))
-                .collect();
+            let grants_of = |device: &[u8; 32]| -> Vec<&crate::membership::Statement> {
+                membership
+                    .statements()
+                    .filter(|statement| statement.grants().is_some_and(|(to, _)| to == *device))
+                    .collect()
+            };
+            let through_unpaired = |statement: &crate::membership::Statement| {
+                let mut link = statement.body.proof;
+                for _ in 0..crate::membership::MAX_CHAIN {
+                    let Some(id) = link else { return false };
+                    let Some(proof) = membership.statements().find(|s| s.id == id) else {
+                        return false;
+                    };
+                    if proof.grants().is_some_and(|(to, _)| revoked.contains(&to)) {
+                        return true;
+                    }
+                    link = proof.body.proof;
+                }
+                false
+            };
             let mut actions: Vec<Action> = paired
                 .iter()
+                .filter(|device| membership.role_of(device).is_none() && !revoked.contains(device))
                 .filter(|device| {
-                    membership.role_of(device).is_none()
-                        && !removed.contains(*device)
-                        && !revoked.contains(device)
+                    let grants = grants_of(device);
+                    grants.is_empty() || grants.iter().all(|grant| through_unpaired(grant))
                 })
                 .map(|device| Action::Grant { device: *device, role })
                 .collect();
             for device in &revoked {
                 actions.extend(
-                    membership.grants_to(device).into_iter().map(|grant| Action::Revoke { grant }),
+                    membership
+                        .grants_to(device)
+                        .into_iter()
+                        .filter(|grant| {
+                            // The `Create` cannot be revoked.
+                            membership.statements().any(|statement| {
+                                statement.id == *grant
+                                    && !matches!(statement.body.action, Action::Create { .. })
+                            })
+                        })
+                        .map(|grant| Action::Revoke { grant }),
                 );
             }
             for action in actions {
@@ -922,7 +986,11 @@ impl Inner {
         recv: RecvStream,
         dialer: Dialer,
     ) {
-        self.take_statements(&share, &statements);
+        if !statements.is_empty() {
+            let (inner, share) = (self.clone(), share);
+            let _ = tokio::task::spawn_blocking(move || inner.take_statements(&share, &statements))
+                .await;
+        }
         if let Err(error) = lock(&self.shares).note_contact(&share, &peer, &name, &addrs) {
             tracing::warn!("could not record a member's address: {error}");
         }
@@ -968,17 +1036,31 @@ impl Inner {
                 self.take_own(shares);
                 (ShareReply::Own { shares: self.own_shares() }, None)
             }
-            ShareRequest::Own { .. } => (ShareReply::Refused(Refusal::NotMember), None),
+            ShareRequest::Own { .. } => {
+                tracing::info!(
+                    peer = %from.fmt_short(),
+                    alpn = "ferrex/share/1",
+                    "refused a connection from a device that is not paired"
+                );
+                (ShareReply::Refused(Refusal::NotMember), None)
+            }
             ShareRequest::Member { share, statements, name, addrs } => {
                 // A device refused here is throttled as a failed pairing is:
                 // anyone may ask, and taking statements costs a check each.
                 let now = (self.clock)();
-                if let Err(wait) = lock(&self.throttle).check(&peer, now) {
+                // A member this device knows is never held back; a device
+                // that is not one is throttled (on a throttle of its own:
+                // strangers cannot hold back pairing), since taking its
+                // statements costs a check each.
+                let known = lock(&self.shares)
+                    .get(&share)
+                    .is_some_and(|held| held.membership().role_of(from.as_bytes()).is_some());
+                if !known && let Err(wait) = lock(&self.member_throttle).check(&peer, now) {
                     let retry_after_secs = wait.as_secs().max(1);
                     return (ShareReply::Refused(Refusal::Throttled { retry_after_secs }), None);
                 }
                 let refuse = |refusal: Refusal| {
-                    lock(&self.throttle).failed(&peer, now);
+                    lock(&self.member_throttle).failed(&peer, now);
                     (ShareReply::Refused(refusal), None)
                 };
                 if own {
@@ -992,7 +1074,9 @@ impl Inner {
                     );
                 }
                 if lock(&self.shares).get(&share).is_none() {
-                    return refuse(Refusal::UnknownShare);
+                    // Costs nothing to answer; a member may dial a device
+                    // that has not heard of the share yet.
+                    return (ShareReply::Refused(Refusal::UnknownShare), None);
                 }
                 if statements.len() > MAX_STATEMENTS + MAX_WAITING {
                     return refuse(Refusal::Internal("too many statements".into()));
@@ -1010,7 +1094,7 @@ impl Inner {
                     tracing::info!(peer = %short(&peer), "refused a device that is not a member of the share");
                     return refuse(Refusal::NotMember);
                 }
-                lock(&self.throttle).succeeded(&peer);
+                lock(&self.member_throttle).succeeded(&peer);
                 let reply = ShareReply::Member {
                     statements: self.statements_of(&share),
                     name: self.name.clone(),
@@ -1131,9 +1215,16 @@ impl ProtocolHandler for ShareProtocol {
         let exchange = async {
             let (mut send, mut recv) =
                 connection.accept_bi().await.map_err(AcceptError::from_err)?;
-            let Some((request, _)) = read_frame::<ShareRequest>(&mut recv, MAX_SHARE_BYTES)
-                .await
-                .map_err(AcceptError::from_err)?
+            // Up to every share's statements from the person's own
+            // devices; a member's or a joiner's request is far smaller.
+            let own = inner
+                .allowed
+                .read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .contains(&from);
+            let max = if own { MAX_SHARE_BYTES } else { MAX_MEMBER_BYTES };
+            let Some((request, _)) =
+                read_frame::<ShareRequest>(&mut recv, max).await.map_err(AcceptError::from_err)?
             else {
                 return Ok(None);
             };
