@@ -274,6 +274,18 @@ async fn a_reader_changes_nothing_and_a_removed_member_gets_nothing_new() {
     let (ok, _, stderr) = laptop.run(&["share", "remove", "bob"]);
     assert!(ok, "{stderr}");
     assert!(stderr.contains("bob") && stderr.contains("stays with them"), "{stderr}");
+    let status = laptop.peers_json();
+    let acme = status["shares"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|share| share["project"] == "acme-api")
+        .unwrap()
+        .clone();
+    let removed = acme["removed"].as_array().cloned().unwrap_or_default();
+    assert!(removed.iter().any(|device| device["name"] == "bob"), "{acme}");
+    let members = acme["members"].as_array().cloned().unwrap_or_default();
+    assert!(members.iter().all(|member| member["name"] != "bob"), "{acme}");
     let after = "After the removal the acme api moved to port 8443.";
     store(&on_laptop, after, &namespace).await;
     // The writer dials the laptop again and is refused.

@@ -174,11 +174,13 @@ pub async fn shares_json(network: &Network) -> Value {
                     "share": status.share,
                     "role": status.role.map(Role::as_str),
                     "statements": status.statements,
+                    "removed": status.removed.iter().map(|(id, name)| json!({"id": id, "name": name})).collect::<Vec<_>>(),
                     "members": status.members.iter().map(|member| json!({
                         "id": member.device,
                         "name": member.name,
                         "role": member.role.as_str(),
                         "granted_by": member.granted_by,
+                        "granted_by_name": member.granted_by_name,
                         "own": member.own,
                         "online": member.online,
                         "refused": member.refused,

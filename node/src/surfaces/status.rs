@@ -294,14 +294,24 @@ pub fn shares_table(status: &Value) -> String {
             out.push_str("  no member besides your own devices yet\n");
         }
         for member in members {
-            let granted_by = member["granted_by"].as_str().unwrap_or_default();
+            let granted_by = member["granted_by_name"]
+                .as_str()
+                .filter(|name| !name.is_empty())
+                .unwrap_or_else(|| short_id(member["granted_by"].as_str().unwrap_or_default()));
             out.push_str(&format!(
                 "  {:<20} {}  {:<6} granted by {}  {}\n",
                 member["name"].as_str().filter(|name| !name.is_empty()).unwrap_or("unnamed"),
                 short_id(member["id"].as_str().unwrap_or_default()),
                 member["role"].as_str().unwrap_or("?"),
-                short_id(granted_by),
+                granted_by,
                 if member["online"] == true { "online" } else { "offline" },
+            ));
+        }
+        for removed in share["removed"].as_array().into_iter().flatten() {
+            out.push_str(&format!(
+                "  {:<20} {}  removed\n",
+                removed["name"].as_str().filter(|name| !name.is_empty()).unwrap_or("unnamed"),
+                short_id(removed["id"].as_str().unwrap_or_default()),
             ));
         }
     }

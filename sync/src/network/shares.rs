@@ -99,6 +99,9 @@ pub struct ShareStatus {
     pub statements: usize,
     /// Every member but this device.
     pub members: Vec<MemberStatus>,
+    /// Devices removed from it (their grants revoked, none left): id (hex)
+    /// and name, when known.
+    pub removed: Vec<(String, Option<String>)>,
 }
 
 /// How one member of a share stands.
@@ -112,6 +115,8 @@ pub struct MemberStatus {
     pub role: Role,
     /// The device that granted it (hex).
     pub granted_by: String,
+    /// That device's name, when known.
+    pub granted_by_name: Option<String>,
     /// One of this person's own devices (its documents travel in the own
     /// devices' sessions).
     pub own: bool,
@@ -391,11 +396,18 @@ impl Network {
                         statements: held.statements.len(),
                         membership,
                         names,
+                        contacts: held
+                            .record
+                            .contacts
+                            .iter()
+                            .map(|(device, contact)| (device.clone(), contact.name.clone()))
+                            .collect(),
                     }
                 })
                 .collect()
         };
-        for Snapshot { share, project, namespace, statements, membership, names } in held {
+        for Snapshot { share, project, namespace, statements, membership, names, contacts } in held
+        {
             let mut members = Vec::new();
             for member in membership.members() {
                 if member.device == me {
@@ -439,6 +451,16 @@ impl Network {
                     name,
                     role: member.role,
                     granted_by: hex::encode(member.granted_by),
+                    granted_by_name: if member.granted_by == me {
+                        Some(inner.name.clone())
+                    } else {
+                        let granter = hex::encode(member.granted_by);
+                        names
+                            .iter()
+                            .find(|(hex, _)| *hex == granter)
+                            .and_then(|(_, name)| name.clone())
+                            .or_else(|| registry.name_of(&granter))
+                    },
                     own,
                     online,
                     docs,
@@ -447,7 +469,23 @@ impl Network {
                     bytes_received,
                 });
             }
+            let live: BTreeSet<[u8; 32]> =
+                membership.members().iter().map(|member| member.device).collect();
+            let mut removed: Vec<(String, Option<String>)> = membership
+                .statements()
+                .filter(|statement| membership.is_revoked(&statement.id))
+                .filter_map(|statement| statement.grants().map(|(device, _)| device))
+                .filter(|device| !live.contains(device))
+                .map(|device| {
+                    let hex = hex::encode(device);
+                    let name = contacts.get(&hex).cloned().or_else(|| registry.name_of(&hex));
+                    (hex, name)
+                })
+                .collect();
+            removed.sort();
+            removed.dedup();
             statuses.push(ShareStatus {
+                removed,
                 share: share.to_hex(),
                 project,
                 namespace,
@@ -469,6 +507,8 @@ struct Snapshot {
     membership: Membership,
     /// Each member's device (hex) and name.
     names: Vec<(String, Option<String>)>,
+    /// The names devices gave, by device (hex).
+    contacts: std::collections::BTreeMap<String, String>,
 }
 
 /// A member whose session follows an exchange: the share, and what it
