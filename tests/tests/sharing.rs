@@ -66,6 +66,32 @@ async fn recalled(client: &Client, query: &str, project: &str, text: &str) -> Op
     .await
 }
 
+/// Waits until `home`'s share shows the member `name` online.
+async fn meets(home: &TestHome, name: &str) -> bool {
+    eventually(CONVERGE, || async {
+        let status = home.peers_json();
+        let members = status["shares"].get(0)?["members"].as_array()?.clone();
+        members
+            .iter()
+            .any(|member| member["name"] == name && member["online"] == true)
+            .then_some(())
+    })
+    .await
+    .is_some()
+}
+
+/// Waits until `home`'s node log says it refused a device that is no
+/// member of the share (a removed one dialing again).
+async fn refuses_a_removed_member(home: &TestHome) -> bool {
+    let log = home.path().join("logs/node.log");
+    eventually(CONVERGE, || async {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        text.contains("refused a device that is not a member of the share").then_some(())
+    })
+    .await
+    .is_some()
+}
+
 #[tokio::test]
 async fn a_shared_project_reaches_a_teammate_and_nothing_else_of_the_persons_does() {
     // The person: a laptop and a home server, and a phone paired then
@@ -289,13 +315,7 @@ async fn a_reader_changes_nothing_and_a_removed_member_gets_nothing_new() {
     let after = "After the removal the acme api moved to port 8443.";
     store(&on_laptop, after, &namespace).await;
     // The writer dials the laptop again and is refused.
-    let log = laptop.path().join("logs/node.log");
-    let refused = eventually(CONVERGE, || async {
-        let text = std::fs::read_to_string(&log).unwrap_or_default();
-        text.contains("refused a device that is not a member of the share").then_some(())
-    })
-    .await;
-    assert!(refused.is_some(), "the laptop never refused the removed writer");
+    assert!(refuses_a_removed_member(&laptop).await, "the laptop never refused the removed writer");
     // The reader comes back: it may meet the writer before the laptop, but
     // once it holds what was stored after the removal, it has heard of the
     // removal, and the writer has none of it.
@@ -330,16 +350,7 @@ async fn a_removed_member_gets_nothing_new_through_a_device_that_heard_late() {
     let namespace = share_namespace(&laptop, "acme-api");
     let on_teammate = teammate.client().await;
     assert!(recalled(&on_teammate, "acme api deploy", "acme-api", "blue green").await.is_some());
-    let met = eventually(CONVERGE, || async {
-        let status = teammate.peers_json();
-        let members = status["shares"].get(0)?["members"].as_array()?.clone();
-        members
-            .iter()
-            .any(|member| member["name"] == "ann-server" && member["online"] == true)
-            .then_some(())
-    })
-    .await;
-    assert!(met.is_some(), "the server and the teammate never met");
+    assert!(meets(&teammate, "ann-server").await, "the server and the teammate never met");
 
     // The server is away while the teammate is removed and the laptop
     // stores something new; then the laptop is away while the server comes
@@ -353,16 +364,7 @@ async fn a_removed_member_gets_nothing_new_through_a_device_that_heard_late() {
     on_laptop.close().await;
     laptop.stop();
     let on_server = server.client().await;
-    let reconnected = eventually(CONVERGE, || async {
-        let status = teammate.peers_json();
-        let members = status["shares"].get(0)?["members"].as_array()?.clone();
-        members
-            .iter()
-            .any(|member| member["name"] == "ann-server" && member["online"] == true)
-            .then_some(())
-    })
-    .await;
-    assert!(reconnected.is_some(), "the removed teammate never reached the server");
+    assert!(meets(&teammate, "ann-server").await, "the removed teammate never reached the server");
 
     // The laptop comes back: the server hears of the removal before it
     // merges what came after, and ends its session with the teammate, which
@@ -370,13 +372,10 @@ async fn a_removed_member_gets_nothing_new_through_a_device_that_heard_late() {
     let on_laptop = laptop.client().await;
     let found = recalled(&on_server, "which port does the acme api use", "acme-api", "8443").await;
     assert!(found.is_some(), "the server never got what was stored after the removal");
-    let log = server.path().join("logs/node.log");
-    let refused = eventually(CONVERGE, || async {
-        let text = std::fs::read_to_string(&log).unwrap_or_default();
-        text.contains("refused a device that is not a member of the share").then_some(())
-    })
-    .await;
-    assert!(refused.is_some(), "the server never refused the removed teammate");
+    assert!(
+        refuses_a_removed_member(&server).await,
+        "the server never refused the removed teammate"
+    );
     let answer = on_teammate
         .ok("recall", json!({"query": "which port does the acme api use", "namespace": "acme-api"}))
         .await;

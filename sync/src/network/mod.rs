@@ -320,18 +320,7 @@ impl Network {
 
     /// The paired devices this node has a live sync connection with.
     pub fn connected_peers(&self) -> Vec<String> {
-        let mut peers: Vec<String> = lock(&self.inner.slots)
-            .iter()
-            // A share member's slot is keyed `device.share`: paired devices only.
-            .filter(|(key, slot)| {
-                !key.contains('.')
-                    && slot
-                        .live
-                        .as_ref()
-                        .is_some_and(|live| live.connection.close_reason().is_none())
-            })
-            .map(|(peer, _)| peer.clone())
-            .collect();
+        let mut peers = self.inner.connected_own();
         peers.sort();
         peers
     }
@@ -622,6 +611,22 @@ async fn bind(
 }
 
 impl Inner {
+    /// The paired devices with a live connection now (a share member's
+    /// slot is keyed `device.share`, and left out).
+    fn connected_own(&self) -> Vec<String> {
+        lock(&self.slots)
+            .iter()
+            .filter(|(key, slot)| {
+                !key.contains('.')
+                    && slot
+                        .live
+                        .as_ref()
+                        .is_some_and(|live| live.connection.close_reason().is_none())
+            })
+            .map(|(key, _)| key.clone())
+            .collect()
+    }
+
     /// The direct addresses this endpoint can be dialed on.
     fn addrs(&self) -> Vec<SocketAddr> {
         let mut addrs: Vec<SocketAddr> = self.endpoint.addr().ip_addrs().copied().collect();
@@ -1035,12 +1040,7 @@ async fn supervise(inner: Arc<Inner>) {
         inner.grant_own_devices();
         if last_told.elapsed() >= TELL_OWN_EVERY {
             last_told = Instant::now();
-            for peer in lock(&inner.slots)
-                .iter()
-                .filter(|(key, slot)| !key.contains('.') && slot.live.is_some())
-                .map(|(key, _)| key.clone())
-                .collect::<Vec<_>>()
-            {
+            for peer in inner.connected_own() {
                 tokio::spawn(inner.clone().exchange_own(peer));
             }
         }

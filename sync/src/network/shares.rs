@@ -644,27 +644,14 @@ impl Inner {
             .insert(*share, members.clone())
             .is_some_and(|before| !before.is_subset(&members));
         let suffix = format!(".{}", &share.to_hex()[..16]);
-        let own: Vec<String> = {
-            let slots = lock(&self.slots);
-            for (key, slot) in slots.iter() {
-                if key.ends_with(&suffix)
-                    && let Some(live) = &slot.live
-                {
-                    live.connection.close(MEMBERS_CHANGED.into(), b"the share's members changed");
-                }
+        for (key, slot) in lock(&self.slots).iter() {
+            if key.ends_with(&suffix)
+                && let Some(live) = &slot.live
+            {
+                live.connection.close(MEMBERS_CHANGED.into(), b"the share's members changed");
             }
-            slots
-                .iter()
-                .filter(|(key, slot)| {
-                    !key.contains('.')
-                        && slot
-                            .live
-                            .as_ref()
-                            .is_some_and(|live| live.connection.close_reason().is_none())
-                })
-                .map(|(key, _)| key.clone())
-                .collect()
-        };
+        }
+        let own = self.connected_own();
         // A paired device's session carries the shares it is a member of:
         // one whose membership changed starts again.
         for peer in &own {
