@@ -657,6 +657,66 @@ fn a_shared_projects_tasks_stay_its_own_and_a_new_memory_goes_to_the_share() {
     // (this device is its admin); naming the project keeps it personal.
     assert_eq!(engine.store_target(&acme), shared.namespace);
     assert_eq!(engine.store_target(&Namespace::parse("other").unwrap()).as_str(), "other");
+    // A task started there without a namespace goes to the share too, and
+    // the project lists both.
+    let (started, _) = engine
+        .start_task_into(&acme, &shared.namespace, "Drop the old tables", None, None, None)
+        .unwrap();
+    assert_eq!(engine.memory(&started).unwrap().unwrap().namespace, shared.namespace.as_str());
+    assert_eq!(engine.tasks(&acme, now).unwrap().len(), 2);
     assert_eq!(engine.share_stats().len(), 1);
     assert_eq!(engine.share_stats()[0].project, "acme");
+}
+
+#[test]
+fn a_shares_document_naming_the_persons_entity_or_memory_changes_neither() {
+    let person = TestEngine::on("person").unwrap();
+    let teammate = TestEngine::on("teammate").unwrap();
+    let mut input = text("Alice runs the billing service.", "acme");
+    input.entities = vec!["Alice".into()];
+    let stored = person.engine.store(input, false).unwrap();
+    let alice = {
+        let index = person.engine.index().lock().unwrap();
+        let entities = index.entities("acme").unwrap();
+        entities.into_iter().find(|entity| entity.name == "Alice").unwrap().id
+    };
+    // A writer of a share puts, in the share's document, an entity under the
+    // id of the person's and an edge saying a memory of its own supersedes
+    // the person's memory.
+    let share = Namespace::parse("share.00112233445566778899aabbccddeeff").unwrap();
+    let now = ferrex_core::Timestamp(1_800_000_000_000);
+    let forged =
+        ferrex_sync::NewMemory::episode("forged-1", "Mallory runs billing.", "teammate", now);
+    let records = ferrex_sync::NewRecords {
+        memories: vec![forged],
+        entities: vec![ferrex_core::Entity {
+            id: alice.clone(),
+            name: "Mallory".into(),
+            kind: None,
+            created_at: now,
+            created_by: "teammate".into(),
+        }],
+        edges: vec![ferrex_core::Edge {
+            kind: ferrex_core::EdgeKind::Supersedes,
+            from: "forged-1".into(),
+            to: stored.id.clone(),
+            created_at: now,
+            created_by: "teammate".into(),
+        }],
+        ..Default::default()
+    };
+    teammate.engine.replica().write_new(&share, now, &records).unwrap();
+    assert!(teammate.send_to(&person).unwrap() > 0);
+
+    // The share's own memory arrived; the person's entity and memory are
+    // as they were.
+    assert_eq!(person.engine.memory("forged-1").unwrap().unwrap().namespace, share.as_str());
+    let index = person.engine.index().lock().unwrap();
+    let entities = index.entities("acme").unwrap();
+    assert!(entities.iter().any(|entity| entity.id == alice && entity.name == "Alice"));
+    assert!(index.entities(share.as_str()).unwrap().iter().all(|entity| entity.id != alice));
+    drop(index);
+    let row = person.engine.memory(&stored.id).unwrap().unwrap();
+    assert!(row.derived.superseded_by.is_empty(), "{:?}", row.derived);
+    assert_eq!(row.namespace, "acme");
 }

@@ -251,6 +251,21 @@ impl Engine {
         success: Option<&str>,
         priority: Option<&str>,
     ) -> Result<(String, bool), ToolError> {
+        self.start_task_into(namespace, namespace, title, goal, success, priority)
+    }
+
+    /// As [`Engine::start_task`], the new task written into `into` (the
+    /// project's share, for a task of a shared project that names no
+    /// namespace: docs/sharing.md).
+    pub fn start_task_into(
+        &self,
+        namespace: &Namespace,
+        into: &Namespace,
+        title: &str,
+        goal: Option<&str>,
+        success: Option<&str>,
+        priority: Option<&str>,
+    ) -> Result<(String, bool), ToolError> {
         let now = self.now();
         if let Some(existing) = self
             .tasks(namespace, now)?
@@ -264,7 +279,7 @@ impl Engine {
         let mut tags = vec!["task".to_owned()];
         tags.extend(priority.map(|priority| format!("priority:{priority}")));
         let id = self.write_working(
-            namespace,
+            into,
             Record {
                 role: Role::Task,
                 kind: MemoryKind::Procedural,

@@ -307,8 +307,16 @@ pub fn task(engine: &Engine, scope: &Scope, params: params::Task) -> Result<Task
         A::Start => {
             let title =
                 title.ok_or_else(|| FieldError::new("title", "is missing: name the task"))?;
-            let (id, existing) = engine.start_task(
+            // A task of a shared project goes to its share, as a memory
+            // does, unless the call names the project's namespace.
+            let into = if params.namespace.is_none() {
+                engine.store_target(&namespace)
+            } else {
+                namespace.clone()
+            };
+            let (id, existing) = engine.start_task_into(
                 &namespace,
+                &into,
                 &title,
                 goal.as_deref(),
                 success.as_deref(),
