@@ -83,6 +83,28 @@ impl HeldShare {
     pub fn membership(&self) -> Membership {
         self.statements.membership()
     }
+
+    /// The device that created it (signed its `Create`), once known.
+    pub fn creator(&self) -> Option<[u8; 32]> {
+        self.membership().statements().find_map(|statement| match statement.body.action {
+            Action::Create { .. } => Some(statement.body.issuer),
+            _ => None,
+        })
+    }
+
+    /// The role of `device` here, where `own` says whether a device (hex)
+    /// is one of this person's: what its grants give it, else `admin` for
+    /// one of the person's devices in a share the person created. The
+    /// person's devices take part without a grant (one is signed only
+    /// when a device acts: invites or removes), so that teammates never
+    /// learn of the ones that do not (docs/sharing.md).
+    pub fn role_of(&self, device: &[u8; 32], own: impl Fn(&[u8; 32]) -> bool) -> Option<Role> {
+        let membership = self.membership();
+        membership.role_of(device).or_else(|| {
+            let creator = self.creator()?;
+            (own(device) && (creator == *device || own(&creator))).then_some(Role::Admin)
+        })
+    }
 }
 
 /// What can go wrong with a share.

@@ -90,6 +90,13 @@ pub enum ShareRequest {
         /// The shares.
         shares: Vec<OwnShare>,
     },
+    /// One of the person's own devices, which takes part in `share`
+    /// without a grant, asks for `admin` there to act (invite, remove); the
+    /// answer is the answerer's shares (`ShareReply::Own`).
+    GrantOwn {
+        /// The share.
+        share: ShareId,
+    },
 }
 
 /// A share as a person's devices tell each other of it.

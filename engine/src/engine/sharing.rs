@@ -109,11 +109,17 @@ impl Engine {
                 ShareStat {
                     project: held.record.project.clone(),
                     namespace: held.record.namespace.clone(),
-                    role: me.and_then(|me| membership.role_of(&me)),
+                    role: me
+                        .and_then(|me| held.role_of(&me, |device| self.own_device(&me, device))),
                     members: membership.members().len(),
                 }
             })
             .collect()
+    }
+
+    /// Whether `device` is this one (`me`) or paired with it.
+    fn own_device(&self, me: &[u8; 32], device: &[u8; 32]) -> bool {
+        device == me || self.replica.registry().is_paired(&hex::encode(device))
     }
 
     /// This device's key, as membership names devices.
@@ -129,7 +135,10 @@ impl Engine {
         lock(shares)
             .of_project(project)
             .filter(|held| held.record.moved)
-            .find(|held| held.membership().role_of(&me).is_some_and(|role| role >= Role::Write))
+            .find(|held| {
+                held.role_of(&me, |device| self.own_device(&me, device))
+                    .is_some_and(|role| role >= Role::Write)
+            })
             .map(|held| held.namespace())
             .unwrap_or_else(|| project.clone())
     }

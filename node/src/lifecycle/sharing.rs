@@ -68,7 +68,8 @@ pub async fn share(
         }
     };
     let share = engine.share_of(&project).context("the share was not recorded")?;
-    let ticket = network.share_invite(&share, role, ttl).map_err(|error| anyhow::anyhow!(error))?;
+    let ticket =
+        network.share_invite(&share, role, ttl).await.map_err(|error| anyhow::anyhow!(error))?;
     Ok(json!({
         "ok": true,
         "ticket": ticket.to_string(),
@@ -137,6 +138,10 @@ pub async fn remove(
         .filter(|(_, member)| matches(&member.name, &member.device))
         .collect();
     let (status, member) = match candidates.as_slice() {
+        [] if network.names_own_device(member) => bail!(
+            "{member:?} is one of your own devices: `ferrex peers remove` removes it from every \
+             share as it unpairs it"
+        ),
         [] => bail!(
             "no member of a shared project is called or has the id {member:?}; see `ferrex peers`"
         ),
@@ -153,7 +158,8 @@ pub async fn remove(
         .map(ferrex_sync::membership::ShareId)
         .context("a share's id is not hex")?;
     let device = member.device.clone();
-    let removed = network.remove_member(&share, &device).map_err(|error| anyhow::anyhow!(error))?;
+    let removed =
+        network.remove_member(&share, &device).await.map_err(|error| anyhow::anyhow!(error))?;
     Ok(json!({
         "ok": true,
         "project": status.project,

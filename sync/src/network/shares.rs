@@ -137,13 +137,14 @@ pub struct MemberStatus {
 impl Network {
     /// A ticket to `share` giving `role`, that expires after `ttl` and
     /// works once. Refused when this device may not grant `role` there.
-    pub fn share_invite(
+    pub async fn share_invite(
         &self,
         share: &ShareId,
         role: Role,
         ttl: std::time::Duration,
     ) -> Result<ShareTicket, String> {
         let inner = &self.inner;
+        self.act_in(share).await?;
         let shares = lock(&inner.shares);
         let held = shares.get(share).ok_or("this device does not hold that share")?;
         let mine = held.membership().role_of(inner.identity.id().as_bytes());
@@ -271,8 +272,13 @@ impl Network {
     /// Revokes every grant to `device` (hex, a unique prefix, or a member's
     /// unique name) in `share`, and so what was granted through them. What
     /// it holds already stays with it.
-    pub fn remove_member(&self, share: &ShareId, device: &str) -> Result<RemovedMember, String> {
+    pub async fn remove_member(
+        &self,
+        share: &ShareId,
+        device: &str,
+    ) -> Result<RemovedMember, String> {
         let inner = &self.inner;
+        self.act_in(share).await?;
         let now = (inner.clock)();
         let mut shares = lock(&inner.shares);
         let held = shares.get(share).ok_or("this device does not hold that share")?;
@@ -346,6 +352,37 @@ impl Network {
         outcome
     }
 
+    /// Whether `words` name one of the person's devices (this one or one
+    /// paired with it): its name, its id, or a prefix of 4 or more.
+    pub fn names_own_device(&self, words: &str) -> bool {
+        let registry = self.inner.replica.registry();
+        let words = words.trim();
+        let mut devices = registry.paired();
+        devices.insert(self.inner.me.clone());
+        devices.iter().any(|id| {
+            id == words
+                || (words.len() >= 4 && id.starts_with(&words.to_ascii_lowercase()))
+                || registry.name_of(id).as_deref() == Some(words)
+                || (*id == self.inner.me && self.inner.name == words)
+        })
+    }
+
+    /// Makes sure this device holds a grant of `share` before it signs
+    /// there: one of the person's devices, taking part without one, asks
+    /// another that holds one.
+    async fn act_in(&self, share: &ShareId) -> Result<(), String> {
+        let inner = &self.inner;
+        let me = *inner.identity.id().as_bytes();
+        let implicit = {
+            let registry = inner.replica.registry();
+            let shares = lock(&inner.shares);
+            let held = shares.get(share).ok_or("this device does not hold that share")?;
+            held.membership().role_of(&me).is_none()
+                && held.role_of(&me, |device| inner.own_device(&registry, device)).is_some()
+        };
+        if implicit { inner.grant_me(share).await } else { Ok(()) }
+    }
+
     /// Tells every paired device connected now of the shares this device
     /// holds, waiting at most `limit` for their answers (`ferrex share`
     /// does before it moves a project: a device that merges the move knows
@@ -394,6 +431,7 @@ impl Network {
                         project: held.record.project.clone(),
                         namespace: held.record.namespace.clone(),
                         statements: held.statements.len(),
+                        role: held.role_of(&me, |device| inner.own_device(&registry, device)),
                         membership,
                         names,
                         contacts: held
@@ -406,7 +444,8 @@ impl Network {
                 })
                 .collect()
         };
-        for Snapshot { share, project, namespace, statements, membership, names, contacts } in held
+        for Snapshot { share, project, namespace, statements, membership, role, names, contacts } in
+            held
         {
             let mut members = Vec::new();
             for member in membership.members() {
@@ -489,7 +528,7 @@ impl Network {
                 share: share.to_hex(),
                 project,
                 namespace,
-                role: membership.role_of(&me),
+                role,
                 statements,
                 members,
             });
@@ -505,6 +544,8 @@ struct Snapshot {
     namespace: String,
     statements: usize,
     membership: Membership,
+    /// This device's role (a device of the person's may hold none).
+    role: Option<Role>,
     /// Each member's device (hex) and name.
     names: Vec<(String, Option<String>)>,
     /// The names devices gave, by device (hex).
@@ -520,6 +561,43 @@ struct Hello {
 }
 
 impl Inner {
+    /// Whether `device` is this device or one paired with it (the
+    /// person's), by the registry now.
+    fn own_device(&self, registry: &crate::Registry, device: &[u8; 32]) -> bool {
+        device == self.identity.id().as_bytes() || registry.is_paired(&hex::encode(device))
+    }
+
+    /// Has one of the person's devices that holds a grant of `share` grant
+    /// this device `admin` in it (a device of the person takes part in a
+    /// share without a grant until it acts: docs/sharing.md).
+    async fn grant_me(self: &Arc<Self>, share: &ShareId) -> Result<(), String> {
+        let me = *self.identity.id().as_bytes();
+        let granted = |inner: &Inner| {
+            lock(&inner.shares)
+                .get(share)
+                .is_some_and(|held| held.membership().role_of(&me).is_some())
+        };
+        if granted(self) {
+            return Ok(());
+        }
+        for peer in self.connected_own() {
+            let Ok(addr) = self.addr_of(&peer) else { continue };
+            if let Ok(ShareReply::Own { shares }) =
+                self.ask(&addr, &ShareRequest::GrantOwn { share: *share }).await
+            {
+                let inner = self.clone();
+                let _ = tokio::task::spawn_blocking(move || inner.take_own(shares)).await;
+                if granted(self) {
+                    return Ok(());
+                }
+            }
+        }
+        Err("this device holds no grant of the share yet (the person's devices take part \
+             without one until they act), and none of your devices that holds one is reachable: \
+             run it on the device that shared the project, or with it online"
+            .into())
+    }
+
     /// Refuses a share of `project` other than `share` when this device
     /// holds one already (a project is shared once), or one whose namespace
     /// another share's is.
@@ -675,9 +753,11 @@ impl Inner {
     /// role is read, or it was removed) refuse writes here.
     pub(super) fn refresh_read_only(&self) {
         let me = *self.identity.id().as_bytes();
+        let registry = self.replica.registry();
+        let own = |device: &[u8; 32]| self.own_device(&registry, device);
         let read_only = lock(&self.shares)
             .all()
-            .filter(|held| held.membership().role_of(&me).is_none_or(|role| role < Role::Write))
+            .filter(|held| held.role_of(&me, own).is_none_or(|role| role < Role::Write))
             .map(|held| held.namespace())
             .collect();
         self.replica.set_read_only(read_only);
@@ -694,9 +774,11 @@ impl Inner {
         withheld.extend(
             self.replica.namespaces().into_iter().filter(crate::shares::is_share_namespace),
         );
+        let registry = self.replica.registry();
+        let own = |device: &[u8; 32]| self.own_device(&registry, device);
         for held in lock(&self.shares).all() {
             withheld.remove(&held.namespace());
-            match held.membership().role_of(&device) {
+            match held.role_of(&device, own) {
                 None => {
                     withheld.insert(held.namespace());
                 }
@@ -800,8 +882,9 @@ impl Inner {
         }
     }
 
-    /// Grants each paired device of the person's (never granted in a share
-    /// before) the role this device holds there, and revokes the grants of
+    /// In a share joined, grants each paired device the role this device
+    /// holds there (a device never granted, or whose grants all fell with a
+    /// device the person unpaired); in every share, revokes the grants of
     /// devices the registry revoked.
     pub(super) fn grant_own_devices(self: &Arc<Self>) {
         let registry = self.replica.registry();
@@ -845,8 +928,15 @@ impl Inner {
                 }
                 false
             };
+            // In a share the person created, the person's devices take part
+            // without a grant (one is signed when a device acts): only a
+            // share joined is granted to the devices paired with this one.
+            let created_here = held
+                .creator()
+                .is_some_and(|creator| creator == me || registry.is_paired(&hex::encode(creator)));
             let mut actions: Vec<Action> = paired
                 .iter()
+                .filter(|_| !created_here)
                 .filter(|device| membership.role_of(device).is_none() && !revoked.contains(device))
                 .filter(|device| {
                     let grants = grants_of(device);
@@ -1063,7 +1153,26 @@ impl Inner {
                 self.take_own(shares);
                 (ShareReply::Own { shares: self.own_shares() }, None)
             }
-            ShareRequest::Own { .. } => {
+            ShareRequest::GrantOwn { share } if own => {
+                let now = (self.clock)();
+                let grant = Action::Grant { device: *from.as_bytes(), role: Role::Admin };
+                let signed = lock(&self.shares).sign(&share, self.identity.secret(), grant, now);
+                match signed {
+                    Ok(Some(_)) => {
+                        tracing::info!(peer = %short(&peer), "granted one of this person's devices admin of a share, as it acts");
+                        self.share_changed(&share);
+                        (ShareReply::Own { shares: self.own_shares() }, None)
+                    }
+                    Ok(None) => (
+                        ShareReply::Refused(Refusal::Internal(
+                            "this device holds no grant to give one from either".into(),
+                        )),
+                        None,
+                    ),
+                    Err(error) => (ShareReply::Refused(Refusal::Internal(error.to_string())), None),
+                }
+            }
+            ShareRequest::Own { .. } | ShareRequest::GrantOwn { .. } => {
                 tracing::info!(
                     peer = %from.fmt_short(),
                     alpn = "ferrex/share/1",
