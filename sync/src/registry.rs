@@ -106,6 +106,12 @@ impl Registry {
             && self.pairings.values().any(|pairing| pairing.inviter == id || pairing.joiner == id)
     }
 
+    /// Whether `id` was ever paired (removed since, or not): one of this
+    /// person's devices, now or once.
+    pub fn ever_paired(&self, id: &str) -> bool {
+        self.pairings.values().any(|pairing| pairing.inviter == id || pairing.joiner == id)
+    }
+
     /// Whether `id` was removed.
     pub fn is_revoked(&self, id: &str) -> bool {
         self.revoked.contains_key(id)

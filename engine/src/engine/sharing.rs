@@ -117,9 +117,10 @@ impl Engine {
             .collect()
     }
 
-    /// Whether `device` is this one (`me`) or paired with it.
+    /// Whether `device` is this one (`me`) or was ever paired with it (one
+    /// of the person's devices).
     fn own_device(&self, me: &[u8; 32], device: &[u8; 32]) -> bool {
-        device == me || self.replica.registry().is_paired(&hex::encode(device))
+        device == me || self.replica.registry().ever_paired(&hex::encode(device))
     }
 
     /// This device's key, as membership names devices.

@@ -561,10 +561,12 @@ struct Hello {
 }
 
 impl Inner {
-    /// Whether `device` is this device or one paired with it (the
-    /// person's), by the registry now.
+    /// Whether `device` is this device or one paired with it, now or once
+    /// (one of the person's: a share a device of the person created, lost
+    /// and unpaired since, stays the person's other devices' own; an
+    /// unpaired device cannot connect).
     fn own_device(&self, registry: &crate::Registry, device: &[u8; 32]) -> bool {
-        device == self.identity.id().as_bytes() || registry.is_paired(&hex::encode(device))
+        device == self.identity.id().as_bytes() || registry.ever_paired(&hex::encode(device))
     }
 
     /// Has one of the person's devices that holds a grant of `share` grant
@@ -931,9 +933,8 @@ impl Inner {
             // In a share the person created, the person's devices take part
             // without a grant (one is signed when a device acts): only a
             // share joined is granted to the devices paired with this one.
-            let created_here = held
-                .creator()
-                .is_some_and(|creator| creator == me || registry.is_paired(&hex::encode(creator)));
+            let created_here =
+                held.creator().is_some_and(|creator| self.own_device(&registry, &creator));
             let mut actions: Vec<Action> = paired
                 .iter()
                 .filter(|_| !created_here)
