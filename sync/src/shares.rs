@@ -86,10 +86,7 @@ impl HeldShare {
 
     /// The device that created it (signed its `Create`), once known.
     pub fn creator(&self) -> Option<[u8; 32]> {
-        self.membership().statements().find_map(|statement| match statement.body.action {
-            Action::Create { .. } => Some(statement.body.issuer),
-            _ => None,
-        })
+        creator_in(&self.membership())
     }
 
     /// The role of `device` here, where `own` says whether a device (hex)
@@ -101,10 +98,18 @@ impl HeldShare {
     pub fn role_of(&self, device: &[u8; 32], own: impl Fn(&[u8; 32]) -> bool) -> Option<Role> {
         let membership = self.membership();
         membership.role_of(device).or_else(|| {
-            let creator = self.creator()?;
+            let creator = creator_in(&membership)?;
             (own(device) && (creator == *device || own(&creator))).then_some(Role::Admin)
         })
     }
+}
+
+/// The device that signed the `Create` among `membership`'s statements.
+fn creator_in(membership: &Membership) -> Option<[u8; 32]> {
+    membership.statements().find_map(|statement| match statement.body.action {
+        Action::Create { .. } => Some(statement.body.issuer),
+        _ => None,
+    })
 }
 
 /// What can go wrong with a share.

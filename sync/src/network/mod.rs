@@ -374,36 +374,9 @@ impl Network {
         if now.0 >= ticket.expires_at.0 {
             return Err(JoinError::Expired((now.0 - ticket.expires_at.0) / 1000));
         }
-        let addrs = ticket.addr.ip_addrs().map(ToString::to_string).collect::<Vec<_>>().join(", ");
-        let unreachable = |reason: String| JoinError::Unreachable { addrs: addrs.clone(), reason };
-        let exchange = async {
-            let connection = inner
-                .endpoint
-                .connect(ticket.addr.clone(), PAIR_ALPN)
-                .await
-                .map_err(|error| unreachable(error.to_string()))?;
-            let (mut send, mut recv) =
-                connection.open_bi().await.map_err(|error| unreachable(error.to_string()))?;
-            let request = JoinRequest {
-                secret: ticket.secret,
-                name: inner.name.clone(),
-                addrs: inner.addrs(),
-            };
-            write_frame(&mut send, &request)
-                .await
-                .map_err(|error| unreachable(error.to_string()))?;
-            let _ = send.finish();
-            let reply = read_frame::<JoinReply>(&mut recv, MAX_PAIR_BYTES)
-                .await
-                .map_err(|error| unreachable(error.to_string()))?
-                .map(|(reply, _)| reply)
-                .ok_or_else(|| unreachable("it closed the connection without answering".into()))?;
-            connection.close(0u32.into(), b"done");
-            Ok::<_, JoinError>(reply)
-        };
-        let reply = tokio::time::timeout(PAIR_TIMEOUT, exchange)
-            .await
-            .map_err(|_| unreachable(format!("no answer within {} s", PAIR_TIMEOUT.as_secs())))??;
+        let request =
+            JoinRequest { secret: ticket.secret, name: inner.name.clone(), addrs: inner.addrs() };
+        let reply: JoinReply = inner.ask(&ticket.addr, PAIR_ALPN, &request, MAX_PAIR_BYTES).await?;
         match reply {
             JoinReply::Refused(refusal) => Err(JoinError::Refused(refusal)),
             JoinReply::Accepted { name, addrs, at } => {
@@ -611,6 +584,43 @@ async fn bind(
 }
 
 impl Inner {
+    /// Sends one `request` on `alpn` to `addr` and reads its answer (at
+    /// most `max` bytes); the connection closes after. Bounded by
+    /// [`PAIR_TIMEOUT`].
+    async fn ask<Request: serde::Serialize, Reply: serde::de::DeserializeOwned>(
+        &self,
+        addr: &EndpointAddr,
+        alpn: &[u8],
+        request: &Request,
+        max: usize,
+    ) -> Result<Reply, JoinError> {
+        let unreachable =
+            |reason: String| JoinError::Unreachable { addrs: addrs_text(addr), reason };
+        let exchange = async {
+            let connection = self
+                .endpoint
+                .connect(addr.clone(), alpn)
+                .await
+                .map_err(|error| unreachable(error.to_string()))?;
+            let (mut send, mut recv) =
+                connection.open_bi().await.map_err(|error| unreachable(error.to_string()))?;
+            write_frame(&mut send, request)
+                .await
+                .map_err(|error| unreachable(error.to_string()))?;
+            let _ = send.finish();
+            let reply = read_frame::<Reply>(&mut recv, max)
+                .await
+                .map_err(|error| unreachable(error.to_string()))?
+                .map(|(reply, _)| reply)
+                .ok_or_else(|| unreachable("it closed the connection without answering".into()))?;
+            connection.close(0u32.into(), b"done");
+            Ok::<_, JoinError>(reply)
+        };
+        tokio::time::timeout(PAIR_TIMEOUT, exchange)
+            .await
+            .map_err(|_| unreachable(format!("no answer within {} s", PAIR_TIMEOUT.as_secs())))?
+    }
+
     /// The paired devices with a live connection now (a share member's
     /// slot is keyed `device.share`, and left out).
     fn connected_own(&self) -> Vec<String> {
@@ -975,6 +985,11 @@ impl Inner {
         tracing::info!(peer = %short(&joiner), name, "paired a new device");
         JoinReply::Accepted { name: self.name.clone(), addrs: self.addrs(), at: now.0 }
     }
+}
+
+/// The direct addresses of `addr`, for a message.
+fn addrs_text(addr: &EndpointAddr) -> String {
+    addr.ip_addrs().map(ToString::to_string).collect::<Vec<_>>().join(", ")
 }
 
 /// Whether a dial failed because the device runs a ferrex that does not

@@ -31,7 +31,10 @@ use iroh::{
 };
 use rand::RngExt;
 
-use super::{DIAL_TIMEOUT, DUPLICATE, Inner, JoinError, NOT_PAIRED, Network, PAIR_TIMEOUT, random};
+use super::{
+    DIAL_TIMEOUT, DUPLICATE, Inner, JoinError, NOT_PAIRED, Network, PAIR_TIMEOUT, addrs_text,
+    random,
+};
 use crate::{
     DocStatus, PeerRecord,
     link::Dialer,
@@ -185,7 +188,7 @@ impl Network {
     pub async fn preview_share(&self, ticket: &ShareTicket) -> Result<SharePreview, JoinError> {
         self.inner.check_ticket(ticket)?;
         let request = ShareRequest::Preview { share: ticket.share, secret: ticket.secret };
-        match self.inner.ask(&ticket.addr, &request).await? {
+        match self.inner.ask_share(&ticket.addr, &request).await? {
             ShareReply::Preview { project, role, memories, name } => {
                 Ok(SharePreview { project, role, memories, name })
             }
@@ -213,14 +216,14 @@ impl Network {
             name: inner.name.clone(),
             addrs: inner.addrs(),
         };
-        let (project, statements, name, mut addrs) = match inner.ask(&ticket.addr, &request).await?
-        {
-            ShareReply::Joined { project, statements, name, addrs } => {
-                (project, statements, name, addrs)
-            }
-            ShareReply::Refused(refusal) => return Err(JoinError::Refused(refusal)),
-            other => return Err(inner.unexpected(&ticket.addr, &other)),
-        };
+        let (project, statements, name, mut addrs) =
+            match inner.ask_share(&ticket.addr, &request).await? {
+                ShareReply::Joined { project, statements, name, addrs } => {
+                    (project, statements, name, addrs)
+                }
+                ShareReply::Refused(refusal) => return Err(JoinError::Refused(refusal)),
+                other => return Err(inner.unexpected(&ticket.addr, &other)),
+            };
         if project != ticket.project {
             return Err(JoinError::Refused(Refusal::Internal(format!(
                 "the inviting device answered for the project {project:?}, not the ticket's {:?}",
@@ -585,7 +588,7 @@ impl Inner {
         for peer in self.connected_own() {
             let Ok(addr) = self.addr_of(&peer) else { continue };
             if let Ok(ShareReply::Own { shares }) =
-                self.ask(&addr, &ShareRequest::GrantOwn { share: *share }).await
+                self.ask_share(&addr, &ShareRequest::GrantOwn { share: *share }).await
             {
                 let inner = self.clone();
                 let _ = tokio::task::spawn_blocking(move || inner.take_own(shares)).await;
@@ -646,38 +649,13 @@ impl Inner {
         }
     }
 
-    /// Sends one request to `addr` and reads its answer; the connection
-    /// closes after.
-    async fn ask(
+    /// One request of `ferrex/share/1` to `addr`, and its answer.
+    async fn ask_share(
         &self,
         addr: &EndpointAddr,
         request: &ShareRequest,
     ) -> Result<ShareReply, JoinError> {
-        let unreachable =
-            |reason: String| JoinError::Unreachable { addrs: addrs_text(addr), reason };
-        let exchange = async {
-            let connection = self
-                .endpoint
-                .connect(addr.clone(), SHARE_ALPN)
-                .await
-                .map_err(|error| unreachable(error.to_string()))?;
-            let (mut send, mut recv) =
-                connection.open_bi().await.map_err(|error| unreachable(error.to_string()))?;
-            write_frame(&mut send, request)
-                .await
-                .map_err(|error| unreachable(error.to_string()))?;
-            let _ = send.finish();
-            let reply = read_frame::<ShareReply>(&mut recv, MAX_SHARE_BYTES)
-                .await
-                .map_err(|error| unreachable(error.to_string()))?
-                .map(|(reply, _)| reply)
-                .ok_or_else(|| unreachable("it closed the connection without answering".into()))?;
-            connection.close(0u32.into(), b"done");
-            Ok::<_, JoinError>(reply)
-        };
-        tokio::time::timeout(PAIR_TIMEOUT, exchange)
-            .await
-            .map_err(|_| unreachable(format!("no answer within {} s", PAIR_TIMEOUT.as_secs())))?
+        self.ask(addr, SHARE_ALPN, request, MAX_SHARE_BYTES).await
     }
 
     /// Every statement held of `share`.
@@ -868,7 +846,7 @@ impl Inner {
     pub(super) async fn exchange_own(self: Arc<Self>, peer: String) -> Result<(), String> {
         let addr = self.addr_of(&peer)?;
         let request = ShareRequest::Own { shares: self.own_shares() };
-        match self.ask(&addr, &request).await {
+        match self.ask_share(&addr, &request).await {
             Ok(ShareReply::Own { shares }) => {
                 let inner = self.clone();
                 tokio::task::spawn_blocking(move || inner.take_own(shares))
@@ -1336,10 +1314,6 @@ impl Inner {
             addrs: self.addrs(),
         }
     }
-}
-
-fn addrs_text(addr: &EndpointAddr) -> String {
-    addr.ip_addrs().map(ToString::to_string).collect::<Vec<_>>().join(", ")
 }
 
 #[derive(Debug, Clone)]
