@@ -49,8 +49,8 @@ pub async fn share(
         Some(_) => None,
         None => {
             // The share first, told to the person's devices connected now
-            // (and granted to them), then the move: a device that merges the
-            // move knows where the memories went.
+            // (which take part in it without a grant), then the move: a
+            // device that merges the move knows where the memories went.
             let id = {
                 let (engine, project, key) = (engine.clone(), project.clone(), key.clone());
                 tokio::task::spawn_blocking(move || engine.prepare_share(&project, &key))
