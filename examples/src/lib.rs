@@ -10,6 +10,7 @@ pub mod correction_cases_5;
 pub mod correction_cases_6;
 pub mod graph_cases;
 pub mod paraphrase_cases;
+pub mod prompt_cases;
 pub mod wording_cases;
 pub mod wording_cases_2;
 
