@@ -23,6 +23,7 @@ pub mod secrets;
 pub mod settings;
 mod slots;
 mod stem;
+pub mod tell;
 pub mod time;
 pub mod validate;
 pub mod walk;

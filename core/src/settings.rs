@@ -25,4 +25,6 @@ pub struct MemorySettings {
     pub predicates: PredicateGroups,
     /// What a store does with text that holds a credential.
     pub secrets: crate::secrets::SecretPolicy,
+    /// What is told with a prompt (`memory.tell*`).
+    pub tell: crate::tell::TellSettings,
 }

@@ -720,3 +720,106 @@ fn a_shares_document_naming_the_persons_entity_or_memory_changes_neither() {
     assert!(row.derived.superseded_by.is_empty(), "{:?}", row.derived);
     assert_eq!(row.namespace, "acme");
 }
+
+/// The engine's telling (`engine/tell.rs`) with the word-hashing test
+/// embedder and a bar set for it: what answers is told once per session,
+/// a fact that changed is told again as a change, and what was told counts
+/// as used. The bar's calibration with the real model is
+/// `examples/tell_eval.rs`.
+#[test]
+fn a_prompt_is_told_what_answers_it_once_per_session_and_again_when_it_changed() {
+    use ferrex_engine::{
+        base::config::Config, engine::tell::TellRequest, testing::WordHashTestEmbedder,
+    };
+    let mut config = Config::default();
+    config.memory.tell.bar = Some(0.5);
+    let test = TestEngine::with("device-test", &config, Box::new(WordHashTestEmbedder)).unwrap();
+    let engine = &test.engine;
+    let project = Namespace::parse("github.com.acme.ledger").unwrap();
+    let rotates = engine
+        .store(text("The deploy token rotates every Tuesday at noon.", project.as_str()), false)
+        .unwrap();
+    engine
+        .store(text("Lunch is served in the atrium on Fridays.", project.as_str()), false)
+        .unwrap();
+    let fact = |object: &str| StoreInput {
+        subject: Some("ledger database".into()),
+        predicate: Some("version".into()),
+        object: Some(object.into()),
+        namespace: Some(project.as_str().to_owned()),
+        ..StoreInput::default()
+    };
+    let old = engine.store(fact("PostgreSQL 14"), false).unwrap();
+    let names = |_: &str| -> Option<String> { None };
+    let ask = |prompt: &str, session: &str| {
+        engine
+            .tell(
+                &TellRequest {
+                    prompt: prompt.to_owned(),
+                    namespaces: vec![project.clone(), Namespace::default()],
+                    session: Some(session.to_owned()),
+                    budget: None,
+                },
+                &names,
+            )
+            .unwrap()
+    };
+    engine.fold_access().unwrap();
+    let used_before = engine.memory(&rotates.id).unwrap().unwrap().access_count;
+
+    let told = ask("when does the deploy token rotate", "s1");
+    let ids: Vec<&str> = told.told.iter().map(|told| told.id.as_str()).collect();
+    assert_eq!(ids, [rotates.id.as_str()], "{told:?}");
+    assert!(told.text.contains("deploy token rotates") && told.text.contains(&rotates.id));
+    assert!(told.tokens <= told.budget && told.tokens > 0);
+    engine.fold_access().unwrap();
+    assert_eq!(engine.memory(&rotates.id).unwrap().unwrap().access_count, used_before + 1);
+    // Never twice in a session; again in another.
+    let again = ask("the deploy token: when does it rotate?", "s1");
+    assert!(again.text.is_empty() && again.told.is_empty(), "{again:?}");
+    assert!(again.considered.iter().any(|c| c.id == rotates.id && c.outcome == "told already"));
+    assert_eq!(ask("when does the deploy token rotate", "s2").told.len(), 1);
+    // Nothing answers: nothing at all.
+    let nothing = ask("center the div on the pricing page", "s1");
+    assert_eq!(nothing.text, "");
+    // A fact told, then superseded: the new value, as a change.
+    let first = ask("which ledger database version do we run", "s3");
+    assert!(first.told.iter().any(|told| told.id == old.id), "{first:?}");
+    let new = engine.store(fact("PostgreSQL 16"), false).unwrap();
+    let changed = ask("ledger database version?", "s3");
+    let change = changed.told.iter().find(|told| told.id == new.id).expect("the new value told");
+    assert_eq!(change.replaces.as_deref(), Some(old.id.as_str()));
+    assert!(change.line.starts_with(&format!("changed (replaces {})", old.id)), "{}", change.line);
+    // What the session was told that still stands: the new value, not the old.
+    let standing = engine.told_standing("s3", &names).unwrap();
+    assert!(standing.iter().any(|line| line.contains("PostgreSQL 16")), "{standing:?}");
+    assert!(!standing.iter().any(|line| line.contains("PostgreSQL 14")), "{standing:?}");
+    // The session-start context's memories count as told; an ended
+    // session is forgotten.
+    engine.note_shown("s4", std::slice::from_ref(&rotates.id)).unwrap();
+    assert!(ask("when does the deploy token rotate", "s4").told.is_empty());
+    assert_eq!(engine.end_told("s4"), 1);
+    assert_eq!(ask("when does the deploy token rotate", "s4").told.len(), 1);
+    // Telling off for the project: nothing, and said why.
+    let mut off = Config::default();
+    off.namespace_overrides
+        .insert(project.as_str().to_owned(), vec![("memory.tell".into(), "false".into())]);
+    let quiet = TestEngine::with("device-test", &off, Box::new(WordHashTestEmbedder)).unwrap();
+    quiet
+        .engine
+        .store(text("The deploy token rotates every Tuesday at noon.", project.as_str()), false)
+        .unwrap();
+    let silent = quiet
+        .engine
+        .tell(
+            &TellRequest {
+                prompt: "when does the deploy token rotate".into(),
+                namespaces: vec![project.clone()],
+                session: None,
+                budget: None,
+            },
+            &names,
+        )
+        .unwrap();
+    assert_eq!((silent.text.as_str(), silent.off), ("", Some("telling is off here")));
+}

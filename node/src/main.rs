@@ -209,6 +209,34 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// What an agent here would be told with PROMPT (the memories that clear
+    /// the bar, within the budget), and every candidate with its figures.
+    /// Records nothing unless --session names a session.
+    Tell {
+        /// The prompt.
+        prompt: String,
+        /// Tell as in this session (what it was told is not told again, and
+        /// what is told now is recorded).
+        #[arg(long)]
+        session: Option<String>,
+        /// Namespace [default: the current directory's project and default].
+        #[arg(long, short)]
+        namespace: Option<String>,
+        /// Print JSON (a stable format).
+        #[arg(long)]
+        json: bool,
+    },
+    /// What agents' sessions here were told with their prompts: each told
+    /// memory, the prompt it came with, and why it cleared the bar (the
+    /// sessions of the last day, newest first).
+    Told {
+        /// One session's [default: every session remembered].
+        #[arg(long)]
+        session: Option<String>,
+        /// Print JSON (a stable format).
+        #[arg(long)]
+        json: bool,
+    },
     /// Run as a Claude Code hook: reads the hook's JSON on stdin. Never
     /// fails the agent's session (exits 0; logs to the home's logs/hook.log).
     Hook {
@@ -496,6 +524,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Context { namespace, budget, json } => {
             let _guard = logging::init("warn", None, "");
             runtime()?.block_on(cli::working::context(&home, namespace, budget, json))
+        }
+        Command::Tell { prompt, session, namespace, json } => {
+            let _guard = logging::init("warn", None, "");
+            runtime()?.block_on(cli::working::tell(&home, prompt, session, namespace, json))
+        }
+        Command::Told { session, json } => {
+            let _guard = logging::init("warn", None, "");
+            runtime()?.block_on(cli::working::told(&home, session, json))
         }
         Command::Hook { event } => {
             home.create()?;

@@ -10,7 +10,14 @@ through ToolSearch and starts a task. On the desktop, in another checkout
 of the same repository, the first request to the model must carry, from
 ferrex's SessionStart hook, the laptop's task and the failed command, and
 no ToolSearch line. The laptop's first request, with nothing recorded yet,
-carries no context at all. `ferrex setup claude-code --remove` then puts
+carries no context at all.
+
+Then memory speaks first: the laptop stores notes in its clone with
+`ferrex store`; on the desktop, a prompt one note answers carries that note
+in the first request to the model (from the UserPromptSubmit hook, before
+any tool call) and none of the notes it does not ask about; a follow-up in
+the same session (`--resume`) is not told it again; an unrelated prompt is
+told nothing. `ferrex setup claude-code --remove` then puts
 the person's own settings back as they were, and nothing but the stand-in
 was contacted (its proxy and DNS logs are empty).
 
@@ -32,6 +39,15 @@ TASK = "Migrate the users table to Postgres 16"
 MISSING = "db/migrations/0042_users_pg16.sql"
 LAPTOP_PROMPT = "DEVICE-LAPTOP: start the Postgres 16 migration of the users table."
 DESKTOP_PROMPT = "DEVICE-DESKTOP: where did we leave the migration?"
+# Notes the laptop stores in its clone; the desktop asks about the first.
+NOTE_WEBHOOK = ("Billing webhooks from the payment provider are retried five times with a "
+                "two minute backoff before they land in the dead-letter queue.")
+NOTE_DEPLOY = "Production deploys are frozen from Thursday 18:00 UTC until Monday 09:00 UTC."
+NOTE_CSS = "The marketing site's stylesheets are built with Tailwind 4 and purged in CI."
+ASK_PROMPT = ("DEVICE-DESKTOP-ASK: How many times does the payment provider retry a failed "
+              "billing webhook?")
+FOLLOW_PROMPT = "DEVICE-DESKTOP-FOLLOW: and how often are failed billing webhooks retried again?"
+OTHER_PROMPT = "DEVICE-DESKTOP-OTHER: rename the variable tmp to total in this function"
 SCRIPT = [
     {"prompt_contains": "DEVICE-LAPTOP", "turns": [
         {"tool_use": {"name": "Bash", "input": {"command": f"ls {MISSING}",
@@ -39,6 +55,12 @@ SCRIPT = [
         {"tool_use": {"name": "ToolSearch", "input": {"query": "select:mcp__ferrex__task"}}},
         {"tool_use": {"name": "mcp__ferrex__task", "input": {"action": "start", "title": TASK}}},
         {"text": "Started the migration task; the migration file does not exist yet."},
+    ]},
+    {"prompt_contains": "DEVICE-DESKTOP-ASK", "turns": [
+        {"text": "Five times, two minutes apart."},
+    ]},
+    {"prompt_contains": "DEVICE-DESKTOP-OTHER", "turns": [
+        {"text": "Renamed."},
     ]},
     {"prompt_contains": "DEVICE-DESKTOP", "turns": [
         {"text": "The laptop started the users table migration; its migration file is missing."},
@@ -107,8 +129,9 @@ def ferrex(options, device, *args, cwd=None, check=True):
     return result
 
 
-def claude(options, device, prompt, port):
-    """Runs `claude -p PROMPT` in the device's checkout; its wall time."""
+def claude(options, device, prompt, port, resume=None):
+    """Runs `claude -p PROMPT` in the device's checkout (resuming session
+    `resume`); its wall time and the session's id."""
     base = f"http://127.0.0.1:{port}"
     environment = dict(
         device.environment(), **QUIET,
@@ -118,8 +141,9 @@ def claude(options, device, prompt, port):
         NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost",
     )
     started = time.monotonic()
+    resuming = ["--resume", resume] if resume else []
     result = subprocess.run(
-        [options.claude, "-p", prompt, "--output-format", "stream-json", "--verbose",
+        [options.claude, "-p", prompt, *resuming, "--output-format", "stream-json", "--verbose",
          "--allowedTools", "Bash ToolSearch mcp__ferrex__task"],
         cwd=device.repo, env=environment, capture_output=True, text=True, timeout=180,
         stdin=subprocess.DEVNULL)
@@ -130,19 +154,36 @@ def claude(options, device, prompt, port):
     final = [json.loads(line) for line in result.stdout.splitlines() if '"type":"result"' in line]
     if not final or final[-1].get("is_error"):
         fail(f"claude -p on the {device.name} did not finish well: {result.stdout[-2000:]}")
-    return took
+    return took, final[-1].get("session_id")
 
 
-def requests_of(logs, prompt):
-    """The requests to the model of the conversation opened by `prompt`."""
+def requests_of(logs, prompt, anywhere=False):
+    """The requests to the model of the conversation opened by `prompt`
+    (with `anywhere`, of every conversation that holds it)."""
     found = []
     for line in (logs / "requests.jsonl").read_text().splitlines():
         record = json.loads(line)
-        if record["path"].startswith("/v1/messages"):
+        if record["path"] == "/v1/messages":
             messages = record["body"].get("messages") or []
-            if messages and prompt in json.dumps(messages[0]):
+            held = messages if anywhere else messages[:1]
+            if messages and prompt in json.dumps(held):
                 found.append(record["body"])
     return found
+
+
+def told_context(body, prompt):
+    """What the UserPromptSubmit hook added beside `prompt` in a request's
+    last user turn that holds it: the texts around the prompt in that
+    message, or None."""
+    for message in reversed(body.get("messages") or []):
+        if message.get("role") != "user" or prompt not in json.dumps(message):
+            continue
+        content = message.get("content")
+        texts = [content] if isinstance(content, str) else [
+            block.get("text", "") for block in content or [] if isinstance(block, dict)]
+        extra = [text for text in texts if prompt not in text and "ferrex memory" in text]
+        return "\n".join(extra) if extra else None
+    return None
 
 
 def session_context(body):
@@ -198,7 +239,7 @@ def main():
         ticket = ferrex(options, desktop, "invite").stdout.strip()
         ferrex(options, laptop, "join", ticket)
 
-        laptop_took = claude(options, laptop, LAPTOP_PROMPT, port)
+        laptop_took, _ = claude(options, laptop, LAPTOP_PROMPT, port)
         first = requests_of(logs, "DEVICE-LAPTOP")
         if not first:
             fail("the laptop's session sent the model nothing")
@@ -218,7 +259,7 @@ def main():
                 fail(f"the desktop never heard of the laptop's session; its context: {shown!r}")
             time.sleep(0.25)
 
-        desktop_took = claude(options, desktop, DESKTOP_PROMPT, port)
+        desktop_took, _ = claude(options, desktop, DESKTOP_PROMPT, port)
         asked = requests_of(logs, "DEVICE-DESKTOP")
         if not asked:
             fail("the desktop's session sent the model nothing")
@@ -230,6 +271,47 @@ def main():
                 fail(f"the desktop's first request lacks {needle!r}: {context}")
         if "ToolSearch" in context:
             fail(f"the context records Claude Code's ToolSearch as work: {context}")
+
+        # Memory speaks first: notes the laptop stored reach the desktop's
+        # prompt that they answer, and nothing else.
+        for note in (NOTE_WEBHOOK, NOTE_DEPLOY, NOTE_CSS):
+            ferrex(options, laptop, "store", note)
+        deadline = time.monotonic() + 90
+        while True:
+            found = ferrex(options, desktop, "recall", "--json", "tailwind purged dead-letter freeze").stdout
+            if all(note in found for note in (NOTE_WEBHOOK, NOTE_DEPLOY, NOTE_CSS)):
+                break
+            if time.monotonic() > deadline:
+                fail(f"the desktop never got the laptop's notes: {found[-2000:]}")
+            time.sleep(0.25)
+        ask_took, session = claude(options, desktop, ASK_PROMPT, port)
+        asked = requests_of(logs, "DEVICE-DESKTOP-ASK")
+        if not asked:
+            fail("the desktop's question sent the model nothing")
+        told = told_context(asked[0], ASK_PROMPT)
+        if told is None or NOTE_WEBHOOK not in told:
+            fail(f"the first request of the desktop's question lacks the note that answers it: {json.dumps(asked[0]['messages'])[-3000:]}")
+        for other in (NOTE_DEPLOY, NOTE_CSS):
+            if other in json.dumps(asked[0]):
+                fail(f"the desktop's question was told a note it does not ask about: {other}")
+        if any(block.get("type") == "tool_use" for message in asked[0]["messages"]
+               for block in (message.get("content") if isinstance(message.get("content"), list) else [])):
+            fail("the told note came after a tool call, not with the prompt")
+        follow_took, _ = claude(options, desktop, FOLLOW_PROMPT, port, resume=session)
+        followed = [body for body in requests_of(logs, "DEVICE-DESKTOP-FOLLOW", anywhere=True)]
+        if not followed:
+            fail("the follow-up sent the model nothing")
+        again = told_context(followed[0], FOLLOW_PROMPT)
+        if again is not None:
+            fail(f"the follow-up in the same session was told again: {again}")
+        told_json = json.loads(ferrex(options, desktop, "told", "--session", session, "--json").stdout)
+        lines = [entry["line"] for one in told_json["sessions"] for entry in one["told"]]
+        if sum(NOTE_WEBHOOK[:60] in line for line in lines) != 1:
+            fail(f"`ferrex told` should list the note once for the session: {lines}")
+        other_took, _ = claude(options, desktop, OTHER_PROMPT, port)
+        other = requests_of(logs, "DEVICE-DESKTOP-OTHER")
+        if not other or told_context(other[0], OTHER_PROMPT) is not None:
+            fail(f"an unrelated prompt was told something: {other and told_context(other[0], OTHER_PROMPT)}")
 
         ferrex(options, laptop, "setup", "claude-code", "--remove")
         settings = json.loads((laptop.user / ".claude" / "settings.json").read_text())
@@ -245,13 +327,18 @@ def main():
             if asked_elsewhere:
                 fail(f"Claude Code asked for something besides the stand-in ({name}): {asked_elsewhere}")
 
-        say(f"claude -p on the laptop: {laptop_took:.2f} s; on the desktop: {desktop_took:.2f} s")
+        say(f"claude -p on the laptop: {laptop_took:.2f} s; on the desktop: {desktop_took:.2f} s; "
+            f"the question {ask_took:.2f} s, its follow-up {follow_took:.2f} s, "
+            f"the unrelated prompt {other_took:.2f} s")
+        say("the desktop's question was told:\n" + told)
         for device in (laptop, desktop):
             times = ", ".join(f"{event} {ms} ms" for event, ms in hook_times(device))
             say(f"hooks on the {device.name} (ferrex's hook log): {times}")
         say("the desktop's first request carried:\n" + context)
         say("passed: the desktop's first turn knew the laptop's task and failed command; "
-            "setup --remove restored the settings; nothing but the stand-in was contacted")
+            "its question was told the laptop's note that answers it, its follow-up nothing "
+            "again, an unrelated prompt nothing; setup --remove restored the settings; "
+            "nothing but the stand-in was contacted")
     finally:
         for device in (laptop, desktop):
             ferrex(options, device, "stop", check=False)

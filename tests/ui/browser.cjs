@@ -1,7 +1,7 @@
 // Drives `ferrex ui` in a real headless Chromium through puppeteer-core:
 // load, search, open a memory and its belief history, an entity and its
-// graph, the devices, then forget (once cancelled, once confirmed), with a
-// screenshot at each step. Prints the figures of the run as JSON on stdout.
+// graph, what a session was told, the devices, then forget (once
+// cancelled, once confirmed), with a screenshot at each step. Prints the figures of the run as JSON on stdout.
 // Usage: node browser.cjs URL SCREENSHOT_DIR (PUPPETEER: puppeteer-core's
 // directory; CHROMIUM: the browser).
 "use strict";
@@ -92,6 +92,13 @@ async function steps(page, shot, figures) {
     const relations = await page.$$eval("#relations li", (items) => items.map((item) => item.textContent));
     check(relations.some((relation) => relation.startsWith("depends on → postgres")), `relations: ${relations}`);
     await shot("4-entity");
+
+    await page.click(".tab[data-view=told]");
+    await page.waitForSelector(".told-session, #none-told");
+    const told = await page.$eval("#told-view", (view) => view.textContent);
+    check(told.includes("session ui-session") && told.includes("nightly backup"), `told: ${told}`);
+    check(told.includes("similarity"), `why it was told: ${told}`);
+    await shot("5-told");
 
     await page.click(".tab[data-view=devices]");
     await page.waitForSelector("#no-peers, #peers");

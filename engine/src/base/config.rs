@@ -235,6 +235,9 @@ pub const KEYS: &[&str] = &[
     "memory.graph_weight",
     "memory.exact_search",
     "memory.secrets",
+    "memory.tell",
+    "memory.tell_tokens",
+    "memory.tell_bar",
     "working.session_events",
     "working.task_expiry_hours",
     "working.context_tokens",
@@ -767,6 +770,22 @@ fn set_memory(settings: &mut MemorySettings, key: &str, value: &str) -> anyhow::
         "memory.secrets" => {
             settings.secrets = value.parse().map_err(|reason: String| invalid(&reason))?
         }
+        "memory.tell" => {
+            settings.tell.enabled = value.parse().map_err(|_| invalid("must be true or false"))?
+        }
+        "memory.tell_tokens" => {
+            settings.tell.tokens = value
+                .parse()
+                .ok()
+                .filter(|tokens| (50..=ferrex_core::tell::MAX_TELL_TOKENS).contains(tokens))
+                .ok_or_else(|| {
+                    invalid(&format!(
+                        "must be a whole number from 50 to {}",
+                        ferrex_core::tell::MAX_TELL_TOKENS
+                    ))
+                })?
+        }
+        "memory.tell_bar" => settings.tell.bar = Some(unit()?),
         other => bail!("unknown key {other}; known keys: {}", KEYS.join(", ")),
     }
     Ok(())

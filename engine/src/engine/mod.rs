@@ -16,6 +16,7 @@ mod recall;
 mod review;
 mod sharing;
 mod store;
+pub mod tell;
 mod transfer;
 pub mod working;
 
@@ -163,6 +164,8 @@ pub struct Engine {
     clock: Arc<dyn Clock>,
     /// The shares this device holds, if it keeps any (see `sharing.rs`).
     shares: Option<Arc<Mutex<ferrex_sync::shares::Shares>>>,
+    /// What each agent session was told with its prompts (`tell.rs`).
+    told: Mutex<ferrex_core::tell::ToldSessions>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -192,6 +195,7 @@ impl Engine {
             files: files::FileWatch::default(),
             clock: Arc::new(SystemClock),
             shares: None,
+            told: Mutex::default(),
         }
     }
 

@@ -232,7 +232,7 @@ impl Engine {
     }
 
     /// One namespace's best `request.limit` results, recording no use.
-    fn ranked(
+    pub(super) fn ranked(
         &self,
         request: &RecallRequest,
     ) -> Result<(Vec<Recalled>, Vec<String>, Backlog), ToolError> {

@@ -82,6 +82,9 @@ pub struct SessionContext {
     pub fitted: working::Fitted,
     /// The budget it was fitted to.
     pub budget: usize,
+    /// The memories the text shows (decisions, exchanges, facts), which a
+    /// prompt of the same session is not told again.
+    pub shown: Vec<String>,
 }
 
 /// Applies the credential policy to one text field: refused (nothing is
@@ -461,6 +464,13 @@ impl Engine {
             facts.extend(index.volatile_facts(namespace.as_str())?);
         }
         drop(index);
+        // What the text may show of memories a prompt could be told.
+        let mut showable: Vec<(String, String)> = Vec::new();
+        for row in
+            decisions.iter().chain(&exchanges).chain(&facts).chain(contradictions.iter().flatten())
+        {
+            showable.push((row.id.clone(), working::clip(&row.text, LINE_CHARS)));
+        }
         let lines = Lines { now, names };
         let sections = vec![
             Section { title: "Open tasks".into(), lines: lines.tasks(&tasks) },
@@ -492,7 +502,14 @@ impl Engine {
             ),
         };
         let fitted = working::fit(&header, &sections, budget);
-        Ok(SessionContext { fitted, budget })
+        let shown = showable
+            .into_iter()
+            .filter(|(id, text)| {
+                fitted.text.contains(id.as_str()) || fitted.text.contains(text.as_str())
+            })
+            .map(|(id, _)| id)
+            .collect();
+        Ok(SessionContext { fitted, budget, shown })
     }
 }
 

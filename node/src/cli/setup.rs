@@ -48,6 +48,7 @@ const CLAUDE_HOOKS: &[Hook] = &[
     ("PostToolUseFailure", Some("*"), 10),
     ("PreCompact", Some("*"), 30),
     ("Stop", None, 10),
+    ("SubagentStop", Some("*"), 10),
     ("SessionEnd", Some("*"), 5),
 ];
 

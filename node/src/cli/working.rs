@@ -1,10 +1,15 @@
 //! `ferrex context`: what an agent starting a session here is told — the
-//! `context` tool's text, for the project of the current directory.
+//! `context` tool's text, for the project of the current directory; and
+//! `ferrex told`: what agents' sessions were told with their prompts, and
+//! why.
 
 use super::memory::Arguments;
 use crate::{
     base::{console::output, home::Home},
-    surfaces::{bridge, control},
+    surfaces::{
+        bridge, control,
+        telling::{TellAnswer, ToldAnswer},
+    },
 };
 
 /// Prints the session-start context of the current directory's project
@@ -33,6 +38,106 @@ pub async fn context(
         }
     }
     Ok(())
+}
+
+/// Prints what an agent in the current directory would be told with
+/// `prompt`, and every candidate with its figures, as text or `--json`.
+pub async fn tell(
+    home: &Home,
+    prompt: String,
+    session: Option<String>,
+    namespace: Option<String>,
+    json: bool,
+) -> anyhow::Result<()> {
+    let project = crate::base::project::of(std::env::current_dir().ok().as_deref(), home);
+    drop(bridge::connect_or_start(home, &[]).await?);
+    let arguments = Arguments::default()
+        .set("prompt", Some(prompt))
+        .set("session_id", session)
+        .set("namespace", namespace)
+        .value();
+    let answer: TellAnswer = serde_json::from_value(
+        control::call_in(&home.socket_file(), project.as_ref(), "tell", arguments).await?,
+    )?;
+    if json {
+        output(&serde_json::to_string_pretty(&answer)?);
+        return Ok(());
+    }
+    let mut text = if answer.text.is_empty() {
+        format!(
+            "Nothing would be told ({}).\n",
+            answer.off.as_deref().unwrap_or("no memory cleared the bar")
+        )
+    } else {
+        format!("{}\n\n({} of {} tokens)\n", answer.text, answer.tokens, answer.budget)
+    };
+    if !answer.considered.is_empty() {
+        text.push_str(&format!("\nCandidates in {}:\n", answer.namespaces.join(", ")));
+        for considered in &answer.considered {
+            text.push_str(&format!(
+                "  {}  similarity {:.3}, keywords {:.0}%: {}\n",
+                considered.id,
+                considered.why.similarity,
+                considered.why.keywords * 100.0,
+                considered.outcome
+            ));
+        }
+    }
+    output(text.trim_end());
+    Ok(())
+}
+
+/// Prints what sessions were told (one session's with `session`), as text
+/// or `--json`.
+pub async fn told(home: &Home, session: Option<String>, json: bool) -> anyhow::Result<()> {
+    drop(bridge::connect_or_start(home, &[]).await?);
+    let arguments = Arguments::default().set("session_id", session.clone()).value();
+    let answer: ToldAnswer =
+        serde_json::from_value(control::call(&home.socket_file(), "told", arguments).await?)?;
+    if json {
+        output(&serde_json::to_string_pretty(&answer)?);
+    } else if answer.sessions.is_empty() {
+        crate::base::console::report(&match session {
+            Some(session) => format!(
+                "Session {session} was told nothing with its prompts that this node remembers \
+                 (a session is remembered for a day)."
+            ),
+            None => "No session was told anything with its prompts in the last day.".to_owned(),
+        });
+    } else {
+        output(&told_text(&answer));
+    }
+    Ok(())
+}
+
+/// What sessions were told, as a person reads it: per session, each told
+/// memory's line, the prompt it came with and why.
+fn told_text(answer: &ToldAnswer) -> String {
+    let mut text = String::new();
+    for session in &answer.sessions {
+        text.push_str(&format!(
+            "session {} (last told {})
+",
+            session.session_id, session.last
+        ));
+        for told in &session.told {
+            text.push_str(&format!(
+                "  {}  {}
+",
+                told.at, told.line
+            ));
+            match (&told.prompt, &told.why) {
+                (Some(prompt), Some(why)) => text.push_str(&format!(
+                    "      with the prompt {prompt:?}: similarity {:.2}, {:.0}% of its keywords ({})\n",
+                    why.similarity,
+                    why.keywords * 100.0,
+                    why.rule.as_deref().unwrap_or("no rule"),
+                )),
+                _ => text.push_str("      shown in the session-start context\n"),
+            }
+        }
+    }
+    text.trim_end().to_owned()
 }
 
 /// The context as a person reads it: the text, a blank line, and its size

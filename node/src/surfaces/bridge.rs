@@ -33,27 +33,7 @@ pub async fn connect_or_start(home: &Home, node_args: &[String]) -> anyhow::Resu
             return Err(error).with_context(|| format!("connecting to {}", socket.display()));
         }
     }
-    home.create()?;
-    std::fs::create_dir_all(home.log_dir())?;
-    let log_path = home.log_dir().join("start.log");
-    let log = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&log_path)
-        .with_context(|| format!("opening {}", log_path.display()))?;
-    let log_start = log.metadata().map(|meta| meta.len()).unwrap_or(0);
-    let executable = std::env::current_exe().context("finding the ferrex executable")?;
-    let mut command = Command::new(executable);
-    command
-        .arg("--home")
-        .arg(home.root())
-        .arg("node")
-        .args(node_args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::from(log));
-    detach(&mut command);
-    let mut child = command.spawn().context("starting the node")?;
+    let (mut child, log_path, log_start) = spawn_node(home, node_args)?;
     tracing::info!(pid = child.id(), "started a node in the background");
 
     let started = Instant::now();
@@ -91,6 +71,45 @@ pub async fn connect_or_start(home: &Home, node_args: &[String]) -> anyhow::Resu
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// Starts the node of `home` in the background without waiting for it to
+/// serve (a hook that must not stall the agent); a node that is already
+/// starting wins the race and this one exits.
+pub fn start_in_background(home: &Home) -> anyhow::Result<()> {
+    let (child, ..) = spawn_node(home, &[])?;
+    tracing::info!(pid = child.id(), "started a node in the background, not waiting for it");
+    Ok(())
+}
+
+/// Spawns `ferrex node` for `home`, detached, its stderr appended to
+/// `logs/start.log`; the child, the log's path and its length before.
+fn spawn_node(
+    home: &Home,
+    node_args: &[String],
+) -> anyhow::Result<(std::process::Child, std::path::PathBuf, u64)> {
+    home.create()?;
+    std::fs::create_dir_all(home.log_dir())?;
+    let log_path = home.log_dir().join("start.log");
+    let log = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log_path)
+        .with_context(|| format!("opening {}", log_path.display()))?;
+    let log_start = log.metadata().map(|meta| meta.len()).unwrap_or(0);
+    let executable = std::env::current_exe().context("finding the ferrex executable")?;
+    let mut command = Command::new(executable);
+    command
+        .arg("--home")
+        .arg(home.root())
+        .arg("node")
+        .args(node_args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(log));
+    detach(&mut command);
+    let child = command.spawn().context("starting the node")?;
+    Ok((child, log_path, log_start))
 }
 
 /// Makes the node outlive the session that starts it, and deaf to what is

@@ -6,19 +6,26 @@
 //! `BeforeAgent`, `PreCompress`; google-gemini/gemini-cli's
 //! `docs/hooks/reference.md`: the same input fields and output shape):
 //!
-//! - `SessionStart` prints the project's `context` as additional context;
+//! - `SessionStart` prints the project's `context` as additional context
+//!   (after a compaction or a clear, also what the session was told that
+//!   still stands);
 //! - `PostToolUse` / `PostToolUseFailure` push a one-line event of what the
-//!   tool did (tool, file, command, outcome, error: never its output);
-//! - `UserPromptSubmit` pushes the request (clipped) and stores what
-//!   follows `#remember`;
+//!   tool did (tool, file, command, outcome, error: never its output), a
+//!   subagent's named, its read-only exploration not recorded;
+//! - `UserPromptSubmit` prints the memories that answer the prompt (if
+//!   any clear the bar), pushes the request (clipped) and stores what
+//!   follows `#remember`, all without what is `<private>`;
+//! - `SubagentStop` pushes one line of what the subagent returned;
 //! - `PreCompact`, `Stop` and `SessionEnd` push a checkpoint of the
 //!   session, extracted from its events (no model call).
 //!
 //! A hook never breaks the agent's session: whatever fails, it exits 0
 //! with nothing on stdout, and logs why to `logs/hook.log`. `SessionStart`
-//! and `UserPromptSubmit` start the node if none runs; the others only
-//! connect (a node that cannot start never slows every tool call). Credentials are
-//! redacted before anything leaves the process.
+//! starts the node if none runs; `UserPromptSubmit` starts it without
+//! waiting (nothing is told until it serves; a `#remember` waits for it);
+//! the others only connect (a node that cannot start never slows every
+//! tool call). Credentials are redacted before anything leaves the
+//! process.
 
 use std::{io::Read, time::Duration};
 
@@ -33,7 +40,10 @@ use serde_json::{Value, json};
 
 use crate::{
     base::home::Home,
-    surfaces::{bridge, control},
+    surfaces::{
+        bridge, control,
+        telling::{SessionStartAnswer, TellAnswer},
+    },
 };
 
 /// The most of stdin a hook reads: a PostToolUse carries the tool's
@@ -47,17 +57,24 @@ const EVENT_CHARS: usize = 300;
 /// How long a hook may take before it gives up (and exits 0).
 const SESSION_START_TIMEOUT: Duration = Duration::from_secs(25);
 const OTHER_TIMEOUT: Duration = Duration::from_secs(8);
+/// How long a prompt waits for what it is told: a node that does not
+/// answer in time tells nothing, and the prompt goes on.
+const TELL_TIMEOUT: Duration = Duration::from_millis(1_500);
+/// The most of a prompt sent to be told (the engine searches its first
+/// 2,000 characters).
+const TELL_PROMPT_BYTES: usize = 8_192;
 
 /// The events `ferrex hook` handles, as Claude Code names them, then
 /// Gemini CLI's own names (`AfterTool`, `BeforeAgent`, `PreCompress`; its
 /// `SessionStart` and `SessionEnd` are Claude Code's, with the same input).
-pub const EVENTS: [&str; 10] = [
+pub const EVENTS: [&str; 11] = [
     "SessionStart",
     "UserPromptSubmit",
     "PostToolUse",
     "PostToolUseFailure",
     "PreCompact",
     "Stop",
+    "SubagentStop",
     "SessionEnd",
     "AfterTool",
     "BeforeAgent",
@@ -95,19 +112,28 @@ pub struct HookInput {
     /// Stop: true when a stop hook already continued the session.
     #[serde(default)]
     pub stop_hook_active: bool,
+    /// Inside a subagent: its id.
+    pub agent_id: Option<String>,
+    /// Inside a subagent: its type (`Explore`, `Plan`, a custom agent).
+    pub agent_type: Option<String>,
+    /// Stop and SubagentStop: the final message.
+    pub last_assistant_message: Option<String>,
 }
 
 /// What a hook does with the node.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
-    /// Print the context.
-    Inject,
+    /// Print the context (and, after a compaction or a clear, what the
+    /// session was told that still stands).
+    Inject { source: Option<String> },
     /// Push an event.
     Push { kind: EventType, content: String },
-    /// Push the request, and store what follows `#remember`.
-    Prompt { request: String, remember: Option<String> },
-    /// Write a checkpoint.
-    Checkpoint { trigger: String },
+    /// Print what answers the prompt (`ask`, without what was private),
+    /// push the request, and store what follows `#remember`.
+    Prompt { ask: String, request: String, remember: Option<String> },
+    /// Write a checkpoint; at a session's end by logout, forget what it
+    /// was told.
+    Checkpoint { trigger: String, end: bool },
     /// Nothing to do.
     Nothing(&'static str),
 }
@@ -163,49 +189,99 @@ fn run_checked(home: &Home, event: &str, input: impl Read) -> anyhow::Result<Str
     let timeout = if event == "SessionStart" { SESSION_START_TIMEOUT } else { OTHER_TIMEOUT };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async move {
-        tokio::time::timeout(timeout, perform(home, project.as_ref(), session.as_deref(), action))
-            .await
-            .with_context(|| format!("the node did not answer within {} s", timeout.as_secs()))?
+        tokio::time::timeout(
+            timeout,
+            perform(home, event, project.as_ref(), session.as_deref(), action),
+        )
+        .await
+        .with_context(|| format!("the node did not answer within {} s", timeout.as_secs()))?
     })
 }
 
 async fn perform(
     home: &Home,
+    event: &str,
     project: Option<&Project>,
     session: Option<&str>,
     action: Action,
 ) -> anyhow::Result<String> {
     let socket = home.socket_file();
-    // A session's first hooks start the node if none runs (the agent's MCP
+    // A session's first hook starts the node if none runs (the agent's MCP
     // server starts it too); the hooks on every tool call and turn only
     // call it, so that a node that cannot start never slows each call.
-    if matches!(action, Action::Inject | Action::Prompt { .. }) {
+    if matches!(action, Action::Inject { .. }) {
         drop(bridge::connect_or_start(home, &[]).await?);
     }
     let call =
         |name: &'static str, arguments: Value| control::call_in(&socket, project, name, arguments);
-    let session = || session.context("the input names no session");
+    let session_id = || session.context("the input names no session");
     match action {
-        Action::Inject => {
-            let answer = call("context", json!({})).await?;
-            let text = answer["text"].as_str().unwrap_or_default();
-            Ok(session_start_output(text))
+        Action::Inject { source } => {
+            let answer: SessionStartAnswer = typed(
+                call("session_start", json!({"session_id": session, "source": source})).await?,
+            )?;
+            Ok(context_output(event, &answer.text))
         }
         Action::Push { kind, content } => {
-            call("session", json!({"action": "push", "session_id": session()?, "content": content, "event_type": kind.as_str()})).await?;
+            call("session", json!({"action": "push", "session_id": session_id()?, "content": content, "event_type": kind.as_str()})).await?;
             Ok(String::new())
         }
-        Action::Prompt { request, remember } => {
-            if let Some(remember) = remember {
-                call("store", json!({"content": remember})).await?;
+        Action::Prompt { ask, request, remember } => {
+            // A node that is not running tells nothing and is started
+            // without waiting; only a `#remember` waits for it.
+            match control::connect(&socket).await {
+                Ok(stream) => drop(stream),
+                Err(error) if control::is_not_running(&error) => {
+                    if remember.is_some() {
+                        drop(bridge::connect_or_start(home, &[]).await?);
+                    } else {
+                        bridge::start_in_background(home)?;
+                        anyhow::bail!("no node was running: one is starting, nothing is told");
+                    }
+                }
+                Err(error) => return Err(error).context("connecting to the node"),
             }
-            call("session", json!({"action": "push", "session_id": session()?, "content": request, "event_type": "observation"})).await?;
-            Ok(String::new())
+            let tell = async {
+                let arguments = json!({"prompt": ask, "session_id": session});
+                match tokio::time::timeout(TELL_TIMEOUT, call("tell", arguments)).await {
+                    Ok(Ok(answer)) => typed::<TellAnswer>(answer).map(|answer| {
+                        tracing::info!(told = answer.told.len(), tokens = answer.tokens, "told");
+                        answer.text
+                    }),
+                    Ok(Err(error)) => Err(error),
+                    Err(_) => anyhow::bail!(
+                        "the node did not tell within {} ms: nothing told",
+                        TELL_TIMEOUT.as_millis()
+                    ),
+                }
+            };
+            let record = async {
+                if let Some(remember) = remember {
+                    call("store", json!({"content": remember})).await?;
+                }
+                if let Some(session) = session {
+                    call("session", json!({"action": "push", "session_id": session, "content": request, "event_type": "observation"})).await?;
+                }
+                Ok::<_, anyhow::Error>(())
+            };
+            let (told, recorded) = tokio::join!(tell, record);
+            if let Err(error) = recorded {
+                tracing::warn!("recording the prompt failed: {error:#}");
+            }
+            match told {
+                Ok(text) => Ok(context_output(event, &text)),
+                Err(error) => {
+                    tracing::warn!("nothing told: {error:#}");
+                    Ok(String::new())
+                }
+            }
         }
-        Action::Checkpoint { trigger } => {
-            let answer =
-                call("session", json!({"action": "get", "session_id": session()?, "limit": 100}))
-                    .await?;
+        Action::Checkpoint { trigger, end } => {
+            let answer = call(
+                "session",
+                json!({"action": "get", "session_id": session_id()?, "limit": 100}),
+            )
+            .await?;
             let mut events: Vec<SessionEvent> = answer["events"]
                 .as_array()
                 .into_iter()
@@ -218,6 +294,9 @@ async fn perform(
                     })
                 })
                 .collect();
+            if end {
+                call("session_end", json!({"session_id": session_id()?})).await?;
+            }
             if events.is_empty() {
                 return Ok(String::new());
             }
@@ -228,11 +307,28 @@ async fn perform(
                 .find_map(|event| event.text.strip_prefix(REQUEST_PREFIX))
                 .map(str::to_owned);
             let text = working::checkpoint(&trigger, last_request.as_deref(), &events, 1_000);
-            call("session", json!({"action": "push", "session_id": session()?, "content": text, "event_type": "checkpoint"})).await?;
+            call("session", json!({"action": "push", "session_id": session_id()?, "content": text, "event_type": "checkpoint"})).await?;
             Ok(String::new())
         }
         Action::Nothing(_) => Ok(String::new()),
     }
+}
+
+/// A view's answer as its type.
+fn typed<T: serde::de::DeserializeOwned>(answer: Value) -> anyhow::Result<T> {
+    serde_json::from_value(answer).context("the node's answer is not of the expected shape")
+}
+
+/// At most `max` bytes of `text`, cut on a character boundary.
+fn clip_bytes(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// How a pushed request starts (a checkpoint finds the last one by it).
@@ -242,7 +338,7 @@ const REQUEST_PREFIX: &str = "User asked: ";
 /// inputs.
 pub fn action(event: &str, input: &HookInput) -> Action {
     match event {
-        "SessionStart" => Action::Inject,
+        "SessionStart" => Action::Inject { source: input.source.clone() },
         "PostToolUse" | "PostToolUseFailure" | "AfterTool" => {
             let Some(tool) = input.tool_name.as_deref() else {
                 return Action::Nothing("no tool_name");
@@ -250,8 +346,16 @@ pub fn action(event: &str, input: &HookInput) -> Action {
             if let Some(why) = machinery(tool, &input.tool_input) {
                 return Action::Nothing(why);
             }
+            let subagent = subagent(input);
+            if subagent.is_some() && READ_ONLY.contains(&tool) {
+                return Action::Nothing("a subagent's read-only exploration");
+            }
             let (text, failed) =
                 tool_summary(tool, &input.tool_input, &input.tool_response, input.error.as_ref());
+            let text = match subagent {
+                Some(agent) => working::clip(&format!("[subagent {agent}] {text}"), EVENT_CHARS),
+                None => text,
+            };
             let failed = failed || event == "PostToolUseFailure";
             Action::Push {
                 kind: if failed { EventType::Error } else { EventType::Action },
@@ -264,6 +368,13 @@ pub fn action(event: &str, input: &HookInput) -> Action {
             else {
                 return Action::Nothing("an empty prompt");
             };
+            // What is private never leaves the hook: not told about, not
+            // pushed, not stored, not logged.
+            let (public, _) = ferrex_core::tell::strip_private(prompt);
+            let prompt = public.trim();
+            if prompt.is_empty() {
+                return Action::Nothing("a prompt with nothing but private text");
+            }
             let remember = prompt
                 .find("#remember")
                 .map(|at| {
@@ -271,23 +382,73 @@ pub fn action(event: &str, input: &HookInput) -> Action {
                 })
                 .filter(|rest| !rest.is_empty())
                 .map(secrets::redact_found);
-            let request =
-                format!("{REQUEST_PREFIX}{}", working::clip(&secrets::redact_found(prompt), 200));
-            Action::Prompt { request, remember }
+            // What is searched and pushed comes from the prompt's head
+            // alone: a prompt of megabytes costs no more than one of 8 KiB.
+            let head = secrets::redact_found(clip_bytes(prompt, TELL_PROMPT_BYTES));
+            let request = format!("{REQUEST_PREFIX}{}", working::clip(&head, 200));
+            Action::Prompt { ask: head, request, remember }
         }
         "PreCompact" | "PreCompress" => Action::Checkpoint {
             trigger: format!("{event}, {}", input.trigger.as_deref().unwrap_or("auto")),
+            end: false,
         },
-        "Stop" if input.stop_hook_active => {
+        "Stop" | "SubagentStop" if input.stop_hook_active => {
             Action::Nothing("a stop hook is already continuing the session")
         }
-        "Stop" => Action::Checkpoint { trigger: "Stop".to_owned() },
-        "SessionEnd" => Action::Checkpoint {
-            trigger: format!("SessionEnd, {}", input.reason.as_deref().unwrap_or("other")),
-        },
+        "Stop" if input.agent_id.is_some() => Action::Nothing("a subagent's stop"),
+        "Stop" => Action::Checkpoint { trigger: "Stop".to_owned(), end: false },
+        "SubagentStop" => {
+            let agent = subagent(input).unwrap_or_else(|| "subagent".to_owned());
+            let returned = input
+                .last_assistant_message
+                .as_deref()
+                .map(str::trim)
+                .filter(|message| !message.is_empty());
+            match returned {
+                Some(message) => Action::Push {
+                    kind: EventType::Observation,
+                    content: working::clip(
+                        &secrets::redact_found(&format!("Subagent {agent} returned: {message}")),
+                        EVENT_CHARS,
+                    ),
+                },
+                None => Action::Nothing("a subagent that returned nothing"),
+            }
+        }
+        "SessionEnd" => {
+            let reason = input.reason.as_deref().unwrap_or("other");
+            // Only a logout ends a session for good: the others may be
+            // resumed (`claude --resume`) or cleared into a retelling.
+            Action::Checkpoint { trigger: format!("SessionEnd, {reason}"), end: reason == "logout" }
+        }
         _ => Action::Nothing("not a hook ferrex handles"),
     }
 }
+
+/// The name a subagent's events carry: its type, else its id.
+fn subagent(input: &HookInput) -> Option<String> {
+    input.agent_id.as_ref()?;
+    input.agent_type.clone().or_else(|| input.agent_id.clone()).map(|name| working::clip(&name, 60))
+}
+
+/// Tools that only read, by their names in Claude Code's tools reference
+/// and Gemini CLI's: a subagent's use of one is exploration, not work.
+const READ_ONLY: &[&str] = &[
+    "Read",
+    "Grep",
+    "Glob",
+    "LS",
+    "NotebookRead",
+    "WebFetch",
+    "WebSearch",
+    "read_file",
+    "read_many_files",
+    "glob",
+    "search_file_content",
+    "list_directory",
+    "web_fetch",
+    "google_web_search",
+];
 
 /// Tools that are the agent's machinery, not its work (a session keeps 25
 /// events; none is spent on these), by their names in Claude Code's tools
@@ -426,15 +587,15 @@ pub fn tool_summary(
     (working::clip(&format!("{tool}{target} → {outcome}"), EVENT_CHARS), failed)
 }
 
-/// SessionStart's stdout: the context as `additionalContext`, or nothing
-/// when there is none.
-pub fn session_start_output(text: &str) -> String {
+/// A hook's stdout that adds `text` to what the model reads (event
+/// `event`'s `additionalContext`, in Claude Code's and Gemini CLI's
+/// shape), or nothing at all when there is no text.
+pub fn context_output(event: &str, text: &str) -> String {
     if text.trim().is_empty() {
         return String::new();
     }
     let text: String = text.chars().take(MAX_CONTEXT_CHARS).collect();
-    json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}})
-        .to_string()
+    json!({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}).to_string()
 }
 
 #[cfg(test)]
@@ -501,10 +662,11 @@ mod tests {
         let Action::Push { content, .. } = action("PostToolUse", &hook) else { panic!() };
         assert!(!content.contains(token) && content.contains("[REDACTED]"), "{content}");
         let prompt = input(json!({"prompt": format!("#remember the deploy token is {token}")}));
-        let Action::Prompt { remember, request } = action("UserPromptSubmit", &prompt) else {
+        let Action::Prompt { remember, request, ask } = action("UserPromptSubmit", &prompt) else {
             panic!()
         };
         assert!(!remember.unwrap().contains(token) && !request.contains(token));
+        assert!(!ask.contains(token), "{ask}");
     }
 
     #[test]
@@ -514,6 +676,7 @@ mod tests {
         assert_eq!(
             action("UserPromptSubmit", &hook),
             Action::Prompt {
+                ask: "Finish the migration. #remember: staging runs Postgres 16".into(),
                 request: "User asked: Finish the migration. #remember: staging runs Postgres 16"
                     .into(),
                 remember: Some("staging runs Postgres 16".into())
@@ -566,7 +729,7 @@ mod tests {
         ));
         assert_eq!(
             action("PreCompress", &input(json!({"trigger": "manual"}))),
-            Action::Checkpoint { trigger: "PreCompress, manual".into() }
+            Action::Checkpoint { trigger: "PreCompress, manual".into(), end: false }
         );
     }
 
@@ -578,7 +741,7 @@ mod tests {
         assert!(matches!(action("Stop", &stop), Action::Nothing(_)));
         assert_eq!(
             action("PreCompact", &input(json!({"trigger": "manual"}))),
-            Action::Checkpoint { trigger: "PreCompact, manual".into() }
+            Action::Checkpoint { trigger: "PreCompact, manual".into(), end: false }
         );
     }
 
@@ -623,11 +786,83 @@ mod tests {
         );
     }
 
+    /// Private text, as Claude Code's UserPromptSubmit input carries it,
+    /// is in nothing the hook does: what it asks, pushes or stores.
     #[test]
-    fn session_start_output_is_claude_codes_shape_and_capped() {
-        assert_eq!(session_start_output("  "), "");
+    fn private_text_never_leaves_the_hook() {
+        let hook = input(json!({
+            "session_id": "s", "hook_event_name": "UserPromptSubmit", "cwd": "/repo",
+            "permission_mode": "default",
+            "prompt": "Fix the login bug <private>my password is hunter2</private> #remember the API lives on port 8080 <PRIVATE>card 4111"
+        }));
+        let Action::Prompt { ask, request, remember } = action("UserPromptSubmit", &hook) else {
+            panic!()
+        };
+        for text in [&ask, &request, remember.as_ref().unwrap()] {
+            assert!(!text.contains("hunter2") && !text.contains("4111"), "{text}");
+            assert!(!text.to_lowercase().contains("private"), "{text}");
+        }
+        assert_eq!(remember.as_deref(), Some("the API lives on port 8080"));
+        let only_private = input(json!({"prompt": "<private>all of it</private>"}));
+        assert!(matches!(action("UserPromptSubmit", &only_private), Action::Nothing(_)));
+    }
+
+    /// Claude Code gives a subagent's hooks `agent_id` and `agent_type`:
+    /// its work is recorded under the session with its name, its reads
+    /// are not work, and what it returns is one line.
+    #[test]
+    fn subagents_are_named_and_their_reading_is_not_work() {
+        let read = input(json!({"agent_id": "a1", "agent_type": "Explore", "tool_name": "Grep",
+            "tool_input": {"pattern": "fn main"}, "tool_response": {}}));
+        assert_eq!(
+            action("PostToolUse", &read),
+            Action::Nothing("a subagent's read-only exploration")
+        );
+        let edit =
+            input(json!({"agent_id": "a1", "agent_type": "general-purpose", "tool_name": "Edit",
+            "tool_input": {"file_path": "/repo/a.rs"}, "tool_response": {"success": true}}));
+        assert_eq!(
+            action("PostToolUse", &edit),
+            Action::Push {
+                kind: EventType::Action,
+                content: "[subagent general-purpose] Edit file /repo/a.rs → ok".into()
+            }
+        );
+        // The main agent's reads are still recorded.
+        let main = input(
+            json!({"tool_name": "Grep", "tool_input": {"pattern": "x"}, "tool_response": {}}),
+        );
+        assert!(matches!(action("PostToolUse", &main), Action::Push { .. }));
+        let stopped = input(json!({"hook_event_name": "SubagentStop", "agent_id": "a1",
+            "agent_type": "Explore", "stop_hook_active": false,
+            "agent_transcript_path": "/t.jsonl",
+            "last_assistant_message": "Found it.\nThe retry count is set in internal/provider/webhooks.go:42, five attempts."}));
+        let Action::Push { kind, content } = action("SubagentStop", &stopped) else { panic!() };
+        assert_eq!(kind, EventType::Observation);
+        assert!(content.starts_with("Subagent Explore returned: Found it. The retry"), "{content}");
+        assert!(!content.contains('\n') && content.chars().count() <= EVENT_CHARS);
+        // A subagent's Stop is not the session's.
+        let stop = input(json!({"agent_id": "a1", "stop_hook_active": false}));
+        assert!(matches!(action("Stop", &stop), Action::Nothing(_)));
+        // Only a logout forgets what a session was told.
+        let out = input(json!({"reason": "logout"}));
+        assert!(matches!(action("SessionEnd", &out), Action::Checkpoint { end: true, .. }));
+        let other = input(json!({"reason": "prompt_input_exit"}));
+        assert!(matches!(action("SessionEnd", &other), Action::Checkpoint { end: false, .. }));
+    }
+
+    #[test]
+    fn context_output_is_claude_codes_shape_and_capped() {
+        assert_eq!(context_output("SessionStart", "  "), "");
+        assert_eq!(context_output("UserPromptSubmit", ""), "", "nothing told: no output at all");
+        let told: Value =
+            serde_json::from_str(&context_output("UserPromptSubmit", "a memory")).unwrap();
+        assert_eq!(
+            told,
+            json!({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "a memory"}})
+        );
         let output: Value =
-            serde_json::from_str(&session_start_output(&"x".repeat(20_000))).unwrap();
+            serde_json::from_str(&context_output("SessionStart", &"x".repeat(20_000))).unwrap();
         assert_eq!(output["hookSpecificOutput"]["hookEventName"], "SessionStart");
         assert_eq!(
             output["hookSpecificOutput"]["additionalContext"].as_str().unwrap().chars().count(),

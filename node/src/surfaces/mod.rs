@@ -10,5 +10,6 @@ pub mod hook;
 pub mod http;
 pub mod mcp;
 pub mod status;
+pub mod telling;
 pub mod ui;
 pub mod views;

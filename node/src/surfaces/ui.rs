@@ -40,7 +40,7 @@ const STYLE: &str = include_str!("ui/app.css");
 /// The operations the page may call (all of the views and tools but
 /// `store` and `ingest`: the page reads and forgets).
 const CALLS: &[&str] =
-    &["recall", "list", "show", "entity", "topics", "history", "forget", "stats"];
+    &["recall", "list", "show", "entity", "topics", "history", "forget", "stats", "told"];
 
 /// What every request is checked against.
 struct Gate {

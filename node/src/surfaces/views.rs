@@ -18,12 +18,15 @@ use serde_json::{Map, Value};
 
 use crate::{
     engine::{Engine, ListRequest, Reach, ToolError},
-    surfaces::mcp::{
-        answers::{self, EntityCount, Memory, TopicsAnswer, topics_of},
-        args,
-        params::{self, Kind},
-        tools::{self, time},
-        working::Scope,
+    surfaces::{
+        mcp::{
+            answers::{self, EntityCount, Memory, TopicsAnswer, topics_of},
+            args,
+            params::{self, Kind},
+            tools::{self, time},
+            working::Scope,
+        },
+        telling,
     },
 };
 
@@ -246,6 +249,10 @@ struct Schemas {
     entity: Map<String, Value>,
     topics: Map<String, Value>,
     ingest: Map<String, Value>,
+    tell: Map<String, Value>,
+    told: Map<String, Value>,
+    session_start: Map<String, Value>,
+    session_end: Map<String, Value>,
 }
 
 /// Runs operation `op` (a tool or a view) with `arguments`.
@@ -262,6 +269,10 @@ pub fn call(
         entity: args::input_schema::<EntityParams>(),
         topics: args::input_schema::<TopicsParams>(),
         ingest: args::input_schema::<IngestParams>(),
+        tell: args::input_schema::<telling::TellParams>(),
+        told: args::input_schema::<telling::ToldParams>(),
+        session_start: args::input_schema::<telling::SessionStartParams>(),
+        session_end: args::input_schema::<telling::SessionEndParams>(),
     });
     match op {
         "recall" if arguments.get("all") == Some(&Value::Bool(true)) => {
@@ -279,6 +290,19 @@ pub fn call(
                 params.items.into_iter().map(|item| ingest(engine, scope, item)).collect();
             tools::answer(Ok(outcomes))
         }
+        "tell" => {
+            tools::answer(telling::tell(engine, scope, args::read(&SCHEMAS.tell, arguments)?))
+        }
+        "told" => tools::answer(telling::told(engine, args::read(&SCHEMAS.told, arguments)?)),
+        "session_start" => tools::answer(telling::session_start(
+            engine,
+            scope,
+            args::read(&SCHEMAS.session_start, arguments)?,
+        )),
+        "session_end" => tools::answer(telling::session_end(
+            engine,
+            args::read(&SCHEMAS.session_end, arguments)?,
+        )),
         tool => tools::call(engine, scope, tool, arguments),
     }
 }

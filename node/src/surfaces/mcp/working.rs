@@ -449,9 +449,9 @@ pub fn context(
 ) -> Result<ContextAnswer, ToolError> {
     let namespace = scope.namespace(params.namespace.as_deref())?;
     let budget = match params.budget {
-        None => engine.working_settings().context_tokens,
+        None => None,
         Some(budget) if (50..=working::MAX_CONTEXT_TOKENS as i64).contains(&budget) => {
-            budget as usize
+            Some(budget as usize)
         }
         Some(budget) => {
             return Err(FieldError::new(
@@ -461,21 +461,8 @@ pub fn context(
             .into());
         }
     };
-    let project = scope
-        .project
-        .as_ref()
-        .filter(|project| params.namespace.is_none() || project.namespace == namespace)
-        .map(|project| project.name.clone());
-    let names = device_names(engine);
-    let me = engine.replica().device().to_owned();
-    let name = |id: &str| {
-        if id == me {
-            "this device".to_owned()
-        } else {
-            names(id).unwrap_or_else(|| format!("device {}", &id[..id.len().min(8)]))
-        }
-    };
-    let context = engine.session_context(&namespace, project.as_deref(), budget, &name)?;
+    let project = project_of(scope, params.namespace.as_deref(), &namespace);
+    let context = context_in(engine, &namespace, project.as_deref(), budget)?;
     Ok(ContextAnswer {
         namespace: namespace.as_str().to_owned(),
         project,
@@ -490,6 +477,47 @@ pub fn context(
             .collect(),
         left_out: context.fitted.left_out,
     })
+}
+
+/// The project a context names: the scope's, unless another namespace
+/// was named.
+fn project_of(scope: &Scope, named: Option<&str>, namespace: &Namespace) -> Option<String> {
+    scope
+        .project
+        .as_ref()
+        .filter(|project| named.is_none() || project.namespace == *namespace)
+        .map(|project| project.name.clone())
+}
+
+/// The session-start context of the scope's project (the default budget
+/// when `budget` is `None`).
+pub fn context_of(
+    engine: &Engine,
+    scope: &Scope,
+    budget: Option<usize>,
+) -> Result<crate::engine::working::SessionContext, ToolError> {
+    let namespace = scope.namespace(None)?;
+    let project = project_of(scope, None, &namespace);
+    context_in(engine, &namespace, project.as_deref(), budget)
+}
+
+fn context_in(
+    engine: &Engine,
+    namespace: &Namespace,
+    project: Option<&str>,
+    budget: Option<usize>,
+) -> Result<crate::engine::working::SessionContext, ToolError> {
+    let budget = budget.unwrap_or(engine.working_settings().context_tokens);
+    let names = device_names(engine);
+    let me = engine.replica().device().to_owned();
+    let name = |id: &str| {
+        if id == me {
+            "this device".to_owned()
+        } else {
+            names(id).unwrap_or_else(|| format!("device {}", &id[..id.len().min(8)]))
+        }
+    };
+    engine.session_context(namespace, project, budget, &name)
 }
 
 #[cfg(test)]

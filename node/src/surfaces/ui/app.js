@@ -1,5 +1,6 @@
 // The page of `ferrex ui`: search, a memory with its belief history, an
-// entity with its facts and neighbours, topics, devices; forgetting with a
+// entity with its facts and neighbours, topics, what agents' sessions were
+// told with their prompts and why, devices; forgetting with a
 // confirmation. Every call carries the token the URL came with.
 "use strict";
 
@@ -262,6 +263,29 @@ async function byTag(tag) {
   }
 }
 
+async function openTold() {
+  show("told");
+  const view = $("#told-view");
+  try {
+    const told = await api("told", {});
+    const why = (entry) => entry.why
+      ? `with the prompt “${entry.prompt}”: similarity ${entry.why.similarity.toFixed(2)}, ${Math.round(entry.why.keywords * 100)}% of its keywords (${entry.why.rule || "no rule"})`
+      : "shown in the session-start context";
+    view.replaceChildren(
+      el("div", { class: "panel" },
+        el("h2", {}, "Told with prompts (the last day)"),
+        told.sessions.length
+          ? told.sessions.map((session) => el("section", { class: "told-session" },
+              el("h3", {}, `session ${session.session_id}`),
+              el("ol", { class: "timeline" }, session.told.map((entry) => el("li", {},
+                el("button", { type: "button", class: "link", onclick: () => openMemory(entry.id) }, entry.line),
+                el("p", { class: "meta" }, `${entry.at} · ${why(entry)}`))))))
+          : el("p", { class: "meta", id: "none-told" }, "No session was told anything with its prompts in the last day.")));
+  } catch (error) {
+    view.replaceChildren(el("p", { class: "error" }, error.message));
+  }
+}
+
 async function openDevices() {
   show("devices");
   const view = $("#devices-view");
@@ -308,6 +332,7 @@ for (const tab of document.querySelectorAll(".tab")) {
   tab.addEventListener("click", () => {
     if (tab.dataset.view === "topics") openTopics();
     else if (tab.dataset.view === "devices") openDevices();
+    else if (tab.dataset.view === "told") openTold();
     else show("search");
   });
 }

@@ -1,0 +1,291 @@
+//! Memory that speaks first: the views the hooks call so that an agent is
+//! told, with each prompt, what answers it (`tell`), is given the working
+//! state and what it lost when a session starts or is compacted
+//! (`session_start`), and stops being remembered when a session ends
+//! (`session_end`); and what a person asks of it (`told`: each told
+//! memory, the prompt it came with and why). None is an MCP tool: the
+//! agents' tool list does not grow.
+
+use ferrex_core::{FieldError, Timestamp, tell as rules, working};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    base::clock,
+    engine::{Engine, ToolError, tell::TellRequest, working::session_id},
+    surfaces::mcp::{answers::device_names, working::Scope},
+};
+
+/// `tell`'s parameters.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TellParams {
+    /// The prompt, without what was private.
+    pub prompt: String,
+    /// The session (nothing is told twice in one).
+    pub session_id: Option<String>,
+    /// The budget in tokens (default `memory.tell_tokens`).
+    #[schemars(range(min = 50, max = rules::MAX_TELL_TOKENS))]
+    pub budget: Option<i64>,
+    /// A namespace instead of the project's and `default`.
+    pub namespace: Option<String>,
+}
+
+/// `told`'s parameters.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToldParams {
+    /// One session; every remembered session when absent.
+    pub session_id: Option<String>,
+}
+
+/// `session_start`'s parameters.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SessionStartParams {
+    /// The session.
+    pub session_id: Option<String>,
+    /// How it started: startup, resume, clear, compact.
+    pub source: Option<String>,
+}
+
+/// `session_end`'s parameters.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SessionEndParams {
+    /// The session.
+    pub session_id: String,
+}
+
+/// Why a memory cleared the bar.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct WhyEntry {
+    /// Cosine similarity of the prompt and the memory, -1..=1.
+    pub similarity: f64,
+    /// Share of the prompt's keywords the memory holds, 0..=1.
+    pub keywords: f64,
+    /// The rule it cleared (`meaning`, `meaning and words`), if any.
+    pub rule: Option<String>,
+}
+
+impl From<rules::Why> for WhyEntry {
+    fn from(why: rules::Why) -> Self {
+        WhyEntry {
+            similarity: (why.similarity * 1_000.0).round() / 1_000.0,
+            keywords: (why.keywords * 1_000.0).round() / 1_000.0,
+            rule: why.rule.map(str::to_owned),
+        }
+    }
+}
+
+/// One memory a session was told.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToldEntry {
+    /// The memory.
+    pub id: String,
+    /// The line told.
+    pub line: String,
+    /// When (ISO-8601).
+    pub at: String,
+    /// The prompt it came with (clipped, without what was private); absent
+    /// for the session-start context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// Why it cleared the bar; absent for the session-start context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<WhyEntry>,
+    /// The told memory it replaces (superseded or corrected since).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaces: Option<String>,
+}
+
+impl From<&rules::Told> for ToldEntry {
+    fn from(told: &rules::Told) -> Self {
+        ToldEntry {
+            id: told.id.clone(),
+            line: told.line.clone(),
+            at: clock::iso(Timestamp(told.at)),
+            prompt: told.prompt.clone(),
+            why: told.why.map(WhyEntry::from),
+            replaces: told.replaces.clone(),
+        }
+    }
+}
+
+/// A candidate a prompt considered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ConsideredEntry {
+    /// The memory.
+    pub id: String,
+    /// Its namespace.
+    pub namespace: String,
+    /// The figures it was judged by.
+    pub why: WhyEntry,
+    /// told, under the bar, told already, over the budget.
+    pub outcome: String,
+}
+
+/// `tell`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TellAnswer {
+    /// The text for the agent; empty when nothing is told.
+    pub text: String,
+    /// Its tokens.
+    pub tokens: usize,
+    /// The budget.
+    pub budget: usize,
+    /// The namespaces read.
+    pub namespaces: Vec<String>,
+    /// What was told.
+    pub told: Vec<ToldEntry>,
+    /// Every candidate, best by meaning first, and what became of it.
+    pub considered: Vec<ConsideredEntry>,
+    /// Why nothing was looked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub off: Option<String>,
+}
+
+/// One session and what it was told.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToldSession {
+    /// The session.
+    pub session_id: String,
+    /// When it was last told something (ISO-8601).
+    pub last: String,
+    /// What it was told, oldest first.
+    pub told: Vec<ToldEntry>,
+}
+
+/// `told`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToldAnswer {
+    /// The sessions remembered (a day at most), most recent first.
+    pub sessions: Vec<ToldSession>,
+}
+
+/// `session_start`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SessionStartAnswer {
+    /// The text for the agent; empty when there is nothing to say.
+    pub text: String,
+    /// Its tokens.
+    pub tokens: usize,
+    /// Memories told again (a compaction or a clear).
+    pub retold: usize,
+}
+
+/// `session_end`'s answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SessionEndAnswer {
+    /// Memories the session had been told, now forgotten.
+    pub forgotten: usize,
+}
+
+fn session(field: &str, id: Option<&str>) -> Result<Option<String>, FieldError> {
+    id.map(|id| session_id(field, id)).transpose()
+}
+
+/// `tell`: what answers the prompt, in the budget, never twice.
+pub fn tell(engine: &Engine, scope: &Scope, params: TellParams) -> Result<TellAnswer, ToolError> {
+    let session = session("session_id", params.session_id.as_deref())?;
+    let budget = match params.budget {
+        None => None,
+        Some(budget) if (50..=rules::MAX_TELL_TOKENS as i64).contains(&budget) => {
+            Some(budget as usize)
+        }
+        Some(budget) => {
+            return Err(FieldError::new(
+                "budget",
+                format!("must be between 50 and {}, not {budget}", rules::MAX_TELL_TOKENS),
+            )
+            .into());
+        }
+    };
+    let namespaces = scope.recall_namespaces(params.namespace.as_deref())?;
+    let (prompt, _) = rules::strip_private(&params.prompt);
+    let request = TellRequest { prompt, namespaces: namespaces.clone(), session, budget };
+    let names = device_names(engine);
+    let telling = engine.tell(&request, &names)?;
+    Ok(TellAnswer {
+        text: telling.text,
+        tokens: telling.tokens,
+        budget: telling.budget,
+        namespaces: namespaces.iter().map(|namespace| namespace.as_str().to_owned()).collect(),
+        told: telling.told.iter().map(ToldEntry::from).collect(),
+        considered: telling
+            .considered
+            .into_iter()
+            .map(|considered| ConsideredEntry {
+                id: considered.id,
+                namespace: considered.namespace,
+                why: considered.why.into(),
+                outcome: considered.outcome.to_owned(),
+            })
+            .collect(),
+        off: telling.off.map(str::to_owned),
+    })
+}
+
+/// `told`: what sessions were told, and why.
+pub fn told(engine: &Engine, params: ToldParams) -> Result<ToldAnswer, ToolError> {
+    let session = session("session_id", params.session_id.as_deref())?;
+    Ok(ToldAnswer {
+        sessions: engine
+            .told(session.as_deref())
+            .into_iter()
+            .map(|(session_id, last, told)| ToldSession {
+                session_id,
+                last: clock::iso(Timestamp(last)),
+                told: told.iter().map(ToldEntry::from).collect(),
+            })
+            .collect(),
+    })
+}
+
+/// The heading of what a compacted or cleared session is told again.
+const RETOLD: &str = "Told earlier in this session, still standing";
+
+/// `session_start`: the project's context (the memories it shows count as
+/// told); after a compaction or a clear, also what the session was told
+/// that still stands, since the model lost it. A resumed session replays
+/// what its prompts were told (Claude Code keeps hook context in the
+/// transcript), so it is given the context alone.
+pub fn session_start(
+    engine: &Engine,
+    scope: &Scope,
+    params: SessionStartParams,
+) -> Result<SessionStartAnswer, ToolError> {
+    let session = session("session_id", params.session_id.as_deref())?;
+    let context = super::mcp::working::context_of(engine, scope, None)?;
+    if let Some(session) = &session {
+        engine.note_shown(session, &context.shown)?;
+    }
+    let mut text = context.fitted.text;
+    let mut retold = 0;
+    let lost = matches!(params.source.as_deref(), Some("compact" | "clear"));
+    if lost && let Some(session) = &session {
+        let names = device_names(engine);
+        let lines = engine.told_standing(session, &names)?;
+        let budget = engine.working_settings().context_tokens;
+        let used = working::estimate_tokens(&text);
+        let section = working::Section { title: RETOLD.to_owned(), lines };
+        let fitted = working::fit("", &[section], budget.max(used + 50) - used);
+        if !fitted.text.is_empty() {
+            retold = fitted.kept.iter().map(|(_, count)| count).sum();
+            if !text.is_empty() {
+                text.push_str("\n\n");
+            }
+            text.push_str(&fitted.text);
+        }
+    }
+    Ok(SessionStartAnswer { tokens: working::estimate_tokens(&text), text, retold })
+}
+
+/// `session_end`: the session's told memories are forgotten.
+pub fn session_end(
+    engine: &Engine,
+    params: SessionEndParams,
+) -> Result<SessionEndAnswer, ToolError> {
+    let session = session_id("session_id", &params.session_id)?;
+    Ok(SessionEndAnswer { forgotten: engine.end_told(&session) })
+}
