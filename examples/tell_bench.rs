@@ -26,7 +26,7 @@ use ferrex_core::working::estimate_tokens;
 use ferrex_examples::{
     DEFAULT_LOCOMO, bench_texts, load_locomo, millis, percentile, prefill, prompt_cases,
 };
-use ferrex_tests::{Client, TestHome, checkout, ferrex_bin};
+use ferrex_tests::{Client, TestHome, checkout, ferrex_bin, hook_input};
 use serde_json::{Value, json};
 
 const PROJECT: &str = "github.com.acme.ledger";
@@ -151,14 +151,6 @@ async fn store_cases(home: &TestHome, repo: &Path) -> anyhow::Result<()> {
     }
     client.close().await;
     Ok(())
-}
-
-fn hook_input(event: &str, session: &str, cwd: &Path, extra: Value) -> String {
-    let mut input = json!({"session_id": session, "transcript_path": "/nonexistent", "cwd": cwd, "hook_event_name": event});
-    if let (Some(input), Some(extra)) = (input.as_object_mut(), extra.as_object()) {
-        input.extend(extra.clone());
-    }
-    input.to_string()
 }
 
 /// The hook's `additionalContext`, or empty.

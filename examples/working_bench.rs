@@ -30,7 +30,7 @@ use std::{
 
 use anyhow::Context;
 use ferrex_examples::{DEFAULT_LOCOMO, bench_texts, load_locomo, millis, percentile, prefill};
-use ferrex_tests::{Client, TestHome, ferrex_bin};
+use ferrex_tests::{Client, TestHome, ferrex_bin, hook_input};
 use serde_json::{Value, json};
 
 /// The project's namespace, as the checkout's remote names it.
@@ -231,14 +231,6 @@ fn checkout(path: &Path, url: &str) -> anyhow::Result<PathBuf> {
     std::fs::create_dir_all(path.join(".git"))?;
     std::fs::write(path.join(".git/config"), format!("[remote \"origin\"]\n\turl = {url}\n"))?;
     Ok(path.to_owned())
-}
-
-fn hook_input(event: &str, session: &str, cwd: &Path, extra: Value) -> String {
-    let mut input = json!({"session_id": session, "transcript_path": "/nonexistent", "cwd": cwd, "hook_event_name": event});
-    if let (Some(input), Some(extra)) = (input.as_object_mut(), extra.as_object()) {
-        input.extend(extra.clone());
-    }
-    input.to_string()
 }
 
 /// Runs `ferrex hook EVENT` as Claude Code does: exit code and stdout.

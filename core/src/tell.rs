@@ -56,9 +56,11 @@ impl Default for TellSettings {
 /// chosen on the development part of `examples/src/prompt_cases.rs`
 /// (`examples/tell_eval.rs`, docs/figures.md "Told with the prompt").
 pub fn default_bar(model_id: &str) -> f64 {
-    if model_id.starts_with("e5-small") {
+    if model_id.starts_with("e5-") {
         0.85
-    } else if model_id.starts_with("bge-small") {
+    } else if model_id.starts_with("bge-") {
+        // Measured on bge-small; bge-base and bge-large spread their
+        // cosines as it does, but were not measured.
         0.65
     } else {
         0.475
@@ -101,6 +103,20 @@ pub fn judge(similarity: f64, keywords: f64, bar: f64, settings: &TellSettings) 
 /// matched in any case; an unclosed `<private>` hides the rest), the tags
 /// themselves removed too. Whether anything was hidden is returned beside.
 pub fn strip_private(text: &str) -> (String, bool) {
+    // Cutting can join two halves into a new tag (`<priv</private>ate>`):
+    // cut again until nothing changes (each pass shortens the text).
+    let (mut kept, mut hidden) = strip_private_once(text);
+    loop {
+        let (again, more) = strip_private_once(&kept);
+        if !more {
+            return (kept, hidden);
+        }
+        kept = again;
+        hidden = true;
+    }
+}
+
+fn strip_private_once(text: &str) -> (String, bool) {
     const OPEN: &str = "<private>";
     const CLOSE: &str = "</private>";
     // ASCII lowering keeps byte offsets.
@@ -175,22 +191,24 @@ pub fn line(item: &Item<'_>) -> String {
 pub const HEADER: &str =
     "ferrex memory (stored earlier on this user's devices) that may bear on this prompt:";
 
-/// The lines that fit `budget` tokens under [`HEADER`], best first, and
-/// how many fit; nothing at all (no header) when none does.
-pub fn fit(lines: &[String], budget: usize) -> (String, usize) {
+/// The text of the lines that fit `budget` tokens under [`HEADER`], in
+/// their order (a line that does not fit is left out, and a shorter later
+/// one may still fit), and the indices of the lines kept; nothing at all
+/// (no header) when none fits.
+pub fn fit(lines: &[String], budget: usize) -> (String, Vec<usize>) {
     let mut text = HEADER.to_owned();
-    let mut count = 0;
-    for line in lines {
+    let mut kept = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
         let candidate = format!("{text}\n- {line}");
         if estimate_tokens(&candidate) <= budget {
             text = candidate;
-            count += 1;
+            kept.push(index);
         }
     }
-    if count == 0 {
-        return (String::new(), 0);
+    if kept.is_empty() {
+        return (String::new(), kept);
     }
-    (text, count)
+    (text, kept)
 }
 
 /// One memory a session was told.
@@ -215,9 +233,11 @@ pub struct Told {
 }
 
 /// Memories a session keeps as told, at most; the oldest go first.
-pub const MAX_TOLD_PER_SESSION: usize = 300;
+pub const MAX_TOLD_PER_SESSION: usize = 200;
 /// Sessions remembered at once, at most; the least recently active go.
-pub const MAX_SESSIONS: usize = 512;
+/// With [`MAX_TOLD_PER_SESSION`], a prompt's 200 characters and a line's
+/// 280 each, at most about 10 MB.
+pub const MAX_SESSIONS: usize = 64;
 /// A session untouched this long (ms) is forgotten: a day.
 pub const SESSION_EXPIRY_MS: i64 = crate::DAY_MILLIS;
 /// The longest session id kept.
@@ -242,14 +262,35 @@ impl ToldSessions {
         self.sessions.retain(|_, session| now - session.last < SESSION_EXPIRY_MS);
     }
 
-    /// What `session` was told, oldest first (empty for one never seen).
-    pub fn of(&self, session: &str) -> &[Told] {
-        self.sessions.get(session).map_or(&[], |session| &session.told)
+    /// What `session` was told, oldest first (empty for one never seen,
+    /// or untouched for a day at `now`).
+    pub fn of(&self, session: &str, now: i64) -> &[Told] {
+        self.sessions
+            .get(session)
+            .filter(|session| now - session.last < SESSION_EXPIRY_MS)
+            .map_or(&[], |session| &session.told)
     }
 
     /// Whether `session` was told memory `id` with this `fingerprint`.
-    pub fn knows(&self, session: &str, id: &str, fingerprint: &str) -> bool {
-        self.of(session).iter().any(|told| told.id == id && told.fingerprint == fingerprint)
+    pub fn knows(&self, session: &str, id: &str, fingerprint: &str, now: i64) -> bool {
+        self.of(session, now).iter().any(|told| told.id == id && told.fingerprint == fingerprint)
+    }
+
+    /// Marks `session` active at `now` (a prompt of it was judged), so it
+    /// is kept a day from its last prompt, told something or not.
+    pub fn touch(&mut self, session: &str, now: i64) {
+        self.expire(now);
+        if let Some(entry) = self.sessions.get_mut(session) {
+            entry.last = now;
+        }
+    }
+
+    /// Forgets that `session` was told `ids` (they were not told again
+    /// when they should have been).
+    pub fn forget(&mut self, session: &str, ids: &[String]) {
+        if let Some(entry) = self.sessions.get_mut(session) {
+            entry.told.retain(|told| !ids.contains(&told.id));
+        }
     }
 
     /// Records that `session` was told `told` at `now` (replacing an
@@ -334,6 +375,8 @@ mod tests {
         assert_eq!(strip_private("a </private> b"), ("a  b".to_owned(), true));
         // Multi-byte text around the tags.
         assert_eq!(strip_private("é<private>ü</private>ß"), ("éß".to_owned(), true));
+        // A tag made by cutting is cut too.
+        assert_eq!(strip_private("<priv</private>ate>secret"), (String::new(), true));
     }
 
     #[test]
@@ -372,11 +415,16 @@ mod tests {
         );
         let changed = line(&Item { replaces: Some("0193-0"), ..item });
         assert!(changed.starts_with("changed (replaces 0193-0): ["), "{changed}");
-        let (text, count) = fit(&[told.clone(), told.clone()], 60);
-        assert_eq!(count, 1);
+        let (text, kept) = fit(&[told.clone(), told.clone()], 60);
+        assert_eq!(kept, [0]);
         assert!(text.starts_with(HEADER) && estimate_tokens(&text) <= 60);
-        assert_eq!(fit(&[told], 10), (String::new(), 0));
-        assert_eq!(fit(&[], 1_000), (String::new(), 0));
+        // A line too long is left out, and a shorter one after it kept.
+        let long = "x".repeat(400);
+        let (text, kept) = fit(&[long, told.clone()], 60);
+        assert_eq!(kept, [1]);
+        assert!(text.ends_with(&told));
+        assert_eq!(fit(&[told], 10), (String::new(), vec![]));
+        assert_eq!(fit(&[], 1_000), (String::new(), vec![]));
     }
 
     fn told(id: &str, fingerprint: &str) -> Told {
@@ -395,37 +443,43 @@ mod tests {
     fn a_session_knows_what_it_was_told_within_its_bounds() {
         let mut sessions = ToldSessions::default();
         sessions.record("s1", told("a", "1"), 1_000);
-        assert!(sessions.knows("s1", "a", "1"));
-        assert!(!sessions.knows("s1", "a", "2"), "changed content is not known");
-        assert!(!sessions.knows("s2", "a", "1"), "another session knows nothing");
+        assert!(sessions.knows("s1", "a", "1", 1_000));
+        assert!(!sessions.knows("s1", "a", "2", 1_000), "changed content is not known");
+        assert!(!sessions.knows("s2", "a", "1", 1_000), "another session knows nothing");
         // Told again with new content: one record, the new one.
         sessions.record("s1", told("a", "2"), 2_000);
-        assert_eq!(sessions.of("s1").len(), 1);
-        assert!(sessions.knows("s1", "a", "2"));
-        // A day untouched: forgotten.
-        sessions.record("s2", told("b", "1"), 2_000 + SESSION_EXPIRY_MS);
-        assert!(sessions.of("s1").is_empty());
+        assert_eq!(sessions.of("s1", 2_000).len(), 1);
+        assert!(sessions.knows("s1", "a", "2", 2_000));
+        // A prompt that was told nothing keeps the session a day longer.
+        sessions.touch("s1", 2_000 + SESSION_EXPIRY_MS / 2);
+        assert!(sessions.knows("s1", "a", "2", 2_000 + SESSION_EXPIRY_MS));
+        // A day untouched: forgotten, read or not.
+        assert!(sessions.of("s1", 3_000 + SESSION_EXPIRY_MS * 3 / 2).is_empty());
+        sessions.record("s2", told("b", "1"), 3_000 + SESSION_EXPIRY_MS * 3 / 2);
+        assert!(sessions.all().iter().all(|(id, ..)| *id != "s1"));
+        sessions.forget("s2", &["b".to_owned()]);
+        assert!(sessions.of("s2", 3_000 + SESSION_EXPIRY_MS * 3 / 2).is_empty());
         // Bounded per session.
         for index in 0..MAX_TOLD_PER_SESSION + 10 {
-            sessions.record("s3", told(&index.to_string(), "f"), 3_000 + SESSION_EXPIRY_MS);
+            sessions.record("s3", told(&index.to_string(), "f"), 4_000 + SESSION_EXPIRY_MS * 2);
         }
-        assert_eq!(sessions.of("s3").len(), MAX_TOLD_PER_SESSION);
-        assert!(!sessions.knows("s3", "0", "f") && sessions.knows("s3", "309", "f"));
+        let at = 4_000 + SESSION_EXPIRY_MS * 2;
+        assert_eq!(sessions.of("s3", at).len(), MAX_TOLD_PER_SESSION);
+        assert!(!sessions.knows("s3", "0", "f", at) && sessions.knows("s3", "209", "f", at));
         // Bounded in sessions: the least recently active go.
         for index in 0..MAX_SESSIONS + 5 {
-            sessions.record(
-                &format!("many-{index}"),
-                told("x", "f"),
-                4_000 + SESSION_EXPIRY_MS + index as i64,
-            );
+            sessions.record(&format!("many-{index}"), told("x", "f"), at + index as i64);
         }
         assert_eq!(sessions.all().len(), MAX_SESSIONS);
-        assert!(sessions.of("many-0").is_empty() && !sessions.of("many-516").is_empty());
+        let last = format!("many-{}", MAX_SESSIONS + 4);
+        assert!(
+            sessions.of("many-0", at + 100).is_empty() && !sessions.of(&last, at + 100).is_empty()
+        );
         // An overlong id is never kept; an ended session is forgotten.
-        sessions.record(&"x".repeat(MAX_SESSION_ID + 1), told("y", "f"), 5_000 + SESSION_EXPIRY_MS);
+        sessions.record(&"x".repeat(MAX_SESSION_ID + 1), told("y", "f"), at + 100);
         assert!(sessions.all().iter().all(|(id, ..)| id.len() <= MAX_SESSION_ID));
-        assert_eq!(sessions.end("many-516"), 1);
-        assert!(sessions.of("many-516").is_empty());
+        assert_eq!(sessions.end(&last), 1);
+        assert!(sessions.of(&last, at + 100).is_empty());
     }
 
     #[test]

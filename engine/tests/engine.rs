@@ -759,6 +759,7 @@ fn a_prompt_is_told_what_answers_it_once_per_session_and_again_when_it_changed()
                     namespaces: vec![project.clone(), Namespace::default()],
                     session: Some(session.to_owned()),
                     budget: None,
+                    within: None,
                 },
                 &names,
             )
@@ -792,8 +793,23 @@ fn a_prompt_is_told_what_answers_it_once_per_session_and_again_when_it_changed()
     assert!(change.line.starts_with(&format!("changed (replaces {})", old.id)), "{}", change.line);
     // What the session was told that still stands: the new value, not the old.
     let standing = engine.told_standing("s3", &names).unwrap();
-    assert!(standing.iter().any(|line| line.contains("PostgreSQL 16")), "{standing:?}");
-    assert!(!standing.iter().any(|line| line.contains("PostgreSQL 14")), "{standing:?}");
+    assert!(standing.iter().any(|(_, line)| line.contains("PostgreSQL 16")), "{standing:?}");
+    assert!(!standing.iter().any(|(_, line)| line.contains("PostgreSQL 14")), "{standing:?}");
+    // A caller that gave up before the answer: nothing recorded as told.
+    let late = engine
+        .tell(
+            &TellRequest {
+                prompt: "when does the deploy token rotate".into(),
+                namespaces: vec![project.clone()],
+                session: Some("s5".into()),
+                budget: None,
+                within: Some(Duration::ZERO),
+            },
+            &names,
+        )
+        .unwrap();
+    assert!(late.late && !late.told.is_empty());
+    assert_eq!(ask("when does the deploy token rotate", "s5").told.len(), 1);
     // The session-start context's memories count as told; an ended
     // session is forgotten.
     engine.note_shown("s4", std::slice::from_ref(&rotates.id)).unwrap();
@@ -817,6 +833,7 @@ fn a_prompt_is_told_what_answers_it_once_per_session_and_again_when_it_changed()
                 namespaces: vec![project.clone()],
                 session: None,
                 budget: None,
+                within: None,
             },
             &names,
         )

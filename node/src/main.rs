@@ -226,9 +226,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// What agents' sessions here were told with their prompts: each told
-    /// memory, the prompt it came with, and why it cleared the bar (the
-    /// sessions of the last day, newest first).
+    /// What agents' sessions were told with their prompts: each told memory,
+    /// the prompt it came with, and why it cleared the bar (every session
+    /// this node remembers, a day at most, newest first).
     Told {
         /// One session's [default: every session remembered].
         #[arg(long)]

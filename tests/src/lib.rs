@@ -319,6 +319,21 @@ impl Drop for TestHome {
     }
 }
 
+/// A hook's input as Claude Code sends it for `event` in `session`, working
+/// in `cwd`, with the event's own fields `extra` (a JSON object).
+pub fn hook_input(event: &str, session: &str, cwd: &Path, extra: Value) -> String {
+    let mut input = json!({
+        "session_id": session,
+        "transcript_path": "/nonexistent/transcript.jsonl",
+        "cwd": cwd,
+        "hook_event_name": event,
+    });
+    if let (Some(input), Value::Object(extra)) = (input.as_object_mut(), extra) {
+        input.extend(extra);
+    }
+    input.to_string()
+}
+
 /// A checkout of a repository at `path` whose remote is spelled `url` (the
 /// files ferrex reads a project from: `.git/config`), with a `src/` folder.
 pub fn checkout(path: &Path, url: &str) -> PathBuf {

@@ -9,9 +9,9 @@
 
 #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
-use std::{io::Write, path::Path, process::Stdio, time::Duration};
+use std::{io::Write, process::Stdio, time::Duration};
 
-use ferrex_tests::{Client, TestHome, checkout, eventually};
+use ferrex_tests::{Client, TestHome, checkout, eventually, hook_input};
 use serde_json::{Value, json};
 
 const WEBHOOK: &str = "Billing webhooks from the payment provider are retried five times with a two minute backoff before they land in the dead-letter queue.";
@@ -19,17 +19,6 @@ const FREEZE: &str =
     "Production deploys are frozen from Thursday 18:00 UTC until Monday 09:00 UTC.";
 const CSS: &str = "The marketing site's stylesheets are built with Tailwind 4 and purged in CI.";
 const ASK: &str = "How many times does the payment provider retry a failed billing webhook?";
-
-fn input(event: &str, session: &str, cwd: &Path, extra: Value) -> String {
-    let mut input = json!({
-        "session_id": session,
-        "transcript_path": "/nonexistent/transcript.jsonl",
-        "cwd": cwd,
-        "hook_event_name": event,
-    });
-    input.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
-    input.to_string()
-}
 
 /// The hook's `additionalContext` for `event`, checking its shape; empty
 /// when it printed nothing.
@@ -62,7 +51,7 @@ async fn a_prompt_is_told_what_answers_it_once_a_session_and_nothing_when_nothin
     let (home, _checkouts, repo, ids) = home_with_notes().await;
     let prompt = |event: &str, session: &str, text: &str| {
         let (code, stdout, stderr) =
-            home.hook(event, &input(event, session, &repo, json!({"prompt": text})));
+            home.hook(event, &hook_input(event, session, &repo, json!({"prompt": text})));
         assert_eq!(code, Some(0), "{stderr}");
         assert!(stderr.is_empty(), "a hook writes nothing to stderr: {stderr}");
         told(&stdout, event)
@@ -102,8 +91,10 @@ async fn a_prompt_is_told_what_answers_it_once_a_session_and_nothing_when_nothin
     // A compaction tells again what the session was told and still
     // stands; a resume does not (the transcript holds it).
     let start = |source: &str| {
-        let (code, stdout, _) = home
-            .hook("SessionStart", &input("SessionStart", "s1", &repo, json!({"source": source})));
+        let (code, stdout, _) = home.hook(
+            "SessionStart",
+            &hook_input("SessionStart", "s1", &repo, json!({"source": source})),
+        );
         assert_eq!(code, Some(0));
         told(&stdout, "SessionStart")
     };
@@ -145,7 +136,7 @@ async fn private_hostile_or_broken_prompts_change_nothing_and_never_stall() {
     );
     let (code, _, _) = home.hook(
         "UserPromptSubmit",
-        &input("UserPromptSubmit", "p1", &repo, json!({"prompt": private})),
+        &hook_input("UserPromptSubmit", "p1", &repo, json!({"prompt": private})),
     );
     assert_eq!(code, Some(0));
     let client = Client::connect_in(&home, &repo).await.unwrap();
@@ -159,8 +150,10 @@ async fn private_hostile_or_broken_prompts_change_nothing_and_never_stall() {
 
     // A prompt of 1 MB: at most the budget, exit 0.
     let huge = "webhook retries ".repeat(65_536);
-    let (code, stdout, _) = home
-        .hook("UserPromptSubmit", &input("UserPromptSubmit", "p2", &repo, json!({"prompt": huge})));
+    let (code, stdout, _) = home.hook(
+        "UserPromptSubmit",
+        &hook_input("UserPromptSubmit", "p2", &repo, json!({"prompt": huge})),
+    );
     assert_eq!(code, Some(0));
     assert!(told(&stdout, "UserPromptSubmit").chars().count() <= 1_200 + 100, "{stdout}");
     // Invalid UTF-8, an empty prompt, an input missing every field: nothing, exit 0.
@@ -175,7 +168,7 @@ async fn private_hostile_or_broken_prompts_change_nothing_and_never_stall() {
     // A session id never seen: told as any.
     let (_, stdout, _) = home.hook(
         "UserPromptSubmit",
-        &input("UserPromptSubmit", "from-another-device", &repo, json!({"prompt": ASK})),
+        &hook_input("UserPromptSubmit", "from-another-device", &repo, json!({"prompt": ASK})),
     );
     assert!(told(&stdout, "UserPromptSubmit").contains(WEBHOOK));
 
@@ -183,8 +176,10 @@ async fn private_hostile_or_broken_prompts_change_nothing_and_never_stall() {
     // node started in the background for the next prompt.
     home.stop();
     assert!(home.node_pid().is_none());
-    let (code, stdout, _) = home
-        .hook("UserPromptSubmit", &input("UserPromptSubmit", "p4", &repo, json!({"prompt": ASK})));
+    let (code, stdout, _) = home.hook(
+        "UserPromptSubmit",
+        &hook_input("UserPromptSubmit", "p4", &repo, json!({"prompt": ASK})),
+    );
     assert_eq!((code, stdout.as_str()), (Some(0), ""));
     assert!(log().contains("nothing is told"), "{}", log());
     let started = eventually(Duration::from_secs(60), || async { home.node_pid() }).await;
@@ -193,8 +188,8 @@ async fn private_hostile_or_broken_prompts_change_nothing_and_never_stall() {
     let told_again = eventually(Duration::from_secs(60), || {
         attempt += 1;
         let session = format!("p5-{attempt}");
-        let hook_input = input("UserPromptSubmit", &session, &repo, json!({"prompt": ASK}));
-        let (_, stdout, _) = home.hook("UserPromptSubmit", &hook_input);
+        let line = hook_input("UserPromptSubmit", &session, &repo, json!({"prompt": ASK}));
+        let (_, stdout, _) = home.hook("UserPromptSubmit", &line);
         let text = told(&stdout, "UserPromptSubmit");
         async move { text.contains(WEBHOOK).then_some(()) }
     })

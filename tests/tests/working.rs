@@ -11,7 +11,7 @@ use std::{
     time::Duration,
 };
 
-use ferrex_tests::{Client, TestHome, checkout, eventually, result_ids};
+use ferrex_tests::{Client, TestHome, checkout, eventually, hook_input, result_ids};
 use serde_json::{Value, json};
 
 /// How long a change may take to reach the other device.
@@ -145,17 +145,6 @@ async fn a_task_and_events_started_on_the_laptop_are_finished_on_the_desktop() {
     );
     on_laptop.close().await;
     on_desktop.close().await;
-}
-
-fn hook_input(event: &str, session: &str, cwd: &Path, extra: Value) -> String {
-    let mut input = json!({
-        "session_id": session,
-        "transcript_path": "/nonexistent/transcript.jsonl",
-        "cwd": cwd,
-        "hook_event_name": event,
-    });
-    input.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
-    input.to_string()
 }
 
 #[tokio::test]
@@ -674,6 +663,9 @@ async fn gemini_clis_hooks_carry_its_session_too() {
         assert_eq!(code, Some(0), "{event}: {stderr}");
         stdout
     };
+    // Gemini CLI starts a session with SessionStart, which starts the node
+    // (a prompt's hook never waits for one); nothing is recorded yet.
+    assert_eq!(run("SessionStart", json!({"source": "startup"})), "");
     run("BeforeAgent", json!({"prompt": "Fix the flaky orders test"}));
     run(
         "AfterTool",

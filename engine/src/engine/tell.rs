@@ -38,6 +38,9 @@ pub struct TellRequest {
     pub session: Option<String>,
     /// The budget in tokens; the project's `memory.tell_tokens` when none.
     pub budget: Option<usize>,
+    /// How long the caller waits: what takes longer is not recorded as
+    /// told (the caller gave up and the agent never read it).
+    pub within: Option<std::time::Duration>,
 }
 
 /// One candidate and what became of it.
@@ -69,6 +72,8 @@ pub struct Telling {
     pub considered: Vec<Considered>,
     /// Why nothing was looked for (telling off, an empty prompt).
     pub off: Option<&'static str>,
+    /// Whether it took longer than the caller waits (nothing recorded).
+    pub late: bool,
 }
 
 impl Engine {
@@ -79,6 +84,7 @@ impl Engine {
         request: &TellRequest,
         names: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Telling, ToolError> {
+        let started = std::time::Instant::now();
         let Some(project) = request.namespaces.first() else {
             return Ok(Telling { off: Some("no namespace"), ..Telling::default() });
         };
@@ -118,8 +124,13 @@ impl Engine {
         let vector = self.embedder.embed_query(&prompt)?;
         let now = self.now();
         let session = request.session.as_deref();
-        let told_before: Vec<Told> =
-            session.map(|session| lock(&self.told).of(session).to_vec()).unwrap_or_default();
+        let told_before: Vec<Told> = session
+            .map(|session| {
+                let mut sessions = lock(&self.told);
+                sessions.touch(session, now.millis());
+                sessions.of(session, now.millis()).to_vec()
+            })
+            .unwrap_or_default();
         let index = lock(&self.index);
         // What replaces a memory this session was told.
         let earlier: Vec<String> = told_before.iter().map(|told| told.id.clone()).collect();
@@ -132,17 +143,25 @@ impl Engine {
             })
             .collect();
         let replaces = tell::replacements(&told_before, &replaced_by);
+        let stored: Vec<Option<Vec<f32>>> = candidates
+            .iter()
+            .map(|candidate| index.vector(&candidate.row.id))
+            .collect::<anyhow::Result<_>>()?;
+        drop(index);
         let mut judged: Vec<(Why, MemoryRow)> = Vec::new();
-        for candidate in candidates {
-            let similarity = index
-                .vector(&candidate.row.id)?
-                .map_or(0.0, |stored| f64::from(cosine(&vector, &stored)));
+        for (candidate, stored) in candidates.into_iter().zip(stored) {
+            // A memory not embedded yet (one a peer just sent) is embedded
+            // here, as the worker would: at most the few candidates.
+            let stored = match stored {
+                Some(stored) => stored,
+                None => self.embedder.embed(&[candidate.row.text.as_str()])?.remove(0),
+            };
+            let similarity = f64::from(cosine(&vector, &stored));
             let context = candidate.row.context.as_deref().unwrap_or_default();
             let keywords =
                 rank::keyword_coverage(&words, &format!("{} {context}", candidate.row.text));
             judged.push((tell::judge(similarity, keywords, bar, &settings), candidate.row));
         }
-        drop(index);
         // Best by meaning first; one memory once (a project and `default`
         // never hold the same id, but be sure).
         judged.sort_by(|a, b| {
@@ -156,9 +175,9 @@ impl Engine {
             let fingerprint = fingerprint(&row);
             let outcome = if why.rule.is_none() {
                 "under the bar"
-            } else if session
-                .is_some_and(|session| lock(&self.told).knows(session, &row.id, &fingerprint))
-            {
+            } else if session.is_some_and(|session| {
+                lock(&self.told).knows(session, &row.id, &fingerprint, now.millis())
+            }) {
                 "told already"
             } else if chosen.len() >= settings.max_memories {
                 "over the budget"
@@ -184,12 +203,11 @@ impl Engine {
                 outcome,
             });
         }
-        let (text, count) = tell::fit(&lines, budget);
+        let (text, fitted) = tell::fit(&lines, budget);
         // Lines that did not fit were not told.
-        let fitted: Vec<String> = lines.iter().take(count).cloned().collect();
         let mut kept = Vec::new();
-        for told in chosen {
-            if fitted.contains(&told.line) && kept.len() < count {
+        for (index, told) in chosen.into_iter().enumerate() {
+            if fitted.contains(&index) {
                 kept.push(told);
             } else if let Some(considered) =
                 telling.considered.iter_mut().find(|considered| considered.id == told.id)
@@ -197,20 +215,23 @@ impl Engine {
                 considered.outcome = "over the budget";
             }
         }
-        if !kept.is_empty() {
+        // Told to a session, and in time for the caller to pass it on: the
+        // memories count as used, and the session knows them. A look from
+        // a terminal (no session) records nothing.
+        let in_time = request.within.is_none_or(|within| started.elapsed() < within);
+        if let Some(session) = session.filter(|_| in_time && !kept.is_empty()) {
             lock(&self.index).transaction(|tx| {
                 for told in &kept {
                     tx.record_access(&told.id, now.0)?;
                 }
                 Ok(())
             })?;
-            if let Some(session) = session {
-                let mut sessions = lock(&self.told);
-                for told in &kept {
-                    sessions.record(session, told.clone(), now.millis());
-                }
+            let mut sessions = lock(&self.told);
+            for told in &kept {
+                sessions.record(session, told.clone(), now.millis());
             }
         }
+        telling.late = !in_time;
         telling.tokens = working::estimate_tokens(&text);
         telling.text = text;
         telling.told = kept;
@@ -249,12 +270,21 @@ impl Engine {
     /// (after a compaction or a clear): a memory forgotten since is left
     /// out, one superseded or corrected since is replaced by what replaced
     /// it, marked as a change.
+    /// Newest first, each with the id of the told memory it stands for;
+    /// what the session-start context showed is left out (the context is
+    /// given again beside it).
     pub fn told_standing(
         &self,
         session: &str,
         names: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Vec<String>, ToolError> {
-        let told = lock(&self.told).of(session).to_vec();
+    ) -> Result<Vec<(String, String)>, ToolError> {
+        let now = self.now().millis();
+        let told: Vec<Told> = lock(&self.told)
+            .of(session, now)
+            .iter()
+            .filter(|told| told.prompt.is_some())
+            .cloned()
+            .collect();
         let ids: Vec<String> = told.iter().map(|told| told.id.clone()).collect();
         let index = lock(&self.index);
         let rows = index.rows(&ids)?;
@@ -265,7 +295,6 @@ impl Engine {
         }
         let newer_rows = index.rows(&newer)?;
         drop(index);
-        let now = self.now().millis();
         let mut lines = Vec::new();
         let mut seen = std::collections::BTreeSet::new();
         for told in told.iter().rev() {
@@ -282,11 +311,16 @@ impl Engine {
                 None => (row, None),
             };
             if seen.insert(row.id.clone()) {
-                lines.push(tell::line(&self.item(row, now, replaces, names)));
+                lines.push((told.id.clone(), tell::line(&self.item(row, now, replaces, names))));
             }
         }
-        lines.reverse();
         Ok(lines)
+    }
+
+    /// Forgets that `session` was told `ids`: they did not fit when they
+    /// were to be told again, so a prompt may tell them.
+    pub fn unmark_told(&self, session: &str, ids: &[String]) {
+        lock(&self.told).forget(session, ids);
     }
 
     /// What each session remembered was told, most recently active first
@@ -334,7 +368,7 @@ impl Engine {
         }
         if row.created_by != self.replica.device() {
             let name = names(&row.created_by).unwrap_or_else(|| {
-                format!("device {}", &row.created_by[..row.created_by.len().min(8)])
+                format!("device {}", row.created_by.chars().take(8).collect::<String>())
             });
             origin.push(format!("from {name}"));
         }

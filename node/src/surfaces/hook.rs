@@ -255,7 +255,10 @@ async fn perform(
                     ),
                 }
             };
-            let record = async {
+            // Recording waits no longer than telling, unless the person
+            // asked for something to be remembered.
+            let limit = if remember.is_some() { OTHER_TIMEOUT } else { TELL_TIMEOUT };
+            let record = tokio::time::timeout(limit, async {
                 if let Some(remember) = remember {
                     call("store", json!({"content": remember})).await?;
                 }
@@ -263,10 +266,15 @@ async fn perform(
                     call("session", json!({"action": "push", "session_id": session, "content": request, "event_type": "observation"})).await?;
                 }
                 Ok::<_, anyhow::Error>(())
-            };
+            });
             let (told, recorded) = tokio::join!(tell, record);
-            if let Err(error) = recorded {
-                tracing::warn!("recording the prompt failed: {error:#}");
+            match recorded {
+                Ok(Ok(())) => {}
+                Ok(Err(error)) => tracing::warn!("recording the prompt failed: {error:#}"),
+                Err(_) => tracing::warn!(
+                    "recording the prompt took over {} ms: given up",
+                    limit.as_millis()
+                ),
             }
             match told {
                 Ok(text) => Ok(context_output(event, &text)),

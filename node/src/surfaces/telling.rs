@@ -13,7 +13,10 @@ use serde::{Deserialize, Serialize};
 use crate::{
     base::clock,
     engine::{Engine, ToolError, tell::TellRequest, working::session_id},
-    surfaces::mcp::{answers::device_names, working::Scope},
+    surfaces::mcp::{
+        answers::device_names,
+        working::{Scope, token_budget},
+    },
 };
 
 /// `tell`'s parameters.
@@ -29,6 +32,10 @@ pub struct TellParams {
     pub budget: Option<i64>,
     /// A namespace instead of the project's and `default`.
     pub namespace: Option<String>,
+    /// How long the caller waits, in milliseconds: told later than that,
+    /// nothing is recorded as told.
+    #[schemars(range(min = 1, max = 60_000))]
+    pub within_ms: Option<u64>,
 }
 
 /// `told`'s parameters.
@@ -188,22 +195,11 @@ fn session(field: &str, id: Option<&str>) -> Result<Option<String>, FieldError> 
 /// `tell`: what answers the prompt, in the budget, never twice.
 pub fn tell(engine: &Engine, scope: &Scope, params: TellParams) -> Result<TellAnswer, ToolError> {
     let session = session("session_id", params.session_id.as_deref())?;
-    let budget = match params.budget {
-        None => None,
-        Some(budget) if (50..=rules::MAX_TELL_TOKENS as i64).contains(&budget) => {
-            Some(budget as usize)
-        }
-        Some(budget) => {
-            return Err(FieldError::new(
-                "budget",
-                format!("must be between 50 and {}, not {budget}", rules::MAX_TELL_TOKENS),
-            )
-            .into());
-        }
-    };
+    let budget = token_budget(params.budget, rules::MAX_TELL_TOKENS)?;
     let namespaces = scope.recall_namespaces(params.namespace.as_deref())?;
     let (prompt, _) = rules::strip_private(&params.prompt);
-    let request = TellRequest { prompt, namespaces: namespaces.clone(), session, budget };
+    let within = params.within_ms.map(|ms| std::time::Duration::from_millis(ms.min(60_000)));
+    let request = TellRequest { prompt, namespaces: namespaces.clone(), session, budget, within };
     let names = device_names(engine);
     let telling = engine.tell(&request, &names)?;
     Ok(TellAnswer {
@@ -265,11 +261,21 @@ pub fn session_start(
     let lost = matches!(params.source.as_deref(), Some("compact" | "clear"));
     if lost && let Some(session) = &session {
         let names = device_names(engine);
-        let lines = engine.told_standing(session, &names)?;
+        let standing = engine.told_standing(session, &names)?;
         let budget = engine.working_settings().context_tokens;
         let used = working::estimate_tokens(&text);
-        let section = working::Section { title: RETOLD.to_owned(), lines };
+        let (ids, lines): (Vec<String>, Vec<String>) = standing.into_iter().unzip();
+        let section = working::Section { title: RETOLD.to_owned(), lines: lines.clone() };
         let fitted = working::fit("", &[section], budget.max(used + 50) - used);
+        // What did not fit is not known to the model any more: a prompt
+        // may tell it again.
+        let dropped: Vec<String> = ids
+            .into_iter()
+            .zip(&lines)
+            .filter(|(_, line)| !fitted.text.contains(line.as_str()))
+            .map(|(id, _)| id)
+            .collect();
+        engine.unmark_told(session, &dropped);
         if !fitted.text.is_empty() {
             retold = fitted.kept.iter().map(|(_, count)| count).sum();
             if !text.is_empty() {

@@ -448,19 +448,7 @@ pub fn context(
     params: params::Context,
 ) -> Result<ContextAnswer, ToolError> {
     let namespace = scope.namespace(params.namespace.as_deref())?;
-    let budget = match params.budget {
-        None => None,
-        Some(budget) if (50..=working::MAX_CONTEXT_TOKENS as i64).contains(&budget) => {
-            Some(budget as usize)
-        }
-        Some(budget) => {
-            return Err(FieldError::new(
-                "budget",
-                format!("must be between 50 and {}, not {budget}", working::MAX_CONTEXT_TOKENS),
-            )
-            .into());
-        }
-    };
+    let budget = token_budget(params.budget, working::MAX_CONTEXT_TOKENS)?;
     let project = project_of(scope, params.namespace.as_deref(), &namespace);
     let context = context_in(engine, &namespace, project.as_deref(), budget)?;
     Ok(ContextAnswer {
@@ -477,6 +465,17 @@ pub fn context(
             .collect(),
         left_out: context.fitted.left_out,
     })
+}
+
+/// A `budget` in tokens, if given: from 50 to `max`.
+pub fn token_budget(budget: Option<i64>, max: usize) -> Result<Option<usize>, FieldError> {
+    match budget {
+        None => Ok(None),
+        Some(budget) if (50..=max as i64).contains(&budget) => Ok(Some(budget as usize)),
+        Some(budget) => {
+            Err(FieldError::new("budget", format!("must be between 50 and {max}, not {budget}")))
+        }
+    }
 }
 
 /// The project a context names: the scope's, unless another namespace
