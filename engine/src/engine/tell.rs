@@ -175,9 +175,10 @@ impl Engine {
             let fingerprint = fingerprint(&row);
             let outcome = if why.rule.is_none() {
                 "under the bar"
-            } else if session.is_some_and(|session| {
-                lock(&self.told).knows(session, &row.id, &fingerprint, now.millis())
-            }) {
+            } else if told_before
+                .iter()
+                .any(|told| told.id == row.id && told.fingerprint == fingerprint)
+            {
                 "told already"
             } else if chosen.len() >= settings.max_memories {
                 "over the budget"
