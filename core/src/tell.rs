@@ -104,9 +104,10 @@ pub fn judge(similarity: f64, keywords: f64, bar: f64, settings: &TellSettings) 
 /// themselves removed too. Whether anything was hidden is returned beside.
 pub fn strip_private(text: &str) -> (String, bool) {
     // Cutting can join two halves into a new tag (`<priv</private>ate>`):
-    // cut again until nothing changes (each pass shortens the text).
+    // cut again until nothing changes. A prompt built to need pass after
+    // pass (a CPU cost that grows with its square) is private whole.
     let (mut kept, mut hidden) = strip_private_once(text);
-    loop {
+    for _ in 0..MAX_PRIVATE_PASSES {
         let (again, more) = strip_private_once(&kept);
         if !more {
             return (kept, hidden);
@@ -114,7 +115,11 @@ pub fn strip_private(text: &str) -> (String, bool) {
         kept = again;
         hidden = true;
     }
+    (String::new(), true)
 }
+
+/// Passes of [`strip_private`] after the first; past them, nothing is kept.
+const MAX_PRIVATE_PASSES: usize = 8;
 
 fn strip_private_once(text: &str) -> (String, bool) {
     const OPEN: &str = "<private>";
@@ -377,6 +382,13 @@ mod tests {
         assert_eq!(strip_private("é<private>ü</private>ß"), ("éß".to_owned(), true));
         // A tag made by cutting is cut too.
         assert_eq!(strip_private("<priv</private>ate>secret"), (String::new(), true));
+        // Nested to need a pass per level: bounded, and private whole.
+        let mut nested = "secret".to_owned();
+        for _ in 0..1_000 {
+            nested = format!("<priv{nested}ate>");
+            nested = nested.replacen("ate>", "</private>ate>", 1);
+        }
+        assert_eq!(strip_private(&format!("keep {nested}")), (String::new(), true));
     }
 
     #[test]
