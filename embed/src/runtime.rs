@@ -27,6 +27,9 @@ pub fn environment(library: &Path) -> Result<Environment, LoadError> {
     let environment = ort::init_from(library)
         .map_err(|error| runtime_error(error.to_string()))?
         .with_name("ferrex")
+        // Microsoft's builds of ONNX Runtime (the PyPI wheel's library)
+        // send usage telemetry, on Linux too: nothing leaves the machine.
+        .with_telemetry(false)
         .build()
         .map_err(|error| runtime_error(error.to_string()))?;
     *slot = Some(environment.clone());

@@ -21,7 +21,7 @@ use crate::{
         config::Config,
         console::{output, report},
         home::Home,
-        logging,
+        logging, quiet,
     },
     cli::runtime,
     lifecycle::daemon,
@@ -360,6 +360,7 @@ impl NodeFlags {
 }
 
 fn main() -> ExitCode {
+    quiet::runtime_telemetry_off();
     allocator::tune_allocator();
     let cli = Cli::parse();
     // A hook never fails the agent's session, whatever happens, and writes

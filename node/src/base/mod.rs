@@ -11,6 +11,7 @@ pub mod home;
 pub mod local_socket;
 pub mod logging;
 pub mod project;
+pub mod quiet;
 
 // The engine's ground, shared with the binary.
 pub use ferrex_engine::base::{clock, config};
