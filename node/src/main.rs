@@ -12,7 +12,6 @@ use ferrex_engine::{derived, engine, formats};
 
 use std::{path::PathBuf, process::ExitCode};
 
-use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 
 use crate::{
@@ -247,8 +246,8 @@ enum Command {
     /// Install ferrex into an agent's settings (the MCP server and the
     /// hooks), and the embedding model if it is missing.
     Setup {
-        /// claude-code or gemini; or model (the embedding model and runtime
-        /// alone).
+        /// claude-code, gemini or codex; or model (the embedding model and
+        /// runtime alone).
         agent: String,
         /// Take ferrex out again.
         #[arg(long)]
@@ -545,43 +544,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Setup { agent, remove } => {
             let _guard = logging::init("warn", None, "");
-            anyhow::ensure!(
-                ["claude-code", "gemini", "model"].contains(&agent.as_str()),
-                "ferrex sets up claude-code and gemini (and its own model: `ferrex setup \
-                 model`); for other agents see docs/working.md"
-            );
-            // The model first: `cargo install` and this are all it takes.
-            if !remove {
-                let config = Config::load(&home.config_file(), std::env::vars(), &[])?;
-                let files = lifecycle::model::ensure_model(&home, &config)?;
-                output(&format!("embedding model: {} (verified)", files.tier_dir.display()));
-            }
-            if agent == "model" {
-                return Ok(());
-            }
-            // HOME first (the tests set it); the platform's own on Windows,
-            // where HOME is seldom set.
-            let user_home = std::env::var_os("HOME")
-                .filter(|home| !home.is_empty())
-                .map(PathBuf::from)
-                .or_else(|| directories::BaseDirs::new().map(|dirs| dirs.home_dir().to_owned()))
-                .context("HOME is not set: where are the agent's settings?")?;
-            let target = if agent == "gemini" {
-                cli::setup::Agent::gemini(&user_home)
-            } else {
-                cli::setup::Agent::claude_code(
-                    &user_home,
-                    std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from),
-                )
-            };
-            // Symbolic links resolved on Unix; Windows' canonical form
-            // (`\\?\C:\…`) is left to Windows.
-            let executable = std::env::current_exe()
-                .and_then(|path| if cfg!(windows) { Ok(path) } else { path.canonicalize() })
-                .context("finding the ferrex executable")?;
-            let launch =
-                cli::setup::Launch::of(executable, explicit_home.then(|| home.root().to_owned()));
-            cli::setup::install(&target, &launch, remove)
+            cli::setup::run(&home, explicit_home, &agent, remove)
         }
         Command::Topics { namespace, all, limit, json } => {
             let _guard = logging::init("warn", None, "");

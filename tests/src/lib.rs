@@ -39,6 +39,22 @@ pub fn ferrex_bin() -> PathBuf {
     path
 }
 
+/// The model directory the tests' nodes use, as ferrex finds it:
+/// `FERREX_EMBED_MODEL_DIR`, else `~/.cache/ferrex/models` (installed by
+/// `scripts/fetch-model` before the tests run).
+pub fn installed_models() -> PathBuf {
+    if let Some(dir) = std::env::var_os("FERREX_EMBED_MODEL_DIR").filter(|dir| !dir.is_empty()) {
+        return dir.into();
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache")
+        });
+    cache.join("ferrex/models")
+}
+
 /// Where tests make their homes: `FERREX_TEST_DIR` when set, else
 /// `/dev/shm` where there is one (in memory), else the temporary directory.
 pub fn test_folder() -> Option<PathBuf> {

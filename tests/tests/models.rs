@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use ferrex_tests::{Client, TestHome, result_ids};
+use ferrex_tests::{Client, TestHome, installed_models, result_ids};
 use serde_json::{Value, json};
 
 /// Notes of two to four sentences (so each has passages to embed), and a
@@ -195,20 +195,6 @@ fn delete_index(home: &TestHome) {
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(home.path().join(format!("index.sqlite{suffix}")));
     }
-}
-
-/// The model directory the nodes of these tests use (as ferrex finds it).
-fn installed_models() -> std::path::PathBuf {
-    if let Some(dir) = std::env::var_os("FERREX_EMBED_MODEL_DIR").filter(|dir| !dir.is_empty()) {
-        return dir.into();
-    }
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|dir| !dir.is_empty())
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache")
-        });
-    cache.join("ferrex/models")
 }
 
 #[tokio::test]

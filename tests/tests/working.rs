@@ -11,7 +11,9 @@ use std::{
     time::Duration,
 };
 
-use ferrex_tests::{Client, TestHome, checkout, eventually, hook_input, result_ids};
+use ferrex_tests::{
+    Client, TestHome, checkout, eventually, hook_input, installed_models, result_ids,
+};
 use serde_json::{Value, json};
 
 /// How long a change may take to reach the other device.
@@ -496,16 +498,6 @@ fn setup_claude_code_installs_keeps_the_rest_and_removes_cleanly() {
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("is not valid JSON"));
     assert_eq!(std::fs::read_to_string(claude.join("settings.json")).unwrap(), "{ oops");
-}
-
-/// The model directory every other test uses (installed by
-/// `scripts/fetch-model` before the tests run).
-fn installed_models() -> PathBuf {
-    let cache = std::env::var_os("XDG_CACHE_HOME").map_or_else(
-        || PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache"),
-        PathBuf::from,
-    );
-    cache.join("ferrex/models")
 }
 
 #[test]

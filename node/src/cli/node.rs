@@ -130,5 +130,10 @@ pub fn doctor(home: &Home, config: &Config) -> anyhow::Result<()> {
         config::mode_name(config.mode),
         config.bind,
     ));
+    if let Some(user) = crate::surfaces::installs::user_home() {
+        for (client, line) in crate::surfaces::installs::report(&user) {
+            report(&format!("{client:<9} {line}"));
+        }
+    }
     Ok(())
 }

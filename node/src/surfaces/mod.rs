@@ -8,6 +8,7 @@ pub mod bridge;
 pub mod control;
 pub mod hook;
 pub mod http;
+pub mod installs;
 pub mod mcp;
 pub mod status;
 pub mod telling;

@@ -1,4 +1,4 @@
-//! `ferrex setup claude-code|gemini [--remove]`: installs ferrex as a
+//! `ferrex setup claude-code|gemini|codex [--remove]`: installs ferrex as a
 //! user-scope MCP server and its hooks into an agent's settings, or takes
 //! them out again. Claude Code: `mcpServers.ferrex` in `~/.claude.json`,
 //! the hooks in `~/.claude/settings.json` (`docs/research/claude-code-hooks.md`
@@ -8,14 +8,20 @@
 //! entries are recognised by their command and replaced, never doubled;
 //! every other setting and hook is kept. Each changed file is backed up
 //! once (`<file>.before-ferrex`), written whole to a temporary file and
-//! renamed over the old one.
+//! renamed over the old one. Codex CLI's TOML is in [`codex`].
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use serde_json::{Map, Value, json};
 
-use crate::base::console::output;
+use crate::{
+    base::{config::Config, console::output, home::Home},
+    lifecycle::model,
+    surfaces::installs::{self, is_ours},
+};
+
+pub mod codex;
 
 /// A hook ferrex installs: the event, its matcher (for events that take
 /// one), and its timeout in seconds.
@@ -52,6 +58,18 @@ const CLAUDE_HOOKS: &[Hook] = &[
     ("SessionEnd", Some("*"), 5),
 ];
 
+/// Codex CLI's hooks, in `$CODEX_HOME/hooks.json` (its SessionEnd timeout
+/// is held to 3 s; it has no PostToolUseFailure: a failed call fires no
+/// PostToolUse either, docs/research/codex-cli.md §6).
+const CODEX_HOOKS: &[Hook] = &[
+    ("SessionStart", Some("startup|resume|clear"), 30),
+    ("UserPromptSubmit", None, 10),
+    ("PostToolUse", Some("*"), 10),
+    ("PreCompact", Some("*"), 30),
+    ("Stop", None, 10),
+    ("SessionEnd", None, 3),
+];
+
 /// Gemini CLI's hooks (no matcher: every tool, every source).
 const GEMINI_HOOKS: &[Hook] = &[
     ("SessionStart", None, 30),
@@ -65,10 +83,7 @@ impl Agent {
     /// Claude Code, for the user whose home is `home`: `~/.claude/settings.json`
     /// and `~/.claude.json`, or under `CLAUDE_CONFIG_DIR` when it is set.
     pub fn claude_code(home: &Path, config_dir: Option<PathBuf>) -> Agent {
-        let (settings, servers) = match config_dir {
-            Some(dir) => (dir.join("settings.json"), dir.join(".claude.json")),
-            None => (home.join(".claude").join("settings.json"), home.join(".claude.json")),
-        };
+        let (settings, servers) = installs::claude_files(home, config_dir);
         Agent {
             name: "Claude Code",
             command: "claude-code",
@@ -80,9 +95,24 @@ impl Agent {
         }
     }
 
+    /// Codex CLI, whose home is `codex_home` (`$CODEX_HOME`, `~/.codex`):
+    /// the hooks in its `hooks.json`, the MCP server in its `config.toml`
+    /// (TOML: [`codex::install`] writes it).
+    pub fn codex(codex_home: &Path) -> Agent {
+        Agent {
+            name: "Codex CLI",
+            command: "codex",
+            settings: codex_home.join("hooks.json"),
+            servers: codex_home.join("config.toml"),
+            hooks: CODEX_HOOKS,
+            timeout_millis: false,
+            server_type: false,
+        }
+    }
+
     /// Gemini CLI, for the user whose home is `home`: `~/.gemini/settings.json`.
     pub fn gemini(home: &Path) -> Agent {
-        let settings = home.join(".gemini").join("settings.json");
+        let settings = installs::gemini_settings(home);
         Agent {
             name: "Gemini CLI",
             command: "gemini",
@@ -161,12 +191,121 @@ fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
-/// Whether a hook handler is one ferrex installed: its command runs a
-/// `ferrex` executable's `hook` command.
-fn is_ours(handler: &Value) -> bool {
-    let Some(command) = handler.get("command").and_then(Value::as_str) else { return false };
-    let Some(at) = command.find(" hook ") else { return false };
-    command[..at].contains("ferrex")
+/// Runs `ferrex setup AGENT [--remove]` for the ferrex of `home` (named on
+/// the command line when `explicit_home`): the model first, unless
+/// removing, then the agent's settings.
+pub fn run(home: &Home, explicit_home: bool, agent: &str, remove: bool) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        ["claude-code", "gemini", "codex", "model"].contains(&agent),
+        "ferrex sets up claude-code, gemini and codex (and its own model: `ferrex setup \
+         model`); for other agents see docs/working.md"
+    );
+    // The model first: `cargo install` and this are all it takes.
+    if !remove {
+        let config = Config::load(&home.config_file(), std::env::vars(), &[])?;
+        let files = model::ensure_model(home, &config)?;
+        output(&format!("embedding model: {} (verified)", files.tier_dir.display()));
+    }
+    if agent == "model" {
+        return Ok(());
+    }
+    let user_home =
+        installs::user_home().context("HOME is not set: where are the agent's settings?")?;
+    // Symbolic links resolved on Unix; Windows' canonical form (`\\?\C:\…`)
+    // is left to Windows.
+    let executable = std::env::current_exe()
+        .and_then(|path| if cfg!(windows) { Ok(path) } else { path.canonicalize() })
+        .context("finding the ferrex executable")?;
+    let launch = Launch::of(executable, explicit_home.then(|| home.root().to_owned()));
+    if !remove {
+        check_client(agent);
+    }
+    match agent {
+        "codex" => {
+            let codex_home = std::env::var_os("CODEX_HOME")
+                .filter(|home| !home.is_empty())
+                .map_or_else(|| user_home.join(".codex"), PathBuf::from);
+            codex::install(&Agent::codex(&codex_home), &launch, remove)
+        }
+        "gemini" => {
+            if let Some(folder) = installs::gemini_extension(&user_home).filter(|_| !remove) {
+                bail!(
+                    "ferrex is already in Gemini CLI as its extension ({}), so nothing was \
+                     changed: keep the extension, or run `gemini extensions uninstall ferrex` \
+                     first",
+                    folder.display()
+                );
+            }
+            install(&Agent::gemini(&user_home), &launch, remove)
+        }
+        _ => {
+            let agent = Agent::claude_code(
+                &user_home,
+                std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from),
+            );
+            if let Some(plugin) = installs::claude_plugin(&agent.settings).filter(|_| !remove) {
+                bail!(
+                    "ferrex is already in Claude Code as the plugin {plugin} (enabledPlugins in \
+                     {}), so nothing was changed: keep the plugin, or run `claude plugin \
+                     uninstall {plugin}` first",
+                    agent.settings.display()
+                );
+            }
+            install(&agent, &launch, remove)
+        }
+    }
+}
+
+/// Each agent's program, the version ferrex was last tried with (the one
+/// its script pins: scripts/claude-code, scripts/gemini-cli,
+/// scripts/codex-cli) and the command that updates it.
+pub const TESTED_CLIENTS: [(&str, &str, &str, &str); 3] = [
+    ("claude-code", "claude", "2.1.332", "claude update"),
+    ("gemini", "gemini", "0.61.0", "npm install -g @google/gemini-cli@latest"),
+    ("codex", "codex", CODEX_VERSION, "npm install -g @openai/codex@latest"),
+];
+
+/// The Codex CLI version ferrex was tried with.
+const CODEX_VERSION: &str = "0.171.0";
+
+/// Says, in one sentence, when the agent's program is missing from the
+/// PATH or older than the version ferrex was tried with; never fails.
+fn check_client(agent: &str) {
+    let Some((_, program, tested, update)) =
+        TESTED_CLIENTS.iter().find(|(name, ..)| *name == agent)
+    else {
+        return;
+    };
+    let answer = std::process::Command::new(program)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output();
+    let Ok(answer) = answer else {
+        output(&format!(
+            "note: `{program}` is not on the PATH; ferrex is set up for when it is (tried with \
+             {tested})."
+        ));
+        return;
+    };
+    let text = String::from_utf8_lossy(&answer.stdout);
+    let found = text.split(|c: char| !(c.is_ascii_digit() || c == '.')).find_map(version_of);
+    if let (Some(found), Some(wanted)) = (found, version_of(tested))
+        && found < wanted
+    {
+        output(&format!(
+            "note: {program} {} is older than {tested}, the version ferrex was tried with, and \
+             may not run its hooks as set here: update it with `{update}`.",
+            found.iter().map(u64::to_string).collect::<Vec<_>>().join(".")
+        ));
+    }
+}
+
+/// `major.minor.patch` as numbers, if `text` is one.
+fn version_of(text: &str) -> Option<[u64; 3]> {
+    let mut parts = text.split('.').map(|part| part.parse::<u64>().ok());
+    let version = [parts.next()??, parts.next()??, parts.next()??];
+    parts.next().is_none().then_some(version)
 }
 
 /// Runs `ferrex setup <agent>`: prints what it changed.
@@ -256,7 +395,7 @@ fn set_server(
 }
 
 /// Puts or takes out ferrex's hooks, keeping every other one; what changed.
-fn set_hooks(
+pub(super) fn set_hooks(
     agent: &Agent,
     settings: &mut Map<String, Value>,
     launch: &Launch,
@@ -330,7 +469,7 @@ fn set_hooks(
     }))
 }
 
-fn read_json(path: &Path) -> anyhow::Result<Map<String, Value>> {
+pub(super) fn read_json(path: &Path) -> anyhow::Result<Map<String, Value>> {
     match std::fs::read_to_string(path) {
         Ok(text) if text.trim().is_empty() => Ok(Map::new()),
         Ok(text) => match serde_json::from_str::<Value>(&text) {
@@ -346,9 +485,16 @@ fn read_json(path: &Path) -> anyhow::Result<Map<String, Value>> {
     }
 }
 
-/// Writes `value` to `path` whole: a backup of the old file first (once),
+/// Writes `value` to `path` as JSON (see [`write_file`]).
+pub(super) fn write_json(path: &Path, value: &Map<String, Value>) -> anyhow::Result<()> {
+    let mut text = serde_json::to_string_pretty(value)?;
+    text.push('\n');
+    write_file(path, &text)
+}
+
+/// Writes `text` to `path` whole: a backup of the old file first (once),
 /// then a temporary file, synced and renamed over it.
-fn write_json(path: &Path, value: &Map<String, Value>) -> anyhow::Result<()> {
+fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
     let dir = path.parent().context("a settings file has a directory")?;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let backup = path.with_file_name(format!(
@@ -358,8 +504,6 @@ fn write_json(path: &Path, value: &Map<String, Value>) -> anyhow::Result<()> {
     if path.exists() && !backup.exists() {
         std::fs::copy(path, &backup).with_context(|| format!("backing up {}", path.display()))?;
     }
-    let mut text = serde_json::to_string_pretty(value)?;
-    text.push('\n');
     let temporary = path.with_extension("ferrex-tmp");
     {
         use std::io::Write;
@@ -438,5 +582,105 @@ mod tests {
         assert_eq!(after_tool["hooks"][0]["timeout"], 10_000);
         assert!(after_tool["hooks"][0]["command"].as_str().unwrap().ends_with(" hook AfterTool"));
         assert!(settings["hooks"].get("PostToolUse").is_none());
+    }
+
+    /// A file of the repository, as JSON.
+    fn repository_json(path: &str) -> Value {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path);
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{path:?}: {error}"));
+        serde_json::from_str(&text).unwrap_or_else(|error| panic!("{path:?}: {error}"))
+    }
+
+    #[test]
+    fn the_claude_code_plugin_keeps_the_binarys_version_and_setups_hooks() {
+        let version = env!("CARGO_PKG_VERSION");
+        let manifest = repository_json("plugins/claude-code/.claude-plugin/plugin.json");
+        assert_eq!(manifest["name"], "ferrex");
+        assert_eq!(manifest["version"], version, "plugin.json's version is the binary's");
+        let marketplace = repository_json(".claude-plugin/marketplace.json");
+        let listed = marketplace["plugins"].as_array().unwrap();
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0]["name"], "ferrex");
+        assert_eq!(listed[0]["version"], version, "the marketplace lists the binary's version");
+        assert_eq!(listed[0]["source"], "./plugins/claude-code");
+        let launcher =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../plugins/claude-code/scripts/run-ferrex");
+        let launcher = std::fs::read_to_string(launcher).unwrap();
+        assert!(
+            launcher.contains(&format!("\nPLUGIN_VERSION={version}\n")),
+            "the launcher's version"
+        );
+
+        // The plugin's hooks are setup's: the same events, matchers and timeouts.
+        let hooks = repository_json("plugins/claude-code/hooks/hooks.json");
+        let hooks = hooks["hooks"].as_object().unwrap();
+        assert_eq!(hooks.len(), CLAUDE_HOOKS.len());
+        for (event, matcher, timeout) in CLAUDE_HOOKS {
+            let group = &hooks[*event][0];
+            assert_eq!(group.get("matcher").and_then(Value::as_str), *matcher, "{event}");
+            let handler = &group["hooks"][0];
+            assert_eq!(handler["timeout"], *timeout, "{event}");
+            assert_eq!(
+                handler["command"],
+                format!(
+                    "sh \"${{CLAUDE_PLUGIN_ROOT}}/scripts/run-ferrex\" claude-code hook {event}"
+                )
+            );
+            assert!(!is_ours(handler), "setup never takes the plugin's hooks for its own");
+        }
+        let servers = repository_json("plugins/claude-code/.mcp.json");
+        assert_eq!(
+            servers["mcpServers"]["ferrex"]["args"],
+            json!(["${CLAUDE_PLUGIN_ROOT}/scripts/run-ferrex", "claude-code", "mcp"])
+        );
+    }
+
+    #[test]
+    fn the_gemini_extension_keeps_the_binarys_version_and_setups_hooks() {
+        let version = env!("CARGO_PKG_VERSION");
+        let manifest = repository_json("plugins/gemini/gemini-extension.json");
+        assert_eq!(manifest["name"], "ferrex", "installed as ~/.gemini/extensions/ferrex");
+        assert_eq!(manifest["version"], version, "the extension's version is the binary's");
+        assert_eq!(
+            manifest["mcpServers"]["ferrex"]["args"],
+            json!(["${extensionPath}${/}scripts${/}run-ferrex", "gemini", "mcp"])
+        );
+        let hooks = repository_json("plugins/gemini/hooks/hooks.json");
+        let hooks = hooks["hooks"].as_object().unwrap();
+        assert_eq!(hooks.len(), GEMINI_HOOKS.len());
+        for (event, _, timeout) in GEMINI_HOOKS {
+            let handler = &hooks[*event][0]["hooks"][0];
+            assert_eq!(handler["timeout"], timeout * 1_000, "{event}: milliseconds");
+            assert_eq!(
+                handler["command"],
+                format!(
+                    "sh \"${{extensionPath}}${{/}}scripts${{/}}run-ferrex\" gemini hook {event}"
+                )
+            );
+        }
+        // One launcher, carried by both (each is copied on its own when installed).
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../plugins");
+        let read =
+            |agent: &str| std::fs::read(root.join(agent).join("scripts/run-ferrex")).unwrap();
+        assert_eq!(read("gemini"), read("claude-code"), "the two launchers are one file");
+    }
+
+    #[test]
+    fn versions_compare_as_numbers_and_the_scripts_pin_the_tested_clients() {
+        assert!(version_of("2.1.99") < version_of("2.1.332"));
+        assert!(version_of("0.61.0") > version_of("0.9.12"));
+        assert_eq!(version_of("2.1"), None);
+        assert_eq!(version_of("v2.1.3"), None);
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts");
+        for (agent, _, tested, _) in TESTED_CLIENTS {
+            let script = match agent {
+                "claude-code" => "claude-code",
+                "gemini" => "gemini-cli",
+                _ => "codex-cli",
+            };
+            let text = std::fs::read_to_string(root.join(script)).unwrap();
+            assert!(text.contains(&format!("_VERSION={tested}\n")), "{script} pins {tested}");
+        }
     }
 }
