@@ -38,6 +38,8 @@ Usage: claude.py --ferrex BIN --claude BIN --models DIR --work DIR --checkout DI
 
 import argparse
 import json
+import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -72,6 +74,10 @@ SCRIPT = [
         {"text": "The laptop started the users table migration; its migration file is missing."},
     ]},
 ]
+# The hooks Claude Code reported in its stream (the session's start hook:
+# the others run after the stream's last line or are not reported): the
+# event and how long it took, from its start to its answer, in ms.
+HOOK_TIMES = []
 # What keeps Claude Code from calling anything but ANTHROPIC_BASE_URL
 # (code.claude.com/docs/en/env-vars; docs/development.md says what each does).
 QUIET = {
@@ -100,13 +106,36 @@ class Claude:
         `resume`); its wall time and the session's id."""
         started = time.monotonic()
         resuming = ["--resume", resume] if resume else []
-        result = self.command("-p", prompt, *resuming, "--output-format", "stream-json", "--verbose",
-                              "--allowedTools", f"Bash ToolSearch {TOOL}")
+        command = [self.options.claude, "-p", prompt, *resuming, "--output-format", "stream-json",
+                   "--verbose", "--allowedTools", f"Bash ToolSearch {TOOL}"]
+        # Each line read as it comes, timed: Claude Code reports each hook's
+        # start and answer in the stream, so the hooks are timed as it ran them.
+        process = subprocess.Popen(command, cwd=self.device.repo, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   env=dict(self.device.environment(self.path), **self.env))
+        timer = threading.Timer(180, process.kill)
+        timer.start()
+        lines = [(time.monotonic(), line) for line in process.stdout]
+        stderr = process.stderr.read()
+        process.wait()
+        timer.cancel()
         took = time.monotonic() - started
-        (self.device.root / f"claude-{int(started * 1000)}.jsonl").write_text(result.stdout)
-        final = [json.loads(line) for line in result.stdout.splitlines() if '"type":"result"' in line]
+        stdout = "".join(line for _, line in lines)
+        (self.device.root / f"claude-{int(started * 1000)}.jsonl").write_text(stdout)
+        if process.returncode != 0:
+            fail(f"claude -p on the {self.device.name} exited {process.returncode}: {stderr[-2000:]}")
+        final = [json.loads(line) for _, line in lines if '"type":"result"' in line]
         if not final or final[-1].get("is_error"):
-            fail(f"claude -p on the {self.device.name} did not finish well: {result.stdout[-2000:]}")
+            fail(f"claude -p on the {self.device.name} did not finish well: {stdout[-2000:]}")
+        begun = {}
+        for at, line in lines:
+            if '"subtype":"hook_' not in line:
+                continue
+            event = json.loads(line)
+            if event.get("subtype") == "hook_started":
+                begun[event["hook_id"]] = at
+            elif event.get("subtype") == "hook_response" and event.get("hook_id") in begun:
+                HOOK_TIMES.append((event.get("hook_event"), (at - begun[event["hook_id"]]) * 1000))
         return took, final[-1].get("session_id")
 
     def install_plugin(self):
@@ -331,6 +360,8 @@ def main():
         for device in (laptop, desktop):
             times = ", ".join(f"{event} {ms} ms" for event, ms in device.hook_times())
             say(f"hooks on the {device.name} (ferrex's hook log): {times}")
+        say("hooks as Claude Code reported them in its stream (start to answer, the launcher and "
+            "all): " + ", ".join(f"{event} {ms:.0f} ms" for event, ms in HOOK_TIMES))
         say("the desktop's first request carried:\n" + context)
         say("passed: with the plugin alone, the desktop's first turn knew the laptop's task and "
             "failed command; its question was told the laptop's note that answers it, its "

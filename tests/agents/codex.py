@@ -28,7 +28,7 @@ import json
 import time
 from pathlib import Path
 
-from common import Device, Standin, check_told, fail, say, timed
+from common import Device, Standin, check_told, fail, say, timed, wait_for
 
 TASK = "Upgrade the CI runners to Ubuntu 26.04"
 NOTE_PORT = "The staging load balancer listens on port 8443 and forwards to the blue pool."
@@ -146,6 +146,8 @@ def main():
 
         for note in (NOTE_PORT, NOTE_LUNCH):
             device.ferrex("store", note)
+        wait_for("the notes were not recallable",
+                 lambda: NOTE_PORT in device.ferrex("recall", "--json", "staging load balancer port").stdout)
         ask_took, _ = codex_exec(ASK_PROMPT)
         asked = conversation(standin, "CODEX-ASK")
         if not asked:

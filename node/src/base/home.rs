@@ -92,6 +92,42 @@ impl Home {
         self.sync_dir().join("shares")
     }
 
+    /// Where a node installing the embedding model says so, and what became
+    /// of it when it failed (`model-install`; gone once the model is in).
+    fn model_install_file(&self) -> PathBuf {
+        self.root.join("model-install")
+    }
+
+    /// What a node of this home says of installing the model: installing
+    /// now (a mark under 15 minutes old: one left by a node killed midway
+    /// goes stale), or failed, and why.
+    pub fn model_install(&self) -> Option<ModelInstall> {
+        let path = self.model_install_file();
+        let text = std::fs::read_to_string(&path).ok()?;
+        if let Some(why) = text.strip_prefix("failed: ") {
+            return Some(ModelInstall::Failed(why.trim().to_owned()));
+        }
+        let age = std::fs::metadata(&path).and_then(|meta| meta.modified()).ok()?.elapsed().ok()?;
+        (age < std::time::Duration::from_secs(15 * 60)).then_some(ModelInstall::Installing)
+    }
+
+    /// Records what installing the model came to (`None`: nothing to say,
+    /// the model is in).
+    pub fn set_model_install(&self, state: Option<&ModelInstall>) {
+        let path = self.model_install_file();
+        let written = match state {
+            None => match std::fs::remove_file(&path) {
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                other => other,
+            },
+            Some(ModelInstall::Installing) => std::fs::write(&path, "installing\n"),
+            Some(ModelInstall::Failed(why)) => std::fs::write(&path, format!("failed: {why}\n")),
+        };
+        if let Err(error) = written {
+            tracing::warn!("recording the model's install in {}: {error}", path.display());
+        }
+    }
+
     /// Logs.
     pub fn log_dir(&self) -> PathBuf {
         self.root.join("logs")
@@ -110,4 +146,13 @@ impl Home {
         let name: String = digest[..8].iter().map(|byte| format!("{byte:02x}")).collect();
         std::env::temp_dir().join(format!("ferrex-{name}.sock"))
     }
+}
+
+/// What became of installing the embedding model (see [`Home::model_install`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelInstall {
+    /// A node is installing it.
+    Installing,
+    /// The last install failed, and why.
+    Failed(String),
 }

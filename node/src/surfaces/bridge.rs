@@ -12,7 +12,7 @@ use tokio::io::AsyncWriteExt;
 
 use crate::{
     base::{
-        home::Home,
+        home::{Home, ModelInstall},
         local_socket::{self, Stream},
     },
     surfaces::control,
@@ -22,10 +22,6 @@ use crate::{
 /// catch-up on a large store).
 const START_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// What a started node says in `logs/start.log` when it installs the
-/// embedding model before serving (`lifecycle::model::ensure_model`).
-pub const INSTALLING_MODEL: &str = "the embedding model is not installed; installing it";
-
 /// A node connected to, or one that is installing the model first.
 #[derive(Debug)]
 pub enum Started {
@@ -34,6 +30,9 @@ pub enum Started {
     /// It is installing the embedding model (a download of a minute or
     /// more) and serves after: nobody waits for it.
     InstallingModel,
+    /// The last install of the model failed (why): no node is started to
+    /// fail again until someone asks to wait for one.
+    ModelFailed(String),
 }
 
 /// Connects to the node of `home`, starting it (`ferrex node`, with
@@ -42,14 +41,17 @@ pub async fn connect_or_start(home: &Home, node_args: &[String]) -> anyhow::Resu
     match start(home, node_args, false).await? {
         Started::Serving(stream) => Ok(stream),
         // Not returned when not asked for: the start waits for the model.
-        Started::InstallingModel => bail!("the node is installing the embedding model"),
+        Started::InstallingModel | Started::ModelFailed(_) => {
+            bail!("the node is installing the embedding model")
+        }
     }
 }
 
-/// Connects to the node of `home`, starting it if needed, unless the node
-/// started must install the embedding model first: then it goes on in the
-/// background and this returns at once (a session's first hook must not
-/// stall for a download).
+/// Connects to the node of `home`, starting it if needed, unless a node of
+/// the home is installing the embedding model (this one or another, say
+/// the MCP server's): then it goes on in the background and this returns
+/// at once (a session's first hook must not stall for a download). When
+/// the last install failed, no node is started and why is returned.
 pub async fn connect_start_or_install(home: &Home) -> anyhow::Result<Started> {
     start(home, &[], true).await
 }
@@ -63,6 +65,13 @@ async fn start(home: &Home, node_args: &[String], not_for_model: bool) -> anyhow
             return Err(error).with_context(|| format!("connecting to {}", socket.display()));
         }
     }
+    if not_for_model {
+        match home.model_install() {
+            Some(ModelInstall::Failed(why)) => return Ok(Started::ModelFailed(why)),
+            Some(ModelInstall::Installing) => return Ok(Started::InstallingModel),
+            None => {}
+        }
+    }
     let (mut child, log_path, log_start) = spawn_node(home, node_args)?;
     tracing::info!(pid = child.id(), "started a node in the background");
 
@@ -74,8 +83,12 @@ async fn start(home: &Home, node_args: &[String], not_for_model: bool) -> anyhow
             Err(error) if control::is_not_running(&error) => {}
             Err(error) => return Err(error).context("connecting to the started node"),
         }
-        if not_for_model && started_log(&log_path, log_start).contains(INSTALLING_MODEL) {
-            return Ok(Started::InstallingModel);
+        if not_for_model {
+            match home.model_install() {
+                Some(ModelInstall::Installing) => return Ok(Started::InstallingModel),
+                Some(ModelInstall::Failed(why)) => return Ok(Started::ModelFailed(why)),
+                None => {}
+            }
         }
         if exited.is_none()
             && let Some(status) = child.try_wait()?
@@ -87,7 +100,8 @@ async fn start(home: &Home, node_args: &[String], not_for_model: bool) -> anyhow
         if let Some((status, when)) = exited
             && when.elapsed() > Duration::from_secs(5)
         {
-            let tail = started_log(&log_path, log_start);
+            let log = std::fs::read(&log_path).unwrap_or_default();
+            let tail = String::from_utf8_lossy(log.get(log_start as usize..).unwrap_or_default());
             let tail = tail.trim();
             bail!(
                 "the node exited ({status}) before serving:\n{}",
@@ -104,12 +118,6 @@ async fn start(home: &Home, node_args: &[String], not_for_model: bool) -> anyhow
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-}
-
-/// What `logs/start.log` gained since `start` (its length before a start).
-fn started_log(path: &std::path::Path, start: u64) -> String {
-    let log = std::fs::read_to_string(path).unwrap_or_default();
-    log.get(start as usize..).unwrap_or("").to_owned()
 }
 
 /// Starts the node of `home` in the background without waiting for it to

@@ -159,28 +159,29 @@ pub fn run(home: &Home, event: &str, input: impl Read) -> String {
 }
 
 fn run_checked(home: &Home, event: &str, input: impl Read) -> anyhow::Result<String> {
+    let mut bytes = Vec::new();
+    input.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes).context("reading stdin")?;
     anyhow::ensure!(
         EVENTS.contains(&event),
         "ferrex has no hook for {event:?}; it has {}",
         EVENTS.join(", ")
     );
-    // Run by the plugin (or extension) while `ferrex setup`'s hooks run
-    // too: only one set acts, and the session is told which to remove.
-    let starts = event == "SessionStart";
-    if let Some(sentence) = std::env::var(installs::PLUGIN_VARIABLE)
-        .ok()
-        .zip(installs::user_home())
-        .and_then(|(client, user)| installs::doubled(&client, &user, starts))
-    {
-        tracing::info!(event, "ferrex is installed twice; the plugin's hook stays quiet");
-        return Ok(if starts { notice_output(event, &sentence) } else { String::new() });
-    }
-    let mut bytes = Vec::new();
-    input.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes).context("reading stdin")?;
     anyhow::ensure!(
         bytes.len() as u64 <= MAX_INPUT_BYTES,
         "the hook's input is over {MAX_INPUT_BYTES} bytes"
     );
+    // Run by the plugin (or extension) while `ferrex setup`'s hooks run
+    // too: only setup's act, and the session is told which to remove. (The
+    // input is read first: a writer whose reader left sees a broken pipe.)
+    let starts = event == "SessionStart";
+    if let Some(sentence) = std::env::var(installs::PLUGIN_VARIABLE)
+        .ok()
+        .zip(installs::user_home())
+        .and_then(|(client, user)| installs::doubled(&client, &user))
+    {
+        tracing::info!(event, "ferrex is installed twice; the plugin's hook stays quiet");
+        return Ok(if starts { notice_output(event, &sentence, "") } else { String::new() });
+    }
     let input: HookInput = serde_json::from_slice(&bytes)
         .context("the hook's input is not the JSON Claude Code sends")?;
     if let Some(named) = &input.hook_event_name {
@@ -226,7 +227,18 @@ async fn perform(
         match bridge::connect_start_or_install(home).await? {
             bridge::Started::Serving(stream) => drop(stream),
             bridge::Started::InstallingModel => {
-                return Ok(notice_output(event, INSTALLING_NOTICE));
+                return Ok(notice_output(event, INSTALLING_NOTICE, ""));
+            }
+            bridge::Started::ModelFailed(why) => {
+                let why = why.trim_end_matches('.');
+                return Ok(notice_output(
+                    event,
+                    &format!(
+                        "ferrex could not install its embedding model ({why}), so its memory is \
+                         off: run `ferrex setup model` to see why and try again."
+                    ),
+                    "",
+                ));
             }
         }
     }
@@ -238,7 +250,12 @@ async fn perform(
             let answer: SessionStartAnswer = typed(
                 call("session_start", json!({"session_id": session, "source": source})).await?,
             )?;
-            Ok(context_output(event, &answer.text))
+            // Through the plugin, beside a second MCP server named ferrex.
+            let twice = std::env::var(installs::PLUGIN_VARIABLE).ok().zip(installs::user_home());
+            match twice.and_then(|(client, user)| installs::duplicate_server(&client, &user)) {
+                Some(sentence) => Ok(notice_output(event, &sentence, &answer.text)),
+                None => Ok(context_output(event, &answer.text)),
+            }
         }
         Action::Push { kind, content } => {
             call("session", json!({"action": "push", "session_id": session_id()?, "content": content, "event_type": kind.as_str()})).await?;
@@ -613,9 +630,6 @@ pub fn tool_summary(
     (working::clip(&format!("{tool}{target} → {outcome}"), EVENT_CHARS), failed)
 }
 
-/// A hook's stdout that adds `text` to what the model reads (event
-/// `event`'s `additionalContext`, in Claude Code's and Gemini CLI's
-/// shape), or nothing at all when there is no text.
 /// A prompt without the hook contexts Gemini CLI puts before it: its
 /// BeforeAgent prompt starts with SessionStart's additional context, as
 /// `<hook_context>…</hook_context>` (docs/research/gemini-cli-extensions.md),
@@ -636,15 +650,21 @@ const INSTALLING_NOTICE: &str = "ferrex is installing its embedding model in the
     `ferrex doctor` says when it is ready.";
 
 /// A sentence for the person (shown by the agent as a system message) and
-/// for the model (as additional context), in the output of hook `event`.
-pub fn notice_output(event: &str, sentence: &str) -> String {
+/// for the model (as additional context, before `context`), in the output
+/// of hook `event`.
+pub fn notice_output(event: &str, sentence: &str, context: &str) -> String {
+    let text = format!("{sentence}\n\n{context}");
+    let text: String = text.trim_end().chars().take(MAX_CONTEXT_CHARS).collect();
     json!({
         "systemMessage": sentence,
-        "hookSpecificOutput": {"hookEventName": event, "additionalContext": sentence},
+        "hookSpecificOutput": {"hookEventName": event, "additionalContext": text},
     })
     .to_string()
 }
 
+/// A hook's stdout that adds `text` to what the model reads (event
+/// `event`'s `additionalContext`, in Claude Code's and Gemini CLI's
+/// shape), or nothing at all when there is no text.
 pub fn context_output(event: &str, text: &str) -> String {
     if text.trim().is_empty() {
         return String::new();

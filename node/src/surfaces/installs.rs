@@ -2,8 +2,9 @@
 //! own entries in an agent's settings (what `ferrex setup` writes), and
 //! ferrex's Claude Code plugin or Gemini CLI extension. An agent given
 //! ferrex both ways would run two MCP servers and every hook twice, so the
-//! plugin's hooks ask [`doubled`] and, when `ferrex setup`'s entries are
-//! there too, only say which to remove; `ferrex setup` asks
+//! plugin's hooks ask [`doubled`] and, when `ferrex setup`'s hooks are
+//! there too, only say which to remove (and [`duplicate_server`] names a
+//! second MCP server); `ferrex setup` asks
 //! [`claude_plugin`] and [`gemini_extension`] before adding itself beside
 //! them (docs/research/claude-code-plugins.md and
 //! docs/research/gemini-cli-extensions.md cite where each is kept).
@@ -94,28 +95,52 @@ pub fn gemini_extension(home: &Path) -> Option<PathBuf> {
 }
 
 /// When the plugin or extension of `client` runs beside `ferrex setup`'s
-/// entries: the sentence that says which to remove. `servers_too` reads
-/// Claude Code's state file as well (it may be large; SessionStart only).
-pub fn doubled(client: &str, home: &Path, servers_too: bool) -> Option<String> {
-    let (found, what) = match client {
-        "claude-code" => {
-            let (settings, servers) =
-                claude_files(home, std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from));
-            let hooks = read_object(&settings).is_some_and(|map| has_setup_hooks(&map));
-            let server =
-                servers_too && read_object(&servers).is_some_and(|map| has_setup_server(&map));
-            (hooks || server, "Claude Code plugin")
-        }
-        "gemini" => {
-            let settings = read_object(&gemini_settings(home)).unwrap_or_default();
-            (has_setup_hooks(&settings) || has_setup_server(&settings), "Gemini CLI extension")
-        }
+/// hooks: the sentence that says which to remove (the plugin's hooks then
+/// stay quiet, so that no hook runs twice).
+pub fn doubled(client: &str, home: &Path) -> Option<String> {
+    let (settings, what) = match client {
+        "claude-code" => (
+            claude_files(home, std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from)).0,
+            "Claude Code plugin",
+        ),
+        "gemini" => (gemini_settings(home), "Gemini CLI extension"),
         _ => return None,
     };
-    found.then(|| {
+    read_object(&settings).is_some_and(|map| has_setup_hooks(&map)).then(|| {
         format!(
             "ferrex is installed twice, as the {what} and by `ferrex setup {client}`, so the \
              {what}'s hooks stay quiet: run `ferrex setup {client} --remove` to keep the {what} alone."
+        )
+    })
+}
+
+/// When the plugin or extension of `client` runs beside an MCP server
+/// named ferrex in the user's settings (setup's, or one added by hand), so
+/// that the agent has ferrex's tools twice: the sentence that says how to
+/// remove it. Claude Code's state file may be large: it is parsed only
+/// when it names ferrex at all.
+pub fn duplicate_server(client: &str, home: &Path) -> Option<String> {
+    let (servers, remove) = match client {
+        "claude-code" => (
+            claude_files(home, std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from)).1,
+            "`claude mcp remove ferrex --scope user`",
+        ),
+        "gemini" => (gemini_settings(home), "`ferrex setup gemini --remove`"),
+        _ => return None,
+    };
+    let text = std::fs::read_to_string(&servers).ok()?;
+    if !text.contains("\"ferrex\"") {
+        return None;
+    }
+    let map = match serde_json::from_str(&text).ok()? {
+        Value::Object(map) => map,
+        _ => return None,
+    };
+    has_setup_server(&map).then(|| {
+        format!(
+            "ferrex's MCP server is also in {}, so the agent has its tools twice: run {remove} \
+             to keep the plugin's alone.",
+            servers.display()
         )
     })
 }
@@ -251,31 +276,30 @@ mod tests {
         let home = tempfile::tempdir().unwrap();
         let (settings, servers) = claude_files(home.path(), None);
         std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
-        assert_eq!(doubled("claude-code", home.path(), true), None, "nothing installed");
-        std::fs::write(
-            &servers,
-            json!({"mcpServers": {"ferrex": {"command": "ferrex"}}}).to_string(),
-        )
-        .unwrap();
-        assert_eq!(doubled("claude-code", home.path(), false), None, "the state file unread");
-        let sentence = doubled("claude-code", home.path(), true).unwrap();
-        assert!(sentence.contains("`ferrex setup claude-code --remove`"), "{sentence}");
+        assert_eq!(doubled("claude-code", home.path()), None, "nothing installed");
+        assert_eq!(duplicate_server("claude-code", home.path()), None);
+        let server = json!({"mcpServers": {"ferrex": {"command": "ferrex"}}});
+        std::fs::write(&servers, server.to_string()).unwrap();
+        assert_eq!(doubled("claude-code", home.path()), None, "a server alone: the hooks run");
+        let sentence = duplicate_server("claude-code", home.path()).unwrap();
+        assert!(sentence.contains("`claude mcp remove ferrex --scope user`"), "{sentence}");
         std::fs::write(&servers, "{}").unwrap();
         let hooks = json!({"hooks": {"Stop": [{"hooks": [
             {"type": "command", "command": "true"},
             {"type": "command", "command": "'/usr/bin/ferrex' hook Stop"}]}]}});
         std::fs::write(&settings, hooks.to_string()).unwrap();
-        assert!(doubled("claude-code", home.path(), false).is_some());
+        let sentence = doubled("claude-code", home.path()).unwrap();
+        assert!(sentence.contains("`ferrex setup claude-code --remove`"), "{sentence}");
         // The person's own hooks alone are no ferrex.
         std::fs::write(
             &settings,
             json!({"hooks": {"Stop": [{"hooks": [{"command": "x"}]}]}}).to_string(),
         )
         .unwrap();
-        assert_eq!(doubled("claude-code", home.path(), true), None);
+        assert_eq!(doubled("claude-code", home.path()), None);
         // Broken settings are read as none.
         std::fs::write(&settings, "{broken").unwrap();
-        assert_eq!(doubled("claude-code", home.path(), true), None);
+        assert_eq!(doubled("claude-code", home.path()), None);
     }
 
     #[test]
@@ -299,7 +323,12 @@ mod tests {
         let settings = gemini_settings(home.path());
         std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
         std::fs::write(&settings, json!({"mcpServers": {"ferrex": {}}}).to_string()).unwrap();
-        let sentence = doubled("gemini", home.path(), false).unwrap();
+        let sentence = duplicate_server("gemini", home.path()).unwrap();
+        assert!(sentence.contains("`ferrex setup gemini --remove`"), "{sentence}");
+        let hooks =
+            json!({"hooks": {"AfterTool": [{"hooks": [{"command": "ferrex hook AfterTool"}]}]}});
+        std::fs::write(&settings, hooks.to_string()).unwrap();
+        let sentence = doubled("gemini", home.path()).unwrap();
         assert!(
             sentence.contains("Gemini CLI extension") && sentence.contains("setup gemini --remove")
         );

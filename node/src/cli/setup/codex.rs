@@ -26,21 +26,9 @@ const STARTUP_TIMEOUT_SECS: i64 = 60;
 /// written.
 pub fn install(agent: &Agent, launch: &Launch, remove: bool) -> anyhow::Result<()> {
     let config = &agent.servers;
-    let text = match std::fs::read_to_string(config) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(error) => return Err(error).with_context(|| format!("reading {}", config.display())),
-    };
-    let mut document: DocumentMut = text.parse().map_err(|error| {
-        anyhow::anyhow!(
-            "{} is not valid TOML ({}); nothing was changed. Fix it, then run this again",
-            config.display(),
-            first_line(&error)
-        )
-    })?;
+    let (mut document, mut hooks) = read(agent)?;
     let server = set_server(&mut document, launch, remove)
         .map_err(|error| anyhow::anyhow!("{error} in {}; nothing was changed", config.display()))?;
-    let mut hooks = read_json(&agent.settings)?;
     let hooks_change = set_hooks(agent, &mut hooks, launch, remove)?;
     if let Some(change) = &server {
         write_file(config, &document.to_string())?;
@@ -68,6 +56,38 @@ pub fn install(agent: &Agent, launch: &Launch, remove: bool) -> anyhow::Result<(
         );
     }
     Ok(())
+}
+
+/// Codex's `config.toml` as an editable document, and its `hooks.json`;
+/// an error naming the file that cannot be read, changing nothing.
+pub fn read(
+    agent: &Agent,
+) -> anyhow::Result<(DocumentMut, serde_json::Map<String, serde_json::Value>)> {
+    let config = &agent.servers;
+    let text = match std::fs::read_to_string(config) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(error) => return Err(error).with_context(|| format!("reading {}", config.display())),
+    };
+    let document: DocumentMut = text.parse().map_err(|error| {
+        anyhow::anyhow!(
+            "{} is not valid TOML ({}); nothing was changed. Fix it, then run this again",
+            config.display(),
+            first_line(&error)
+        )
+    })?;
+    let servers = document.get("mcp_servers");
+    let ours = servers.and_then(|servers| servers.get(SERVER));
+    if servers.is_some_and(|servers| servers.as_table_like().is_none())
+        || ours.is_some_and(|ours| ours.as_table_like().is_none())
+    {
+        bail!(
+            "mcp_servers{} in {} is not a table; nothing was changed. Fix it, then run this again",
+            if ours.is_some() { ".ferrex" } else { "" },
+            config.display()
+        );
+    }
+    Ok((document, read_json(&agent.settings)?))
 }
 
 /// toml_edit's errors span several lines (the line, a caret); the first
@@ -218,6 +238,25 @@ mod tests {
             Some("/opt/my tools/ferrex")
         );
         assert_eq!(parsed["mcp_servers"]["docs"]["command"].as_str(), Some("d"));
+    }
+
+    #[test]
+    fn dotted_keys_and_arrays_of_tables_are_read_as_the_person_wrote_them() {
+        // A dotted key at the top: the table is ferrex's to update in place.
+        let dotted = "mcp_servers.ferrex.command = \"/old/ferrex\"\nmodel = \"o3\"\n";
+        let mut document: DocumentMut = dotted.parse().unwrap();
+        assert!(
+            set_server(&mut document, &launch(), false).unwrap().unwrap().starts_with("updated")
+        );
+        let parsed: toml::Table = toml::from_str(&document.to_string()).unwrap();
+        assert_eq!(
+            parsed["mcp_servers"]["ferrex"]["command"].as_str(),
+            Some("/opt/my tools/ferrex")
+        );
+        assert_eq!(parsed["model"].as_str(), Some("o3"));
+        // An array of tables is not Codex's shape: refused.
+        let mut array: DocumentMut = "[[mcp_servers]]\nname = \"x\"\n".parse().unwrap();
+        assert!(set_server(&mut array, &launch(), false).is_err());
     }
 
     #[test]

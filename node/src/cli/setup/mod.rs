@@ -200,14 +200,8 @@ pub fn run(home: &Home, explicit_home: bool, agent: &str, remove: bool) -> anyho
         "ferrex sets up claude-code, gemini and codex (and its own model: `ferrex setup \
          model`); for other agents see docs/working.md"
     );
-    // The model first: `cargo install` and this are all it takes.
-    if !remove {
-        let config = Config::load(&home.config_file(), std::env::vars(), &[])?;
-        let files = model::ensure_model(home, &config)?;
-        output(&format!("embedding model: {} (verified)", files.tier_dir.display()));
-    }
     if agent == "model" {
-        return Ok(());
+        return if remove { Ok(()) } else { install_model(home) };
     }
     let user_home =
         installs::user_home().context("HOME is not set: where are the agent's settings?")?;
@@ -217,33 +211,54 @@ pub fn run(home: &Home, explicit_home: bool, agent: &str, remove: bool) -> anyho
         .and_then(|path| if cfg!(windows) { Ok(path) } else { path.canonicalize() })
         .context("finding the ferrex executable")?;
     let launch = Launch::of(executable, explicit_home.then(|| home.root().to_owned()));
+    let target = match agent {
+        "codex" => Agent::codex(
+            &std::env::var_os("CODEX_HOME")
+                .filter(|home| !home.is_empty())
+                .map_or_else(|| user_home.join(".codex"), PathBuf::from),
+        ),
+        "gemini" => Agent::gemini(&user_home),
+        _ => {
+            Agent::claude_code(&user_home, std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from))
+        }
+    };
+    // What would stop it, before anything is installed: the plugin or
+    // extension already there, a settings file that cannot be read.
     if !remove {
+        refuse_beside_package(&target, &user_home)?;
+    }
+    if agent == "codex" {
+        codex::read(&target)?;
+    } else {
+        read_json(&target.settings)?;
+        read_json(&target.servers)?;
+    }
+    // The model first: `cargo install` and this are all it takes.
+    if !remove {
+        install_model(home)?;
         check_client(agent);
     }
-    match agent {
-        "codex" => {
-            let codex_home = std::env::var_os("CODEX_HOME")
-                .filter(|home| !home.is_empty())
-                .map_or_else(|| user_home.join(".codex"), PathBuf::from);
-            codex::install(&Agent::codex(&codex_home), &launch, remove)
-        }
-        "gemini" => {
-            if let Some(folder) = installs::gemini_extension(&user_home).filter(|_| !remove) {
-                bail!(
-                    "ferrex is already in Gemini CLI as its extension ({}), so nothing was \
-                     changed: keep the extension, or run `gemini extensions uninstall ferrex` \
-                     first",
-                    folder.display()
-                );
-            }
-            install(&Agent::gemini(&user_home), &launch, remove)
-        }
-        _ => {
-            let agent = Agent::claude_code(
-                &user_home,
-                std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from),
-            );
-            if let Some(plugin) = installs::claude_plugin(&agent.settings).filter(|_| !remove) {
+    if agent == "codex" {
+        codex::install(&target, &launch, remove)
+    } else {
+        install(&target, &launch, remove)
+    }
+}
+
+/// The embedding model and runtime, installed when missing.
+fn install_model(home: &Home) -> anyhow::Result<()> {
+    let config = Config::load(&home.config_file(), std::env::vars(), &[])?;
+    let files = model::ensure_model(home, &config)?;
+    output(&format!("embedding model: {} (verified)", files.tier_dir.display()));
+    Ok(())
+}
+
+/// Refuses to set up an agent that has ferrex's plugin (Claude Code) or
+/// extension (Gemini CLI): every hook would run twice.
+fn refuse_beside_package(agent: &Agent, user_home: &Path) -> anyhow::Result<()> {
+    match agent.command {
+        "claude-code" => {
+            if let Some(plugin) = installs::claude_plugin(&agent.settings) {
                 bail!(
                     "ferrex is already in Claude Code as the plugin {plugin} (enabledPlugins in \
                      {}), so nothing was changed: keep the plugin, or run `claude plugin \
@@ -251,9 +266,20 @@ pub fn run(home: &Home, explicit_home: bool, agent: &str, remove: bool) -> anyho
                     agent.settings.display()
                 );
             }
-            install(&agent, &launch, remove)
         }
+        "gemini" => {
+            if let Some(folder) = installs::gemini_extension(user_home) {
+                bail!(
+                    "ferrex is already in Gemini CLI as its extension ({}), so nothing was \
+                     changed: keep the extension, or run `gemini extensions uninstall ferrex` \
+                     first",
+                    folder.display()
+                );
+            }
+        }
+        _ => {}
     }
+    Ok(())
 }
 
 /// Each agent's program, the version ferrex was last tried with (the one
@@ -276,7 +302,10 @@ fn check_client(agent: &str) {
     else {
         return;
     };
-    let answer = std::process::Command::new(program)
+    // npm puts `claude.cmd` and the like on Windows' PATH, which a bare
+    // name does not find there.
+    let program = if cfg!(windows) { format!("{program}.cmd") } else { (*program).to_owned() };
+    let answer = std::process::Command::new(&program)
         .arg("--version")
         .stdin(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -409,28 +438,8 @@ pub(super) fn set_hooks(
             agent.settings.display()
         );
     };
-    // Take every ferrex handler out (of any event), dropping groups and
-    // events left empty by that alone.
-    let mut removed = Vec::new();
-    for (event, groups) in hooks.iter_mut() {
-        let Some(groups) = groups.as_array_mut() else { continue };
-        for group in groups.iter_mut() {
-            let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
-                continue;
-            };
-            let count = handlers.len();
-            handlers.retain(|handler| !is_ours(handler));
-            if handlers.len() != count {
-                removed.push(event.clone());
-            }
-        }
-        groups.retain(|group| {
-            group.get("hooks").and_then(Value::as_array).is_none_or(|handlers| !handlers.is_empty())
-        });
-    }
-    hooks.retain(|event, groups| {
-        !(removed.contains(event) && groups.as_array().is_some_and(Vec::is_empty))
-    });
+    // The groups ferrex wants, by event.
+    let mut wanted: Vec<(&str, Value)> = Vec::new();
     if !remove {
         for (event, matcher, timeout) in agent.hooks {
             let mut group = Map::new();
@@ -444,14 +453,54 @@ pub(super) fn set_hooks(
                 handler["name"] = json!(format!("ferrex {event}"));
             }
             group.insert("hooks".to_owned(), json!([handler]));
-            let groups = hooks.entry(event.to_owned()).or_insert_with(|| json!([]));
-            let Some(groups) = groups.as_array_mut() else {
-                bail!(
-                    "hooks.{event} in Claude Code's settings is not a list; fix it, then run this again"
-                );
-            };
-            groups.push(Value::Object(group));
+            wanted.push((event, Value::Object(group)));
         }
+    }
+    // A group of ferrex's alone is replaced where it stands, so that the
+    // groups after it keep their places (Codex trusts a hook by its
+    // group's place); any other ferrex handler is taken out, and groups
+    // and events left empty by that alone go.
+    let mut removed = Vec::new();
+    let mut placed = Vec::new();
+    for (event, groups) in hooks.iter_mut() {
+        let Some(groups) = groups.as_array_mut() else { continue };
+        let mut want = wanted.iter().find(|(name, _)| name == event).map(|(_, group)| group);
+        for group in groups.iter_mut() {
+            let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
+                continue;
+            };
+            if handlers.len() == 1
+                && is_ours(&handlers[0])
+                && let Some(replacement) = want.take()
+            {
+                *group = replacement.clone();
+                placed.push(event.clone());
+                continue;
+            }
+            let count = handlers.len();
+            handlers.retain(|handler| !is_ours(handler));
+            if handlers.len() != count {
+                removed.push(event.clone());
+            }
+        }
+        groups.retain(|group| {
+            group.get("hooks").and_then(Value::as_array).is_none_or(|handlers| !handlers.is_empty())
+        });
+    }
+    hooks.retain(|event, groups| {
+        !(removed.contains(event) && groups.as_array().is_some_and(Vec::is_empty))
+    });
+    for (event, group) in
+        wanted.into_iter().filter(|(event, _)| !placed.iter().any(|name| name == event))
+    {
+        let groups = hooks.entry(event.to_owned()).or_insert_with(|| json!([]));
+        let Some(groups) = groups.as_array_mut() else {
+            bail!(
+                "hooks.{event} in {} is not a list; fix it, then run this again",
+                agent.settings.display()
+            );
+        };
+        groups.push(group);
     }
     if hooks.is_empty() {
         settings.remove("hooks");
@@ -495,6 +544,10 @@ pub(super) fn write_json(path: &Path, value: &Map<String, Value>) -> anyhow::Res
 /// Writes `text` to `path` whole: a backup of the old file first (once),
 /// then a temporary file, synced and renamed over it.
 fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
+    // A link (a dotfile manager's) is followed: the file it names is
+    // rewritten, with its permissions (a config holding tokens stays 0600).
+    let linked = std::fs::canonicalize(path).ok();
+    let path = linked.as_deref().unwrap_or(path);
     let dir = path.parent().context("a settings file has a directory")?;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let backup = path.with_file_name(format!(
@@ -511,6 +564,10 @@ fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
             .with_context(|| format!("writing {}", temporary.display()))?;
         file.write_all(text.as_bytes())?;
         file.sync_all()?;
+    }
+    if let Ok(meta) = std::fs::metadata(path) {
+        std::fs::set_permissions(&temporary, meta.permissions())
+            .with_context(|| format!("keeping the permissions of {}", path.display()))?;
     }
     std::fs::rename(&temporary, path).with_context(|| format!("replacing {}", path.display()))?;
     Ok(())
@@ -569,6 +626,35 @@ mod tests {
         assert_eq!(settings["hooks"]["PostToolUse"].as_array().unwrap().len(), 2);
         assert!(set_hooks(&agent, &mut settings, &launch(), true).unwrap().is_some());
         assert_eq!(settings, original);
+    }
+
+    #[test]
+    fn setups_groups_stay_where_they_are_and_the_persons_after_them_too() {
+        let agent = Agent::codex(Path::new("/home/u/.codex"));
+        let mut settings = Map::new();
+        set_hooks(&agent, &mut settings, &launch(), false).unwrap();
+        // The person adds a Stop hook after ferrex's (Codex trusts it as
+        // `hooks.json:stop:1:0`).
+        let theirs = json!({"hooks": [{"type": "command", "command": "notify.sh"}]});
+        settings["hooks"]["Stop"].as_array_mut().unwrap().push(theirs.clone());
+        let once = settings.clone();
+        assert!(
+            set_hooks(&agent, &mut settings, &launch(), false).unwrap().is_none(),
+            "idempotent"
+        );
+        assert_eq!(settings, once);
+        // Another ferrex (moved) replaces its groups in place.
+        let moved = Launch::of(PathBuf::from("/usr/local/bin/ferrex"), None);
+        assert!(set_hooks(&agent, &mut settings, &moved, false).unwrap().is_some());
+        assert_eq!(settings["hooks"]["Stop"][1], theirs, "the person's group kept its place");
+        assert!(
+            settings["hooks"]["Stop"][0]["hooks"][0]["command"]
+                .as_str()
+                .unwrap()
+                .starts_with("'/usr/local/bin/ferrex'")
+        );
+        set_hooks(&agent, &mut settings, &moved, true).unwrap();
+        assert_eq!(settings["hooks"], json!({"Stop": [theirs]}));
     }
 
     #[test]
