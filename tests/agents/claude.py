@@ -20,6 +20,7 @@ request (from the plugin's UserPromptSubmit hook, before any tool call) and
 none of the notes it does not ask about; a follow-up in the same session
 (`--resume`) is not told it again; an unrelated prompt is told nothing.
 
+`claude plugin validate --strict` passes on the marketplace and the plugin.
 Then ferrex installed both ways: beside the plugin, `ferrex setup
 claude-code` refuses and names what to remove, changing nothing; with
 setup's entries in first and the plugin installed after, the first session
@@ -222,6 +223,11 @@ def main():
         (device.user / ".claude.json").write_text(json.dumps(state))
     claude = {device.name: Claude(options, standin, device) for device in (laptop, desktop)}
     try:
+        # Claude Code's own check of the marketplace and the plugin, strict.
+        for folder in (options.checkout, str(Path(options.checkout) / "plugins" / "claude-code")):
+            checked = claude["laptop"].command("plugin", "validate", "--strict", folder)
+            if "Validation passed" not in checked.stdout + checked.stderr:
+                fail(f"claude plugin validate {folder}: {checked.stdout} {checked.stderr}")
         installed_at = time.time()
         install_times = {name: agent.install_plugin() for name, agent in claude.items()}
         ticket = desktop.ferrex("invite").stdout.strip()

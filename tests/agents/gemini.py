@@ -3,7 +3,8 @@ inside a network namespace of its own, where only loopback exists).
 
 One device runs a ferrex node and the real `gemini -p`, its model a
 scripted stand-in of the Gemini API (standin.py --api gemini), in a
-temporary HOME where the person installed ferrex's extension from the
+temporary HOME where `gemini extensions validate` passes on ferrex's
+extension and the person installed it from the
 checkout with Gemini CLI's own command (`gemini extensions install
 CHECKOUT/plugins/gemini --consent`) and no `ferrex setup`. In a first
 session the model starts a task through the extension's MCP tool
@@ -101,6 +102,10 @@ def main():
         return time.monotonic() - started
 
     try:
+        # Gemini CLI's own check of the extension.
+        checked = gemini("extensions", "validate", str(Path(options.checkout) / "plugins" / "gemini"))
+        if "successfully validated" not in checked.stdout + checked.stderr:
+            fail(f"gemini extensions validate: {checked.stdout} {checked.stderr}")
         installed_at = time.time()
         _, install_took = timed(gemini, "extensions", "install", str(Path(options.checkout) / "plugins" / "gemini"),
                                 "--consent")
@@ -164,7 +169,9 @@ def main():
         version = gemini("--version").stdout.strip()
         say(f"Gemini CLI {version}: `gemini extensions install CHECKOUT/plugins/gemini --consent` "
             f"{install_took:.2f} s, `gemini extensions uninstall ferrex` {uninstall_took:.2f} s")
-        for step, asked in (("install", during_install), ("uninstall", during_uninstall)):
+        say(f"`gemini extensions validate plugins/gemini`: {(checked.stdout + checked.stderr).strip()[:300]}")
+        for step, asked in (("validate and install", during_install),
+                            ("uninstall", during_uninstall)):
             if asked:
                 say(f"asked elsewhere during the {step} (refused; Gemini CLI's extension commands "
                     f"report usage whatever the settings say): {asked}")
