@@ -242,7 +242,7 @@ def main():
         if not any(TOOL in json.dumps(body.get("tools", [])) for body in first):
             fail("the plugin's task tool was never offered to the model after ToolSearch loaded it")
         # The first answered tool call: the request that carries its result.
-        answered = [record for record in map(json.loads, (standin.logs / "requests.jsonl").read_text().splitlines())
+        answered = [record for record in standin.records()
                     if "DEVICE-LAPTOP:" in json.dumps(record["body"].get("messages", [])[:1])
                     and TASK in json.dumps(record["body"].get("messages", [])[-1:])
                     and "tool_result" in json.dumps(record["body"].get("messages", [])[-1:])]
@@ -364,7 +364,7 @@ def main():
             f"the unrelated prompt {other_took:.2f} s")
         say("the desktop's question was told:\n" + told)
         for device in (laptop, desktop):
-            times = ", ".join(f"{event} {ms} ms" for event, ms in device.hook_times())
+            times = device.hook_line()
             say(f"hooks on the {device.name} (ferrex's hook log): {times}")
         say("hooks as Claude Code reported them in its stream (start to answer, the launcher and "
             "all): " + ", ".join(f"{event} {ms:.0f} ms" for event, ms in HOOK_TIMES))

@@ -136,7 +136,7 @@ def main():
                     if item.get("type") == "tool_search_output"]
         if not any("mcp__ferrex" in json.dumps(item) and '"task"' in json.dumps(item) for item in searched):
             fail(f"Codex's tool search did not list ferrex's task tool: {json.dumps(searched)[:2000]}")
-        answered = [record for record in map(json.loads, (standin.logs / "requests.jsonl").read_text().splitlines())
+        answered = [record for record in standin.records()
                     if "CODEX-START" in json.dumps(record["body"].get("input", []))
                     and any(item.get("type") == "function_call_output" and TASK in json.dumps(item)
                             for item in record["body"].get("input") or [])]
@@ -168,7 +168,7 @@ def main():
         say(f"{version}: `ferrex setup codex` {setup_took:.2f} s, `--remove` {remove_took:.2f} s")
         say(f"from the setup to the first answered tool call: {first_call:.2f} s")
         say(f"codex exec: the first session {start_took:.2f} s, the question {ask_took:.2f} s")
-        say("hooks (ferrex's hook log): " + ", ".join(f"{event} {ms} ms" for event, ms in device.hook_times()))
+        say("hooks (ferrex's hook log): " + device.hook_line())
         say("the question's first request carried:\n" + "\n---\n".join(
             text for text in contexts if TASK in text or NOTE_PORT in text))
         say("passed: setup kept the person's config.toml, Codex listed and called ferrex's tool, the "

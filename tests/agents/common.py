@@ -109,6 +109,10 @@ class Device:
                 times.append((fields.get("event", "?").strip('"'), int(fields.get("ms", "0"))))
         return times
 
+    def hook_line(self):
+        """The hooks run here, as the figures print them."""
+        return ", ".join(f"{event} {ms} ms" for event, ms in self.hook_times())
+
 
 class Standin:
     """The stand-in of the model API, on loopback, logging into work/standin."""
@@ -136,14 +140,15 @@ class Standin:
                 "http_proxy": self.url, "NO_PROXY": "127.0.0.1,localhost",
                 "no_proxy": "127.0.0.1,localhost"}
 
+    def records(self, path_prefix=""):
+        """Every logged request (when, its path and body) whose path starts
+        with `path_prefix`."""
+        records = map(json.loads, (self.logs / "requests.jsonl").read_text().splitlines())
+        return [record for record in records if record["path"].startswith(path_prefix)]
+
     def requests(self, path_prefix):
         """The bodies of the requests whose path starts with `path_prefix`."""
-        found = []
-        for line in (self.logs / "requests.jsonl").read_text().splitlines():
-            record = json.loads(line)
-            if record["path"].startswith(path_prefix):
-                found.append(record["body"])
-        return found
+        return [record["body"] for record in self.records(path_prefix)]
 
     def asked_elsewhere(self):
         """What a client asked of anything but the stand-in (proxy and DNS)."""

@@ -124,7 +124,7 @@ def main():
                     for declaration in tool.get("functionDeclarations") or []]
         if "mcp_ferrex_task" not in declared:
             fail(f"the extension's MCP tools were not offered: {declared}")
-        answered = [record for record in map(json.loads, (standin.logs / "requests.jsonl").read_text().splitlines())
+        answered = [record for record in standin.records()
                     if "GEMINI-START" in json.dumps(record["body"].get("contents", [])[:1])
                     and "functionResponse" in json.dumps(record["body"].get("contents", [])[-1:])
                     and TASK in json.dumps(record["body"].get("contents", [])[-1:])]
@@ -177,7 +177,7 @@ def main():
                     f"report usage whatever the settings say): {asked}")
         say(f"from the install to the first answered tool call: {first_call:.2f} s")
         say(f"gemini -p: the first session {start_took:.2f} s, the question {ask_took:.2f} s")
-        say("hooks (ferrex's hook log): " + ", ".join(f"{event} {ms} ms" for event, ms in device.hook_times()))
+        say("hooks (ferrex's hook log): " + device.hook_line())
         say("the question's first request carried:\n" + "\n---\n".join(contexts))
         say("passed: the extension's tool answered, the session-start context and the told note "
             "reached the first request, setup refused beside the extension, the uninstall left no "

@@ -65,12 +65,8 @@ async fn start(home: &Home, node_args: &[String], not_for_model: bool) -> anyhow
             return Err(error).with_context(|| format!("connecting to {}", socket.display()));
         }
     }
-    if not_for_model {
-        match home.model_install() {
-            Some(ModelInstall::Failed(why)) => return Ok(Started::ModelFailed(why)),
-            Some(ModelInstall::Installing) => return Ok(Started::InstallingModel),
-            None => {}
-        }
+    if let Some(installing) = installing_model(home, not_for_model) {
+        return Ok(installing);
     }
     let (mut child, log_path, log_start) = spawn_node(home, node_args)?;
     tracing::info!(pid = child.id(), "started a node in the background");
@@ -83,12 +79,8 @@ async fn start(home: &Home, node_args: &[String], not_for_model: bool) -> anyhow
             Err(error) if control::is_not_running(&error) => {}
             Err(error) => return Err(error).context("connecting to the started node"),
         }
-        if not_for_model {
-            match home.model_install() {
-                Some(ModelInstall::Installing) => return Ok(Started::InstallingModel),
-                Some(ModelInstall::Failed(why)) => return Ok(Started::ModelFailed(why)),
-                None => {}
-            }
+        if let Some(installing) = installing_model(home, not_for_model) {
+            return Ok(installing);
         }
         if exited.is_none()
             && let Some(status) = child.try_wait()?
@@ -117,6 +109,15 @@ async fn start(home: &Home, node_args: &[String], not_for_model: bool) -> anyhow
             );
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// What a node of `home` says of installing the model, when the caller
+/// does not wait for it (`not_for_model`).
+fn installing_model(home: &Home, not_for_model: bool) -> Option<Started> {
+    match home.model_install().filter(|_| not_for_model)? {
+        ModelInstall::Installing => Some(Started::InstallingModel),
+        ModelInstall::Failed(why) => Some(Started::ModelFailed(why)),
     }
 }
 

@@ -174,10 +174,8 @@ fn run_checked(home: &Home, event: &str, input: impl Read) -> anyhow::Result<Str
     // too: only setup's act, and the session is told which to remove. (The
     // input is read first: a writer whose reader left sees a broken pipe.)
     let starts = event == "SessionStart";
-    if let Some(sentence) = std::env::var(installs::PLUGIN_VARIABLE)
-        .ok()
-        .zip(installs::user_home())
-        .and_then(|(client, user)| installs::doubled(&client, &user))
+    if let Some(sentence) =
+        installs::plugin_client().and_then(|(client, user)| installs::doubled(&client, &user))
     {
         tracing::info!(event, "ferrex is installed twice; the plugin's hook stays quiet");
         return Ok(if starts { notice_output(event, &sentence, "") } else { String::new() });
@@ -251,8 +249,9 @@ async fn perform(
                 call("session_start", json!({"session_id": session, "source": source})).await?,
             )?;
             // Through the plugin, beside a second MCP server named ferrex.
-            let twice = std::env::var(installs::PLUGIN_VARIABLE).ok().zip(installs::user_home());
-            match twice.and_then(|(client, user)| installs::duplicate_server(&client, &user)) {
+            let twice = installs::plugin_client()
+                .and_then(|(client, user)| installs::duplicate_server(&client, &user));
+            match twice {
                 Some(sentence) => Ok(notice_output(event, &sentence, &answer.text)),
                 None => Ok(context_output(event, &answer.text)),
             }

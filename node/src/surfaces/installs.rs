@@ -37,6 +37,25 @@ pub fn claude_files(home: &Path, config_dir: Option<PathBuf>) -> (PathBuf, PathB
     }
 }
 
+/// [`claude_files`] where Claude Code looks for them now: under
+/// `CLAUDE_CONFIG_DIR` when that is set.
+pub fn claude_user_files(home: &Path) -> (PathBuf, PathBuf) {
+    claude_files(home, std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from))
+}
+
+/// Codex CLI's home: `CODEX_HOME`, else `~/.codex`.
+pub fn codex_home(home: &Path) -> PathBuf {
+    std::env::var_os("CODEX_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map_or_else(|| home.join(".codex"), PathBuf::from)
+}
+
+/// The agent whose plugin or extension runs this process (the launcher
+/// sets [`PLUGIN_VARIABLE`]), and the person's home; none outside one.
+pub fn plugin_client() -> Option<(String, PathBuf)> {
+    std::env::var(PLUGIN_VARIABLE).ok().zip(user_home())
+}
+
 /// Gemini CLI's user settings (hooks and MCP servers): `~/.gemini/settings.json`.
 pub fn gemini_settings(home: &Path) -> PathBuf {
     home.join(".gemini").join("settings.json")
@@ -94,18 +113,42 @@ pub fn gemini_extension(home: &Path) -> Option<PathBuf> {
     folder.is_dir().then_some(folder)
 }
 
+/// The files of `client` that the plugin's hooks read, for the person
+/// whose home is `home`: its settings (hooks), the file holding its MCP
+/// servers, what the package is called there, and the command that
+/// removes a server named ferrex.
+fn client_files(
+    client: &str,
+    home: &Path,
+) -> Option<(PathBuf, PathBuf, &'static str, &'static str)> {
+    match client {
+        "claude-code" => {
+            let (settings, servers) = claude_user_files(home);
+            Some((
+                settings,
+                servers,
+                "Claude Code plugin",
+                "`claude mcp remove ferrex --scope user`",
+            ))
+        }
+        "gemini" => {
+            let settings = gemini_settings(home);
+            Some((
+                settings.clone(),
+                settings,
+                "Gemini CLI extension",
+                "`ferrex setup gemini --remove`",
+            ))
+        }
+        _ => None,
+    }
+}
+
 /// When the plugin or extension of `client` runs beside `ferrex setup`'s
 /// hooks: the sentence that says which to remove (the plugin's hooks then
 /// stay quiet, so that no hook runs twice).
 pub fn doubled(client: &str, home: &Path) -> Option<String> {
-    let (settings, what) = match client {
-        "claude-code" => (
-            claude_files(home, std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from)).0,
-            "Claude Code plugin",
-        ),
-        "gemini" => (gemini_settings(home), "Gemini CLI extension"),
-        _ => return None,
-    };
+    let (settings, _, what, _) = client_files(client, home)?;
     read_object(&settings).is_some_and(|map| has_setup_hooks(&map)).then(|| {
         format!(
             "ferrex is installed twice, as the {what} and by `ferrex setup {client}`, so the \
@@ -120,14 +163,7 @@ pub fn doubled(client: &str, home: &Path) -> Option<String> {
 /// remove it. Claude Code's state file may be large: it is parsed only
 /// when it names ferrex at all.
 pub fn duplicate_server(client: &str, home: &Path) -> Option<String> {
-    let (servers, remove) = match client {
-        "claude-code" => (
-            claude_files(home, std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from)).1,
-            "`claude mcp remove ferrex --scope user`",
-        ),
-        "gemini" => (gemini_settings(home), "`ferrex setup gemini --remove`"),
-        _ => return None,
-    };
+    let (_, servers, _, remove) = client_files(client, home)?;
     let text = std::fs::read_to_string(&servers).ok()?;
     if !text.contains("\"ferrex\"") {
         return None;
@@ -157,8 +193,7 @@ const GEMINI_EXTENSION_FILES: [&str; 3] =
 /// a missing file or another version named with the command that mends
 /// it), both (with the command that removes one), or not at all.
 pub fn report(home: &Path) -> Vec<(&'static str, String)> {
-    let (claude_settings, claude_servers) =
-        claude_files(home, std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from));
+    let (claude_settings, claude_servers) = claude_user_files(home);
     let claude_setup = read_object(&claude_settings).is_some_and(|map| has_setup_hooks(&map))
         || read_object(&claude_servers).is_some_and(|map| has_setup_server(&map));
     let claude_plugin = claude_plugin(&claude_settings).map(|key| {
@@ -179,9 +214,7 @@ pub fn report(home: &Path) -> Vec<(&'static str, String)> {
         let reinstall = "gemini extensions uninstall ferrex && gemini extensions install <ferrex checkout>/plugins/gemini";
         packaged("extension ferrex", Some(&source), &GEMINI_EXTENSION_FILES, "gemini-extension.json", reinstall)
     });
-    let codex_home = std::env::var_os("CODEX_HOME")
-        .filter(|dir| !dir.is_empty())
-        .map_or_else(|| home.join(".codex"), PathBuf::from);
+    let codex_home = codex_home(home);
     let codex_server = std::fs::read_to_string(codex_home.join("config.toml"))
         .ok()
         .and_then(|text| toml::from_str::<toml::Table>(&text).ok())
@@ -222,9 +255,10 @@ pub fn report(home: &Path) -> Vec<(&'static str, String)> {
 /// Where Claude Code keeps the installed copy of plugin `key`
 /// (`~/.claude/plugins/installed_plugins.json`, its `installPath`).
 fn claude_plugin_folder(home: &Path, key: &str) -> Option<PathBuf> {
-    let root =
-        std::env::var_os("CLAUDE_CONFIG_DIR").map_or_else(|| home.join(".claude"), PathBuf::from);
-    let installed = read_object(&root.join("plugins").join("installed_plugins.json"))?;
+    // Beside the user's settings: `~/.claude/plugins/`, or under CLAUDE_CONFIG_DIR.
+    let (settings, _) = claude_user_files(home);
+    let installed =
+        read_object(&settings.with_file_name("plugins").join("installed_plugins.json"))?;
     let entries = installed.get("plugins")?.get(key)?.as_array()?;
     entries.iter().find_map(|entry| entry.get("installPath")?.as_str().map(PathBuf::from))
 }

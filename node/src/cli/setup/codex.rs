@@ -7,10 +7,10 @@
 //! command and arguments are set. Backed up once and written whole, as the
 //! JSON settings are.
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use toml_edit::{Array, DocumentMut, Item, Table, TableLike, value};
 
-use super::{Agent, Launch, read_json, set_hooks, write_file, write_json};
+use super::{Agent, Launch, read_json, read_text, set_hooks, write_file, write_json};
 use crate::base::console::output;
 
 /// The server's name in Codex's configuration (and so its tools' prefix).
@@ -64,12 +64,7 @@ pub fn read(
     agent: &Agent,
 ) -> anyhow::Result<(DocumentMut, serde_json::Map<String, serde_json::Value>)> {
     let config = &agent.servers;
-    let text = match std::fs::read_to_string(config) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(error) => return Err(error).with_context(|| format!("reading {}", config.display())),
-    };
-    let document: DocumentMut = text.parse().map_err(|error| {
+    let document: DocumentMut = read_text(config)?.parse().map_err(|error| {
         anyhow::anyhow!(
             "{} is not valid TOML ({}); nothing was changed. Fix it, then run this again",
             config.display(),

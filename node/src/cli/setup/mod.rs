@@ -212,11 +212,7 @@ pub fn run(home: &Home, explicit_home: bool, agent: &str, remove: bool) -> anyho
         .context("finding the ferrex executable")?;
     let launch = Launch::of(executable, explicit_home.then(|| home.root().to_owned()));
     let target = match agent {
-        "codex" => Agent::codex(
-            &std::env::var_os("CODEX_HOME")
-                .filter(|home| !home.is_empty())
-                .map_or_else(|| user_home.join(".codex"), PathBuf::from),
-        ),
+        "codex" => Agent::codex(&installs::codex_home(&user_home)),
         "gemini" => Agent::gemini(&user_home),
         _ => {
             Agent::claude_code(&user_home, std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from))
@@ -519,17 +515,25 @@ pub(super) fn set_hooks(
 }
 
 pub(super) fn read_json(path: &Path) -> anyhow::Result<Map<String, Value>> {
+    let text = read_text(path)?;
+    if text.trim().is_empty() {
+        return Ok(Map::new());
+    }
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => bail!("{} does not hold a JSON object; nothing was changed", path.display()),
+        Err(error) => bail!(
+            "{} is not valid JSON ({error}); nothing was changed. Fix it, then run this again",
+            path.display()
+        ),
+    }
+}
+
+/// A settings file's text; empty when there is no file yet.
+pub(super) fn read_text(path: &Path) -> anyhow::Result<String> {
     match std::fs::read_to_string(path) {
-        Ok(text) if text.trim().is_empty() => Ok(Map::new()),
-        Ok(text) => match serde_json::from_str::<Value>(&text) {
-            Ok(Value::Object(map)) => Ok(map),
-            Ok(_) => bail!("{} does not hold a JSON object; nothing was changed", path.display()),
-            Err(error) => bail!(
-                "{} is not valid JSON ({error}); nothing was changed. Fix it, then run this again",
-                path.display()
-            ),
-        },
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Map::new()),
+        Ok(text) => Ok(text),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
         Err(error) => Err(error).with_context(|| format!("reading {}", path.display())),
     }
 }
