@@ -365,6 +365,12 @@ impl Document {
         self.doc.length(self.roots.get(root))
     }
 
+    /// Operations in the document's history: never fewer after any change,
+    /// a deletion included.
+    pub(crate) fn ops(&self) -> u64 {
+        self.doc.stats().num_ops
+    }
+
     /// Bytes on disk: snapshot and log.
     pub(crate) fn disk_bytes(&self) -> u64 {
         self.files.snapshot_bytes() + self.files.log_bytes()

@@ -50,6 +50,11 @@ impl Default for ReplicaOptions {
     }
 }
 
+/// The fewest operations a memory's record takes in a shard's history (its
+/// map and the fields every memory has): a shard whose history holds this
+/// many per memory of its capacity is full, whatever was deleted since.
+pub const MIN_OPS_PER_MEMORY: u64 = 8;
+
 /// The root maps whose records are sealed, by their number on the wire.
 pub const SEALED_ROOTS: [&str; 3] = ["memories", "entities", "aliases"];
 
@@ -618,6 +623,29 @@ impl Replica {
             .unwrap_or_else(PoisonError::into_inner)
             .insert(id.clone(), Arc::new(Mutex::new(document)));
         Ok(())
+    }
+
+    /// Whether a peer's sync message may make `doc` here: a document held,
+    /// the registry, a namespace's first shard, or the shard after the last
+    /// one held once that one is full. A full shard holds
+    /// [`ReplicaOptions::shard_capacity`] memories, forgotten ones counted,
+    /// or, since evicted memories leave no trace in the live state, has a
+    /// history of at least [`MIN_OPS_PER_MEMORY`] operations per memory it
+    /// could hold: the most a shard had before the next was opened can only
+    /// grow. So a peer cannot step through shards (each a document, a
+    /// directory, a log and an open file on every device) faster than it
+    /// fills them.
+    pub fn may_make(&self, doc: &DocId) -> Result<bool, ReplicaError> {
+        let DocId::Shard { namespace, index } = doc else { return Ok(true) };
+        if *index == 0 || self.document(doc).is_ok() {
+            return Ok(true);
+        }
+        let previous = DocId::shard(namespace, index - 1);
+        let Ok(document) = self.document(&previous) else { return Ok(false) };
+        let document = lock(&*document);
+        let capacity = self.options.shard_capacity;
+        Ok(document.count("memories") + document.count("forgotten") >= capacity
+            || document.ops() >= (capacity as u64).saturating_mul(MIN_OPS_PER_MEMORY))
     }
 
     /// The shard new memories of `namespace` go to: the last one, or a new

@@ -58,6 +58,9 @@ use crate::{
 const SAVE_EVERY: Duration = Duration::from_secs(5);
 /// Frames read ahead of the session loop.
 const INBOX: usize = 64;
+/// Shards a session waits to make at most: an honest peer is ahead by one
+/// per namespace.
+const MAX_DEFERRED: usize = 16;
 
 /// What a session carries. A person's own device is trusted with every
 /// document; a member of a share (a teammate's device) with the documents
@@ -178,6 +181,9 @@ pub(crate) struct SessionShared {
     /// What the peer sent that the session's scope refuses: frames of
     /// documents outside it, and changes of a member that may not write.
     pub(crate) refused: AtomicU64,
+    /// Shards the peer offered before the one each follows was full here:
+    /// made, and synced, once it is (at most [`MAX_DEFERRED`]).
+    deferred: Mutex<BTreeSet<DocId>>,
 }
 
 impl SessionShared {
@@ -302,6 +308,7 @@ pub(crate) async fn run(
             changed = changes.recv() => match changed {
                 Ok(doc) if context.scope.admits(&doc) => {
                     session.retry_unanswered(&doc).await;
+                    session.make_deferred().await;
                     shared.owe([doc])
                 }
                 Ok(_) => {}
@@ -396,36 +403,73 @@ fn known_doc(doc: &str) -> Option<DocId> {
 impl Session {
     /// The document a frame names, if this version knows it and the
     /// session carries it; a document outside the scope is refused (and
-    /// counted), never merged, answered or given keys.
+    /// counted), never merged, answered or given keys. So is a shard the
+    /// peer may not make yet (see [`Replica::may_make`]): it is deferred,
+    /// and asked for once the shard before it is full here.
     fn admitted(&self, doc: &str) -> Option<DocId> {
         let doc = known_doc(doc)?;
-        if self.context.scope.admits(&doc) && self.may_make(&doc) {
-            return Some(doc);
+        if !self.context.scope.admits(&doc) {
+            self.refuse(&doc, "a document outside the session's scope");
+            return None;
         }
-        self.shared.refused.fetch_add(1, Ordering::Relaxed);
-        tracing::debug!(%doc, "refusing a frame of a document outside the session's scope");
-        None
+        if !self.may_make(&doc) {
+            let mut deferred = lock(&self.shared.deferred);
+            if deferred.len() < MAX_DEFERRED {
+                deferred.insert(doc.clone());
+            }
+            drop(deferred);
+            self.refuse(&doc, "a shard before the one it follows is full");
+            return None;
+        }
+        Some(doc)
     }
 
-    /// Whether a frame of `doc` may make it here: a share's member may
-    /// add the share's next shard, not any shard (each one a document on
-    /// every device); the person's own devices are trusted with any.
+    fn refuse(&self, doc: &DocId, what: &str) {
+        self.shared.refused.fetch_add(1, Ordering::Relaxed);
+        tracing::debug!(%doc, "refusing a frame of {what}");
+    }
+
+    /// Whether a frame of `doc` may make it here: a share's next shard only
+    /// once the last is full ([`Replica::may_make`]), from a member and from
+    /// the person's own devices alike, so nobody steps every device through
+    /// empty shards. Other namespaces' shards come from the person's own
+    /// devices only, which are trusted with them.
     fn may_make(&self, doc: &DocId) -> bool {
-        let (Scope::Share { .. }, DocId::Shard { namespace, index }) = (&self.context.scope, doc)
-        else {
+        let DocId::Shard { namespace, .. } = doc else { return true };
+        if matches!(self.context.scope, Scope::Own { .. })
+            && !crate::shares::is_share_namespace(namespace)
+        {
             return true;
-        };
-        let highest = self
-            .context
-            .replica
-            .doc_ids()
-            .into_iter()
-            .filter_map(|held| match held {
-                DocId::Shard { namespace: of, index } if of == *namespace => Some(index),
-                _ => None,
-            })
-            .max();
-        *index == 0 || highest.is_some_and(|highest| *index <= highest.saturating_add(1))
+        }
+        self.context.replica.may_make(doc).unwrap_or(false)
+    }
+
+    /// Makes the deferred shards the peer may make now, and owes the peer
+    /// their sync: its first message was not answered, so it waits for ours.
+    async fn make_deferred(&self) {
+        let deferred: Vec<DocId> = lock(&self.shared.deferred).iter().cloned().collect();
+        if deferred.is_empty() {
+            return;
+        }
+        let replica = self.context.replica.clone();
+        let made = tokio::task::spawn_blocking(move || {
+            deferred
+                .into_iter()
+                .filter(|doc| {
+                    replica.may_make(doc).unwrap_or(false) && replica.ensure_document(doc).is_ok()
+                })
+                .collect::<Vec<DocId>>()
+        })
+        .await
+        .unwrap_or_default();
+        if !made.is_empty() {
+            let mut deferred = lock(&self.shared.deferred);
+            for doc in &made {
+                deferred.remove(doc);
+            }
+            drop(deferred);
+            self.shared.owe(made);
+        }
     }
 
     async fn handle(&self, frame: Frame) -> Result<(), String> {
@@ -493,6 +537,7 @@ impl Session {
                     self.shared.send_control(Frame::KeyRequest { doc, records });
                 }
                 if !changes.is_empty() {
+                    self.make_deferred().await;
                     if doc == DocId::Registry {
                         // Revocations take effect before anything else is sent.
                         (self.context.registry_changed)();
@@ -968,19 +1013,113 @@ mod tests {
             matches!(answer, Some(Frame::Keys { ref keys, .. }) if keys.len() == 1),
             "{answer:?}"
         );
+    }
 
-        // The share's next shard may be made here; one far beyond may not.
-        let refused = session.shared.refused.load(Ordering::Relaxed);
-        for (index, made) in [(9, false), (1, true)] {
-            let doc = DocId::shard(&share, index);
-            let message = theirs
-                .generate_sync_message(&doc, &mut automerge::sync::State::new())
-                .unwrap()
-                .unwrap();
-            session.handle(Frame::Sync { doc: doc.to_string(), message }).await.unwrap();
-            assert_eq!(ours.doc_ids().contains(&doc), made, "{doc}");
+    /// Replicas of a person and a teammate whose shards hold `capacity`
+    /// memories, and the share's namespace.
+    fn small_shards(
+        dir: &std::path::Path,
+        capacity: usize,
+    ) -> (Arc<Replica>, Arc<Replica>, Namespace) {
+        let options = crate::ReplicaOptions { shard_capacity: capacity, ..Default::default() };
+        let open = |name: &str| Arc::new(Replica::open(&dir.join(name), name, options).unwrap());
+        (open("ours"), open("theirs"), Namespace::parse("share.0123456789abcdef").unwrap())
+    }
+
+    /// Writes memories `ids` to `namespace`, one change each.
+    fn write_each(replica: &Replica, namespace: &Namespace, ids: &[&str]) {
+        use crate::{NewMemory, NewRecords};
+        for id in ids {
+            let memory = NewMemory::episode(*id, format!("text of {id}"), "d", Timestamp(5));
+            let records = NewRecords { memories: vec![memory], ..NewRecords::default() };
+            replica.write_new(namespace, Timestamp(5), &records).unwrap();
         }
-        assert_eq!(session.shared.refused.load(Ordering::Relaxed), refused + 1);
+    }
+
+    /// The first sync message of a document `peer` holds.
+    fn first_message(peer: &Replica, doc: &DocId) -> Frame {
+        let message =
+            peer.generate_sync_message(doc, &mut automerge::sync::State::new()).unwrap().unwrap();
+        Frame::Sync { doc: doc.to_string(), message }
+    }
+
+    #[tokio::test]
+    async fn no_peer_steps_a_device_through_empty_shards() {
+        let temp = tempfile::tempdir().unwrap();
+        let (ours, theirs, share) = small_shards(temp.path(), 3);
+        write_each(&ours, &share, &["ours"]);
+        for n in 1..=5 {
+            theirs.ensure_document(&DocId::shard(&share, n)).unwrap();
+        }
+        // A member (a reader too) and the person's own devices alike: each
+        // step is a shard whose predecessor is not full.
+        for scope in [
+            Scope::Share { namespace: share.clone(), read_only: true },
+            Scope::Share { namespace: share.clone(), read_only: false },
+            Scope::own(),
+        ] {
+            let session = session_over(&ours, scope.clone(), temp.path());
+            for n in 1..=5 {
+                session.handle(first_message(&theirs, &DocId::shard(&share, n))).await.unwrap();
+            }
+            assert_eq!(ours.shards(&share), [DocId::shard(&share, 0)], "{scope:?}");
+            assert_eq!(session.shared.refused.load(Ordering::Relaxed), 5, "{scope:?}");
+            assert!(lock(&session.shared.control).is_empty(), "a refused shard was answered");
+        }
+        // Another namespace's shards still come from the person's devices.
+        let work = Namespace::parse("work").unwrap();
+        theirs.ensure_document(&DocId::shard(&work, 4)).unwrap();
+        let session = session_over(&ours, Scope::own(), temp.path());
+        session.handle(first_message(&theirs, &DocId::shard(&work, 4))).await.unwrap();
+        assert!(ours.doc_ids().contains(&DocId::shard(&work, 4)));
+    }
+
+    #[tokio::test]
+    async fn a_shard_offered_before_the_last_is_full_here_is_synced_once_it_is() {
+        let temp = tempfile::tempdir().unwrap();
+        let (ours, theirs, share) = small_shards(temp.path(), 3);
+        // Theirs filled the first shard and opened the next.
+        write_each(&theirs, &share, &["m1", "m2", "m3", "m4"]);
+        let (first, next) = (DocId::shard(&share, 0), DocId::shard(&share, 1));
+        assert_eq!(theirs.shards(&share), [first.clone(), next.clone()]);
+        let session = session_over(
+            &ours,
+            Scope::Share { namespace: share.clone(), read_only: false },
+            temp.path(),
+        );
+        // The next shard's first message arrives before the first shard.
+        session.handle(first_message(&theirs, &next)).await.unwrap();
+        assert!(!ours.doc_ids().contains(&next));
+        exchange(&session, &theirs, &first, false).await;
+        assert_eq!(ours.heads(&first).unwrap(), theirs.heads(&first).unwrap());
+        // Made once the first shard is full here, and owed to the peer.
+        assert!(ours.doc_ids().contains(&next));
+        assert!(lock(&session.shared.owed).contains(&next));
+        exchange(&session, &theirs, &next, false).await;
+        assert_eq!(ours.heads(&next).unwrap(), theirs.heads(&next).unwrap());
+    }
+
+    #[test]
+    fn a_shard_whose_memories_were_evicted_is_still_full() {
+        let temp = tempfile::tempdir().unwrap();
+        let (ours, theirs, share) = small_shards(temp.path(), 3);
+        write_each(&theirs, &share, &["m1", "m2", "m3", "m4"]);
+        theirs.evict(&["m1".to_owned(), "m2".to_owned()], Timestamp(6)).unwrap();
+        let (first, next) = (DocId::shard(&share, 0), DocId::shard(&share, 1));
+        // Ours takes the first shard as theirs holds it now: one memory.
+        let (mut to_ours, mut to_theirs) =
+            (automerge::sync::State::new(), automerge::sync::State::new());
+        for _ in 0..10 {
+            if let Some(message) = theirs.generate_sync_message(&first, &mut to_ours).unwrap() {
+                ours.receive_sync_message(&first, &mut to_theirs, &message).unwrap();
+            }
+            if let Some(message) = ours.generate_sync_message(&first, &mut to_theirs).unwrap() {
+                theirs.receive_sync_message(&first, &mut to_ours, &message).unwrap();
+            }
+        }
+        assert_eq!(ours.heads(&first).unwrap(), theirs.heads(&first).unwrap());
+        assert!(ours.may_make(&next).unwrap(), "the evicted shard's history says it was full");
+        assert!(!ours.may_make(&DocId::shard(&share, 2)).unwrap());
     }
 
     #[tokio::test]
