@@ -23,10 +23,14 @@
 //!   after the revocation.
 //! - Revocations apply in order of their issuer's seniority (the length of
 //!   the issuer's chain to the `Create`): one whose issuer was revoked by a
-//!   strictly more senior one is void, so of two admins revoking each other
-//!   the senior one wins (both go if they are equally senior), and a grant
-//!   made by an admin concurrently with that admin's revocation is void
-//!   with it.
+//!   strictly more senior one is void. Among equally senior ones, one whose
+//!   issuer another counting revocation removed is void too, made before or
+//!   after that removal (no statement proves when it was made), so a device
+//!   removed cannot remove anyone; revocations that remove each other's
+//!   issuers all count (both go), and none wins by its id. A grant made by
+//!   an admin concurrently with that admin's revocation is void with it.
+//!   What a remover wants kept of the removed device's revocations, it signs
+//!   again in its own name (`ferrex share remove` does).
 //! - A chain of proofs is at most [`MAX_CHAIN`] long.
 //!
 //! [`Membership::resolve`] is a function of the set of statements only, not
@@ -285,6 +289,8 @@ pub struct Membership {
     /// the length of its chain to the `Create`.
     live: BTreeMap<StatementId, usize>,
     revoked: BTreeSet<StatementId>,
+    /// The revocations that count.
+    counting: BTreeSet<StatementId>,
     /// Statements refused: bytes that do not verify, and statements whose
     /// proof does not entitle them.
     refused: usize,
@@ -365,20 +371,21 @@ impl Membership {
             .collect();
         revocations.sort();
         let mut revoked = BTreeSet::new();
-        // A level of seniority at a time: a revocation is void if its
-        // issuer lost its standing to a strictly more senior one; those of
-        // equal seniority all apply (so of two admins granted by the same
-        // device, revoking each other, both go: no re-signing for a smaller
-        // id wins a tie).
+        // A level of seniority at a time, the most senior first: a
+        // revocation is void if a more senior one that counts took a link of
+        // its issuer's chain; within a level, by `removals_that_count`.
         for level in revocations.chunk_by(|a, b| a.0 == b.0) {
-            let senior = revoked.clone();
-            for (_, id, grant) in level {
-                let Some(Ok(chain)) = chains.get(id) else { continue };
-                if chain.iter().skip(1).any(|link| senior.contains(link)) {
-                    continue;
-                }
-                revoked.insert(*grant);
-            }
+            let standing: Vec<(StatementId, StatementId, &[StatementId])> = level
+                .iter()
+                .filter_map(|(_, id, grant)| {
+                    let Some(Ok(chain)) = chains.get(id) else { return None };
+                    let cut = chain.iter().skip(1).any(|link| revoked.contains(link));
+                    (!cut).then_some((*id, *grant, &chain[1..]))
+                })
+                .collect();
+            let counting = removals_that_count(&standing);
+            revoked.extend(standing.iter().filter(|(id, ..)| counting.contains(id)).map(|r| r.1));
+            self.counting.extend(counting);
         }
         self.live = chains
             .iter()
@@ -512,6 +519,39 @@ impl Membership {
         None
     }
 
+    /// The grants that counting revocations made through `grants` took
+    /// (revocations by the devices they granted, or by devices those added),
+    /// and that no other counting revocation took: what stops counting when
+    /// `grants` are revoked, so what a device removing them signs again in
+    /// its own name, for those grants to stay revoked.
+    pub fn revoked_through(&self, grants: &[StatementId]) -> Vec<StatementId> {
+        let through = |revocation: &Statement| {
+            let mut link = revocation.body.proof;
+            for _ in 0..MAX_CHAIN {
+                let Some(current) = link else { return false };
+                if grants.contains(&current) {
+                    return true;
+                }
+                link = self.statements.get(&current).and_then(|statement| statement.body.proof);
+            }
+            false
+        };
+        let target = |statement: &Statement| match statement.body.action {
+            Action::Revoke { grant } => Some(grant),
+            _ => None,
+        };
+        let (mut lost, mut kept) = (BTreeSet::new(), BTreeSet::new());
+        for revocation in self.counting.iter().filter_map(|id| self.statements.get(id)) {
+            let Some(grant) = target(revocation) else { continue };
+            if through(revocation) {
+                lost.insert(grant)
+            } else {
+                kept.insert(grant)
+            };
+        }
+        lost.into_iter().filter(|grant| !kept.contains(grant) && !grants.contains(grant)).collect()
+    }
+
     /// Whether `grant` was revoked (by a revocation that counts).
     pub fn is_revoked(&self, grant: &StatementId) -> bool {
         self.revoked.contains(grant)
@@ -575,6 +615,154 @@ pub const MAX_CHAIN: usize = 32;
 /// link entitles the one before it and there are at most [`MAX_CHAIN`];
 /// memoised in `chains`. Walks up the proofs in a loop (a chain is as long
 /// as whoever wrote it made it), then settles each link on the way down.
+/// Which revocations of one level of seniority count, each given as its
+/// id, the grant it takes and its issuer's chain: one whose issuer's chain
+/// another takes is void if that other counts, so a device removed cannot
+/// remove anyone, before or after its removal (no statement proves when it
+/// was made). Revocations that take each other's issuers (a mutual removal,
+/// or a longer cycle) all count, and so both devices go; none wins by its
+/// id. Decided from the revocations nothing undecided takes: a function of
+/// the set, whatever order it arrived in.
+fn removals_that_count(
+    level: &[(StatementId, StatementId, &[StatementId])],
+) -> BTreeSet<StatementId> {
+    // `takes[a]`: the revocations whose issuer's chain `a` takes a link of.
+    let takes: BTreeMap<StatementId, Vec<StatementId>> = level
+        .iter()
+        .map(|(id, grant, _)| {
+            let taken = level
+                .iter()
+                .filter(|(other, _, chain)| other != id && chain.contains(grant))
+                .map(|(other, ..)| *other)
+                .collect();
+            (*id, taken)
+        })
+        .collect();
+    let mut taken_by: BTreeMap<StatementId, Vec<StatementId>> = BTreeMap::new();
+    for (id, taken) in &takes {
+        for other in taken {
+            taken_by.entry(*other).or_default().push(*id);
+        }
+    }
+    let no_one = Vec::new();
+    let (mut counting, mut void) = (BTreeSet::new(), BTreeSet::new());
+    let mut undecided: BTreeSet<StatementId> = takes.keys().copied().collect();
+    while !undecided.is_empty() {
+        // The cycles of what is undecided, and those nothing undecided
+        // outside them takes.
+        let components = cycles(&undecided, &takes);
+        let mut decided_any = false;
+        for component in components {
+            let from_outside = component.iter().any(|id| {
+                taken_by
+                    .get(id)
+                    .unwrap_or(&no_one)
+                    .iter()
+                    .any(|by| undecided.contains(by) && !component.contains(by))
+            });
+            if from_outside {
+                continue;
+            }
+            let cut: Vec<StatementId> = component
+                .iter()
+                .filter(|id| {
+                    taken_by.get(*id).unwrap_or(&no_one).iter().any(|by| counting.contains(by))
+                })
+                .copied()
+                .collect();
+            if cut.is_empty() {
+                counting.extend(component.iter().copied());
+                undecided.retain(|id| !component.contains(id));
+            } else {
+                // Those a counting revocation took are void; the rest of
+                // the cycle is decided again without them.
+                void.extend(cut.iter().copied());
+                undecided.retain(|id| !cut.contains(id));
+            }
+            decided_any = true;
+            break;
+        }
+        debug_assert!(decided_any, "a graph's condensation always has a source");
+        if !decided_any {
+            break;
+        }
+    }
+    counting
+}
+
+/// The strongly connected components of the graph `edges` restricted to
+/// `nodes` (Tarjan's algorithm, iterative), each sorted, in a stable order.
+fn cycles(
+    nodes: &BTreeSet<StatementId>,
+    edges: &BTreeMap<StatementId, Vec<StatementId>>,
+) -> Vec<BTreeSet<StatementId>> {
+    struct Walk {
+        index: BTreeMap<StatementId, usize>,
+        low: BTreeMap<StatementId, usize>,
+        stack: Vec<StatementId>,
+        on_stack: BTreeSet<StatementId>,
+        found: Vec<BTreeSet<StatementId>>,
+    }
+    let mut walk = Walk {
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        found: Vec::new(),
+    };
+    let no_edges = Vec::new();
+    let next = |node: &StatementId| -> Vec<StatementId> {
+        edges.get(node).unwrap_or(&no_edges).iter().filter(|n| nodes.contains(n)).copied().collect()
+    };
+    for &root in nodes {
+        if walk.index.contains_key(&root) {
+            continue;
+        }
+        // (node, its successors, the next successor to visit)
+        let mut frames: Vec<(StatementId, Vec<StatementId>, usize)> = Vec::new();
+        let start = |walk: &mut Walk, node: StatementId| {
+            let at = walk.index.len();
+            walk.index.insert(node, at);
+            walk.low.insert(node, at);
+            walk.stack.push(node);
+            walk.on_stack.insert(node);
+        };
+        start(&mut walk, root);
+        frames.push((root, next(&root), 0));
+        while let Some((node, successors, at)) = frames.last_mut() {
+            let node = *node;
+            if let Some(&successor) = successors.get(*at) {
+                *at += 1;
+                if !walk.index.contains_key(&successor) {
+                    start(&mut walk, successor);
+                    frames.push((successor, next(&successor), 0));
+                } else if walk.on_stack.contains(&successor) {
+                    let low = walk.low[&node].min(walk.index[&successor]);
+                    walk.low.insert(node, low);
+                }
+                continue;
+            }
+            frames.pop();
+            if let Some((parent, ..)) = frames.last() {
+                let low = walk.low[parent].min(walk.low[&node]);
+                walk.low.insert(*parent, low);
+            }
+            if walk.low[&node] == walk.index[&node] {
+                let mut component = BTreeSet::new();
+                while let Some(member) = walk.stack.pop() {
+                    walk.on_stack.remove(&member);
+                    component.insert(member);
+                    if member == node {
+                        break;
+                    }
+                }
+                walk.found.push(component);
+            }
+        }
+    }
+    walk.found
+}
+
 fn chain(
     id: StatementId,
     statements: &BTreeMap<StatementId, Statement>,
@@ -926,6 +1114,94 @@ mod tests {
         assert_eq!(membership.role_of(&device(&desktop)), None);
         assert_eq!(membership.role_of(&device(&server)), None);
         assert_eq!(membership.role_of(&device(&laptop)), Some(Role::Admin));
+    }
+
+    /// Members of `statements` resolved in every order `permutations` makes
+    /// of them (rotations, reversals, a repeat), all equal; returned.
+    fn members_in_any_order(share: &Share) -> Vec<Member> {
+        let expected = share.resolve().members();
+        let mut bytes: Vec<Vec<u8>> = share.all.iter().map(|s| s.bytes.clone()).collect();
+        for turn in 0..2 * bytes.len() {
+            bytes.rotate_left(1);
+            if turn % 3 == 0 {
+                bytes.reverse();
+            }
+            let mut repeated = bytes.clone();
+            repeated.push(bytes[turn % bytes.len()].clone());
+            let membership = Membership::resolve(share.id, repeated.iter().map(Vec::as_slice));
+            assert_eq!(membership.members(), expected, "order {turn}");
+        }
+        expected
+    }
+
+    fn devices(members: &[Member]) -> BTreeSet<[u8; 32]> {
+        members.iter().map(|member| member.device).collect()
+    }
+
+    #[test]
+    fn a_removed_admin_removes_nobody_afterwards() {
+        // The creating desktop grants the laptop and the server admin, a
+        // teammate write; the laptop removes the stolen server, which then
+        // removes the teammate.
+        let (desktop, laptop, server, teammate) = (key(1), key(2), key(3), key(4));
+        let mut share = Share::new(&desktop);
+        let create = share.create.clone();
+        let laptop_grant = share.grant(&desktop, &create, &laptop, Role::Admin);
+        let server_grant = share.grant(&desktop, &create, &server, Role::Admin);
+        let teammate_grant = share.grant(&desktop, &create, &teammate, Role::Write);
+        share.revoke(&laptop, &laptop_grant, &server_grant);
+        share.revoke(&server, &server_grant, &teammate_grant);
+        let members = members_in_any_order(&share);
+        assert_eq!(share.resolve().role_of(&device(&teammate)), Some(Role::Write));
+        assert_eq!(
+            devices(&members),
+            BTreeSet::from([device(&desktop), device(&laptop), device(&teammate)])
+        );
+
+        // It also removes its remover: both go (a cycle), the teammate stays.
+        share.revoke(&server, &server_grant, &laptop_grant);
+        let members = members_in_any_order(&share);
+        assert_eq!(devices(&members), BTreeSet::from([device(&desktop), device(&teammate)]));
+    }
+
+    #[test]
+    fn a_removal_by_a_removed_device_does_not_undo_a_third_removal() {
+        let (creator, a, b, c) = (key(1), key(2), key(3), key(4));
+        let mut share = Share::new(&creator);
+        let create = share.create.clone();
+        let a_grant = share.grant(&creator, &create, &a, Role::Admin);
+        let b_grant = share.grant(&creator, &create, &b, Role::Admin);
+        let c_grant = share.grant(&creator, &create, &c, Role::Admin);
+        // C removes A; A and B remove each other: A's removal of B is void
+        // (A is removed by C, who nobody removes), so B stays.
+        share.revoke(&c, &c_grant, &a_grant);
+        share.revoke(&a, &a_grant, &b_grant);
+        share.revoke(&b, &b_grant, &a_grant);
+        let members = members_in_any_order(&share);
+        assert_eq!(devices(&members), BTreeSet::from([device(&creator), device(&b), device(&c)]));
+    }
+
+    #[test]
+    fn whoever_removes_a_device_keeps_its_removals_by_signing_them_again() {
+        // The server, an admin, removed a teammate; then the laptop removes
+        // the server: its removal of the teammate no longer counts, so the
+        // laptop signs it again.
+        let (desktop, laptop, server, teammate) = (key(1), key(2), key(3), key(4));
+        let mut share = Share::new(&desktop);
+        let create = share.create.clone();
+        let laptop_grant = share.grant(&desktop, &create, &laptop, Role::Admin);
+        let server_grant = share.grant(&desktop, &create, &server, Role::Admin);
+        let teammate_grant = share.grant(&desktop, &create, &teammate, Role::Write);
+        share.revoke(&server, &server_grant, &teammate_grant);
+        let before = share.resolve();
+        assert_eq!(before.role_of(&device(&teammate)), None);
+        assert_eq!(before.revoked_through(&[server_grant.id]), [teammate_grant.id]);
+        assert_eq!(before.revoked_through(&[laptop_grant.id]), []);
+        share.revoke(&laptop, &laptop_grant, &server_grant);
+        assert_eq!(share.resolve().role_of(&device(&teammate)), Some(Role::Write), "revived");
+        share.revoke(&laptop, &laptop_grant, &teammate_grant);
+        let after = members_in_any_order(&share);
+        assert_eq!(devices(&after), BTreeSet::from([device(&desktop), device(&laptop)]));
     }
 
     #[test]

@@ -332,7 +332,11 @@ impl Network {
             .collect();
         let mut outcome = Ok(RemovedMember { devices: falling });
         let mut signed_any = false;
-        for grant in grants {
+        // A removed device's revocations stop counting (docs/sharing.md):
+        // those it made are signed again here, so that what it removed stays
+        // removed. Then its own grants.
+        let again = membership.revoked_through(&grants);
+        for grant in again.into_iter().chain(grants) {
             match shares.sign(share, inner.identity.secret(), Action::Revoke { grant }, now) {
                 Ok(Some(_)) => signed_any = true,
                 Ok(None) => {
