@@ -29,6 +29,7 @@ mod network;
 mod pairing;
 mod peers;
 pub mod platform;
+mod policy;
 mod records;
 mod registry;
 mod replica;

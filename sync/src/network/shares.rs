@@ -41,6 +41,7 @@ use crate::{
     membership::{Action, Membership, Role, ShareId, StatementId},
     pairing::{Refusal, ShareInvite},
     peers::doc_statuses,
+    policy,
     replica::lock,
     session::{Scope, short},
     shares::namespace_of,
@@ -888,60 +889,13 @@ impl Inner {
         for share in ids {
             let Some(held) = shares.get(&share) else { continue };
             let membership = held.membership();
-            let Some(role) = membership.role_of(&me) else { continue };
-            // A device whose own grant was revoked stays out; one that fell
-            // with another's grant (a lost sibling that granted it) is
-            // granted again.
-            let grants_of = |device: &[u8; 32]| -> Vec<&crate::membership::Statement> {
-                membership
-                    .statements()
-                    .filter(|statement| statement.grants().is_some_and(|(to, _)| to == *device))
-                    .collect()
-            };
-            let through_unpaired = |statement: &crate::membership::Statement| {
-                let mut link = statement.body.proof;
-                for _ in 0..crate::membership::MAX_CHAIN {
-                    let Some(id) = link else { return false };
-                    let Some(proof) = membership.statements().find(|s| s.id == id) else {
-                        return false;
-                    };
-                    if proof.grants().is_some_and(|(to, _)| revoked.contains(&to)) {
-                        return true;
-                    }
-                    link = proof.body.proof;
-                }
-                false
-            };
             // In a share the person created, the person's devices take part
             // without a grant (one is signed when a device acts): only a
             // share joined is granted to the devices paired with this one.
             let created_here =
                 held.creator().is_some_and(|creator| self.own_device(&registry, &creator));
-            let mut actions: Vec<Action> = paired
-                .iter()
-                .filter(|_| !created_here)
-                .filter(|device| membership.role_of(device).is_none() && !revoked.contains(device))
-                .filter(|device| {
-                    let grants = grants_of(device);
-                    grants.is_empty() || grants.iter().all(|grant| through_unpaired(grant))
-                })
-                .map(|device| Action::Grant { device: *device, role })
-                .collect();
-            for device in &revoked {
-                actions.extend(
-                    membership
-                        .grants_to(device)
-                        .into_iter()
-                        .filter(|grant| {
-                            // The `Create` cannot be revoked.
-                            membership.statements().any(|statement| {
-                                statement.id == *grant
-                                    && !matches!(statement.body.action, Action::Create { .. })
-                            })
-                        })
-                        .map(|grant| Action::Revoke { grant }),
-                );
-            }
+            let actions =
+                policy::own_statements_to_sign(&membership, &me, created_here, &paired, &revoked);
             for action in actions {
                 match shares.sign(&share, self.identity.secret(), action, now) {
                     Ok(Some(_)) => changed.push(share),
