@@ -264,7 +264,9 @@ fn signed_message(encoded: &[u8]) -> Vec<u8> {
     message
 }
 
-fn id_of(bytes: &[u8]) -> StatementId {
+/// The id of the statement `bytes` would be, without checking it: a hash,
+/// so what is held already costs no signature check.
+pub fn id_of(bytes: &[u8]) -> StatementId {
     StatementId(Sha256::digest(bytes).into())
 }
 
@@ -346,6 +348,14 @@ impl Membership {
         for id in statements.keys() {
             let _ = chain(*id, statements, share, &mut chains);
         }
+        // Grants past their line's quota count for nothing, and neither
+        // does what was signed through them.
+        let over = over_quota(statements, &chains);
+        for standing in chains.values_mut() {
+            if standing.as_ref().is_ok_and(|chain| chain.iter().any(|link| over.contains(link))) {
+                *standing = Err(Standing::OverQuota);
+            }
+        }
         let (mut waiting, mut refused) = (0, 0);
         // (`chains` also holds the proofs that have not arrived.)
         for (id, standing) in statements.keys().filter_map(|id| Some((id, chains.get(id)?))) {
@@ -354,7 +364,7 @@ impl Membership {
                     waiting += 1;
                     self.waiting_for_proof.insert(*id);
                 }
-                Err(Standing::Refused) => refused += 1,
+                Err(Standing::Refused | Standing::OverQuota) => refused += 1,
                 Ok(_) => {
                     self.entitled.insert(*id);
                 }
@@ -552,6 +562,14 @@ impl Membership {
         lost.into_iter().filter(|grant| !kept.contains(grant) && !grants.contains(grant)).collect()
     }
 
+    /// Whether statement `id` counts: the `Create`, a live grant, or a
+    /// revocation that counts. What a device takes of what it is offered:
+    /// a grant through a revoked link, a revocation by a removed device, a
+    /// grant past its line's quota, none is kept.
+    pub fn counts(&self, id: &StatementId) -> bool {
+        self.live.contains_key(id) || self.counting.contains(id)
+    }
+
     /// Whether `grant` was revoked (by a revocation that counts).
     pub fn is_revoked(&self, grant: &StatementId) -> bool {
         self.revoked.contains(grant)
@@ -603,6 +621,65 @@ enum Standing {
     Waiting,
     /// A proof does not entitle it.
     Refused,
+    /// It is, or was signed through, a grant past its line's quota.
+    OverQuota,
+}
+
+/// Devices in one line at most: a grant signed by an admin starts a line
+/// (a teammate's device, say), and the devices that line's members add
+/// belong to it. Past this many, a line's grants count for nothing, the
+/// first ones kept (the shortest chain, then the smallest id: choosing
+/// among the line's own grants, so grinding ids gains a line nothing over
+/// anyone else's). Revoked grants count too, so granting and revoking
+/// again and again cannot grow what every device holds.
+pub const MAX_LINE_DEVICES: usize = 8;
+
+/// Grants one admin grant (or the `Create`) entitles at most, counted as a
+/// line's are.
+pub const MAX_ADMIN_GRANTS: usize = 256;
+
+/// The grants past their quota (see [`MAX_LINE_DEVICES`] and
+/// [`MAX_ADMIN_GRANTS`]), from the chains of the statements that stand.
+fn over_quota(
+    statements: &BTreeMap<StatementId, Statement>,
+    chains: &BTreeMap<StatementId, Result<Vec<StatementId>, Standing>>,
+) -> BTreeSet<StatementId> {
+    let by_admin = |link: &StatementId| {
+        statements
+            .get(link)
+            .and_then(Statement::grants)
+            .is_some_and(|(_, role)| role == Role::Admin)
+    };
+    // Per line (its first grant) the others, and per admin grant those it
+    // signed, each with its depth.
+    let mut lines: BTreeMap<StatementId, Vec<(usize, StatementId)>> = BTreeMap::new();
+    let mut signed: BTreeMap<StatementId, Vec<(usize, StatementId)>> = BTreeMap::new();
+    for (id, standing) in chains {
+        let Ok(chain) = standing else { continue };
+        if !matches!(statements.get(id).map(|s| &s.body.action), Some(Action::Grant { .. })) {
+            continue;
+        }
+        // The chain runs from the grant up to the `Create`.
+        let Some(proof) = chain.get(1) else { continue };
+        if by_admin(proof) {
+            signed.entry(*proof).or_default().push((chain.len(), *id));
+            continue;
+        }
+        let root = chain.windows(2).find(|pair| by_admin(&pair[1])).map(|pair| pair[0]);
+        if let Some(root) = root {
+            lines.entry(root).or_default().push((chain.len(), *id));
+        }
+    }
+    let mut over = BTreeSet::new();
+    for (mut grants, quota) in lines
+        .into_values()
+        .map(|grants| (grants, MAX_LINE_DEVICES - 1))
+        .chain(signed.into_values().map(|grants| (grants, MAX_ADMIN_GRANTS)))
+    {
+        grants.sort();
+        over.extend(grants.into_iter().skip(quota).map(|(_, id)| id));
+    }
+    over
 }
 
 /// The longest chain of proofs a statement may stand on, itself and the
@@ -1205,23 +1282,61 @@ mod tests {
     }
 
     #[test]
+    fn a_member_adds_a_bounded_number_of_devices_however_it_signs() {
+        // A reader grants `read` to a hundred keys, and through them more.
+        let (laptop, reader, writer) = (key(1), key(2), key(3));
+        let mut share = Share::new(&laptop);
+        let create = share.create.clone();
+        let reader_grant = share.grant(&laptop, &create, &reader, Role::Read);
+        share.grant(&laptop, &create, &writer, Role::Write);
+        let minted: Vec<SecretKey> =
+            (0..100u32).map(|n| SecretKey::from_bytes(&sha_seed(n))).collect();
+        let mut grants = Vec::new();
+        for next in &minted {
+            grants.push(share.grant(&reader, &reader_grant, next, Role::Read));
+        }
+        for (at, next) in minted.iter().enumerate().take(20) {
+            let more = SecretKey::from_bytes(&sha_seed(1_000 + at as u32));
+            share.grant(next, &grants[at], &more, Role::Read);
+        }
+        let membership = share.resolve();
+        let line: Vec<Member> = membership
+            .members()
+            .into_iter()
+            .filter(|member| member.device != device(&laptop) && member.device != device(&writer))
+            .collect();
+        assert_eq!(line.len(), MAX_LINE_DEVICES, "the reader and the devices it added");
+        assert_eq!(membership.members().len(), MAX_LINE_DEVICES + 2);
+        // Revoked grants use the quota up: granting and revoking again and
+        // again grows nothing.
+        let counted = line.iter().find(|member| member.device != device(&reader)).unwrap();
+        let first = share.all.iter().find(|s| s.id == counted.grants[0]).unwrap().clone();
+        share.revoke(&reader, &reader_grant, &first);
+        let membership = share.resolve();
+        assert_eq!(membership.members().len(), MAX_LINE_DEVICES + 1);
+        // What counts does not depend on the order the statements came in.
+        members_in_any_order(&share);
+    }
+
+    #[test]
     fn a_chain_of_proofs_longer_than_the_limit_is_refused_without_walking_it_twice() {
         let laptop = key(1);
         let mut share = Share::new(&laptop);
-        // Each key grants the next `read` through its own grant: a chain
-        // as long as a member cares to make it.
+        // Each key grants the next admin through its own grant: a chain
+        // as long as admins care to make it (each grant its own line, so
+        // the quotas do not stop it first).
         let keys: Vec<SecretKey> =
             (0..5_000u32).map(|n| SecretKey::from_bytes(&sha_seed(n))).collect();
         let mut proof = share.create.clone();
         let mut issuer = &laptop;
         for next in &keys {
-            proof = share.grant(issuer, &proof, next, Role::Read);
+            proof = share.grant(issuer, &proof, next, Role::Admin);
             issuer = next;
         }
         let membership = share.resolve();
         // The `Create` and MAX_CHAIN - 1 grants stand.
         assert_eq!(membership.members().len(), MAX_CHAIN);
-        assert_eq!(membership.role_of(&device(&keys[MAX_CHAIN - 2])), Some(Role::Read));
+        assert_eq!(membership.role_of(&device(&keys[MAX_CHAIN - 2])), Some(Role::Admin));
         assert_eq!(membership.role_of(&device(&keys[MAX_CHAIN - 1])), None);
         assert_eq!(membership.refused(), keys.len() - (MAX_CHAIN - 1));
     }

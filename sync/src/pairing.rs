@@ -61,7 +61,9 @@ pub enum Refusal {
         "this device is not a member of that shared project (it was removed, or never joined); ask an admin for a new ticket with `ferrex share`"
     )]
     NotMember,
-    /// The answering device does not hold the share.
+    /// The answering device does not hold the share. No longer sent: a
+    /// share not held is answered [`Refusal::NotMember`], so a stranger
+    /// learns nothing of which shares a device holds; kept for older peers.
     #[error("the other device does not hold that shared project")]
     UnknownShare,
     /// The share's project on this device would be `default` or a share's

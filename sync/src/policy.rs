@@ -6,7 +6,26 @@
 //! `Membership` resolves a share's statements into members; this module
 //! turns members and the person's registry into decisions.
 
-use crate::membership::{Action, MAX_CHAIN, Membership, Statement};
+use crate::{
+    Refusal,
+    membership::{Action, MAX_CHAIN, Membership, Statement},
+};
+
+/// Whether a device asking for an exchange of a share is answered: only
+/// when both it and this device are members, by what this device holds
+/// after taking what it offered (`membership`; `None` when this device does
+/// not hold the share). Every other asker gets the same refusal, counted
+/// against it, so a stranger learns nothing of which shares a device holds.
+pub(crate) fn member_refusal(
+    membership: Option<&Membership>,
+    me: &[u8; 32],
+    peer: &[u8; 32],
+) -> Option<Refusal> {
+    let member = membership.is_some_and(|membership| {
+        membership.role_of(me).is_some() && membership.role_of(peer).is_some()
+    });
+    (!member).then_some(Refusal::NotMember)
+}
 
 /// The statements a device of the person signs in a share it holds, to
 /// keep the share's grants in step with the person's registry:
@@ -139,6 +158,23 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    #[test]
+    fn a_stranger_gets_the_same_refusal_whether_the_share_is_held_or_not() {
+        let (admin, teammate, stranger) = (key(1), key(2), key(3));
+        let (mut share, create) = Signed::new(&admin);
+        share.grant(&admin, &create, &teammate);
+        let membership = share.membership();
+        let held = member_refusal(Some(&membership), &device(&admin), &device(&stranger));
+        let not_held = member_refusal(None, &device(&admin), &device(&stranger));
+        assert_eq!(held, Some(Refusal::NotMember));
+        assert_eq!(held, not_held);
+        assert_eq!(member_refusal(Some(&membership), &device(&admin), &device(&teammate)), None);
+        // This device removed: nobody is answered.
+        assert!(
+            member_refusal(Some(&membership), &device(&stranger), &device(&teammate)).is_some()
+        );
     }
 
     #[test]

@@ -58,6 +58,15 @@ use crate::{
 const SAVE_EVERY: Duration = Duration::from_secs(5);
 /// Frames read ahead of the session loop.
 const INBOX: usize = 64;
+/// Frames read ahead of the session loop in a member's session: with
+/// [`MAX_MEMBER_FRAME_BYTES`], what a member can make a device hold is
+/// (8 + 8) × 16 MiB per session, and only as bytes it really sent.
+const MEMBER_INBOX: usize = 8;
+/// Largest frame taken from a member of a share. A whole-document sync
+/// message of a full shard (10,000 memories) is about 1 MB; a shard whose
+/// memories are so large that its message passes this cannot reach a
+/// member whole (the person's own devices take up to [`MAX_FRAME_BYTES`]).
+pub const MAX_MEMBER_FRAME_BYTES: usize = 16 << 20;
 /// Shards a session waits to make at most: an honest peer is ahead by one
 /// per namespace.
 const MAX_DEFERRED: usize = 16;
@@ -109,6 +118,24 @@ impl Scope {
                 doc.namespace().is_some_and(|ns| read_only.contains(ns))
             }
             Scope::Share { read_only, .. } => *read_only,
+        }
+    }
+
+    /// The largest frame taken from the peer: a member's are smaller than
+    /// the person's own devices' (see [`MAX_MEMBER_FRAME_BYTES`]).
+    pub fn max_frame_bytes(&self) -> usize {
+        match self {
+            Scope::Own { .. } => MAX_FRAME_BYTES,
+            Scope::Share { .. } => MAX_MEMBER_FRAME_BYTES,
+        }
+    }
+
+    /// Frames read ahead of the session loop at most (twice this are held:
+    /// the reader's queue and the loop's).
+    fn inbox(&self) -> usize {
+        match self {
+            Scope::Own { .. } => INBOX,
+            Scope::Share { .. } => MEMBER_INBOX,
         }
     }
 
@@ -280,9 +307,17 @@ pub(crate) async fn run(
         connection.clone(),
         peer.clone(),
     ));
-    let (incoming, mut frames) = mpsc::channel::<Frame>(INBOX);
-    let reader =
-        tokio::spawn(read_loop(recv, incoming, shared.clone(), peer.clone(), context.clock));
+    let inbox = context.scope.inbox();
+    let (incoming, mut frames) = mpsc::channel::<Frame>(inbox);
+    let max_frame = context.scope.max_frame_bytes();
+    let reader = tokio::spawn(read_loop(
+        recv,
+        incoming,
+        shared.clone(),
+        peer.clone(),
+        context.clock,
+        max_frame,
+    ));
 
     let session = Session { context: context.clone(), shared: shared.clone() };
     let mut save = tokio::time::interval(SAVE_EVERY);
@@ -293,7 +328,7 @@ pub(crate) async fn run(
     let mut ahead = VecDeque::new();
     while outcome.is_ok() {
         tokio::select! {
-            frame = next_frame(&mut frames, &mut ahead) => match frame {
+            frame = next_frame(&mut frames, &mut ahead, inbox) => match frame {
                 Some(frame) => {
                     if !established {
                         established = true;
@@ -345,11 +380,12 @@ pub(crate) async fn run(
 async fn next_frame(
     frames: &mut mpsc::Receiver<Frame>,
     ahead: &mut VecDeque<Frame>,
+    inbox: usize,
 ) -> Option<Frame> {
     if ahead.is_empty() {
         ahead.push_back(frames.recv().await?);
     }
-    while ahead.len() < INBOX {
+    while ahead.len() < inbox {
         match frames.try_recv() {
             Ok(frame) => ahead.push_back(frame),
             Err(_) => break,
@@ -810,9 +846,10 @@ async fn read_loop(
     shared: Arc<SessionShared>,
     peer: String,
     clock: fn() -> Timestamp,
+    max_frame: usize,
 ) {
     loop {
-        match read_frame::<Frame>(&mut recv, MAX_FRAME_BYTES).await {
+        match read_frame::<Frame>(&mut recv, max_frame).await {
             Ok(Some((frame, read))) => {
                 shared.bytes_received.fetch_add(read as u64, Ordering::Relaxed);
                 lock(&shared.record).last_seen = Some(clock().0);
@@ -1171,7 +1208,7 @@ mod tests {
         drop(incoming);
         let mut ahead = VecDeque::new();
         let mut order = Vec::new();
-        while let Some(frame) = next_frame(&mut frames, &mut ahead).await {
+        while let Some(frame) = next_frame(&mut frames, &mut ahead, INBOX).await {
             order.push(name(&frame));
         }
         order
@@ -1200,7 +1237,7 @@ mod tests {
         });
         let mut ahead = VecDeque::new();
         let mut order = Vec::new();
-        while let Some(frame) = next_frame(&mut frames, &mut ahead).await {
+        while let Some(frame) = next_frame(&mut frames, &mut ahead, INBOX).await {
             assert!(ahead.len() < INBOX, "{} frames held", ahead.len());
             order.push(name(&frame));
         }

@@ -295,8 +295,19 @@ impl Shares {
         share: &ShareId,
         statements: impl IntoIterator<Item = &'a [u8]>,
     ) -> Result<usize, ShareError> {
+        self.take_if(share, statements, |_| true)
+    }
+
+    /// [`Shares::take`] if `wanted` says yes to the members the statements
+    /// would make ([`StatementLog::take_if`]).
+    pub fn take_if<'a>(
+        &mut self,
+        share: &ShareId,
+        statements: impl IntoIterator<Item = &'a [u8]>,
+        wanted: impl FnOnce(&Membership) -> bool,
+    ) -> Result<usize, ShareError> {
         match self.held.get_mut(share) {
-            Some(held) => Ok(held.statements.take(statements)?),
+            Some(held) => Ok(held.statements.take_if(statements, wanted)?),
             None => Ok(0),
         }
     }

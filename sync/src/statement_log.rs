@@ -27,16 +27,29 @@ use crate::{
     storage::{DocFiles, StorageError},
 };
 
-/// Statements a device holds of one share at most: a member may sign as
-/// many grants as its role allows, and each is kept by every device, so
-/// past this many only an admin's revocations are taken (a person's
-/// devices and their teammates' make tens).
+/// Statements a device holds of one share at most. What counts is bounded
+/// by the quotas ([`crate::membership::MAX_LINE_DEVICES`] per line,
+/// [`crate::membership::MAX_ADMIN_GRANTS`] per admin grant); only admins,
+/// whom the share trusts with its membership, can reach this, and past it
+/// only an admin's revocations are taken, so a stolen admin device filling
+/// the log can still be removed.
 pub const MAX_STATEMENTS: usize = 4096;
+
+/// New statements one offer has checked at most: each costs a signature
+/// check, so what a peer sends in one request costs a bounded time. A
+/// share's honest statements are tens; more arrive at the next exchange.
+pub const MAX_CHECKED_PER_OFFER: usize = 512;
 
 /// Statements whose proof has not arrived, held in memory at most: anyone
 /// can sign a statement naming a proof that does not exist, so they are
 /// never written down, and the next exchange offers them again.
 pub const MAX_WAITING: usize = 256;
+
+#[cfg(test)]
+thread_local! {
+    /// Signatures checked by `take` on this thread.
+    static VERIFIED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 
 /// One share's statements, held durably.
 #[derive(Debug)]
@@ -75,23 +88,51 @@ impl StatementLog {
     }
 
     /// Takes the statements of `offered` that verify for this share, are
-    /// not held yet and are entitled by their chain of proofs (with what is
-    /// held and offered), each durable before this returns; returns how
-    /// many it took. A statement refused by the rules is dropped (anyone
-    /// can sign one: kept, they would fill the log); one whose proof has
-    /// not arrived waits in memory ([`MAX_WAITING`]) and is taken when its
-    /// proof is. Past [`MAX_STATEMENTS`], only an admin's revocations are.
+    /// not held yet and count (with what is held and offered:
+    /// [`Membership::counts`]), each durable before this returns; returns
+    /// how many it took. What is held already or offered twice is passed
+    /// over by its id, before any signature is checked, and at most
+    /// [`MAX_CHECKED_PER_OFFER`] new ones are checked. A statement that does
+    /// not count is dropped (anyone can sign one: kept, they would fill the
+    /// log; if it counts again later, its holder offers it again); one whose
+    /// proof has not arrived waits in memory ([`MAX_WAITING`]) and is taken
+    /// when its proof is. Past [`MAX_STATEMENTS`], only an admin's
+    /// revocations are.
     pub fn take<'a>(
         &mut self,
         offered: impl IntoIterator<Item = &'a [u8]>,
     ) -> Result<usize, StorageError> {
+        self.take_if(offered, |_| true)
+    }
+
+    /// [`StatementLog::take`], but only if `wanted` says yes to the members
+    /// that what is held and offered would make: a device that is not a
+    /// member leaves nothing here unless its statements make it one (a
+    /// device just granted), and a removed member's are not kept to be
+    /// refused afterwards.
+    pub fn take_if<'a>(
+        &mut self,
+        offered: impl IntoIterator<Item = &'a [u8]>,
+        wanted: impl FnOnce(&Membership) -> bool,
+    ) -> Result<usize, StorageError> {
         let mut fresh = std::mem::take(&mut self.waiting);
+        let mut checked = 0;
         for bytes in offered {
+            let id = crate::membership::id_of(bytes);
+            if self.held.contains_key(&id) || fresh.contains_key(&id) {
+                continue;
+            }
+            if checked == MAX_CHECKED_PER_OFFER {
+                tracing::debug!("left statements for the next offer: {checked} checked");
+                break;
+            }
+            checked += 1;
+            #[cfg(test)]
+            VERIFIED.with(|verified| verified.set(verified.get() + 1));
             match Statement::verify(bytes, self.share) {
-                Ok(statement) if !self.held.contains_key(&statement.id) => {
+                Ok(statement) => {
                     fresh.insert(statement.id, statement);
                 }
-                Ok(_) => {}
                 Err(error) => tracing::debug!("refused a statement: {error}"),
             }
         }
@@ -100,9 +141,12 @@ impl StatementLog {
         }
         let trial =
             Membership::of_checked(self.share, self.held.values().chain(fresh.values()).cloned());
+        if !wanted(&trial) {
+            return Ok(0);
+        }
         let mut taken = 0;
         for (id, statement) in fresh {
-            if trial.is_entitled(&id) {
+            if trial.counts(&id) {
                 if self.held.len() >= self.cap && !trial.is_admin_revocation(&id) {
                     tracing::warn!(
                         share = %self.share.to_hex(),
@@ -308,11 +352,19 @@ mod tests {
         assert_eq!(log.take(flood.iter().map(Vec::as_slice)).unwrap(), 0);
         assert_eq!(log.len(), 2);
         assert_eq!(log.waiting(), MAX_WAITING);
-        // A member signs grants within its role until the log is full...
+        // A member signs grants within its role: its line's quota is taken.
         let grants: Vec<Vec<u8>> = (0..20u8)
             .map(|n| grant(&teammate, share, &teammate_grant, &key(100 + n)).bytes)
             .collect();
-        assert_eq!(log.take(grants.iter().map(Vec::as_slice)).unwrap(), 8);
+        assert_eq!(
+            log.take(grants.iter().map(Vec::as_slice)).unwrap(),
+            crate::membership::MAX_LINE_DEVICES - 1
+        );
+        assert_eq!(log.len(), 9);
+        // An admin signs until the log is full...
+        let admin_grants: Vec<Vec<u8>> =
+            (0..5u8).map(|n| grant(&laptop, share, &create, &key(150 + n)).bytes).collect();
+        assert_eq!(log.take(admin_grants.iter().map(Vec::as_slice)).unwrap(), 1);
         assert_eq!(log.len(), 10);
         // ...and the admin's revocation of that member still gets in, and
         // takes what it granted with it.
@@ -326,11 +378,63 @@ mod tests {
         assert_eq!(log.take([revocation.bytes.as_slice()]).unwrap(), 1);
         let membership = log.membership();
         assert_eq!(membership.role_of(teammate.public().as_bytes()), None);
-        assert_eq!(membership.members().len(), 1);
+        // The laptop and the device it granted last.
+        assert_eq!(membership.members().len(), 2);
     }
 
     #[test]
-    fn two_logs_exchanging_what_the_other_lacks_hold_the_union_and_nothing_is_removed() {
+    fn a_removed_member_adds_nothing_to_the_log() {
+        let temp = tempfile::tempdir().unwrap();
+        let (laptop, writer) = (key(1), key(2));
+        let create = Statement::create(&laptop, [1; 16], NOW);
+        let share = create.body.share;
+        let writer_grant = grant(&laptop, share, &create, &writer);
+        let revocation = Statement::sign(
+            &laptop,
+            share,
+            Some(create.id),
+            Action::Revoke { grant: writer_grant.id },
+            NOW,
+        );
+        let mut log = StatementLog::open(&temp.path().join("share"), share).unwrap();
+        log.take([&create, &writer_grant].map(|s| s.bytes.as_slice())).unwrap();
+        assert_eq!(log.take([revocation.bytes.as_slice()]).unwrap(), 1);
+        // The removed writer signs grants through its revoked grant.
+        let through: Vec<Vec<u8>> =
+            (0..10u8).map(|n| grant(&writer, share, &writer_grant, &key(20 + n)).bytes).collect();
+        assert_eq!(log.take(through.iter().map(Vec::as_slice)).unwrap(), 0);
+        assert_eq!(log.len(), 3);
+    }
+
+    #[test]
+    fn what_is_held_costs_no_signature_check_and_one_offer_checks_a_bounded_number() {
+        let temp = tempfile::tempdir().unwrap();
+        let (laptop, teammate) = (key(1), key(2));
+        let create = Statement::create(&laptop, [1; 16], NOW);
+        let share = create.body.share;
+        let teammate_grant = grant(&laptop, share, &create, &teammate);
+        let mut log = StatementLog::open(&temp.path().join("share"), share).unwrap();
+        log.take([&create, &teammate_grant].map(|s| s.bytes.as_slice())).unwrap();
+        let verified = || VERIFIED.with(std::cell::Cell::get);
+        let before = verified();
+        let repeated = vec![teammate_grant.bytes.as_slice(); 1_000];
+        assert_eq!(log.take(repeated).unwrap(), 0);
+        assert_eq!(verified() - before, 0, "a statement held was checked again");
+        // A thousand junk statements: at most one offer's worth checked.
+        let junk: Vec<Vec<u8>> = (0..1_000u32)
+            .map(|n| {
+                let mut bytes = teammate_grant.bytes.clone();
+                bytes[..4].copy_from_slice(&n.to_le_bytes());
+                bytes
+            })
+            .collect();
+        let before = verified();
+        assert_eq!(log.take(junk.iter().map(Vec::as_slice)).unwrap(), 0);
+        assert_eq!(verified() - before, MAX_CHECKED_PER_OFFER);
+    }
+
+    #[test]
+    fn two_logs_exchanging_what_the_other_lacks_agree_and_nothing_is_removed() {
         let temp = tempfile::tempdir().unwrap();
         let (laptop, desktop, teammate, phone) = (key(1), key(2), key(3), key(4));
         let create = Statement::create(&laptop, [1; 16], NOW);
@@ -361,9 +465,10 @@ mod tests {
         assert_eq!(to_theirs.len(), 2);
         assert_eq!(to_ours.len(), 1);
         theirs.take(to_theirs.iter().map(Vec::as_slice)).unwrap();
-        ours.take(to_ours.iter().map(Vec::as_slice)).unwrap();
-        assert_eq!(ours.ids(), theirs.ids());
-        assert_eq!(ours.len(), 5);
+        // The phone's grant counts for nothing here: it is not kept.
+        assert_eq!(ours.take(to_ours.iter().map(Vec::as_slice)).unwrap(), 0);
+        assert_eq!(theirs.ids().difference(&ours.ids()).collect::<Vec<_>>(), [&phone_grant.id]);
+        assert_eq!(theirs.len(), 5);
         // The revocation holds on both, whatever came first.
         for log in [&ours, &theirs] {
             let membership = log.membership();

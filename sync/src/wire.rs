@@ -269,19 +269,109 @@ pub async fn read_frame<T: DeserializeOwned>(
     recv: &mut RecvStream,
     max: usize,
 ) -> Result<Option<(T, usize)>, WireError> {
+    read_frame_from(recv, max).await
+}
+
+/// What a frame's payload grows by at most per read: memory follows the
+/// bytes that arrived, not the length a peer announced.
+const READ_CHUNK: usize = 64 << 10;
+
+/// [`read_frame`] from any byte stream.
+pub(crate) async fn read_frame_from<T: DeserializeOwned>(
+    recv: &mut (impl tokio::io::AsyncRead + Unpin),
+    max: usize,
+) -> Result<Option<(T, usize)>, WireError> {
+    use tokio::io::AsyncReadExt;
+    let stream = |error: std::io::Error| WireError::Stream(error.to_string());
     let mut length = [0u8; 4];
-    match recv.read_exact(&mut length).await {
-        Ok(()) => {}
-        Err(iroh::endpoint::ReadExactError::FinishedEarly(0)) => return Ok(None),
-        Err(error) => return Err(WireError::Stream(error.to_string())),
+    let mut got = 0;
+    while got < 4 {
+        match recv.read(&mut length[got..]).await.map_err(stream)? {
+            0 if got == 0 => return Ok(None),
+            0 => return Err(WireError::Stream("the stream ended inside a frame".into())),
+            read => got += read,
+        }
     }
     let length = u32::from_be_bytes(length) as usize;
     if length > max {
         return Err(WireError::TooLarge(length));
     }
-    let mut payload = vec![0u8; length];
-    recv.read_exact(&mut payload).await.map_err(|error| WireError::Stream(error.to_string()))?;
+    let mut payload = Vec::new();
+    while payload.len() < length {
+        let want = (length - payload.len()).min(READ_CHUNK);
+        let at = payload.len();
+        payload.resize(at + want, 0);
+        let read = recv.read(&mut payload[at..]).await.map_err(stream)?;
+        payload.truncate(at + read);
+        if read == 0 {
+            return Err(WireError::Stream("the stream ended inside a frame".into()));
+        }
+    }
     let value =
         postcard::from_bytes(&payload).map_err(|error| WireError::Malformed(error.to_string()))?;
     Ok(Some((value, 4 + length)))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{
+        pin::Pin,
+        task::{Context, Poll},
+    };
+
+    use super::*;
+
+    /// A stream of `bytes` that notes the largest buffer it was asked to
+    /// fill: what the reader had allocated for what had not arrived.
+    struct Noting<'a> {
+        bytes: &'a [u8],
+        largest_ask: usize,
+    }
+
+    impl tokio::io::AsyncRead for Noting<'_> {
+        fn poll_read(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+            buf: &mut tokio::io::ReadBuf<'_>,
+        ) -> Poll<std::io::Result<()>> {
+            self.largest_ask = self.largest_ask.max(buf.remaining());
+            let take = buf.remaining().min(self.bytes.len()).min(1000);
+            buf.put_slice(&self.bytes[..take]);
+            self.bytes = &self.bytes[take..];
+            Poll::Ready(Ok(()))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_frame_announced_larger_than_sent_costs_what_was_sent_not_what_was_announced() {
+        let mut bytes = (200u32 << 20).to_be_bytes().to_vec();
+        bytes.extend_from_slice(&[7; 10]);
+        // Past the cap: refused on the header alone.
+        let mut stream = Noting { bytes: &bytes, largest_ask: 0 };
+        let refused = read_frame_from::<Frame>(&mut stream, 16 << 20).await;
+        assert!(matches!(refused, Err(WireError::TooLarge(length)) if length == 200 << 20));
+        // Under a larger cap: the stream ends after 10 bytes, and no buffer
+        // larger than one chunk was ever offered to it.
+        let mut stream = Noting { bytes: &bytes, largest_ask: 0 };
+        let ended = read_frame_from::<Frame>(&mut stream, MAX_FRAME_BYTES).await;
+        assert!(matches!(ended, Err(WireError::Stream(_))), "{ended:?}");
+        assert!(stream.largest_ask <= READ_CHUNK, "asked to fill {} bytes", stream.largest_ask);
+    }
+
+    #[tokio::test]
+    async fn frames_read_whole_across_many_small_reads() {
+        let frame = Frame::Sync { doc: "work.0".into(), message: vec![3; 200_000] };
+        let payload = postcard::to_stdvec(&frame).unwrap();
+        let mut bytes = (payload.len() as u32).to_be_bytes().to_vec();
+        bytes.extend_from_slice(&payload);
+        let mut stream = Noting { bytes: &bytes, largest_ask: 0 };
+        let (read, length) =
+            read_frame_from::<Frame>(&mut stream, MAX_FRAME_BYTES).await.unwrap().unwrap();
+        assert_eq!(length, bytes.len());
+        assert!(matches!(read, Frame::Sync { message, .. } if message.len() == 200_000));
+        assert_eq!(
+            read_frame_from::<Frame>(&mut stream, MAX_FRAME_BYTES).await.unwrap().map(|f| f.1),
+            None
+        );
+    }
 }

@@ -194,6 +194,8 @@ struct Inner {
     throttle: Mutex<Throttle>,
     /// Failed requests of devices that are no member of a share they name.
     member_throttle: Mutex<Throttle>,
+    /// Exchanges each known member may still ask for.
+    member_rate: Mutex<shares::MemberRate>,
     /// The members of each share when it last changed here, to see one go.
     members_seen: Mutex<HashMap<crate::membership::ShareId, std::collections::BTreeSet<[u8; 32]>>>,
     wake: Notify,
@@ -295,6 +297,7 @@ impl Network {
             slots: Mutex::new(HashMap::new()),
             throttle: Mutex::new(Throttle::default()),
             member_throttle: Mutex::new(Throttle::default()),
+            member_rate: Mutex::new(shares::MemberRate::default()),
             members_seen: Mutex::new(HashMap::new()),
             wake: Notify::new(),
             revoked: Mutex::new(revoked),

@@ -68,6 +68,43 @@ fn device_bytes(peer: &str) -> Option<[u8; 32]> {
     peer.parse::<EndpointId>().ok().map(|id| *id.as_bytes())
 }
 
+/// How often a member may ask for an exchange, once its burst is spent:
+/// an honest one asks once per session.
+pub(super) const MEMBER_REQUEST_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+/// Exchanges a member may ask for at once.
+const MEMBER_REQUEST_BURST: f64 = 12.0;
+
+/// The exchanges each known member of each share may still ask for: a
+/// bucket of [`MEMBER_REQUEST_BURST`], one more every
+/// [`MEMBER_REQUEST_EVERY`]. (Devices that are not members are throttled
+/// as failed pairings are; members are few, bounded by the quotas.)
+#[derive(Debug, Default)]
+pub(super) struct MemberRate {
+    buckets: std::collections::HashMap<(String, ShareId), (f64, i64)>,
+}
+
+impl MemberRate {
+    /// Whether `peer` may ask for an exchange of `share` now; spends one.
+    pub(super) fn allow(
+        &mut self,
+        peer: &str,
+        share: &ShareId,
+        now: ferrex_core::Timestamp,
+    ) -> bool {
+        let (tokens, last) =
+            self.buckets.entry((peer.to_owned(), *share)).or_insert((MEMBER_REQUEST_BURST, now.0));
+        let every = MEMBER_REQUEST_EVERY.as_millis() as f64;
+        *tokens = (*tokens + (now.0 - *last).max(0) as f64 / every).min(MEMBER_REQUEST_BURST);
+        *last = now.0;
+        if *tokens >= 1.0 {
+            *tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
 /// What joining a share brings, as the inviting device says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SharePreview {
@@ -680,7 +717,18 @@ impl Inner {
     /// Takes what of `statements` the rules of `share` entitle; acts on
     /// the change when any is new.
     fn take_statements(self: &Arc<Self>, share: &ShareId, statements: &[Vec<u8>]) {
-        let taken = lock(&self.shares).take(share, statements.iter().map(Vec::as_slice));
+        self.take_statements_if(share, statements, |_| true);
+    }
+
+    /// [`Inner::take_statements`] if `wanted` says yes to the members they
+    /// would make ([`crate::StatementLog::take_if`]).
+    fn take_statements_if(
+        self: &Arc<Self>,
+        share: &ShareId,
+        statements: &[Vec<u8>],
+        wanted: impl FnOnce(&crate::membership::Membership) -> bool,
+    ) {
+        let taken = lock(&self.shares).take_if(share, statements.iter().map(Vec::as_slice), wanted);
         match taken {
             Ok(0) => {}
             Ok(count) => {
@@ -979,7 +1027,7 @@ impl Inner {
             write_frame(&mut send, &request).await.map_err(|error| error.to_string())?;
             let reply = tokio::time::timeout(
                 PAIR_TIMEOUT,
-                read_frame::<ShareReply>(&mut recv, MAX_SHARE_BYTES),
+                read_frame::<ShareReply>(&mut recv, MAX_MEMBER_BYTES),
             )
             .await
             .map_err(|_| "no answer".to_owned())?
@@ -1011,6 +1059,11 @@ impl Inner {
             connection.close(0u32.into(), b"refused");
             return;
         };
+        if statements.len() > MAX_STATEMENTS + MAX_WAITING {
+            tracing::info!(peer = %short(&peer), "a share's member sent too many statements");
+            connection.close(0u32.into(), b"too many statements");
+            return;
+        }
         self.member_session(
             share,
             peer,
@@ -1146,26 +1199,37 @@ impl Inner {
                         None,
                     );
                 }
-                if lock(&self.shares).get(&share).is_none() {
-                    // Costs nothing to answer; a member may dial a device
-                    // that has not heard of the share yet.
-                    return (ShareReply::Refused(Refusal::UnknownShare), None);
-                }
                 if statements.len() > MAX_STATEMENTS + MAX_WAITING {
                     return refuse(Refusal::Internal("too many statements".into()));
                 }
-                self.take_statements(&share, &statements);
-                let member = {
-                    let shares = lock(&self.shares);
-                    shares.get(&share).is_some_and(|held| {
-                        let membership = held.membership();
-                        membership.role_of(self.identity.id().as_bytes()).is_some()
-                            && membership.role_of(from.as_bytes()).is_some()
-                    })
+                if known && !lock(&self.member_rate).allow(&peer, &share, now) {
+                    return (
+                        ShareReply::Refused(Refusal::Throttled {
+                            retry_after_secs: MEMBER_REQUEST_EVERY.as_secs(),
+                        }),
+                        None,
+                    );
+                }
+                // Statements are taken only from a device they make a member
+                // (a device just granted): a removed member's are not kept
+                // to be refused afterwards. A share this device does not
+                // hold gets the same answer, so a stranger learns nothing of
+                // which shares it holds.
+                let me = *self.identity.id().as_bytes();
+                let both = |membership: &crate::membership::Membership| {
+                    membership.role_of(&me).is_some()
+                        && membership.role_of(from.as_bytes()).is_some()
                 };
-                if !member {
+                let held = lock(&self.shares).get(&share).is_some();
+                if held {
+                    self.take_statements_if(&share, &statements, both);
+                }
+                let membership = lock(&self.shares).get(&share).map(|held| held.membership());
+                if let Some(refusal) =
+                    policy::member_refusal(membership.as_ref(), &me, from.as_bytes())
+                {
                     tracing::info!(peer = %short(&peer), "refused a device that is not a member of the share");
-                    return refuse(Refusal::NotMember);
+                    return refuse(refusal);
                 }
                 lock(&self.member_throttle).succeeded(&peer);
                 let reply = ShareReply::Member {
