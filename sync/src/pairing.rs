@@ -70,6 +70,11 @@ pub enum Refusal {
     /// namespace (a ticket made by hand).
     #[error("the ticket names a project that cannot be shared: {0}")]
     BadProject(String),
+    /// The invitation was made before a member of its share was removed.
+    #[error(
+        "the ticket was made before a member of the shared project was removed, so it admits nobody; ask for a new one with `ferrex share`"
+    )]
+    Ended,
 }
 
 /// What a share's invitation gives, as the inviting device recorded it
@@ -82,6 +87,12 @@ pub struct ShareInvite {
     pub project: String,
     /// The role the joining device gets.
     pub role: Role,
+    /// The share's members when the ticket was made: if one of them is no
+    /// longer a member, the ticket admits nobody (a ticket is not tied to
+    /// the person it was given to, so one made before a removal must not
+    /// admit anyone after it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<[u8; 32]>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -172,7 +183,11 @@ impl Invites {
             used_by: None,
             share,
         });
-        self.save();
+        // Not saved, the invitation is lost at the next start: its ticket
+        // then admits nobody, which is the safe way to fail.
+        if let Err(error) = self.save() {
+            tracing::warn!("could not save invitations: {error}");
+        }
     }
 
     /// Redeems the invitation to pair with `secret` for device `by`: it
@@ -190,10 +205,11 @@ impl Invites {
         &mut self,
         secret: &[u8; 32],
         share: ShareId,
+        members: &[[u8; 32]],
         by: &str,
         now: Timestamp,
     ) -> Result<ShareInvite, Refusal> {
-        self.redeem_for(secret, by, now, Some(share))?.ok_or(Refusal::UnknownSecret)
+        self.redeem_for(secret, by, now, Some((share, members)))?.ok_or(Refusal::UnknownSecret)
     }
 
     /// What the invitation to `share` with `secret` gives, if
@@ -203,9 +219,10 @@ impl Invites {
         &self,
         secret: &[u8; 32],
         share: ShareId,
+        members: &[[u8; 32]],
         now: Timestamp,
     ) -> Result<ShareInvite, Refusal> {
-        self.check(secret, now, Some(share))?.ok_or(Refusal::UnknownSecret)
+        self.check(secret, now, Some((share, members)))?.ok_or(Refusal::UnknownSecret)
     }
 
     fn redeem_for(
@@ -213,26 +230,37 @@ impl Invites {
         secret: &[u8; 32],
         by: &str,
         now: Timestamp,
-        share: Option<ShareId>,
+        share: Option<(ShareId, &[[u8; 32]])>,
     ) -> Result<Option<ShareInvite>, Refusal> {
         let given = self.check(secret, now, share)?;
         let wanted = hash_for(secret, share.is_some());
-        if let Some(invite) = self.invites.iter_mut().find(|invite| invite.hash == wanted) {
-            invite.used_at = Some(now.0);
-            invite.used_by = Some(by.to_owned());
+        let Some(at) = self.invites.iter().position(|invite| invite.hash == wanted) else {
+            return Err(Refusal::UnknownSecret);
+        };
+        self.invites[at].used_at = Some(now.0);
+        self.invites[at].used_by = Some(by.to_owned());
+        // Used only once that is durable: a ticket whose use was not
+        // written down would admit a device again after a restart.
+        if let Err(error) = self.save() {
+            self.invites[at].used_at = None;
+            self.invites[at].used_by = None;
+            return Err(Refusal::Internal(format!("could not record the ticket as used: {error}")));
         }
-        self.save();
         Ok(given)
     }
 
-    /// Whether the invitation with `secret` (to `share`, or to pair) would
-    /// be taken now, and what it gives.
+    /// Whether the invitation with `secret` (to `share`, whose members are
+    /// now those given, or to pair) would be taken now, and what it gives.
     fn check(
         &self,
         secret: &[u8; 32],
         now: Timestamp,
-        share: Option<ShareId>,
+        share: Option<(ShareId, &[[u8; 32]])>,
     ) -> Result<Option<ShareInvite>, Refusal> {
+        let (share, members) = match share {
+            Some((share, members)) => (Some(share), Some(members)),
+            None => (None, None),
+        };
         let wanted = hash_for(secret, share.is_some());
         let invite = self
             .invites
@@ -252,6 +280,11 @@ impl Invites {
         if invite.used_at.is_some() {
             return Err(Refusal::AlreadyUsed);
         }
+        if let (Some(recorded), Some(now_members)) = (&invite.share, members)
+            && recorded.members.iter().any(|member| !now_members.contains(member))
+        {
+            return Err(Refusal::Ended);
+        }
         if now.0 >= invite.expires_at {
             return Err(Refusal::Expired);
         }
@@ -266,11 +299,9 @@ impl Invites {
             .count()
     }
 
-    fn save(&self) {
-        let Some(path) = &self.path else { return };
-        if let Err(error) = crate::state_file::save_json(path, &self.invites, true) {
-            tracing::warn!("could not save invitations: {error}");
-        }
+    fn save(&self) -> Result<(), crate::StateFileError> {
+        let Some(path) = &self.path else { return Ok(()) };
+        crate::state_file::save_json(path, &self.invites, true)
     }
 }
 
@@ -392,7 +423,13 @@ mod tests {
         std::fs::write(&path, r#"[{"hash":"00","expires_at":0,"used_at":null,"used_by":null}]"#)
             .unwrap();
         let (share, other) = (ShareId([4; 32]), ShareId([5; 32]));
-        let invite = ShareInvite { share, project: "github.com/acme/api".into(), role: Role::Read };
+        let members = vec![[1; 32], [2; 32]];
+        let invite = ShareInvite {
+            share,
+            project: "github.com/acme/api".into(),
+            role: Role::Read,
+            members: members.clone(),
+        };
         let mut invites = Invites::load(&path).unwrap();
         invites.create_share(&SECRET, Timestamp(10_000), Timestamp(0), invite.clone());
         invites.create(&[2; 32], Timestamp(10_000), Timestamp(0));
@@ -400,11 +437,11 @@ mod tests {
         // Not an invitation to pair; a pairing's secret none to a share.
         assert_eq!(invites.redeem(&SECRET, "t", Timestamp(1)), Err(Refusal::UnknownSecret));
         assert_eq!(
-            invites.redeem_share(&[2; 32], share, "t", Timestamp(1)),
+            invites.redeem_share(&[2; 32], share, &members, "t", Timestamp(1)),
             Err(Refusal::UnknownSecret)
         );
         assert_eq!(
-            invites.redeem_share(&SECRET, other, "t", Timestamp(1)),
+            invites.redeem_share(&SECRET, other, &members, "t", Timestamp(1)),
             Err(Refusal::OtherShare)
         );
         assert_eq!(invites.outstanding(Timestamp(1)), 2, "refusals use nothing up");
@@ -412,20 +449,74 @@ mod tests {
         // matches no pairing's secret.
         let file = std::fs::read_to_string(&path).unwrap();
         assert!(!file.contains(&hash(&SECRET)) && file.contains(&share_hash(&SECRET)));
-        assert_eq!(invites.redeem_share(&SECRET, share, "t", Timestamp(2)), Ok(invite));
+        // One more member since: still good.
+        let grown = [members.clone(), vec![[3; 32]]].concat();
+        assert_eq!(invites.redeem_share(&SECRET, share, &grown, "t", Timestamp(2)), Ok(invite));
         assert_eq!(
-            Invites::load(&path).unwrap().redeem_share(&SECRET, share, "u", Timestamp(3)),
+            Invites::load(&path).unwrap().redeem_share(&SECRET, share, &members, "u", Timestamp(3)),
             Err(Refusal::AlreadyUsed)
         );
         invites.create_share(
             &[3; 32],
             Timestamp(20_000),
             Timestamp(4),
-            ShareInvite { share, project: "p".into(), role: Role::Write },
+            ShareInvite { share, project: "p".into(), role: Role::Write, members: Vec::new() },
         );
         assert_eq!(
-            invites.redeem_share(&[3; 32], share, "v", Timestamp(20_000)),
+            invites.redeem_share(&[3; 32], share, &members, "v", Timestamp(20_000)),
             Err(Refusal::Expired)
+        );
+    }
+
+    #[test]
+    fn a_ticket_made_before_a_removal_admits_nobody_after_it() {
+        let (share, members) = (ShareId([4; 32]), vec![[1; 32], [2; 32]]);
+        let mut invites = Invites::in_memory();
+        let invite =
+            ShareInvite { share, project: "p".into(), role: Role::Write, members: members.clone() };
+        invites.create_share(&SECRET, Timestamp(10_000), Timestamp(0), invite);
+        let after_removal = [[1; 32]];
+        assert_eq!(
+            invites.peek_share(&SECRET, share, &after_removal, Timestamp(1)).map(|_| ()),
+            Err(Refusal::Ended)
+        );
+        assert_eq!(
+            invites.redeem_share(&SECRET, share, &after_removal, "t", Timestamp(1)).map(|_| ()),
+            Err(Refusal::Ended)
+        );
+        assert_eq!(invites.outstanding(Timestamp(1)), 1, "a refusal uses nothing up");
+    }
+
+    #[test]
+    fn a_ticket_whose_use_cannot_be_written_down_admits_nobody() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("invites.json");
+        let (share, members) = (ShareId([4; 32]), vec![[1; 32]]);
+        let invite =
+            ShareInvite { share, project: "p".into(), role: Role::Write, members: members.clone() };
+        Invites::load(&path).unwrap().create_share(
+            &SECRET,
+            Timestamp(10_000),
+            Timestamp(0),
+            invite,
+        );
+        let mut invites = Invites::load(&path).unwrap();
+        crate::faults::arm(0, crate::faults::Fault::NoSpace);
+        let redeemed = invites.redeem_share(&SECRET, share, &members, "t", Timestamp(1));
+        let (fired, _) = crate::faults::disarm();
+        assert!(fired);
+        assert!(matches!(redeemed, Err(Refusal::Internal(_))), "{redeemed:?}");
+        // Nothing used up, in memory or on disk: after a restart the ticket
+        // still works once.
+        assert_eq!(invites.outstanding(Timestamp(1)), 1);
+        let mut restarted = Invites::load(&path).unwrap();
+        assert!(restarted.redeem_share(&SECRET, share, &members, "t", Timestamp(2)).is_ok());
+        assert_eq!(
+            Invites::load(&path)
+                .unwrap()
+                .redeem_share(&SECRET, share, &members, "u", Timestamp(3))
+                .map(|_| ()),
+            Err(Refusal::AlreadyUsed)
         );
     }
 

@@ -372,8 +372,14 @@ async fn a_removed_member_gets_nothing_new_and_the_persons_other_device_never_fa
     // stores something new; it comes back and gets it.
     on_server.close().await;
     server.stop();
+    // A ticket made before the removal, given to nobody yet.
+    let spare = share(&laptop, "acme-api", &[]);
     let (ok, _, stderr) = laptop.run(&["share", "remove", "bob"]);
     assert!(ok, "{stderr}");
+    // It admits nobody after: the removed teammate's other device, say.
+    let (joined, stderr) = join(&TestHome::named("bob-phone"), &spare);
+    assert!(!joined, "a ticket made before the removal admitted a device after it");
+    assert!(stderr.contains("made before a member of the shared project was removed"), "{stderr}");
     let after = "After the removal the acme api moved to port 8443.";
     store(&on_laptop, after, &namespace).await;
     let on_server = server.client().await;

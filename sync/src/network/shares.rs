@@ -200,11 +200,12 @@ impl Network {
             None => return Err("this device is no longer a member of the share".into()),
         }
         let project = held.record.project.clone();
+        let members = held.membership().members().iter().map(|member| member.device).collect();
         drop(shares);
         let now = (inner.clock)();
         let secret: [u8; 32] = rand::rng().random();
         let expires_at = ferrex_core::Timestamp(now.0 + ttl.as_millis() as i64);
-        let invite = ShareInvite { share: *share, project: project.clone(), role };
+        let invite = ShareInvite { share: *share, project: project.clone(), role, members };
         lock(&inner.invites).create_share(&secret, expires_at, now, invite);
         let addr = EndpointAddr::from_parts(
             inner.identity.id(),
@@ -754,6 +755,7 @@ impl Inner {
         let lost = lock(&self.members_seen)
             .insert(*share, members.clone())
             .is_some_and(|before| !before.is_subset(&members));
+
         let suffix = format!(".{}", &share.to_hex()[..16]);
         for (key, slot) in lock(&self.slots).iter() {
             if key.ends_with(&suffix)
@@ -1242,16 +1244,27 @@ impl Inner {
         }
     }
 
+    /// The members of `share` by what this device holds now.
+    fn members_now(&self, share: &ShareId) -> Vec<[u8; 32]> {
+        lock(&self.shares)
+            .get(share)
+            .map(|held| held.membership().members().iter().map(|member| member.device).collect())
+            .unwrap_or_default()
+    }
+
     /// What joining `share` with `secret` would bring.
     fn preview(&self, peer: &str, share: ShareId, secret: &[u8; 32]) -> ShareReply {
         let now = (self.clock)();
+        // Read before the throttle is locked: no lock is held while another
+        // is taken but in the order throttle, invites.
+        let members = self.members_now(&share);
         let mut throttle = lock(&self.throttle);
         if let Err(wait) = throttle.check(peer, now) {
             return ShareReply::Refused(Refusal::Throttled {
                 retry_after_secs: wait.as_secs().max(1),
             });
         }
-        let invite = match lock(&self.invites).peek_share(secret, share, now) {
+        let invite = match lock(&self.invites).peek_share(secret, share, &members, now) {
             Ok(invite) => invite,
             Err(refusal) => {
                 throttle.failed(peer, now);
@@ -1288,6 +1301,7 @@ impl Inner {
         let Some(device) = device_bytes(peer) else {
             return ShareReply::Refused(Refusal::UnknownSecret);
         };
+        let members = self.members_now(&share);
         let mut throttle = lock(&self.throttle);
         if let Err(wait) = throttle.check(peer, now) {
             return ShareReply::Refused(Refusal::Throttled {
@@ -1300,7 +1314,7 @@ impl Inner {
                 "that device is one of this person's own: it holds the share already".into(),
             ));
         }
-        let invite = match lock(&self.invites).redeem_share(secret, share, peer, now) {
+        let invite = match lock(&self.invites).redeem_share(secret, share, &members, peer, now) {
             Ok(invite) => invite,
             Err(refusal) => {
                 throttle.failed(peer, now);
