@@ -95,9 +95,27 @@ impl Replica {
         let document = lock(&document);
         let maps = document.maps();
         let store = lock(&self.keys);
+        // In a share, a record is answered only if it is the share's: a
+        // writer that puts a record there naming another namespace's memory
+        // or entity, or its key id, gets none of its keys.
+        let share = id.namespace().filter(|namespace| crate::shares::is_share_namespace(namespace));
+        let of_share = |root: &str, record: &str| {
+            let Some(namespace) = share else { return true };
+            match root {
+                "memories" => {
+                    self.locate(record).is_some_and(|home| home.namespace() == Some(namespace))
+                }
+                "entities" => self.entity_used_in(record, namespace),
+                _ => records::alias_links(&maps, record)
+                    .is_some_and(|(entity, _)| self.entity_used_in(&entity, namespace)),
+            }
+        };
         for (number, record) in records {
             let Some(root) = SEALED_ROOTS.get(*number as usize) else { continue };
-            let key = self.live_key(&maps, root, record).and_then(|key_id| store.get(&key_id));
+            let key = self
+                .live_key(&maps, root, record)
+                .filter(|_| of_share(root, record))
+                .and_then(|key_id| store.get_for(record, &key_id));
             match key {
                 Some(key) => answer.push(key.bytes()),
                 None => unanswered.push((*number, record.clone())),
@@ -172,5 +190,60 @@ impl Replica {
             keys: changed,
             purged: false,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use automerge::{ObjType, ScalarValue, transaction::Transactable};
+    use ferrex_core::{Namespace, Timestamp};
+
+    use crate::{DocId, NewMemory, NewRecords, Replica, ReplicaOptions, replica::lock};
+
+    #[test]
+    fn a_share_record_naming_another_records_key_gets_no_key() {
+        let temp = tempfile::tempdir().unwrap();
+        let person = Replica::open(temp.path(), "person", ReplicaOptions::default()).unwrap();
+        let (work, share) = (
+            Namespace::parse("work").unwrap(),
+            Namespace::parse("share.00112233445566778899aabbccddeeff").unwrap(),
+        );
+        let write = |namespace: &Namespace, id: &str| {
+            let memory = NewMemory::episode(id, format!("text of {id}"), "person", Timestamp(1));
+            let records = NewRecords { memories: vec![memory], ..NewRecords::default() };
+            person.write_new(namespace, Timestamp(1), &records).unwrap();
+        };
+        write(&work, "x1");
+        write(&share, "s1");
+        let home = person.locate("x1").unwrap();
+        let private_key = {
+            let document = person.document(&home).unwrap();
+            let document = lock(&document);
+            crate::records::live_memory_key(&document.maps(), "x1").unwrap()
+        };
+        // As merged from a writer of the share: a record `y` naming x1's
+        // key id, and one under x1's own id naming it (x1 stays in `work`).
+        let shard = DocId::shard(&share, 0);
+        {
+            let document = person.document(&shard).unwrap();
+            let mut document = lock(&document);
+            document
+                .write(Timestamp(2), |doc, roots, _| {
+                    for id in ["y", "x1"] {
+                        let object = doc.put_object(roots.get("memories"), id, ObjType::Map)?;
+                        doc.put(&object, "kind", "episode")?;
+                        doc.put(&object, "key", ScalarValue::Bytes(private_key.0.to_vec()))?;
+                        doc.put(&object, "sealed", ScalarValue::Bytes(vec![0; 40]))?;
+                    }
+                    Ok(())
+                })
+                .unwrap();
+        }
+        assert_eq!(person.locate("x1"), Some(home));
+        let asked = [(0, "y".to_owned()), (0, "x1".to_owned()), (0, "s1".to_owned())];
+        let (keys, unanswered) = person.answer_keys(&shard, &asked).unwrap();
+        // Only the share's own record is answered.
+        assert_eq!(keys.len(), 1);
+        assert_eq!(unanswered, asked[..2]);
     }
 }

@@ -224,6 +224,13 @@ impl KeyStore {
         self.by_id.get(id).map(|entry| &entry.key)
     }
 
+    /// The key with id `id`, if it is filed for `record` (a memory, entity
+    /// or alias key): a record naming another record's key id gets nothing.
+    pub fn get_for(&self, record: &str, id: &KeyId) -> Option<&Key> {
+        let filed = self.by_tag.get(&RecordTag::of(record))?;
+        filed.contains(id).then(|| self.get(id)).flatten()
+    }
+
     /// Whether the key `id` is here.
     pub fn contains(&self, id: &KeyId) -> bool {
         self.by_id.contains_key(id)

@@ -67,7 +67,7 @@ pub type RecordRef = (u8, String);
 #[derive(Debug, Default)]
 struct Refs {
     of_memory: HashMap<String, Vec<String>>,
-    count: HashMap<String, usize>,
+    users: HashMap<String, std::collections::HashSet<String>>,
 }
 
 impl Refs {
@@ -84,31 +84,35 @@ impl Refs {
         let mut orphaned = Vec::new();
         if let Some(old) = self.of_memory.remove(id) {
             for entity in old {
-                if let Some(count) = self.count.get_mut(&entity) {
-                    *count -= 1;
-                    if *count == 0 {
-                        self.count.remove(&entity);
-                        orphaned.push(entity);
-                    }
+                if let Some(users) = self.users.get_mut(&entity)
+                    && users.remove(id)
+                    && users.is_empty()
+                {
+                    self.users.remove(&entity);
+                    orphaned.push(entity);
                 }
             }
         }
         if let Some(refs) = refs {
             for entity in &refs {
-                let count = self.count.entry(entity.clone()).or_default();
-                *count += 1;
-                if *count == 1 && !orphaned.contains(entity) {
+                let users = self.users.entry(entity.clone()).or_default();
+                if users.insert(id.to_owned()) && users.len() == 1 && !orphaned.contains(entity) {
                     revived.push(entity.clone());
                 }
             }
-            orphaned.retain(|entity| !self.count.contains_key(entity));
+            orphaned.retain(|entity| !self.users.contains_key(entity));
             self.of_memory.insert(id.to_owned(), refs);
         }
         (orphaned, revived)
     }
 
     pub(crate) fn used(&self, entity: &str) -> bool {
-        self.count.contains_key(entity)
+        self.users.contains_key(entity)
+    }
+
+    /// The live memories that use `entity`.
+    fn users_of(&self, entity: &str) -> impl Iterator<Item = &String> {
+        self.users.get(entity).into_iter().flatten()
     }
 }
 
@@ -281,6 +285,16 @@ impl Replica {
     /// Whether a live memory uses entity `id`.
     pub(crate) fn entity_used(&self, id: &str) -> bool {
         lock(&self.refs).used(id)
+    }
+
+    /// Whether a live memory of `namespace` uses the entity `id`: what a
+    /// share's key answer asks, so that a record in a share naming one of
+    /// another namespace's entities gets none of its keys.
+    pub(crate) fn entity_used_in(&self, id: &str, namespace: &Namespace) -> bool {
+        let locations = self.locations.read().unwrap_or_else(PoisonError::into_inner);
+        lock(&self.refs).users_of(id).any(|memory| {
+            locations.get(memory).is_some_and(|home| home.namespace() == Some(namespace))
+        })
     }
 
     /// Whether the alias `key` of `document` is live: its entity is used and
