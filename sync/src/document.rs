@@ -365,6 +365,13 @@ impl Document {
         self.doc.length(self.roots.get(root))
     }
 
+    /// The document's current state as JSON (for tests that look for what
+    /// it names).
+    #[cfg(test)]
+    pub(crate) fn to_json(&self) -> String {
+        serde_json::to_string(&automerge::AutoSerde::from(&self.doc)).unwrap_or_default()
+    }
+
     /// Operations in the document's history: never fewer after any change,
     /// a deletion included.
     pub(crate) fn ops(&self) -> u64 {

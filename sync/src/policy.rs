@@ -27,6 +27,23 @@ pub(crate) fn member_refusal(
     (!member).then_some(Refusal::NotMember)
 }
 
+/// Who this device (`me`) writes as in a share where it takes part without
+/// a grant (one of the person's devices in a share the person created):
+/// the share's creator, a member whose id the teammates know already, so
+/// that the person's other devices are named in none of the share's
+/// documents. `None` where it holds a grant, or the share has no creator
+/// yet.
+pub(crate) fn stand_in(membership: &Membership, me: &[u8; 32]) -> Option<String> {
+    if membership.role_of(me).is_some() {
+        return None;
+    }
+    let creator = membership.statements().find_map(|statement| match statement.body.action {
+        Action::Create { .. } => Some(statement.body.issuer),
+        _ => None,
+    })?;
+    Some(hex::encode(creator))
+}
+
 /// The statements a device of the person signs in a share it holds, to
 /// keep the share's grants in step with the person's registry:
 /// - a grant of this device's role to each paired device without one, in a

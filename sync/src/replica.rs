@@ -257,6 +257,9 @@ pub struct Replica {
     /// Namespaces of shares this device may only read: every write there
     /// is refused ([`Replica::set_read_only`]).
     read_only: RwLock<BTreeSet<Namespace>>,
+    /// Per share's namespace where this device takes part without a grant,
+    /// the member it writes as ([`Replica::set_stand_ins`]).
+    stand_ins: RwLock<BTreeMap<Namespace, String>>,
 }
 
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -393,6 +396,7 @@ impl Replica {
             dead_at_open: Mutex::new(Vec::new()),
             purging: Mutex::new(()),
             read_only: RwLock::new(BTreeSet::new()),
+            stand_ins: RwLock::new(BTreeMap::new()),
         };
         let loaded = started.elapsed();
         replica.delete_unused_keys()?;
@@ -746,6 +750,53 @@ impl Replica {
             }
         }
         self.writable(&lock(&document).id)?;
+        // Written as the stand-in, where this device has one.
+        let stand_in = self.stand_in(namespace);
+        let as_writer = |by: &str| match &stand_in {
+            Some(stand_in) if by == self.device => stand_in.clone(),
+            _ => by.to_owned(),
+        };
+        let memories: Vec<NewMemory> = writing
+            .memories
+            .iter()
+            .map(|(memory, _)| NewMemory {
+                created_by: as_writer(&memory.created_by),
+                ..(*memory).clone()
+            })
+            .collect();
+        let entities: Vec<Entity> = writing
+            .entities
+            .iter()
+            .map(|entity| Entity { created_by: as_writer(&entity.created_by), ..(*entity).clone() })
+            .collect();
+        let aliases: Vec<Alias> = writing
+            .aliases
+            .iter()
+            .map(|(_, alias, _)| Alias {
+                created_by: as_writer(&alias.created_by),
+                ..(*alias).clone()
+            })
+            .collect();
+        let edges: Vec<Edge> = writing
+            .edges
+            .iter()
+            .map(|edge| Edge { created_by: as_writer(&edge.created_by), ..(*edge).clone() })
+            .collect();
+        let writing = Writing {
+            memories: memories
+                .iter()
+                .zip(writing.memories.iter().map(|(_, counters)| *counters))
+                .collect(),
+            entities: entities.iter().collect(),
+            aliases: writing
+                .aliases
+                .iter()
+                .zip(&aliases)
+                .map(|((name, _, introducer), alias)| (name.clone(), alias, *introducer))
+                .collect(),
+            edges: edges.iter().collect(),
+        };
+        let writing = &writing;
         let ((), change) = lock(&document).write(now, |doc, roots, keys| {
             for (entity, key) in writing.entities.iter().zip(&entity_keys) {
                 records::put_entity(doc, roots, entity, key)?;
@@ -792,6 +843,37 @@ impl Replica {
     /// read) refuse every write, and the others take them again.
     pub fn set_read_only(&self, namespaces: BTreeSet<Namespace>) {
         *self.read_only.write().unwrap_or_else(PoisonError::into_inner) = namespaces;
+    }
+
+    /// Sets, per share's namespace where this device takes part without a
+    /// grant (one of the person's devices in a share the person created),
+    /// the member it writes as: the share's creator. Its id then appears in
+    /// none of the share's documents, so teammates never learn of it: the
+    /// records it writes name the creator as their writer, its tombstones
+    /// too, and its validations and recall counts stay here (they are kept
+    /// per device; under the creator's name they would overwrite the
+    /// creator's).
+    pub fn set_stand_ins(&self, stand_ins: BTreeMap<Namespace, String>) {
+        *self.stand_ins.write().unwrap_or_else(PoisonError::into_inner) = stand_ins;
+    }
+
+    /// The id this device writes as in `namespace`: its own, or its stand-in
+    /// there ([`Replica::set_stand_ins`]).
+    pub fn writer_in(&self, namespace: &Namespace) -> String {
+        self.stand_in(namespace).unwrap_or_else(|| self.device.clone())
+    }
+
+    /// Whether what this device keeps per device of memory `id` (its
+    /// validations and recall counts) stays here: the memory lives where
+    /// the device writes as a stand-in ([`Replica::set_stand_ins`]).
+    pub fn kept_here(&self, id: &str) -> bool {
+        self.locate(id)
+            .and_then(|doc| doc.namespace().cloned())
+            .is_some_and(|namespace| self.stand_in(&namespace).is_some())
+    }
+
+    fn stand_in(&self, namespace: &Namespace) -> Option<String> {
+        self.stand_ins.read().unwrap_or_else(PoisonError::into_inner).get(namespace).cloned()
     }
 
     /// Whether `namespace` refuses writes here (a share this device may
@@ -859,16 +941,15 @@ impl Replica {
             self.writable(&doc_id)?;
             let document = self.document(&doc_id)?;
             let mut document = lock(&document);
+            let by =
+                doc_id.namespace().map_or_else(|| self.device.clone(), |ns| self.writer_in(ns));
             let (deleted, change) = document.write(now, |doc, roots, keys| {
                 let mut deleted = Vec::new();
                 for id in &ids {
                     if records::has_memory(&RootMaps::new(doc, roots), id) {
                         if tombstones {
-                            let tombstone = Tombstone {
-                                memory_id: id.clone(),
-                                at: now,
-                                by: self.device.clone(),
-                            };
+                            let tombstone =
+                                Tombstone { memory_id: id.clone(), at: now, by: by.clone() };
                             records::forget_memory(doc, roots, &tombstone)?;
                             keys.forgotten.insert(id.clone());
                         } else {
@@ -1049,7 +1130,7 @@ impl Replica {
         ids: &[String],
         now: Timestamp,
     ) -> Result<(Vec<String>, Vec<DocChange>), ReplicaError> {
-        self.per_doc(ids, now, |doc, roots, id| {
+        self.per_doc_own(ids, now, |doc, roots, id| {
             records::set_validated(doc, roots, id, &self.device, now)
         })
     }
@@ -1063,10 +1144,26 @@ impl Replica {
         now: Timestamp,
     ) -> Result<(Vec<String>, Vec<DocChange>), ReplicaError> {
         let ids: Vec<String> = stats.keys().cloned().collect();
-        self.per_doc(&ids, now, |doc, roots, id| match stats.get(id) {
+        self.per_doc_own(&ids, now, |doc, roots, id| match stats.get(id) {
             Some(stat) => records::add_access(doc, roots, id, &self.device, *stat),
             None => Ok(false),
         })
+    }
+
+    /// [`Replica::per_doc`] for what is kept per device, under the device's
+    /// own id: passed over in a namespace where it writes as a stand-in.
+    fn per_doc_own(
+        &self,
+        ids: &[String],
+        now: Timestamp,
+        apply: impl Fn(
+            &mut automerge::AutoCommit,
+            &crate::schema::Roots,
+            &str,
+        ) -> Result<bool, automerge::AutomergeError>,
+    ) -> Result<(Vec<String>, Vec<DocChange>), ReplicaError> {
+        let ids: Vec<String> = ids.iter().filter(|id| !self.kept_here(id)).cloned().collect();
+        self.per_doc(&ids, now, apply)
     }
 
     fn per_doc(
@@ -1378,5 +1475,49 @@ impl ShardReader<'_> {
     /// `aliases`, `edges`).
     pub fn keys(&self, root: &str) -> Vec<String> {
         self.document.keys(root)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ferrex_core::{AccessStat, Edge, EdgeKind};
+
+    use super::*;
+
+    #[test]
+    fn a_device_without_a_grant_names_itself_in_none_of_a_shares_documents() {
+        let temp = tempfile::tempdir().unwrap();
+        let server = Replica::open(temp.path(), "own-server", ReplicaOptions::default()).unwrap();
+        let share = Namespace::parse("share.00112233445566778899aabbccddeeff").unwrap();
+        server.set_stand_ins(BTreeMap::from([(share.clone(), "the-creator".to_owned())]));
+        assert_eq!(server.writer_in(&share), "the-creator");
+        let write = |id: &str| {
+            let memory =
+                NewMemory::episode(id, format!("text of {id}"), "own-server", Timestamp(1));
+            let records = NewRecords { memories: vec![memory], ..NewRecords::default() };
+            server.write_new(&share, Timestamp(1), &records).unwrap();
+        };
+        write("m1");
+        write("m2");
+        let edge = Edge {
+            kind: EdgeKind::Supersedes,
+            from: "m2".into(),
+            to: "m1".into(),
+            created_at: Timestamp(2),
+            created_by: "own-server".into(),
+        };
+        server.add_edges(&share, vec![edge], Timestamp(2)).unwrap();
+        server.validate(&["m1".to_owned()], Timestamp(3)).unwrap();
+        let stats =
+            BTreeMap::from([("m1".to_owned(), AccessStat { count: 4, last: Some(Timestamp(4)) })]);
+        server.fold_access(&stats, Timestamp(4)).unwrap();
+        server.forget(&["m2".to_owned()], Timestamp(5)).unwrap();
+        let document = server.document(&DocId::shard(&share, 0)).unwrap();
+        let json = lock(&document).to_json();
+        assert!(json.contains("the-creator"), "{json}");
+        assert!(!json.contains("own-server"), "the device named itself in the share: {json}");
+        // Elsewhere it writes as itself.
+        let work = Namespace::parse("work").unwrap();
+        assert_eq!(server.writer_in(&work), "own-server");
     }
 }

@@ -595,15 +595,19 @@ impl Client {
     }
 }
 
-/// The files under `dir` whose bytes contain `needle` (ASCII letters
-/// compared case-insensitively, as full-text indexes fold case).
+/// The files under `dir` whose bytes or whose names (a directory's too)
+/// contain `needle` (ASCII letters compared case-insensitively, as
+/// full-text indexes fold case).
 pub fn files_containing(dir: &Path, needle: &str) -> Vec<PathBuf> {
     let needle = needle.to_ascii_lowercase().into_bytes();
     let mut found = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else { return found };
     for entry in entries.flatten() {
         let path = entry.path();
-        if path.is_dir() {
+        let name = entry.file_name().to_string_lossy().to_ascii_lowercase().into_bytes();
+        if name.windows(needle.len()).any(|window| window == needle.as_slice()) {
+            found.push(path);
+        } else if path.is_dir() {
             found.extend(files_containing(&path, &String::from_utf8_lossy(&needle)));
         } else if let Ok(bytes) = std::fs::read(&path)
             && bytes

@@ -165,7 +165,34 @@ async fn a_shared_project_reaches_a_teammate_and_nothing_else_of_the_persons_doe
         assert!(found.is_some(), "a person's device never recalled the teammate's memory");
     }
 
-    // Every file of the teammate's home: nothing of the person's but the share.
+    // The server, which takes part without a grant, writes into the share,
+    // recalls and validates there, and forgets there; its recall counts are
+    // folded into the documents when its node stops. None of it names it.
+    let by_server = "The server noted that the acme api canary listens on port 7714.";
+    let server_note = store(&on_server, by_server, &namespace).await;
+    let dropped =
+        store(&on_server, "A passing acme api remark the server forgets.", &namespace).await;
+    on_server.ok("forget", json!({"ids": [dropped]})).await;
+    let validated = on_server
+        .ok(
+            "recall",
+            json!({"query": "acme api canary port", "namespace": "acme-api",
+                   "validate_ids": [server_note.clone()]}),
+        )
+        .await;
+    assert!(validated.to_string().contains("7714"), "{validated}");
+    on_server.close().await;
+    server.stop();
+    let on_server = server.client().await;
+    // Written after the fold, in the same document: the teammate has the
+    // fold once it has this.
+    let after_fold = "After the fold the acme api canary moved to port 7715.";
+    store(&on_server, after_fold, &namespace).await;
+    let found = recalled(&on_teammate, "acme api canary port", "acme-api", "7715").await;
+    assert!(found.is_some(), "the teammate never got what the server wrote after its fold");
+
+    // Every file of the teammate's home, its names and its bytes: nothing of
+    // the person's but the share.
     let mut needles: Vec<String> = planted.iter().map(|(_, text)| text[..20].to_owned()).collect();
     needles.extend(planted_ids);
     needles.push(original);
@@ -179,9 +206,27 @@ async fn a_shared_project_reaches_a_teammate_and_nothing_else_of_the_persons_doe
     for addr in server_status["device"]["addrs"].as_array().unwrap() {
         needles.push(addr.as_str().unwrap().to_owned());
     }
+    // What the teammate's own node answers: its export of every namespace,
+    // and its recall in each of them.
+    let (ok, export, stderr) = teammate.run(&["export"]);
+    assert!(ok, "{stderr}");
+    assert!(export.contains("7714"), "the export holds the share: {export}");
+    let mut answers = export;
+    let teammate_namespaces = ["acme-api", "default", namespace.as_str()];
+    for (scope, query) in teammate_namespaces.iter().flat_map(|scope| {
+        ["acme api canary port", "who wrote about the acme api", "codename default notes"]
+            .map(|query| (*scope, query))
+    }) {
+        let answer = on_teammate.ok("recall", json!({"query": query, "namespace": scope})).await;
+        answers.push_str(&answer.to_string());
+    }
     for needle in &needles {
         let found = teammate.files_containing(needle);
         assert!(found.is_empty(), "{needle:?} is in the teammate's home: {found:?}");
+        assert!(
+            !answers.to_lowercase().contains(&needle.to_lowercase()),
+            "{needle:?} is in what the teammate's node answers"
+        );
     }
     assert!(!teammate.files_containing("blue green switching").is_empty(), "the share is there");
     // And the teammate's own memories of the project stay its own.

@@ -762,7 +762,10 @@ impl Engine {
                     None if single_shared => lock(&self.index).shared_chunks_of(
                         namespace,
                         &relative,
-                        self.replica.device(),
+                        &ferrex_core::Namespace::parse(namespace).map_or_else(
+                            |_| self.replica.device().to_owned(),
+                            |ns| self.replica.writer_in(&ns),
+                        ),
                     )?,
                     None => Vec::new(),
                 };

@@ -377,6 +377,10 @@ impl Engine {
         for change in &changes {
             indexer::apply_change(&mut index, &self.replica, change, &KnownVectors::new())?;
         }
+        // Counts of a share where this device writes as a stand-in stay in
+        // the index, unfolded: written down, they would name the device.
+        let mut pending = pending;
+        pending.retain(|id, _| !self.replica.kept_here(id));
         index.mark_folded(&pending)?;
         drop(index);
         self.replica.unload(&unloaded);

@@ -790,12 +790,19 @@ impl Inner {
         let me = *self.identity.id().as_bytes();
         let registry = self.replica.registry();
         let own = |device: &[u8; 32]| self.own_device(&registry, device);
-        let read_only = lock(&self.shares)
+        let shares = lock(&self.shares);
+        let read_only = shares
             .all()
             .filter(|held| held.role_of(&me, own).is_none_or(|role| role < Role::Write))
             .map(|held| held.namespace())
             .collect();
+        let stand_ins = shares
+            .all()
+            .filter_map(|held| Some((held.namespace(), policy::stand_in(&held.membership(), &me)?)))
+            .collect();
+        drop(shares);
         self.replica.set_read_only(read_only);
+        self.replica.set_stand_ins(stand_ins);
     }
 
     /// What a session with the paired device `peer` carries: every
