@@ -939,33 +939,33 @@ fn entitles(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     const NOW: Timestamp = Timestamp(1_800_000_000_000);
 
-    fn key(seed: u8) -> SecretKey {
+    pub(crate) fn key(seed: u8) -> SecretKey {
         SecretKey::from_bytes(&[seed; 32])
     }
 
-    fn device(secret: &SecretKey) -> [u8; 32] {
+    pub(crate) fn device(secret: &SecretKey) -> [u8; 32] {
         *secret.public().as_bytes()
     }
 
     /// A share created by `laptop`, with helpers to sign in it.
-    struct Share {
-        id: ShareId,
-        create: Statement,
-        all: Vec<Statement>,
+    pub(crate) struct Share {
+        pub(crate) id: ShareId,
+        pub(crate) create: Statement,
+        pub(crate) all: Vec<Statement>,
     }
 
     impl Share {
-        fn new(creator: &SecretKey) -> Share {
+        pub(crate) fn new(creator: &SecretKey) -> Share {
             let create = Statement::create(creator, [7; 16], NOW);
             Share { id: create.body.share, all: vec![create.clone()], create }
         }
 
-        fn grant(
+        pub(crate) fn grant(
             &mut self,
             by: &SecretKey,
             proof: &Statement,
@@ -983,7 +983,12 @@ mod tests {
             statement
         }
 
-        fn revoke(&mut self, by: &SecretKey, proof: &Statement, grant: &Statement) -> Statement {
+        pub(crate) fn revoke(
+            &mut self,
+            by: &SecretKey,
+            proof: &Statement,
+            grant: &Statement,
+        ) -> Statement {
             let statement = Statement::sign(
                 by,
                 self.id,
@@ -995,7 +1000,7 @@ mod tests {
             statement
         }
 
-        fn resolve(&self) -> Membership {
+        pub(crate) fn resolve(&self) -> Membership {
             Membership::resolve(self.id, self.all.iter().map(|s| s.bytes.as_slice()))
         }
     }

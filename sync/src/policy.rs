@@ -124,47 +124,17 @@ pub(crate) fn own_statements_to_sign(
 
 #[cfg(test)]
 mod tests {
-    use ferrex_core::Timestamp;
     use iroh::SecretKey;
 
     use super::*;
-    use crate::membership::{Role, ShareId};
+    use crate::membership::{
+        Role,
+        tests::{Share, device, key},
+    };
 
-    const NOW: Timestamp = Timestamp(1_800_000_000_000);
-
-    fn key(seed: u8) -> SecretKey {
-        SecretKey::from_bytes(&[seed; 32])
-    }
-
-    fn device(secret: &SecretKey) -> [u8; 32] {
-        *secret.public().as_bytes()
-    }
-
-    /// A share's statements as they are signed.
-    struct Signed {
-        share: ShareId,
-        all: Vec<Statement>,
-    }
-
-    impl Signed {
-        fn new(creator: &SecretKey) -> (Signed, Statement) {
-            let create = Statement::create(creator, [7; 16], NOW);
-            (Signed { share: create.body.share, all: vec![create.clone()] }, create)
-        }
-
-        fn sign(&mut self, by: &SecretKey, proof: &Statement, action: Action) -> Statement {
-            let statement = Statement::sign(by, self.share, Some(proof.id), action, NOW);
-            self.all.push(statement.clone());
-            statement
-        }
-
-        fn grant(&mut self, by: &SecretKey, proof: &Statement, to: &SecretKey) -> Statement {
-            self.sign(by, proof, Action::Grant { device: device(to), role: Role::Write })
-        }
-
-        fn membership(&self) -> Membership {
-            Membership::resolve(self.share, self.all.iter().map(|s| s.bytes.as_slice()))
-        }
+    /// A grant of `write` from `by` to `to`.
+    fn grant(share: &mut Share, by: &SecretKey, proof: &Statement, to: &SecretKey) -> Statement {
+        share.grant(by, proof, to, Role::Write)
     }
 
     fn grants(actions: &[Action]) -> Vec<[u8; 32]> {
@@ -180,9 +150,10 @@ mod tests {
     #[test]
     fn a_stranger_gets_the_same_refusal_whether_the_share_is_held_or_not() {
         let (admin, teammate, stranger) = (key(1), key(2), key(3));
-        let (mut share, create) = Signed::new(&admin);
-        share.grant(&admin, &create, &teammate);
-        let membership = share.membership();
+        let mut share = Share::new(&admin);
+        let create = share.create.clone();
+        grant(&mut share, &admin, &create, &teammate);
+        let membership = share.resolve();
         let held = member_refusal(Some(&membership), &device(&admin), &device(&stranger));
         let not_held = member_refusal(None, &device(&admin), &device(&stranger));
         assert_eq!(held, Some(Refusal::NotMember));
@@ -199,14 +170,15 @@ mod tests {
         // Bob's laptop granted his phone and tablet; an admin removed the
         // tablet; Bob unpairs the laptop on the phone.
         let (admin, laptop, phone, tablet) = (key(1), key(2), key(3), key(4));
-        let (mut share, create) = Signed::new(&admin);
-        let laptop_grant = share.grant(&admin, &create, &laptop);
-        let phone_grant = share.grant(&laptop, &laptop_grant, &phone);
-        let tablet_grant = share.grant(&laptop, &laptop_grant, &tablet);
-        share.sign(&admin, &create, Action::Revoke { grant: tablet_grant.id });
+        let mut share = Share::new(&admin);
+        let create = share.create.clone();
+        let laptop_grant = grant(&mut share, &admin, &create, &laptop);
+        let phone_grant = grant(&mut share, &laptop, &laptop_grant, &phone);
+        let tablet_grant = grant(&mut share, &laptop, &laptop_grant, &tablet);
+        share.revoke(&admin, &create, &tablet_grant);
         let _ = phone_grant;
         let actions = own_statements_to_sign(
-            &share.membership(),
+            &share.resolve(),
             &device(&phone),
             false,
             &[device(&tablet)],
@@ -224,12 +196,13 @@ mod tests {
         // The phone holds its own grant from the admin; the tablet's came
         // through the laptop, which the phone now unpairs.
         let (admin, laptop, phone, tablet) = (key(1), key(2), key(3), key(4));
-        let (mut share, create) = Signed::new(&admin);
-        let laptop_grant = share.grant(&admin, &create, &laptop);
-        share.grant(&admin, &create, &phone);
-        share.grant(&laptop, &laptop_grant, &tablet);
-        share.sign(&admin, &create, Action::Revoke { grant: laptop_grant.id });
-        let membership = share.membership();
+        let mut share = Share::new(&admin);
+        let create = share.create.clone();
+        let laptop_grant = grant(&mut share, &admin, &create, &laptop);
+        grant(&mut share, &admin, &create, &phone);
+        grant(&mut share, &laptop, &laptop_grant, &tablet);
+        share.revoke(&admin, &create, &laptop_grant);
+        let membership = share.resolve();
         let actions = own_statements_to_sign(
             &membership,
             &device(&phone),
