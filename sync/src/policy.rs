@@ -6,10 +6,103 @@
 //! `Membership` resolves a share's statements into members; this module
 //! turns members and the person's registry into decisions.
 
+use std::collections::BTreeSet;
+
+use ferrex_core::Namespace;
+
 use crate::{
-    Refusal,
-    membership::{Action, MAX_CHAIN, Membership, Statement},
+    Refusal, Scope,
+    membership::{Action, MAX_CHAIN, Membership, Role, Statement},
 };
+
+/// A share as the policy reads it: where its documents are and who
+/// belongs, by the statements this device holds.
+pub(crate) struct ShareFacts<'a> {
+    /// The share's namespace.
+    pub(crate) namespace: Namespace,
+    /// Its members.
+    pub(crate) membership: &'a Membership,
+}
+
+/// The device that signed the `Create` among `membership`'s statements.
+pub(crate) fn creator(membership: &Membership) -> Option<[u8; 32]> {
+    membership.statements().find_map(|statement| match statement.body.action {
+        Action::Create { .. } => Some(statement.body.issuer),
+        _ => None,
+    })
+}
+
+/// The role of `device` in a share, where `own` says whether a device is
+/// one of this person's: what its grants give it, else `admin` for one of
+/// the person's devices in a share the person created. The person's
+/// devices take part without a grant (one is signed only when a device
+/// acts: invites or removes), so that teammates never learn of the ones
+/// that do not (docs/sharing.md).
+pub(crate) fn role(
+    membership: &Membership,
+    device: &[u8; 32],
+    own: impl Fn(&[u8; 32]) -> bool,
+) -> Option<Role> {
+    membership.role_of(device).or_else(|| {
+        let creator = creator(membership)?;
+        (own(device) && (creator == *device || own(&creator))).then_some(Role::Admin)
+    })
+}
+
+/// What a session with `peer`, one of the person's paired devices,
+/// carries: every document but the shares it has no part in (and the
+/// share namespaces among `held` that no share record explains yet: carried
+/// to no one until this device knows who may have them), read-only for the
+/// shares it may only read.
+pub(crate) fn scope_for_paired(
+    shares: &[ShareFacts<'_>],
+    held: &[Namespace],
+    peer: &[u8; 32],
+    own: impl Fn(&[u8; 32]) -> bool,
+) -> Scope {
+    let mut withheld: BTreeSet<Namespace> =
+        held.iter().filter(|ns| crate::shares::is_share_namespace(ns)).cloned().collect();
+    let mut read_only = BTreeSet::new();
+    for share in shares {
+        withheld.remove(&share.namespace);
+        match role(share.membership, peer, &own) {
+            None => {
+                withheld.insert(share.namespace.clone());
+            }
+            Some(role) if role < Role::Write => {
+                read_only.insert(share.namespace.clone());
+            }
+            Some(_) => {}
+        }
+    }
+    Scope::Own { withheld, read_only }
+}
+
+/// What a session with `peer`, a member of a share (a teammate's device),
+/// carries: the share's documents, read-only if it may not write; `None`
+/// (no session) unless both it and this device (`me`) are members.
+pub(crate) fn scope_for_member(
+    share: &ShareFacts<'_>,
+    me: &[u8; 32],
+    peer: &[u8; 32],
+) -> Option<Scope> {
+    share.membership.role_of(me)?;
+    let role = share.membership.role_of(peer)?;
+    Some(Scope::Share { namespace: share.namespace.clone(), read_only: role < Role::Write })
+}
+
+/// The shares' namespaces this device (`me`) may not write.
+pub(crate) fn read_only_here(
+    shares: &[ShareFacts<'_>],
+    me: &[u8; 32],
+    own: impl Fn(&[u8; 32]) -> bool,
+) -> BTreeSet<Namespace> {
+    shares
+        .iter()
+        .filter(|share| role(share.membership, me, &own).is_none_or(|role| role < Role::Write))
+        .map(|share| share.namespace.clone())
+        .collect()
+}
 
 /// Whether a device asking for an exchange of a share is answered: only
 /// when both it and this device are members, by what this device holds
@@ -37,11 +130,7 @@ pub(crate) fn stand_in(membership: &Membership, me: &[u8; 32]) -> Option<String>
     if membership.role_of(me).is_some() {
         return None;
     }
-    let creator = membership.statements().find_map(|statement| match statement.body.action {
-        Action::Create { .. } => Some(statement.body.issuer),
-        _ => None,
-    })?;
-    Some(hex::encode(creator))
+    Some(hex::encode(creator(membership)?))
 }
 
 /// The statements a device of the person signs in a share it holds, to
@@ -145,6 +234,103 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    /// A share created by Ann's laptop, with a writer and a reader of Bob's;
+    /// Ann's server is paired with the laptop and holds no grant.
+    struct Scene {
+        share: Share,
+        laptop: SecretKey,
+        server: SecretKey,
+        writer: SecretKey,
+        reader: SecretKey,
+        stranger: SecretKey,
+    }
+
+    fn scene() -> Scene {
+        let (laptop, server, writer, reader, stranger) = (key(1), key(2), key(3), key(4), key(5));
+        let mut share = Share::new(&laptop);
+        let create = share.create.clone();
+        share.grant(&laptop, &create, &writer, Role::Write);
+        share.grant(&laptop, &create, &reader, Role::Read);
+        Scene { share, laptop, server, writer, reader, stranger }
+    }
+
+    fn namespace() -> Namespace {
+        Namespace::parse("share.00112233445566778899aabbccddeeff").unwrap()
+    }
+
+    #[test]
+    fn the_person_s_devices_are_admins_without_a_grant_and_write_as_the_creator() {
+        let scene = scene();
+        let membership = scene.share.resolve();
+        let (laptop, server) = (device(&scene.laptop), device(&scene.server));
+        let own = |id: &[u8; 32]| *id == laptop || *id == server;
+        assert_eq!(role(&membership, &device(&scene.server), own), Some(Role::Admin));
+        assert_eq!(role(&membership, &device(&scene.server), |_| false), None);
+        assert_eq!(role(&membership, &device(&scene.reader), own), Some(Role::Read));
+        assert_eq!(
+            stand_in(&membership, &device(&scene.server)),
+            Some(hex::encode(device(&scene.laptop)))
+        );
+        assert_eq!(
+            stand_in(&membership, &device(&scene.laptop)),
+            None,
+            "the creator holds a grant"
+        );
+        assert_eq!(stand_in(&membership, &device(&scene.writer)), None);
+    }
+
+    #[test]
+    fn sessions_carry_what_each_peer_may_have() {
+        let scene = scene();
+        let membership = scene.share.resolve();
+        let share = ShareFacts { namespace: namespace(), membership: &membership };
+        let (laptop, server) = (device(&scene.laptop), device(&scene.server));
+        let own = |device: &[u8; 32]| *device == laptop || *device == server;
+        // A member's session: the share, read-only for the reader; none for
+        // a stranger, nor when this device is no member.
+        assert_eq!(
+            scope_for_member(&share, &laptop, &device(&scene.writer)),
+            Some(Scope::Share { namespace: namespace(), read_only: false })
+        );
+        assert_eq!(
+            scope_for_member(&share, &laptop, &device(&scene.reader)),
+            Some(Scope::Share { namespace: namespace(), read_only: true })
+        );
+        assert_eq!(scope_for_member(&share, &laptop, &device(&scene.stranger)), None);
+        assert_eq!(
+            scope_for_member(&share, &device(&scene.stranger), &device(&scene.writer)),
+            None
+        );
+        // A paired device's session: the share for the server; a share
+        // namespace held without its record is withheld.
+        let orphan = Namespace::parse("share.ffeeddccbbaa99887766554433221100").unwrap();
+        let held = [namespace(), orphan.clone(), Namespace::parse("work").unwrap()];
+        let facts = [ShareFacts { namespace: namespace(), membership: &membership }];
+        assert_eq!(
+            scope_for_paired(&facts, &held, &server, own),
+            Scope::Own { withheld: BTreeSet::from([orphan.clone()]), read_only: BTreeSet::new() }
+        );
+        // A paired device that is no part of the share (the person did not
+        // create it, and it holds no grant): withheld.
+        assert_eq!(
+            scope_for_paired(&facts, &held, &server, |device| *device == server),
+            Scope::Own {
+                withheld: BTreeSet::from([namespace(), orphan]),
+                read_only: BTreeSet::new()
+            }
+        );
+        // Read-only here for a reader.
+        assert_eq!(
+            read_only_here(&facts, &device(&scene.reader), |_| false),
+            BTreeSet::from([namespace()])
+        );
+        assert!(read_only_here(&facts, &device(&scene.writer), |_| false).is_empty());
+        assert_eq!(
+            read_only_here(&facts, &device(&scene.stranger), |_| false),
+            BTreeSet::from([namespace()])
+        );
     }
 
     #[test]

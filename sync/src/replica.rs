@@ -648,7 +648,7 @@ impl Replica {
     /// one held once that one is full. A full shard holds
     /// [`ReplicaOptions::shard_capacity`] memories, forgotten ones counted,
     /// or, since evicted memories leave no trace in the live state, has a
-    /// history of at least [`MIN_OPS_PER_MEMORY`] operations per memory it
+    /// history of at least `MIN_OPS_PER_MEMORY` operations per memory it
     /// could hold: the most a shard had before the next was opened can only
     /// grow. So a peer cannot step through shards (each a document, a
     /// directory, a log and an open file on every device) faster than it

@@ -122,7 +122,7 @@ impl Scope {
     }
 
     /// The largest frame taken from the peer: a member's are smaller than
-    /// the person's own devices' (see [`MAX_MEMBER_FRAME_BYTES`]).
+    /// the person's own devices' (`MAX_MEMBER_FRAME_BYTES`).
     pub fn max_frame_bytes(&self) -> usize {
         match self {
             Scope::Own { .. } => MAX_FRAME_BYTES,

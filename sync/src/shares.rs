@@ -89,27 +89,17 @@ impl HeldShare {
         creator_in(&self.membership())
     }
 
-    /// The role of `device` here, where `own` says whether a device (hex)
-    /// is one of this person's: what its grants give it, else `admin` for
-    /// one of the person's devices in a share the person created. The
-    /// person's devices take part without a grant (one is signed only
-    /// when a device acts: invites or removes), so that teammates never
-    /// learn of the ones that do not (docs/sharing.md).
+    /// The role of `device` here, where `own` says whether a device is one
+    /// of this person's: what its grants give it, else `admin` for one of
+    /// the person's devices in a share the person created (`policy::role`).
     pub fn role_of(&self, device: &[u8; 32], own: impl Fn(&[u8; 32]) -> bool) -> Option<Role> {
-        let membership = self.membership();
-        membership.role_of(device).or_else(|| {
-            let creator = creator_in(&membership)?;
-            (own(device) && (creator == *device || own(&creator))).then_some(Role::Admin)
-        })
+        crate::policy::role(&self.membership(), device, own)
     }
 }
 
 /// The device that signed the `Create` among `membership`'s statements.
 fn creator_in(membership: &Membership) -> Option<[u8; 32]> {
-    membership.statements().find_map(|statement| match statement.body.action {
-        Action::Create { .. } => Some(statement.body.issuer),
-        _ => None,
-    })
+    crate::policy::creator(membership)
 }
 
 /// What can go wrong with a share.

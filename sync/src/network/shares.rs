@@ -68,6 +68,20 @@ fn device_bytes(peer: &str) -> Option<[u8; 32]> {
     peer.parse::<EndpointId>().ok().map(|id| *id.as_bytes())
 }
 
+/// The policy's view of `memberships` (namespace, members) of the shares
+/// held.
+fn facts(
+    memberships: &[(Namespace, crate::membership::Membership)],
+) -> Vec<policy::ShareFacts<'_>> {
+    memberships
+        .iter()
+        .map(|(namespace, membership)| policy::ShareFacts {
+            namespace: namespace.clone(),
+            membership,
+        })
+        .collect()
+}
+
 /// How often a member may ask for an exchange, once its burst is spent:
 /// an honest one asks once per session.
 pub(super) const MEMBER_REQUEST_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
@@ -790,17 +804,15 @@ impl Inner {
         let me = *self.identity.id().as_bytes();
         let registry = self.replica.registry();
         let own = |device: &[u8; 32]| self.own_device(&registry, device);
-        let shares = lock(&self.shares);
-        let read_only = shares
-            .all()
-            .filter(|held| held.role_of(&me, own).is_none_or(|role| role < Role::Write))
-            .map(|held| held.namespace())
+        let memberships: Vec<_> =
+            lock(&self.shares).all().map(|held| (held.namespace(), held.membership())).collect();
+        let read_only = policy::read_only_here(&facts(&memberships), &me, own);
+        let stand_ins = memberships
+            .iter()
+            .filter_map(|(namespace, membership)| {
+                Some((namespace.clone(), policy::stand_in(membership, &me)?))
+            })
             .collect();
-        let stand_ins = shares
-            .all()
-            .filter_map(|held| Some((held.namespace(), policy::stand_in(&held.membership(), &me)?)))
-            .collect();
-        drop(shares);
         self.replica.set_read_only(read_only);
         self.replica.set_stand_ins(stand_ins);
     }
@@ -810,27 +822,17 @@ impl Inner {
     /// it may only read.
     pub(super) fn own_scope(&self, peer: &str) -> Scope {
         let Some(device) = device_bytes(peer) else { return Scope::own() };
-        let (mut withheld, mut read_only) = (BTreeSet::new(), BTreeSet::new());
-        // A share's documents that arrived before its record: carried to no
-        // one until this device knows who may have them.
-        withheld.extend(
-            self.replica.namespaces().into_iter().filter(crate::shares::is_share_namespace),
-        );
         let registry = self.replica.registry();
-        let own = |device: &[u8; 32]| self.own_device(&registry, device);
-        for held in lock(&self.shares).all() {
-            withheld.remove(&held.namespace());
-            match held.role_of(&device, own) {
-                None => {
-                    withheld.insert(held.namespace());
-                }
-                Some(role) if role < Role::Write => {
-                    read_only.insert(held.namespace());
-                }
-                Some(_) => {}
-            }
-        }
-        Scope::Own { withheld, read_only }
+        let shares = lock(&self.shares);
+        let memberships: Vec<_> =
+            shares.all().map(|held| (held.namespace(), held.membership())).collect();
+        drop(shares);
+        policy::scope_for_paired(
+            &facts(&memberships),
+            &self.replica.namespaces(),
+            &device,
+            |device| self.own_device(&registry, device),
+        )
     }
 
     /// Every share held, as the person's devices tell each other.
@@ -1112,11 +1114,10 @@ impl Inner {
         }
         let key = member_key(&peer, &share);
         let scope_now = |inner: &Inner| -> Option<Scope> {
-            let shares = lock(&inner.shares);
-            let membership = shares.get(&share)?.membership();
-            membership.role_of(inner.identity.id().as_bytes())?;
-            let role = membership.role_of(&device_bytes(&peer)?)?;
-            Some(Scope::Share { namespace: namespace_of(&share), read_only: role < Role::Write })
+            let membership = lock(&inner.shares).get(&share)?.membership();
+            let facts =
+                policy::ShareFacts { namespace: namespace_of(&share), membership: &membership };
+            policy::scope_for_member(&facts, inner.identity.id().as_bytes(), &device_bytes(&peer)?)
         };
         let Some(scope) = scope_now(self) else {
             connection.close(NOT_PAIRED.into(), b"not a member of the share");
