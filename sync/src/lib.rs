@@ -29,7 +29,7 @@ mod network;
 mod pairing;
 mod peers;
 pub mod platform;
-mod policy;
+pub mod policy;
 mod records;
 mod registry;
 mod replica;

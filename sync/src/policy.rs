@@ -15,17 +15,41 @@ use crate::{
     membership::{Action, MAX_CHAIN, Membership, Role, Statement},
 };
 
+/// The prefix of a share's namespace: `share.` and the first half of its
+/// id in hex. (A person's own namespace may not be shared, nor may one
+/// that looks like a share's.)
+pub const SHARE_NAMESPACE_PREFIX: &str = "share.";
+
+/// Whether `namespace` is a share's (or looks like one).
+pub fn is_share_namespace(namespace: &Namespace) -> bool {
+    namespace.as_str().starts_with(SHARE_NAMESPACE_PREFIX)
+}
+
+/// Whether a frame of `doc` from a peer whose session carries `scope` may
+/// make `doc` here, where `made` asks the replica ([`crate::Replica::may_make`]:
+/// a shard only once the one before it is full). A share's shards are
+/// checked from a member and from the person's own devices alike, so nobody
+/// steps a device through empty shards; other namespaces' shards come from
+/// the person's own devices only, which are trusted with them.
+pub fn may_make(scope: &Scope, doc: &crate::DocId, made: impl FnOnce() -> bool) -> bool {
+    let crate::DocId::Shard { namespace, .. } = doc else { return true };
+    if matches!(scope, Scope::Own { .. }) && !is_share_namespace(namespace) {
+        return true;
+    }
+    made()
+}
+
 /// A share as the policy reads it: where its documents are and who
 /// belongs, by the statements this device holds.
-pub(crate) struct ShareFacts<'a> {
+pub struct ShareFacts<'a> {
     /// The share's namespace.
-    pub(crate) namespace: Namespace,
+    pub namespace: Namespace,
     /// Its members.
-    pub(crate) membership: &'a Membership,
+    pub membership: &'a Membership,
 }
 
 /// The device that signed the `Create` among `membership`'s statements.
-pub(crate) fn creator(membership: &Membership) -> Option<[u8; 32]> {
+pub fn creator(membership: &Membership) -> Option<[u8; 32]> {
     membership.statements().find_map(|statement| match statement.body.action {
         Action::Create { .. } => Some(statement.body.issuer),
         _ => None,
@@ -38,7 +62,7 @@ pub(crate) fn creator(membership: &Membership) -> Option<[u8; 32]> {
 /// devices take part without a grant (one is signed only when a device
 /// acts: invites or removes), so that teammates never learn of the ones
 /// that do not (docs/sharing.md).
-pub(crate) fn role(
+pub fn role(
     membership: &Membership,
     device: &[u8; 32],
     own: impl Fn(&[u8; 32]) -> bool,
@@ -54,14 +78,14 @@ pub(crate) fn role(
 /// share namespaces among `held` that no share record explains yet: carried
 /// to no one until this device knows who may have them), read-only for the
 /// shares it may only read.
-pub(crate) fn scope_for_paired(
+pub fn scope_for_paired(
     shares: &[ShareFacts<'_>],
     held: &[Namespace],
     peer: &[u8; 32],
     own: impl Fn(&[u8; 32]) -> bool,
 ) -> Scope {
     let mut withheld: BTreeSet<Namespace> =
-        held.iter().filter(|ns| crate::shares::is_share_namespace(ns)).cloned().collect();
+        held.iter().filter(|ns| is_share_namespace(ns)).cloned().collect();
     let mut read_only = BTreeSet::new();
     for share in shares {
         withheld.remove(&share.namespace);
@@ -81,18 +105,14 @@ pub(crate) fn scope_for_paired(
 /// What a session with `peer`, a member of a share (a teammate's device),
 /// carries: the share's documents, read-only if it may not write; `None`
 /// (no session) unless both it and this device (`me`) are members.
-pub(crate) fn scope_for_member(
-    share: &ShareFacts<'_>,
-    me: &[u8; 32],
-    peer: &[u8; 32],
-) -> Option<Scope> {
+pub fn scope_for_member(share: &ShareFacts<'_>, me: &[u8; 32], peer: &[u8; 32]) -> Option<Scope> {
     share.membership.role_of(me)?;
     let role = share.membership.role_of(peer)?;
     Some(Scope::Share { namespace: share.namespace.clone(), read_only: role < Role::Write })
 }
 
 /// The shares' namespaces this device (`me`) may not write.
-pub(crate) fn read_only_here(
+pub fn read_only_here(
     shares: &[ShareFacts<'_>],
     me: &[u8; 32],
     own: impl Fn(&[u8; 32]) -> bool,
@@ -109,7 +129,7 @@ pub(crate) fn read_only_here(
 /// after taking what it offered (`membership`; `None` when this device does
 /// not hold the share). Every other asker gets the same refusal, counted
 /// against it, so a stranger learns nothing of which shares a device holds.
-pub(crate) fn member_refusal(
+pub fn member_refusal(
     membership: Option<&Membership>,
     me: &[u8; 32],
     peer: &[u8; 32],
@@ -126,7 +146,7 @@ pub(crate) fn member_refusal(
 /// that the person's other devices are named in none of the share's
 /// documents. `None` where it holds a grant, or the share has no creator
 /// yet.
-pub(crate) fn stand_in(membership: &Membership, me: &[u8; 32]) -> Option<String> {
+pub fn stand_in(membership: &Membership, me: &[u8; 32]) -> Option<String> {
     if membership.role_of(me).is_some() {
         return None;
     }
@@ -146,7 +166,7 @@ pub(crate) fn stand_in(membership: &Membership, me: &[u8; 32]) -> Option<String>
 ///
 /// `me` is this device (a device without a role signs nothing), `paired`
 /// the devices paired with it, `revoked` those the registry revoked.
-pub(crate) fn own_statements_to_sign(
+pub fn own_statements_to_sign(
     membership: &Membership,
     me: &[u8; 32],
     created_here: bool,

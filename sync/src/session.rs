@@ -465,19 +465,10 @@ impl Session {
         tracing::debug!(%doc, "refusing a frame of {what}");
     }
 
-    /// Whether a frame of `doc` may make it here: a share's next shard only
-    /// once the last is full ([`Replica::may_make`]), from a member and from
-    /// the person's own devices alike, so nobody steps every device through
-    /// empty shards. Other namespaces' shards come from the person's own
-    /// devices only, which are trusted with them.
+    /// Whether a frame of `doc` may make it here ([`crate::policy::may_make`]).
     fn may_make(&self, doc: &DocId) -> bool {
-        let DocId::Shard { namespace, .. } = doc else { return true };
-        if matches!(self.context.scope, Scope::Own { .. })
-            && !crate::shares::is_share_namespace(namespace)
-        {
-            return true;
-        }
-        self.context.replica.may_make(doc).unwrap_or(false)
+        let replica = &self.context.replica;
+        crate::policy::may_make(&self.context.scope, doc, || replica.may_make(doc).unwrap_or(false))
     }
 
     /// Makes the deferred shards the peer may make now, and owes the peer

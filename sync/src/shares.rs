@@ -23,10 +23,7 @@ use crate::{
     storage::StorageError,
 };
 
-/// The prefix of a share's namespace: `share.` and the first half of its
-/// id in hex. (A person's own namespace may not be shared, nor may one
-/// that looks like a share's.)
-pub const SHARE_NAMESPACE_PREFIX: &str = "share.";
+pub use crate::policy::{SHARE_NAMESPACE_PREFIX, is_share_namespace};
 
 /// What a device records of a share it holds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -124,11 +121,6 @@ pub enum ShareError {
 pub fn namespace_of(share: &ShareId) -> Namespace {
     let name = format!("{SHARE_NAMESPACE_PREFIX}{}", hex::encode(&share.0[..16]));
     Namespace::parse(&name).expect("hex after a dotted prefix is a namespace")
-}
-
-/// Whether `namespace` is a share's (or looks like one).
-pub fn is_share_namespace(namespace: &Namespace) -> bool {
-    namespace.as_str().starts_with(SHARE_NAMESPACE_PREFIX)
 }
 
 /// The shares of a device.

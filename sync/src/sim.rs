@@ -69,12 +69,23 @@ struct Link {
     /// documents for a member (read-only when the peer may not write).
     scopes: [Scope; 2],
     up: bool,
+    /// Whether the link's session is refused (a device no member of the
+    /// share it would carry): down until its scopes are set again.
+    refused: bool,
+    /// Per receiving side, shards the other offered before the one each
+    /// follows was full there: made and synced once it is, as a session
+    /// does.
+    deferred: [BTreeSet<DocId>; 2],
+    /// Frames each side refused of the other: documents outside its
+    /// scope, and shards it may not make.
+    pub refusals: [u64; 2],
 }
 
 impl Link {
     /// A dropped connection: messages in flight are lost, and each side
     /// resumes from its shared heads, as a reconnect does.
     fn reset(&mut self) {
+        self.deferred = Default::default();
         for (side, scope) in self.sides.iter_mut().zip(&self.scopes) {
             side.in_flight.clear();
             for (doc, state) in side.states.iter_mut() {
@@ -127,10 +138,34 @@ impl Link {
             return false;
         };
         let receiver = 1 - which;
+        let replica = &replicas[self.ends[receiver]];
+        if !crate::policy::may_make(&self.scopes[receiver], doc, || replica.may_make(doc).unwrap())
+        {
+            self.refusals[receiver] += 1;
+            self.deferred[receiver].insert(doc.clone());
+            return true;
+        }
         let state = Link::state(&mut self.sides[receiver], &self.scopes[receiver], doc);
-        replicas[self.ends[receiver]].receive_sync_message(doc, state, &message).unwrap();
+        replica.receive_sync_message(doc, state, &message).unwrap();
         self.generate(replicas, receiver, doc);
+        self.make_deferred(replicas, receiver);
         true
+    }
+
+    /// Makes the shards side `which` deferred that it may make now, and
+    /// offers them (the peer waits for its first message).
+    fn make_deferred(&mut self, replicas: &[Replica], which: usize) {
+        let replica = &replicas[self.ends[which]];
+        let ready: Vec<DocId> = self.deferred[which]
+            .iter()
+            .filter(|doc| replica.may_make(doc).unwrap())
+            .cloned()
+            .collect();
+        for doc in ready {
+            self.deferred[which].remove(&doc);
+            replica.ensure_document(&doc).unwrap();
+            self.generate(replicas, which, &doc);
+        }
     }
 }
 
@@ -150,6 +185,9 @@ impl Network {
                 sides: Default::default(),
                 scopes: [Scope::own(), Scope::own()],
                 up: true,
+                refused: false,
+                deferred: Default::default(),
+                refusals: [0; 2],
             })
             .collect();
         Network { links }
@@ -165,9 +203,61 @@ impl Network {
                 sides: Default::default(),
                 scopes: [of_b, of_a],
                 up: true,
+                refused: false,
+                deferred: Default::default(),
+                refusals: [0; 2],
             })
             .collect();
         Network { links }
+    }
+
+    /// The links' ends, in order.
+    pub fn ends(&self) -> Vec<[usize; 2]> {
+        self.links.iter().map(|link| link.ends).collect()
+    }
+
+    /// Sets what link `at`'s sessions carry, as each end's policy decides
+    /// from the statements it holds: `None` when either end refuses the
+    /// other (the link then carries nothing). A change ends the session
+    /// (a new one starts with the new scopes), as a statement taken ends a
+    /// node's sessions of the share.
+    pub fn set_scopes(&mut self, at: usize, scopes: Option<[Scope; 2]>) {
+        let link = &mut self.links[at];
+        match scopes {
+            None => {
+                if !link.refused {
+                    link.refused = true;
+                    link.reset();
+                }
+            }
+            Some(scopes) => {
+                if link.refused || link.scopes != scopes {
+                    link.refused = false;
+                    link.scopes = scopes;
+                    link.reset();
+                }
+            }
+        }
+    }
+
+    /// Frames refused over every link, by the receiving device.
+    pub fn refusals(&self, devices: usize) -> Vec<u64> {
+        let mut refused = vec![0; devices];
+        for link in &self.links {
+            for (end, count) in link.ends.iter().zip(link.refusals) {
+                refused[*end] += count;
+            }
+        }
+        refused
+    }
+
+    /// Side `which` of link `at` offers `doc` (generating its message), as a
+    /// peer may whatever it holds: a hostile peer offering shard after shard.
+    pub fn offer(&mut self, replicas: &[Replica], at: usize, which: usize, doc: &DocId) {
+        let link = &mut self.links[at];
+        if link.up && !link.refused && link.generate(replicas, which, doc) {
+            while link.deliver(replicas, which, doc) {}
+        }
     }
 
     /// A partition begins or ends on a random link, or its connection drops.
@@ -199,7 +289,7 @@ impl Network {
         for _ in 0..rng.below(6) {
             let at = rng.below(self.links.len());
             let link = &mut self.links[at];
-            if !link.up {
+            if !link.up || link.refused {
                 continue;
             }
             let doc = &docs[rng.below(docs.len())];
@@ -239,7 +329,12 @@ impl Network {
         for _round in 0..rounds {
             let docs = all_docs(replicas);
             let mut busy = false;
-            for link in &mut self.links {
+            for link in self.links.iter_mut().filter(|link| !link.refused) {
+                // A shard deferred on this link whose predecessor filled
+                // through another: made and offered now.
+                for which in 0..2 {
+                    link.make_deferred(replicas, which);
+                }
                 for doc in &docs {
                     for which in 0..2 {
                         busy |= link.generate(replicas, which, doc);
@@ -262,7 +357,7 @@ impl Network {
     /// over every link, each side asks the other for the keys of the records
     /// it cannot read, of the documents the link carries and both hold.
     pub fn exchange_keys(&self, replicas: &[Replica]) {
-        for link in &self.links {
+        for link in self.links.iter().filter(|link| !link.refused) {
             for (asking, answering) in [(link.ends[0], link.ends[1]), (link.ends[1], link.ends[0])]
             {
                 let held = replicas[answering].doc_ids();
