@@ -174,6 +174,15 @@ fn random() -> u64 {
 }
 
 /// Shared by the network's tasks.
+///
+/// **Lock order.** A lock of this struct is only ever taken while holding
+/// locks before it in this order: `throttle` → `invites` → `slots` →
+/// `allowed` → `shares`; `revoked`, `member_throttle`, `member_rate`,
+/// `members_seen` and `own_scopes` are taken alone. The replica's own locks
+/// come after all of them (the replica never calls back into the network
+/// while holding one), and no lock here is held across an `.await`. What a
+/// rule decides is asked of `crate::policy` outside any lock where it can
+/// be (read the statements, drop the lock, decide).
 struct Inner {
     replica: Arc<Replica>,
     /// Merged changes on their way to the observer, in the order they were
