@@ -14,6 +14,7 @@
 //! the node. It tells the node what changed ([`Replica::changes_since`],
 //! [`SyncObserver`]).
 
+pub mod admission;
 mod doc_id;
 mod doc_sync;
 mod document;

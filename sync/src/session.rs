@@ -67,9 +67,6 @@ const MEMBER_INBOX: usize = 8;
 /// memories are so large that its message passes this cannot reach a
 /// member whole (the person's own devices take up to [`MAX_FRAME_BYTES`]).
 pub const MAX_MEMBER_FRAME_BYTES: usize = 16 << 20;
-/// Shards a session waits to make at most: an honest peer is ahead by one
-/// per namespace.
-const MAX_DEFERRED: usize = 16;
 
 /// What a session carries. A person's own device is trusted with every
 /// document; a member of a share (a teammate's device) with the documents
@@ -209,8 +206,8 @@ pub(crate) struct SessionShared {
     /// documents outside it, and changes of a member that may not write.
     pub(crate) refused: AtomicU64,
     /// Shards the peer offered before the one each follows was full here:
-    /// made, and synced, once it is (at most [`MAX_DEFERRED`]).
-    deferred: Mutex<BTreeSet<DocId>>,
+    /// made, and synced, once it is.
+    admission: Mutex<crate::admission::Admission>,
 }
 
 impl SessionShared {
@@ -443,58 +440,36 @@ impl Session {
     /// peer may not make yet (see [`Replica::may_make`]): it is deferred,
     /// and asked for once the shard before it is full here.
     fn admitted(&self, doc: &str) -> Option<DocId> {
+        use crate::admission::Verdict;
         let doc = known_doc(doc)?;
-        if !self.context.scope.admits(&doc) {
-            self.refuse(&doc, "a document outside the session's scope");
-            return None;
-        }
-        if !self.may_make(&doc) {
-            let mut deferred = lock(&self.shared.deferred);
-            if deferred.len() < MAX_DEFERRED {
-                deferred.insert(doc.clone());
-            }
-            drop(deferred);
-            self.refuse(&doc, "a shard before the one it follows is full");
-            return None;
-        }
-        Some(doc)
-    }
-
-    fn refuse(&self, doc: &DocId, what: &str) {
+        let replica = &self.context.replica;
+        let verdict = lock(&self.shared.admission)
+            .judge(&self.context.scope, &doc, || replica.may_make(&doc).unwrap_or(false));
+        let what = match verdict {
+            Verdict::Take => return Some(doc),
+            Verdict::Outside => "a document outside the session's scope",
+            Verdict::NotYet => "a shard before the one it follows is full",
+        };
         self.shared.refused.fetch_add(1, Ordering::Relaxed);
         tracing::debug!(%doc, "refusing a frame of {what}");
-    }
-
-    /// Whether a frame of `doc` may make it here ([`crate::policy::may_make`]).
-    fn may_make(&self, doc: &DocId) -> bool {
-        let replica = &self.context.replica;
-        crate::policy::may_make(&self.context.scope, doc, || replica.may_make(doc).unwrap_or(false))
+        None
     }
 
     /// Makes the deferred shards the peer may make now, and owes the peer
     /// their sync: its first message was not answered, so it waits for ours.
     async fn make_deferred(&self) {
-        let deferred: Vec<DocId> = lock(&self.shared.deferred).iter().cloned().collect();
-        if deferred.is_empty() {
+        if lock(&self.shared.admission).is_empty() {
             return;
         }
-        let replica = self.context.replica.clone();
+        let (replica, shared) = (self.context.replica.clone(), self.shared.clone());
         let made = tokio::task::spawn_blocking(move || {
-            deferred
-                .into_iter()
-                .filter(|doc| {
-                    replica.may_make(doc).unwrap_or(false) && replica.ensure_document(doc).is_ok()
-                })
-                .collect::<Vec<DocId>>()
+            lock(&shared.admission).ready(|doc| {
+                replica.may_make(doc).unwrap_or(false) && replica.ensure_document(doc).is_ok()
+            })
         })
         .await
         .unwrap_or_default();
         if !made.is_empty() {
-            let mut deferred = lock(&self.shared.deferred);
-            for doc in &made {
-                deferred.remove(doc);
-            }
-            drop(deferred);
             self.shared.owe(made);
         }
     }

@@ -72,10 +72,10 @@ struct Link {
     /// Whether the link's session is refused (a device no member of the
     /// share it would carry): down until its scopes are set again.
     refused: bool,
-    /// Per receiving side, shards the other offered before the one each
-    /// follows was full there: made and synced once it is, as a session
-    /// does.
-    deferred: [BTreeSet<DocId>; 2],
+    /// Per receiving side, what it takes of the other's frames: the
+    /// session's own rule ([`crate::admission::Admission`]), shards
+    /// deferred until the one before each is full there.
+    admissions: [crate::admission::Admission; 2],
     /// Frames each side refused of the other: documents outside its
     /// scope, and shards it may not make.
     pub refusals: [u64; 2],
@@ -85,7 +85,7 @@ impl Link {
     /// A dropped connection: messages in flight are lost, and each side
     /// resumes from its shared heads, as a reconnect does.
     fn reset(&mut self) {
-        self.deferred = Default::default();
+        self.admissions = Default::default();
         for (side, scope) in self.sides.iter_mut().zip(&self.scopes) {
             side.in_flight.clear();
             for (doc, state) in side.states.iter_mut() {
@@ -139,10 +139,10 @@ impl Link {
         };
         let receiver = 1 - which;
         let replica = &replicas[self.ends[receiver]];
-        if !crate::policy::may_make(&self.scopes[receiver], doc, || replica.may_make(doc).unwrap())
-        {
+        let verdict = self.admissions[receiver]
+            .judge(&self.scopes[receiver], doc, || replica.may_make(doc).unwrap());
+        if verdict != crate::admission::Verdict::Take {
             self.refusals[receiver] += 1;
-            self.deferred[receiver].insert(doc.clone());
             return true;
         }
         let state = Link::state(&mut self.sides[receiver], &self.scopes[receiver], doc);
@@ -156,13 +156,8 @@ impl Link {
     /// offers them (the peer waits for its first message).
     fn make_deferred(&mut self, replicas: &[Replica], which: usize) {
         let replica = &replicas[self.ends[which]];
-        let ready: Vec<DocId> = self.deferred[which]
-            .iter()
-            .filter(|doc| replica.may_make(doc).unwrap())
-            .cloned()
-            .collect();
+        let ready = self.admissions[which].ready(|doc| replica.may_make(doc).unwrap());
         for doc in ready {
-            self.deferred[which].remove(&doc);
             replica.ensure_document(&doc).unwrap();
             self.generate(replicas, which, &doc);
         }
@@ -186,7 +181,7 @@ impl Network {
                 scopes: [Scope::own(), Scope::own()],
                 up: true,
                 refused: false,
-                deferred: Default::default(),
+                admissions: Default::default(),
                 refusals: [0; 2],
             })
             .collect();
@@ -204,7 +199,7 @@ impl Network {
                 scopes: [of_b, of_a],
                 up: true,
                 refused: false,
-                deferred: Default::default(),
+                admissions: Default::default(),
                 refusals: [0; 2],
             })
             .collect();
