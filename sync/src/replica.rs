@@ -193,6 +193,65 @@ struct Writing<'a> {
     edges: Vec<&'a Edge>,
 }
 
+/// The records of a [`Writing`], each written by `device` naming another
+/// writer instead (its stand-in: [`Replica::set_stand_ins`]).
+struct Rewritten<'a> {
+    memories: Vec<(NewMemory, &'a Counters)>,
+    entities: Vec<Entity>,
+    aliases: Vec<(String, Alias, Option<&'a str>)>,
+    edges: Vec<Edge>,
+}
+
+impl<'a> Rewritten<'a> {
+    fn of(writing: &Writing<'a>, device: &str, stand_in: &str) -> Rewritten<'a> {
+        let writer = |by: &str| if by == device { stand_in } else { by }.to_owned();
+        Rewritten {
+            memories: writing
+                .memories
+                .iter()
+                .map(|(memory, counters)| {
+                    let created_by = writer(&memory.created_by);
+                    (NewMemory { created_by, ..(*memory).clone() }, *counters)
+                })
+                .collect(),
+            entities: writing
+                .entities
+                .iter()
+                .map(|entity| Entity {
+                    created_by: writer(&entity.created_by),
+                    ..(*entity).clone()
+                })
+                .collect(),
+            aliases: writing
+                .aliases
+                .iter()
+                .map(|(name, alias, introducer)| {
+                    let created_by = writer(&alias.created_by);
+                    (name.clone(), Alias { created_by, ..(*alias).clone() }, *introducer)
+                })
+                .collect(),
+            edges: writing
+                .edges
+                .iter()
+                .map(|edge| Edge { created_by: writer(&edge.created_by), ..(*edge).clone() })
+                .collect(),
+        }
+    }
+
+    fn writing(&self) -> Writing<'_> {
+        Writing {
+            memories: self.memories.iter().map(|(memory, counters)| (memory, *counters)).collect(),
+            entities: self.entities.iter().collect(),
+            aliases: self
+                .aliases
+                .iter()
+                .map(|(name, alias, introducer)| (name.clone(), alias, *introducer))
+                .collect(),
+            edges: self.edges.iter().collect(),
+        }
+    }
+}
+
 /// The outcome of forgetting a list of ids.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Forgotten {
@@ -750,53 +809,16 @@ impl Replica {
             }
         }
         self.writable(&lock(&document).id)?;
-        // Written as the stand-in, where this device has one.
-        let stand_in = self.stand_in(namespace);
-        let as_writer = |by: &str| match &stand_in {
-            Some(stand_in) if by == self.device => stand_in.clone(),
-            _ => by.to_owned(),
+        // Written as the stand-in, where this device has one (records
+        // copied only then).
+        let rewritten;
+        let writing = match self.stand_in(namespace) {
+            None => writing,
+            Some(stand_in) => {
+                rewritten = Rewritten::of(writing, &self.device, &stand_in);
+                &rewritten.writing()
+            }
         };
-        let memories: Vec<NewMemory> = writing
-            .memories
-            .iter()
-            .map(|(memory, _)| NewMemory {
-                created_by: as_writer(&memory.created_by),
-                ..(*memory).clone()
-            })
-            .collect();
-        let entities: Vec<Entity> = writing
-            .entities
-            .iter()
-            .map(|entity| Entity { created_by: as_writer(&entity.created_by), ..(*entity).clone() })
-            .collect();
-        let aliases: Vec<Alias> = writing
-            .aliases
-            .iter()
-            .map(|(_, alias, _)| Alias {
-                created_by: as_writer(&alias.created_by),
-                ..(*alias).clone()
-            })
-            .collect();
-        let edges: Vec<Edge> = writing
-            .edges
-            .iter()
-            .map(|edge| Edge { created_by: as_writer(&edge.created_by), ..(*edge).clone() })
-            .collect();
-        let writing = Writing {
-            memories: memories
-                .iter()
-                .zip(writing.memories.iter().map(|(_, counters)| *counters))
-                .collect(),
-            entities: entities.iter().collect(),
-            aliases: writing
-                .aliases
-                .iter()
-                .zip(&aliases)
-                .map(|((name, _, introducer), alias)| (name.clone(), alias, *introducer))
-                .collect(),
-            edges: edges.iter().collect(),
-        };
-        let writing = &writing;
         let ((), change) = lock(&document).write(now, |doc, roots, keys| {
             for (entity, key) in writing.entities.iter().zip(&entity_keys) {
                 records::put_entity(doc, roots, entity, key)?;

@@ -83,7 +83,7 @@ impl HeldShare {
 
     /// The device that created it (signed its `Create`), once known.
     pub fn creator(&self) -> Option<[u8; 32]> {
-        creator_in(&self.membership())
+        crate::policy::creator(&self.membership())
     }
 
     /// The role of `device` here, where `own` says whether a device is one
@@ -92,11 +92,6 @@ impl HeldShare {
     pub fn role_of(&self, device: &[u8; 32], own: impl Fn(&[u8; 32]) -> bool) -> Option<Role> {
         crate::policy::role(&self.membership(), device, own)
     }
-}
-
-/// The device that signed the `Create` among `membership`'s statements.
-fn creator_in(membership: &Membership) -> Option<[u8; 32]> {
-    crate::policy::creator(membership)
 }
 
 /// What can go wrong with a share.

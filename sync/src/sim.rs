@@ -474,6 +474,15 @@ fn exchange_keys(replicas: &[Replica]) {
     }
 }
 
+/// The ids of the memories `replica` holds alive in `namespace`.
+pub fn live_in(replica: &Replica, namespace: &Namespace) -> BTreeSet<String> {
+    replica
+        .shards(namespace)
+        .iter()
+        .flat_map(|doc| replica.read(doc, |reader| reader.keys("memories")).unwrap())
+        .collect()
+}
+
 /// The ids of the memories `replica` holds alive, in every namespace.
 pub fn live_memories(replica: &Replica) -> BTreeSet<String> {
     replica

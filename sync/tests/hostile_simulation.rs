@@ -82,15 +82,6 @@ fn open(dir: &tempfile::TempDir, device: &str) -> Replica {
     Replica::open(&dir.path().join("docs"), device, options).unwrap()
 }
 
-/// The share's live memories on `replica`.
-fn live_in(replica: &Replica, namespace: &Namespace) -> BTreeSet<String> {
-    replica
-        .shards(namespace)
-        .iter()
-        .flat_map(|doc| replica.read(doc, |reader| reader.keys("memories")).unwrap())
-        .collect()
-}
-
 struct World {
     replicas: Vec<Replica>,
     logs: Vec<StatementLog>,
@@ -441,7 +432,7 @@ fn run(seed: u64) {
     }
     let expected = honest.expected();
     for node in WRITERS {
-        let live = live_in(&world.replicas[node], &share);
+        let live = sim::live_in(&world.replicas[node], &share);
         for id in &expected {
             assert!(live.contains(id), "seed {seed}: {} lacks {id}", DEVICES[node]);
         }
@@ -461,7 +452,7 @@ fn run(seed: u64) {
     }
     // Nothing an honest device wrote after a removal reached the removed.
     for (removed, out) in &removed_at {
-        let live = live_in(&world.replicas[*removed], &share);
+        let live = sim::live_in(&world.replicas[*removed], &share);
         for (id, step) in &honest_at {
             assert!(
                 step <= out || !live.contains(id),

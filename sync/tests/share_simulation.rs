@@ -53,15 +53,6 @@ fn memory(id: &str, device: &str, at: i64) -> NewMemory {
     NewMemory::episode(id, format!("memory {id} written by {device}"), device, Timestamp(at))
 }
 
-/// The live memories of `replica` in `namespace`.
-fn live_in(replica: &Replica, namespace: &Namespace) -> BTreeSet<String> {
-    replica
-        .shards(namespace)
-        .iter()
-        .flat_map(|doc| replica.read(doc, |reader| reader.keys("memories")).unwrap())
-        .collect()
-}
-
 fn run(seed: u64) {
     let mut rng = Rng::new(seed);
     let dirs: Vec<tempfile::TempDir> = (0..6).map(|_| tempfile::tempdir().unwrap()).collect();
@@ -121,7 +112,7 @@ fn run(seed: u64) {
                 };
                 replicas[CAROL].write_new(&share, now, &records).unwrap();
                 carol_wrote.insert(id);
-                let seen: Vec<String> = live_in(&replicas[CAROL], &share)
+                let seen: Vec<String> = sim::live_in(&replicas[CAROL], &share)
                     .into_iter()
                     .filter(|id| !carol_wrote.contains(id))
                     .collect();
@@ -166,7 +157,7 @@ fn run(seed: u64) {
         );
     }
     for node in writers.clone() {
-        let live = live_in(&replicas[node], &share);
+        let live = sim::live_in(&replicas[node], &share);
         assert_eq!(
             live, expected,
             "seed {seed}: {} holds the share unlike the ledger",
@@ -189,7 +180,7 @@ fn run(seed: u64) {
     }
     // The reader has every memory the writers left alive, but those it
     // forgot in its own copy.
-    let at_carol = live_in(&replicas[CAROL], &share);
+    let at_carol = sim::live_in(&replicas[CAROL], &share);
     for id in expected.difference(&carol_forgot) {
         assert!(at_carol.contains(id), "seed {seed}: the reader lacks {id}");
     }

@@ -202,7 +202,8 @@ impl Network {
         self.act_in(share).await?;
         let shares = lock(&inner.shares);
         let held = shares.get(share).ok_or("this device does not hold that share")?;
-        let mine = held.membership().role_of(inner.identity.id().as_bytes());
+        let membership = held.membership();
+        let mine = membership.role_of(inner.identity.id().as_bytes());
         match mine {
             Some(mine) if mine >= role => {}
             Some(mine) => {
@@ -214,7 +215,7 @@ impl Network {
             None => return Err("this device is no longer a member of the share".into()),
         }
         let project = held.record.project.clone();
-        let members = held.membership().members().iter().map(|member| member.device).collect();
+        let members = membership.members().iter().map(|member| member.device).collect();
         drop(shares);
         let now = (inner.clock)();
         let secret: [u8; 32] = rand::rng().random();
