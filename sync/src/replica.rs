@@ -553,6 +553,11 @@ impl Replica {
         self.docs.read().unwrap_or_else(PoisonError::into_inner).keys().cloned().collect()
     }
 
+    /// Whether this replica holds document `doc`.
+    pub fn has_document(&self, doc: &DocId) -> bool {
+        self.docs.read().unwrap_or_else(PoisonError::into_inner).contains_key(doc)
+    }
+
     /// The shards of `namespace`, in order.
     pub fn shards(&self, namespace: &Namespace) -> Vec<DocId> {
         self.doc_ids().into_iter().filter(|id| id.namespace() == Some(namespace)).collect()

@@ -11,11 +11,12 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use automerge::sync;
-
 use ferrex_core::{Namespace, Timestamp};
 
-use crate::{DocId, NewMemory, NewRecords, Replica, Scope};
+use crate::{
+    DocId, NewMemory, NewRecords, Replica, Scope, peers::PeerRecord, session::core::SessionCore,
+    wire::Frame,
+};
 
 /// A small deterministic generator (xorshift64*), so a failing seed replays.
 #[derive(Debug, Clone)]
@@ -52,103 +53,119 @@ fn seed(number: u64) -> u64 {
     0x9e37_79b9_7f4a_7c15_u64.wrapping_mul(number)
 }
 
-/// One direction of a link: per document, the sender's sync state and the
-/// messages in flight (in order, as on a stream).
-#[derive(Default)]
-struct Direction {
-    states: BTreeMap<DocId, sync::State>,
-    in_flight: BTreeMap<DocId, VecDeque<Vec<u8>>>,
-}
-
+/// A link between two devices: each end runs the node's session core
+/// ([`SessionCore`]) with the other, and the frames each sends are in
+/// flight per document (in order, as on a stream), where the seeded
+/// traffic delays, repeats, swaps and loses them.
 struct Link {
     ends: [usize; 2],
-    /// `sides[0]` is `ends[0]`'s view of the peer, `sides[1]` is `ends[1]`'s.
-    sides: [Direction; 2],
-    /// What each side's session with the other carries, as a node's
-    /// session does: everything for the person's own device, one share's
-    /// documents for a member (read-only when the peer may not write).
-    scopes: [Scope; 2],
+    /// `cores[0]` is `ends[0]`'s session with `ends[1]`, and the other way.
+    /// What each carries is its scope: everything for the person's own
+    /// device, one share's documents for a member (read-only when the
+    /// peer may not write).
+    cores: [SessionCore; 2],
+    /// Frames each side sent, not yet delivered, per document.
+    in_flight: [BTreeMap<DocId, VecDeque<Frame>>; 2],
     up: bool,
     /// Whether the link's session is refused (a device no member of the
     /// share it would carry): down until its scopes are set again.
     refused: bool,
-    /// Per receiving side, what it takes of the other's frames: the
-    /// session's own rule ([`crate::admission::Admission`]), shards
-    /// deferred until the one before each is full there.
-    admissions: [crate::admission::Admission; 2],
-    /// Frames each side refused of the other: documents outside its
-    /// scope, and shards it may not make.
-    pub refusals: [u64; 2],
+    /// Frames each side refused of the other in sessions that ended.
+    refusals: [u64; 2],
 }
 
+/// The simulation's clock: sessions remember times they never compare.
+const NOW: Timestamp = Timestamp(0);
+
 impl Link {
-    /// A dropped connection: messages in flight are lost, and each side
-    /// resumes from its shared heads, as a reconnect does.
-    fn reset(&mut self) {
-        self.admissions = Default::default();
-        for (side, scope) in self.sides.iter_mut().zip(&self.scopes) {
-            side.in_flight.clear();
-            for (doc, state) in side.states.iter_mut() {
-                let shared = state.shared_heads.clone();
-                *state = sync::State::new();
-                state.shared_heads = shared;
-                state.set_read_only(scope.read_only(doc));
-            }
+    fn new(ends: [usize; 2], scopes: [Scope; 2]) -> Self {
+        let [of_b, of_a] = scopes;
+        Link {
+            ends,
+            cores: [
+                SessionCore::new(of_b, PeerRecord::default()),
+                SessionCore::new(of_a, PeerRecord::default()),
+            ],
+            in_flight: Default::default(),
+            up: true,
+            refused: false,
+            refusals: [0; 2],
         }
+    }
+
+    /// A dropped connection: frames in flight are lost, and each side
+    /// starts a new session from what it remembers of the other (its
+    /// record's shared heads), as a reconnect does.
+    fn reset(&mut self) {
+        self.reset_to(self.cores.each_ref().map(|core| core.scope().clone()));
+    }
+
+    /// As [`Link::reset`], the new sessions carrying `scopes`.
+    fn reset_to(&mut self, scopes: [Scope; 2]) {
+        for (which, scope) in scopes.into_iter().enumerate() {
+            let core = &mut self.cores[which];
+            self.refusals[which] += core.refused();
+            *core = SessionCore::new(scope, core.record().clone());
+            self.in_flight[which].clear();
+        }
+    }
+
+    fn scopes(&self) -> [&Scope; 2] {
+        self.cores.each_ref().map(SessionCore::scope)
     }
 
     /// Whether both sides' sessions carry `doc`.
     fn carries(&self, doc: &DocId) -> bool {
-        self.scopes.iter().all(|scope| scope.admits(doc))
+        self.scopes().iter().all(|scope| scope.admits(doc))
     }
 
-    /// Side `which`'s sync state of `doc` (read-only when its scope refuses
-    /// the peer's changes).
-    fn state<'a>(side: &'a mut Direction, scope: &Scope, doc: &DocId) -> &'a mut sync::State {
-        side.states.entry(doc.clone()).or_insert_with(|| {
-            let mut state = sync::State::new();
-            state.set_read_only(scope.read_only(doc));
-            state
-        })
-    }
-
-    /// Lets side `which` generate a message for `doc`, queued to the other side.
-    fn generate(&mut self, replicas: &[Replica], which: usize, doc: &DocId) -> bool {
-        // A session offers the documents its device holds, as a node's
-        // does (generating a message would create the document here).
-        if !self.carries(doc) || !replicas[self.ends[which]].doc_ids().contains(doc) {
-            return false;
+    /// Puts a frame side `which` sent in flight, by its document.
+    fn send(&mut self, which: usize, frame: Frame) {
+        let doc = match &frame {
+            Frame::Sync { doc, .. } | Frame::KeyRequest { doc, .. } | Frame::Keys { doc, .. } => {
+                doc.parse::<DocId>().ok()
+            }
+            Frame::StatusRequest { .. } | Frame::StatusReply { .. } => None,
+        };
+        if let Some(doc) = doc {
+            self.in_flight[which].entry(doc).or_default().push_back(frame);
         }
-        let side = &mut self.sides[which];
-        let state = Link::state(side, &self.scopes[which], doc);
-        match replicas[self.ends[which]].generate_sync_message(doc, state).unwrap() {
-            Some(message) => {
-                side.in_flight.entry(doc.clone()).or_default().push_back(message);
+    }
+
+    /// Sends what side `which`'s session has queued (answers, key requests
+    /// and keys), without making new messages; whether it sent any.
+    fn send_queued(&mut self, which: usize) -> bool {
+        let queued: Vec<Frame> = self.cores[which].take_control().collect();
+        let sent = !queued.is_empty();
+        for frame in queued {
+            self.send(which, frame);
+        }
+        sent
+    }
+
+    /// Lets side `which` make a message of `doc` for the other side, as its
+    /// session does when the document changed there.
+    fn generate(&mut self, replicas: &[Replica], which: usize, doc: &DocId) -> bool {
+        let replica = &replicas[self.ends[which]];
+        match self.cores[which].generate(replica, doc, NOW).unwrap() {
+            Some(frame) => {
+                self.send(which, frame);
                 true
             }
             None => false,
         }
     }
 
-    /// Delivers the next message in flight from side `which` for `doc`, and
-    /// lets the receiver answer.
+    /// Delivers the next frame in flight from side `which` for `doc` to the
+    /// other side's session, and sends what it answers.
     fn deliver(&mut self, replicas: &[Replica], which: usize, doc: &DocId) -> bool {
-        let Some(message) = self.sides[which].in_flight.get_mut(doc).and_then(VecDeque::pop_front)
-        else {
+        let Some(frame) = self.in_flight[which].get_mut(doc).and_then(VecDeque::pop_front) else {
             return false;
         };
         let receiver = 1 - which;
         let replica = &replicas[self.ends[receiver]];
-        let verdict = self.admissions[receiver]
-            .judge(&self.scopes[receiver], doc, || replica.may_make(doc).unwrap());
-        if verdict != crate::admission::Verdict::Take {
-            self.refusals[receiver] += 1;
-            return true;
-        }
-        let state = Link::state(&mut self.sides[receiver], &self.scopes[receiver], doc);
-        replica.receive_sync_message(doc, state, &message).unwrap();
-        self.generate(replicas, receiver, doc);
-        self.make_deferred(replicas, receiver);
+        self.cores[receiver].receive(replica, frame, NOW).unwrap();
+        self.send_queued(receiver);
         true
     }
 
@@ -156,9 +173,7 @@ impl Link {
     /// offers them (the peer waits for its first message).
     fn make_deferred(&mut self, replicas: &[Replica], which: usize) {
         let replica = &replicas[self.ends[which]];
-        let ready = self.admissions[which].ready(|doc| replica.may_make(doc).unwrap());
-        for doc in ready {
-            replica.ensure_document(&doc).unwrap();
+        for doc in self.cores[which].make_deferred(replica) {
             self.generate(replicas, which, &doc);
         }
     }
@@ -175,15 +190,7 @@ impl Network {
     pub fn full_mesh(devices: usize) -> Self {
         let links = (0..devices)
             .flat_map(|a| (a + 1..devices).map(move |b| [a, b]))
-            .map(|ends| Link {
-                ends,
-                sides: Default::default(),
-                scopes: [Scope::own(), Scope::own()],
-                up: true,
-                refused: false,
-                admissions: Default::default(),
-                refusals: [0; 2],
-            })
+            .map(|ends| Link::new(ends, [Scope::own(), Scope::own()]))
             .collect();
         Network { links }
     }
@@ -191,18 +198,8 @@ impl Network {
     /// Links between the pairs of `links`, each end's session with the
     /// other of its scope: `(a, b, a's scope of b, b's scope of a)`.
     pub fn scoped(links: Vec<(usize, usize, Scope, Scope)>) -> Self {
-        let links = links
-            .into_iter()
-            .map(|(a, b, of_b, of_a)| Link {
-                ends: [a, b],
-                sides: Default::default(),
-                scopes: [of_b, of_a],
-                up: true,
-                refused: false,
-                admissions: Default::default(),
-                refusals: [0; 2],
-            })
-            .collect();
+        let links =
+            links.into_iter().map(|(a, b, of_b, of_a)| Link::new([a, b], [of_b, of_a])).collect();
         Network { links }
     }
 
@@ -226,10 +223,9 @@ impl Network {
                 }
             }
             Some(scopes) => {
-                if link.refused || link.scopes != scopes {
+                if link.refused || link.scopes() != scopes.each_ref() {
                     link.refused = false;
-                    link.scopes = scopes;
-                    link.reset();
+                    link.reset_to(scopes);
                 }
             }
         }
@@ -239,8 +235,8 @@ impl Network {
     pub fn refusals(&self, devices: usize) -> Vec<u64> {
         let mut refused = vec![0; devices];
         for link in &self.links {
-            for (end, count) in link.ends.iter().zip(link.refusals) {
-                refused[*end] += count;
+            for (which, end) in link.ends.iter().enumerate() {
+                refused[*end] += link.refusals[which] + link.cores[which].refused();
             }
         }
         refused
@@ -292,7 +288,7 @@ impl Network {
                 continue;
             }
             let which = rng.below(2);
-            let queue = link.sides[which].in_flight.entry(doc.clone()).or_default();
+            let queue = link.in_flight[which].entry(doc.clone()).or_default();
             match rng.below(20) {
                 0 => {
                     if let Some(first) = queue.front().cloned() {

@@ -404,3 +404,40 @@ fn core_does_no_io_and_sync_knows_no_sqlite() {
     assert!(sync.contains(&"automerge".to_owned()), "the manifest reader found {sync:?}");
     assert!(!sync.iter().any(|name| name.contains("sqlite")), "sync depends on {sync:?}");
 }
+
+#[test]
+fn the_sync_decisions_do_no_io() {
+    // What ARCHITECTURE.md says decides without I/O: the session core, what
+    // a session admits, the access policy, when to dial, and the
+    // membership rules. Time comes in as an argument; no task, lock,
+    // socket, file or clock.
+    let pure = ["session::core", "admission", "policy", "link", "membership"];
+    let io = [
+        "tokio",
+        "iroh::endpoint",
+        "Endpoint",
+        "Connection",
+        "std::fs",
+        "File::",
+        "TcpStream",
+        "UdpSocket",
+        "Instant::now",
+        "SystemTime::now",
+        "std::thread",
+        "spawn",
+        "Mutex",
+        "RwLock",
+        "std::process",
+    ];
+    let modules = modules(&root().join("sync/src"));
+    for name in pure {
+        let (_, code) = modules
+            .iter()
+            .find(|(module, _)| module == name)
+            .unwrap_or_else(|| panic!("sync has no module {name}"));
+        assert!(code.contains("fn "), "the module reader found no code in {name}");
+        for call in io {
+            assert!(!code.contains(call), "sync's {name} uses {call}");
+        }
+    }
+}

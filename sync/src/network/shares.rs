@@ -737,7 +737,7 @@ impl Inner {
     }
 
     /// [`Inner::take_statements`] if `wanted` says yes to the members they
-    /// would make ([`crate::StatementLog::take_if`]).
+    /// would make ([`crate::statement_log::StatementLog::take_if`]).
     fn take_statements_if(
         self: &Arc<Self>,
         share: &ShareId,
