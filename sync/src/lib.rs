@@ -54,8 +54,8 @@ pub use identity::{Identity, IdentityError};
 pub use iroh::SecretKey;
 pub use migrate::Upgrade;
 pub use network::{
-    JoinError, MemberStatus, Network, NetworkConfig, NetworkError, NetworkMode, RemovedMember,
-    SharePreview, ShareStatus, SyncObserver, offline_peers,
+    DialError, JoinError, MemberStatus, Network, NetworkConfig, NetworkError, NetworkMode,
+    RemovedMember, SharePreview, ShareStatus, SyncObserver, offline_peers,
 };
 pub use pairing::{Invites, Refusal, ShareInvite, Throttle};
 pub use peers::{DocStatus, PeerRecord, PeerStatus};

@@ -8,8 +8,8 @@ use std::{sync::Arc, time::Duration};
 
 use ferrex_core::{Namespace, Timestamp};
 use ferrex_sync::{
-    DocChange, Identity, Network, NetworkConfig, NetworkMode, NewMemory, NewRecords, Replica,
-    ReplicaOptions, SyncObserver,
+    DialError, DocChange, Identity, Network, NetworkConfig, NetworkMode, NewMemory, NewRecords,
+    Replica, ReplicaOptions, SyncObserver,
     wire::{OLD_PEER_REASON, SYNC_ALPN_V1},
 };
 use iroh::{
@@ -88,5 +88,62 @@ async fn a_format_1_device_is_told_to_upgrade_and_nothing_is_exchanged() {
     }
     assert_eq!(replica.heads(&shard).unwrap(), heads, "nothing was merged");
     old.close().await;
+    network.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_device_that_does_not_speak_the_protocol_asked_for_is_told_apart_by_kind() {
+    let home = tempfile::tempdir().unwrap();
+    let identity = Identity::load_or_create(&home.path().join("device.key")).unwrap();
+    let replica = Arc::new(
+        Replica::open(
+            &home.path().join("docs"),
+            &identity.id().to_string(),
+            ReplicaOptions::default(),
+        )
+        .unwrap(),
+    );
+    let config = NetworkConfig {
+        mode: NetworkMode::Local,
+        bind: "127.0.0.1:0".parse().unwrap(),
+        state_dir: home.path().join("sync"),
+        name: "upgraded".into(),
+        clock: now,
+        shares: Arc::new(std::sync::Mutex::new(
+            ferrex_sync::shares::Shares::open(&home.path().join("sync/shares")).unwrap(),
+        )),
+    };
+    let network = Network::start(identity, replica, config, Arc::new(Quiet), None).await.unwrap();
+    // A device of another version: it asks for a protocol this one never spoke.
+    let other = iroh::Endpoint::builder(presets::Minimal)
+        .relay_mode(RelayMode::Disabled)
+        .clear_address_lookup()
+        .portmapper_config(PortmapperConfig::Disabled)
+        .clear_ip_transports()
+        .bind_addr("127.0.0.1:0".parse::<std::net::SocketAddr>().unwrap())
+        .unwrap()
+        .bind()
+        .await
+        .unwrap();
+    let addr = EndpointAddr::from_parts(
+        network.id().parse().unwrap(),
+        network.addrs().into_iter().map(TransportAddr::Ip),
+    );
+    let refused =
+        tokio::time::timeout(Duration::from_secs(10), other.connect(addr, b"ferrex/sync/9"))
+            .await
+            .unwrap()
+            .expect_err("a protocol nobody speaks was taken");
+    let error = DialError::from(refused);
+    assert!(error.older_protocol(), "not told apart: {error:?}");
+    // Whatever its message says, another failure is not that.
+    for error in [
+        DialError::NoAddress,
+        DialError::TimedOut(Duration::from_secs(10)),
+        DialError::OutOfTurn("no application protocol (ALPN)".into()),
+    ] {
+        assert!(!error.older_protocol(), "{error:?}");
+    }
+    other.close().await;
     network.shutdown().await;
 }

@@ -275,7 +275,7 @@ async fn take_from(
 ) -> Outcome {
     let mut client = match network.vector_client(peer).await {
         Ok(client) => client,
-        Err(reason) => return Outcome::NotNow(reason),
+        Err(error) => return Outcome::NotNow(error.to_string()),
     };
     let mut below = i64::MAX;
     let mut stored = 0;

@@ -50,7 +50,7 @@ use crate::{
     vectors::{VECTORS_ALPN, VectorClient, VectorProtocol, VectorSource},
     wire::{
         JoinReply, JoinRequest, MAX_PAIR_BYTES, OLD_PEER_REASON, PAIR_ALPN, SHARE_ALPN, SYNC_ALPN,
-        SYNC_ALPN_V1, read_frame, write_frame,
+        SYNC_ALPN_V1, WireError, read_frame, write_frame,
     },
 };
 
@@ -136,12 +136,12 @@ pub enum JoinError {
     #[error("this ticket was printed by this device; run `ferrex join` on the other device")]
     OwnTicket,
     /// The inviting device could not be reached.
-    #[error("cannot reach the inviting device at {addrs}: {reason}")]
+    #[error("cannot reach the inviting device at {addrs}: {source}")]
     Unreachable {
         /// The addresses tried.
         addrs: String,
         /// Why.
-        reason: String,
+        source: DialError,
     },
     /// The inviting device refused.
     #[error("the inviting device refused: {0}")]
@@ -149,6 +149,66 @@ pub enum JoinError {
     /// The pairing could not be recorded here.
     #[error(transparent)]
     Replica(#[from] crate::ReplicaError),
+}
+
+/// Why a device could not be reached, or did not answer as asked.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DialError {
+    /// What names the device is not a device id.
+    #[error("{0:?} is not a device id")]
+    BadId(String),
+    /// Local mode knows no address of the device.
+    #[error("no known address")]
+    NoAddress,
+    /// The device did not answer in time.
+    #[error("no answer within {} s", .0.as_secs())]
+    TimedOut(Duration),
+    /// No connection could be made.
+    #[error(transparent)]
+    Connect(#[from] iroh::endpoint::ConnectError),
+    /// The connection failed, or no stream could be opened on it.
+    #[error(transparent)]
+    Connection(#[from] iroh::endpoint::ConnectionError),
+    /// A frame could not be written or read.
+    #[error(transparent)]
+    Wire(#[from] WireError),
+    /// The device closed the stream without answering.
+    #[error("it closed the connection without answering")]
+    NoAnswer,
+    /// The device refused.
+    #[error("it refused: {0}")]
+    Refused(Refusal),
+    /// The device answered out of turn.
+    #[error("it answered out of turn: {0}")]
+    OutOfTurn(String),
+    /// What it sent could not be taken here.
+    #[error("what it sent could not be taken: {0}")]
+    Taking(String),
+}
+
+impl DialError {
+    /// Whether the device runs a ferrex that does not speak the protocol
+    /// asked for: its TLS handshake refused the application protocol
+    /// (alert 120, `no_application_protocol`).
+    pub fn older_protocol(&self) -> bool {
+        use iroh::endpoint::{ConnectError, ConnectingError, ConnectionError, TransportErrorCode};
+        let no_application_protocol = TransportErrorCode::crypto(120);
+        let closed = match self {
+            DialError::Connect(ConnectError::Connecting {
+                source: ConnectingError::ConnectionError { source, .. },
+                ..
+            })
+            | DialError::Connect(ConnectError::Connection { source, .. })
+            | DialError::Connection(source) => source,
+            _ => return false,
+        };
+        match closed {
+            ConnectionError::ConnectionClosed(close) => close.error_code == no_application_protocol,
+            ConnectionError::TransportError(error) => error.code == no_application_protocol,
+            _ => false,
+        }
+    }
 }
 
 /// A connection the node holds to a peer.
@@ -338,14 +398,13 @@ impl Network {
     }
 
     /// Opens a `ferrex/vectors/1` exchange with the paired device `peer`.
-    pub async fn vector_client(&self, peer: &str) -> Result<VectorClient, String> {
+    pub async fn vector_client(&self, peer: &str) -> Result<VectorClient, DialError> {
         let addr = self.inner.addr_of(peer)?;
         let connection =
             tokio::time::timeout(DIAL_TIMEOUT, self.inner.endpoint.connect(addr, VECTORS_ALPN))
                 .await
-                .map_err(|_| format!("no answer within {} s", DIAL_TIMEOUT.as_secs()))?
-                .map_err(|error| error.to_string())?;
-        VectorClient::open(connection).await.map_err(|error| error.to_string())
+                .map_err(|_| DialError::TimedOut(DIAL_TIMEOUT))??;
+        Ok(VectorClient::open(connection).await?)
     }
 
     /// This device's id (hex).
@@ -606,31 +665,22 @@ impl Inner {
         request: &Request,
         max: usize,
     ) -> Result<Reply, JoinError> {
-        let unreachable =
-            |reason: String| JoinError::Unreachable { addrs: addrs_text(addr), reason };
         let exchange = async {
-            let connection = self
-                .endpoint
-                .connect(addr.clone(), alpn)
-                .await
-                .map_err(|error| unreachable(error.to_string()))?;
-            let (mut send, mut recv) =
-                connection.open_bi().await.map_err(|error| unreachable(error.to_string()))?;
-            write_frame(&mut send, request)
-                .await
-                .map_err(|error| unreachable(error.to_string()))?;
+            let connection = self.endpoint.connect(addr.clone(), alpn).await?;
+            let (mut send, mut recv) = connection.open_bi().await?;
+            write_frame(&mut send, request).await?;
             let _ = send.finish();
             let reply = read_frame::<Reply>(&mut recv, max)
-                .await
-                .map_err(|error| unreachable(error.to_string()))?
+                .await?
                 .map(|(reply, _)| reply)
-                .ok_or_else(|| unreachable("it closed the connection without answering".into()))?;
+                .ok_or(DialError::NoAnswer)?;
             connection.close(0u32.into(), b"done");
-            Ok::<_, JoinError>(reply)
+            Ok::<_, DialError>(reply)
         };
         tokio::time::timeout(PAIR_TIMEOUT, exchange)
             .await
-            .map_err(|_| unreachable(format!("no answer within {} s", PAIR_TIMEOUT.as_secs())))?
+            .unwrap_or(Err(DialError::TimedOut(PAIR_TIMEOUT)))
+            .map_err(|source| JoinError::Unreachable { addrs: addrs_text(addr), source })
     }
 
     /// The paired devices with a live connection now (a share member's
@@ -887,12 +937,12 @@ impl Inner {
 
     /// Where `peer` can be dialed: its id and the addresses its registry
     /// record names.
-    fn addr_of(&self, peer: &str) -> Result<EndpointAddr, String> {
-        let id: EndpointId = peer.parse().map_err(|_| "bad device id".to_owned())?;
+    fn addr_of(&self, peer: &str) -> Result<EndpointAddr, DialError> {
+        let id: EndpointId = peer.parse().map_err(|_| DialError::BadId(peer.to_owned()))?;
         let addrs = self.replica.registry().addrs_of(peer);
         // Internet mode can find a device by its id alone; local mode cannot.
         if addrs.is_empty() && self.mode == NetworkMode::Local {
-            return Err("no known address".to_owned());
+            return Err(DialError::NoAddress);
         }
         Ok(EndpointAddr::from_parts(id, addrs.iter().copied().map(TransportAddr::Ip)))
     }
@@ -904,24 +954,22 @@ impl Inner {
         // it never passes that on to the removed device (docs/sharing.md).
         let exchanged = tokio::time::timeout(DIAL_TIMEOUT, self.clone().exchange_own(peer.clone()))
             .await
-            .unwrap_or_else(|_| Err(format!("no answer within {} s", DIAL_TIMEOUT.as_secs())));
-        let outcome: Result<_, String> = async {
+            .unwrap_or(Err(DialError::TimedOut(DIAL_TIMEOUT)));
+        let outcome = async {
             match exchanged {
                 // A ferrex from before shares has none to tell.
-                Err(reason) if older_protocol(&reason) => {}
-                Err(reason) => return Err(format!("telling it of the shares: {reason}")),
+                Err(error) if error.older_protocol() => {}
+                Err(error) => return Err(error),
                 Ok(()) => {}
             }
             let addr = self.addr_of(&peer)?;
             let connection =
                 tokio::time::timeout(DIAL_TIMEOUT, self.endpoint.connect(addr, SYNC_ALPN))
                     .await
-                    .map_err(|_| format!("no answer within {} s", DIAL_TIMEOUT.as_secs()))?
-                    .map_err(|error| error.to_string())?;
+                    .map_err(|_| DialError::TimedOut(DIAL_TIMEOUT))??;
             let (send, recv) = tokio::time::timeout(DIAL_TIMEOUT, connection.open_bi())
                 .await
-                .map_err(|_| "no stream".to_owned())?
-                .map_err(|error| error.to_string())?;
+                .map_err(|_| DialError::TimedOut(DIAL_TIMEOUT))??;
             Ok((connection, send, recv))
         }
         .await;
@@ -930,16 +978,16 @@ impl Inner {
             let slot = slots.entry(peer.clone()).or_default();
             match &outcome {
                 Ok(_) => slot.link.dial_succeeded(),
-                Err(reason) => {
+                Err(error) => {
                     slot.link.dial_failed(Instant::now(), random());
-                    if older_protocol(reason) {
+                    if error.older_protocol() {
                         tracing::warn!(
                             peer = %short(&peer),
                             "the device does not speak ferrex/sync/2: it runs an older ferrex \
-                             (document format 1); upgrade ferrex there and it will sync ({reason})"
+                             (document format 1); upgrade ferrex there and it will sync ({error})"
                         );
                     } else {
-                        tracing::debug!(peer = %short(&peer), backoff = ?slot.link.backoff(), "dial failed: {reason}");
+                        tracing::debug!(peer = %short(&peer), backoff = ?slot.link.backoff(), "dial failed: {error}");
                     }
                 }
             }
@@ -1002,12 +1050,6 @@ impl Inner {
 /// The direct addresses of `addr`, for a message.
 fn addrs_text(addr: &EndpointAddr) -> String {
     addr.ip_addrs().map(ToString::to_string).collect::<Vec<_>>().join(", ")
-}
-
-/// Whether a dial failed because the device runs a ferrex that does not
-/// speak the protocol asked for.
-fn older_protocol(reason: &str) -> bool {
-    reason.contains("application protocol") || reason.contains("ALPN")
 }
 
 /// Starts the thread that hands merged changes to `observer` in order; it

@@ -32,8 +32,8 @@ use iroh::{
 use rand::RngExt;
 
 use super::{
-    DIAL_TIMEOUT, DUPLICATE, Inner, JoinError, NOT_PAIRED, Network, PAIR_TIMEOUT, addrs_text,
-    random,
+    DIAL_TIMEOUT, DUPLICATE, DialError, Inner, JoinError, NOT_PAIRED, Network, PAIR_TIMEOUT,
+    addrs_text, random,
 };
 use crate::{
     DocStatus, PeerRecord,
@@ -703,7 +703,7 @@ impl Inner {
     fn unexpected(&self, addr: &EndpointAddr, reply: &ShareReply) -> JoinError {
         JoinError::Unreachable {
             addrs: addrs_text(addr),
-            reason: format!("it answered out of turn: {reply:?}"),
+            source: DialError::OutOfTurn(format!("{reply:?}")),
         }
     }
 
@@ -908,7 +908,7 @@ impl Inner {
 
     /// Tells the person's device `peer` of every share held, and takes
     /// those it holds.
-    pub(super) async fn exchange_own(self: Arc<Self>, peer: String) -> Result<(), String> {
+    pub(super) async fn exchange_own(self: Arc<Self>, peer: String) -> Result<(), DialError> {
         let addr = self.addr_of(&peer)?;
         let request = ShareRequest::Own { shares: self.own_shares() };
         match self.ask_share(&addr, &request).await {
@@ -916,14 +916,15 @@ impl Inner {
                 let inner = self.clone();
                 tokio::task::spawn_blocking(move || inner.take_own(shares))
                     .await
-                    .map_err(|error| error.to_string())
+                    .map_err(|error| DialError::Taking(error.to_string()))
             }
             Ok(ShareReply::Refused(refusal)) => {
                 tracing::debug!(peer = %short(&peer), "the device refused its shares: {refusal}");
-                Err(refusal.to_string())
+                Err(DialError::Refused(refusal))
             }
-            Ok(other) => Err(format!("unexpected answer: {other:?}")),
-            Err(error) => Err(error.to_string()),
+            Ok(other) => Err(DialError::OutOfTurn(format!("{other:?}"))),
+            Err(JoinError::Unreachable { source, .. }) => Err(source),
+            Err(other) => Err(DialError::Taking(other.to_string())),
         }
     }
 
@@ -1018,35 +1019,32 @@ impl Inner {
         addrs: Vec<SocketAddr>,
     ) {
         let key = member_key(&peer, &share);
-        let outcome: Result<_, String> = async {
-            let id: EndpointId = peer.parse().map_err(|_| "bad device id".to_owned())?;
+        let outcome = async {
+            let id: EndpointId = peer.parse().map_err(|_| DialError::BadId(peer.clone()))?;
             let addr = EndpointAddr::from_parts(id, addrs.into_iter().map(TransportAddr::Ip));
             let connection =
                 tokio::time::timeout(DIAL_TIMEOUT, self.endpoint.connect(addr, SHARE_ALPN))
                     .await
-                    .map_err(|_| format!("no answer within {} s", DIAL_TIMEOUT.as_secs()))?
-                    .map_err(|error| error.to_string())?;
+                    .map_err(|_| DialError::TimedOut(DIAL_TIMEOUT))??;
             let (mut send, mut recv) = tokio::time::timeout(DIAL_TIMEOUT, connection.open_bi())
                 .await
-                .map_err(|_| "no stream".to_owned())?
-                .map_err(|error| error.to_string())?;
+                .map_err(|_| DialError::TimedOut(DIAL_TIMEOUT))??;
             let request = ShareRequest::Member {
                 share,
                 statements: self.statements_of(&share),
                 name: self.name.clone(),
                 addrs: self.addrs(),
             };
-            write_frame(&mut send, &request).await.map_err(|error| error.to_string())?;
+            write_frame(&mut send, &request).await?;
             let reply = tokio::time::timeout(
                 PAIR_TIMEOUT,
                 read_frame::<ShareReply>(&mut recv, MAX_MEMBER_BYTES),
             )
             .await
-            .map_err(|_| "no answer".to_owned())?
-            .map_err(|error| error.to_string())?
+            .map_err(|_| DialError::TimedOut(PAIR_TIMEOUT))??
             .map(|(reply, _)| reply)
-            .ok_or("it closed the stream")?;
-            Ok((connection, send, recv, reply))
+            .ok_or(DialError::NoAnswer)?;
+            Ok::<_, DialError>((connection, send, recv, reply))
         }
         .await;
         let succeeded = matches!(&outcome, Ok((_, _, _, ShareReply::Member { .. })));
