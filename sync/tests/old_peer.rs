@@ -27,35 +27,37 @@ fn now() -> Timestamp {
     Timestamp(1_700_000_000_000)
 }
 
-#[tokio::test]
-async fn a_format_1_device_is_told_to_upgrade_and_nothing_is_exchanged() {
-    let home = tempfile::tempdir().unwrap();
-    let identity = Identity::load_or_create(&home.path().join("device.key")).unwrap();
+/// A node of this version in `home`, on loopback.
+async fn upgraded_node(home: &std::path::Path) -> (Network, Arc<Replica>) {
+    let identity = Identity::load_or_create(&home.join("device.key")).unwrap();
     let replica = Arc::new(
-        Replica::open(
-            &home.path().join("docs"),
-            &identity.id().to_string(),
-            ReplicaOptions::default(),
-        )
-        .unwrap(),
+        Replica::open(&home.join("docs"), &identity.id().to_string(), ReplicaOptions::default())
+            .unwrap(),
     );
-    let memory = NewMemory::episode("m1", "kept through it all", &identity.id().to_string(), now());
-    let records = NewRecords { memories: vec![memory], ..Default::default() };
-    replica.write_new(&Namespace::default(), now(), &records).unwrap();
-    let shard = replica.locate("m1").unwrap();
-    let heads = replica.heads(&shard).unwrap();
     let config = NetworkConfig {
         mode: NetworkMode::Local,
         bind: "127.0.0.1:0".parse().unwrap(),
-        state_dir: home.path().join("sync"),
+        state_dir: home.join("sync"),
         name: "upgraded".into(),
         clock: now,
         shares: Arc::new(std::sync::Mutex::new(
-            ferrex_sync::shares::Shares::open(&home.path().join("sync/shares")).unwrap(),
+            ferrex_sync::shares::Shares::open(&home.join("sync/shares")).unwrap(),
         )),
     };
     let network =
         Network::start(identity, replica.clone(), config, Arc::new(Quiet), None).await.unwrap();
+    (network, replica)
+}
+
+#[tokio::test]
+async fn a_format_1_device_is_told_to_upgrade_and_nothing_is_exchanged() {
+    let home = tempfile::tempdir().unwrap();
+    let (network, replica) = upgraded_node(home.path()).await;
+    let memory = NewMemory::episode("m1", "kept through it all", &network.id(), now());
+    let records = NewRecords { memories: vec![memory], ..Default::default() };
+    replica.write_new(&Namespace::default(), now(), &records).unwrap();
+    let shard = replica.locate("m1").unwrap();
+    let heads = replica.heads(&shard).unwrap();
 
     // An old device: a plain endpoint that speaks only ferrex/sync/1.
     let old = iroh::Endpoint::builder(presets::Minimal)
@@ -94,26 +96,7 @@ async fn a_format_1_device_is_told_to_upgrade_and_nothing_is_exchanged() {
 #[tokio::test]
 async fn a_device_that_does_not_speak_the_protocol_asked_for_is_told_apart_by_kind() {
     let home = tempfile::tempdir().unwrap();
-    let identity = Identity::load_or_create(&home.path().join("device.key")).unwrap();
-    let replica = Arc::new(
-        Replica::open(
-            &home.path().join("docs"),
-            &identity.id().to_string(),
-            ReplicaOptions::default(),
-        )
-        .unwrap(),
-    );
-    let config = NetworkConfig {
-        mode: NetworkMode::Local,
-        bind: "127.0.0.1:0".parse().unwrap(),
-        state_dir: home.path().join("sync"),
-        name: "upgraded".into(),
-        clock: now,
-        shares: Arc::new(std::sync::Mutex::new(
-            ferrex_sync::shares::Shares::open(&home.path().join("sync/shares")).unwrap(),
-        )),
-    };
-    let network = Network::start(identity, replica, config, Arc::new(Quiet), None).await.unwrap();
+    let (network, _replica) = upgraded_node(home.path()).await;
     // A device of another version: it asks for a protocol this one never spoke.
     let other = iroh::Endpoint::builder(presets::Minimal)
         .relay_mode(RelayMode::Disabled)
