@@ -55,7 +55,7 @@ pub use iroh::SecretKey;
 pub use migrate::Upgrade;
 pub use network::{
     DialError, JoinError, MemberStatus, Network, NetworkConfig, NetworkError, NetworkMode,
-    RemovedMember, SharePreview, ShareStatus, SyncObserver, offline_peers,
+    RemovedMember, ShareActionError, SharePreview, ShareStatus, SyncObserver, offline_peers,
 };
 pub use pairing::{Invites, Refusal, ShareInvite, Throttle};
 pub use peers::{DocStatus, PeerRecord, PeerStatus};

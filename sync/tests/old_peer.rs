@@ -53,7 +53,7 @@ async fn upgraded_node(home: &std::path::Path) -> (Network, Arc<Replica>) {
 async fn a_format_1_device_is_told_to_upgrade_and_nothing_is_exchanged() {
     let home = tempfile::tempdir().unwrap();
     let (network, replica) = upgraded_node(home.path()).await;
-    let memory = NewMemory::episode("m1", "kept through it all", &network.id(), now());
+    let memory = NewMemory::episode("m1", "kept through it all", network.id(), now());
     let records = NewRecords { memories: vec![memory], ..Default::default() };
     replica.write_new(&Namespace::default(), now(), &records).unwrap();
     let shard = replica.locate("m1").unwrap();

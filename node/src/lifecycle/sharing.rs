@@ -68,8 +68,7 @@ pub async fn share(
         }
     };
     let share = engine.share_of(&project).context("the share was not recorded")?;
-    let ticket =
-        network.share_invite(&share, role, ttl).await.map_err(|error| anyhow::anyhow!(error))?;
+    let ticket = network.share_invite(&share, role, ttl).await?;
     Ok(json!({
         "ok": true,
         "ticket": ticket.to_string(),
@@ -158,8 +157,7 @@ pub async fn remove(
         .map(ferrex_sync::membership::ShareId)
         .context("a share's id is not hex")?;
     let device = member.device.clone();
-    let removed =
-        network.remove_member(&share, &device).await.map_err(|error| anyhow::anyhow!(error))?;
+    let removed = network.remove_member(&share, &device).await?;
     Ok(json!({
         "ok": true,
         "project": status.project,

@@ -56,6 +56,8 @@ use crate::{
 
 mod shares;
 
+pub use shares::ShareActionError;
+
 pub use shares::{MemberStatus, RemovedMember, SharePreview, ShareStatus};
 
 /// How long a dial may take before it counts as failed (a dead address

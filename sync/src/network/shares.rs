@@ -53,6 +53,53 @@ use crate::{
     },
 };
 
+/// Why this device could not act in a share: make a ticket to it, or
+/// remove a member.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ShareActionError {
+    /// This device does not hold the share.
+    #[error("this device does not hold that share")]
+    NotHeld,
+    /// This device was removed from the share.
+    #[error("this device is no longer a member of the share")]
+    NotMember,
+    /// A ticket for a role above this device's own.
+    #[error("this device is a {} of the share and may grant at most that", .0.as_str())]
+    AboveOwnRole(Role),
+    /// No member goes by these words.
+    #[error("no member of the share is {0:?}")]
+    NoSuchMember(String),
+    /// More than one member goes by these words.
+    #[error("{0:?} names more than one member; give more of its id")]
+    Ambiguous(String),
+    /// The member named is this device.
+    #[error("this is this device; remove it from another admin's device")]
+    ThisDevice,
+    /// The member named is one of the person's own devices.
+    #[error(
+        "that is one of your own devices: `ferrex peers remove` removes it from every share as it unpairs it"
+    )]
+    OwnDevice,
+    /// The member named created the share.
+    #[error("that device created the share: it cannot be removed from it")]
+    Creator,
+    /// This device's role does not let it remove the member.
+    #[error(
+        "this device may not remove that member: only an admin, or the member that added it, may"
+    )]
+    MayNotRemove,
+    /// This device takes part without a grant, and no device of the
+    /// person that holds one answered.
+    #[error(
+        "this device holds no grant of the share yet (the person's devices take part without one until they act), and none of your devices that holds one is reachable: run it on the device that shared the project, or with it online"
+    )]
+    NoGrantReachable,
+    /// A statement could not be signed or kept.
+    #[error(transparent)]
+    Signing(crate::shares::ShareError),
+}
+
 /// Close code of a member's session ended because the share's statements
 /// changed: the next exchange carries them.
 const MEMBERS_CHANGED: u32 = 205;
@@ -197,22 +244,17 @@ impl Network {
         share: &ShareId,
         role: Role,
         ttl: std::time::Duration,
-    ) -> Result<ShareTicket, String> {
+    ) -> Result<ShareTicket, ShareActionError> {
         let inner = &self.inner;
         self.act_in(share).await?;
         let shares = lock(&inner.shares);
-        let held = shares.get(share).ok_or("this device does not hold that share")?;
+        let held = shares.get(share).ok_or(ShareActionError::NotHeld)?;
         let membership = held.membership();
         let mine = membership.role_of(inner.identity.id().as_bytes());
         match mine {
             Some(mine) if mine >= role => {}
-            Some(mine) => {
-                return Err(format!(
-                    "this device is a {} of the share and may grant at most that",
-                    mine.as_str()
-                ));
-            }
-            None => return Err("this device is no longer a member of the share".into()),
+            Some(mine) => return Err(ShareActionError::AboveOwnRole(mine)),
+            None => return Err(ShareActionError::NotMember),
         }
         let project = held.record.project.clone();
         let members = membership.members().iter().map(|member| member.device).collect();
@@ -333,12 +375,12 @@ impl Network {
         &self,
         share: &ShareId,
         device: &str,
-    ) -> Result<RemovedMember, String> {
+    ) -> Result<RemovedMember, ShareActionError> {
         let inner = &self.inner;
         self.act_in(share).await?;
         let now = (inner.clock)();
         let mut shares = lock(&inner.shares);
-        let held = shares.get(share).ok_or("this device does not hold that share")?;
+        let held = shares.get(share).ok_or(ShareActionError::NotHeld)?;
         let membership = held.membership();
         let names = |id: &[u8; 32]| inner.member_name(held, &hex::encode(id));
         let matching: Vec<[u8; 32]> = membership
@@ -354,16 +396,14 @@ impl Network {
             .collect();
         let target = match matching.as_slice() {
             [one] => *one,
-            [] => return Err(format!("no member of the share is {device:?}")),
-            _ => return Err(format!("{device:?} names more than one member; give more of its id")),
+            [] => return Err(ShareActionError::NoSuchMember(device.to_owned())),
+            _ => return Err(ShareActionError::Ambiguous(device.to_owned())),
         };
         if target == *inner.identity.id().as_bytes() {
-            return Err("this is this device; remove it from another admin's device".into());
+            return Err(ShareActionError::ThisDevice);
         }
         if inner.replica.registry().is_paired(&hex::encode(target)) {
-            return Err("that is one of your own devices: `ferrex peers remove` removes it from \
-                        every share as it unpairs it"
-                .into());
+            return Err(ShareActionError::OwnDevice);
         }
         // The `Create` cannot be revoked: its device stays the share's root.
         let grants: Vec<StatementId> = membership
@@ -377,7 +417,7 @@ impl Network {
             })
             .collect();
         if grants.is_empty() {
-            return Err("that device created the share: it cannot be removed from it".into());
+            return Err(ShareActionError::Creator);
         }
         let falling: Vec<(String, String)> = membership
             .falls_with(&grants)
@@ -394,13 +434,11 @@ impl Network {
             match shares.sign(share, inner.identity.secret(), Action::Revoke { grant }, now) {
                 Ok(Some(_)) => signed_any = true,
                 Ok(None) => {
-                    outcome = Err("this device may not remove that member: only an admin, or \
-                                   the member that added it, may"
-                        .into());
+                    outcome = Err(ShareActionError::MayNotRemove);
                     break;
                 }
                 Err(error) => {
-                    outcome = Err(error.to_string());
+                    outcome = Err(ShareActionError::Signing(error));
                     break;
                 }
             }
@@ -431,13 +469,13 @@ impl Network {
     /// Makes sure this device holds a grant of `share` before it signs
     /// there: one of the person's devices, taking part without one, asks
     /// another that holds one.
-    async fn act_in(&self, share: &ShareId) -> Result<(), String> {
+    async fn act_in(&self, share: &ShareId) -> Result<(), ShareActionError> {
         let inner = &self.inner;
         let me = *inner.identity.id().as_bytes();
         let implicit = {
             let registry = inner.replica.registry();
             let shares = lock(&inner.shares);
-            let held = shares.get(share).ok_or("this device does not hold that share")?;
+            let held = shares.get(share).ok_or(ShareActionError::NotHeld)?;
             held.membership().role_of(&me).is_none()
                 && held.role_of(&me, |device| inner.own_device(&registry, device)).is_some()
         };
@@ -633,7 +671,7 @@ impl Inner {
     /// Has one of the person's devices that holds a grant of `share` grant
     /// this device `admin` in it (a device of the person takes part in a
     /// share without a grant until it acts: docs/sharing.md).
-    async fn grant_me(self: &Arc<Self>, share: &ShareId) -> Result<(), String> {
+    async fn grant_me(self: &Arc<Self>, share: &ShareId) -> Result<(), ShareActionError> {
         let me = *self.identity.id().as_bytes();
         let granted = |inner: &Inner| {
             lock(&inner.shares)
@@ -655,10 +693,7 @@ impl Inner {
                 }
             }
         }
-        Err("this device holds no grant of the share yet (the person's devices take part \
-             without one until they act), and none of your devices that holds one is reachable: \
-             run it on the device that shared the project, or with it online"
-            .into())
+        Err(ShareActionError::NoGrantReachable)
     }
 
     /// Refuses a share of `project` other than `share` when this device

@@ -56,7 +56,7 @@ use tokio::sync::{Notify, broadcast::error::RecvError, mpsc, oneshot, watch};
 
 pub(crate) mod core;
 
-use self::core::SessionCore;
+use self::core::{SessionCore, SessionError};
 use crate::{
     DocChange, DocId, Replica,
     peers::PeerRecord,
@@ -152,6 +152,20 @@ impl Scope {
     }
 }
 
+/// Why a session ended before its connection did.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SessionEnd {
+    /// The core could not merge or make a message.
+    #[error(transparent)]
+    Core(#[from] SessionError),
+    /// A step's blocking thread failed.
+    #[error("a session step failed: {0}")]
+    Step(tokio::task::JoinError),
+    /// Nothing indexes merged changes any more (the node is stopping).
+    #[error("the thread that indexes merged changes is gone")]
+    ObserverGone,
+}
+
 /// What a session needs from the node that runs it. The network builds one
 /// per session.
 #[derive(Clone)]
@@ -231,7 +245,7 @@ impl SessionShared {
         self: &Arc<Self>,
         replica: &Arc<Replica>,
         step: impl FnOnce(&mut SessionCore, &Replica) -> T + Send + 'static,
-    ) -> Result<T, String> {
+    ) -> Result<T, SessionEnd> {
         let (shared, replica) = (self.clone(), replica.clone());
         tokio::task::spawn_blocking(move || {
             let mut core = lock(&shared.core);
@@ -246,7 +260,7 @@ impl SessionShared {
             out
         })
         .await
-        .map_err(|error| format!("a session step failed: {error}"))
+        .map_err(SessionEnd::Step)
     }
 }
 
@@ -354,7 +368,7 @@ pub(crate) async fn run(
     }
     if let Err(reason) = &outcome {
         tracing::warn!(peer = %short(&peer), "closing the sync session: {reason}");
-        connection.close(1u32.into(), reason.as_bytes());
+        connection.close(1u32.into(), reason.to_string().as_bytes());
     }
     reader.abort();
     writer.abort();
@@ -375,12 +389,11 @@ async fn handle(
     context: &SessionContext,
     shared: &Arc<SessionShared>,
     frame: Frame,
-) -> Result<(), String> {
+) -> Result<(), SessionEnd> {
     let (now, started) = ((context.clock)(), std::time::Instant::now());
     let effects = shared
         .step(&context.replica, move |core, replica| core.receive(replica, frame, now))
-        .await?
-        .map_err(|error| error.to_string())?;
+        .await??;
     if !effects.merged.is_empty() {
         tracing::debug!(merge_ms = started.elapsed().as_millis() as u64, "took a frame's changes");
     }
@@ -388,10 +401,7 @@ async fn handle(
         (context.registry_changed)();
     }
     for change in effects.merged {
-        context
-            .merged
-            .send(change)
-            .map_err(|_| "the thread that indexes merged changes is gone".to_owned())?;
+        context.merged.send(change).map_err(|_| SessionEnd::ObserverGone)?;
     }
     if let Some(id) = effects.answered
         && let Some(waiting) = lock(&shared.pending).remove(&id)
@@ -477,7 +487,7 @@ async fn write_frames(
         let frame = shared
             .step(&context.replica, move |core, replica| core.poll_send(replica, now))
             .await
-            .map_err(WireError::Stream)?
+            .and_then(|frame| Ok(frame?))
             .map_err(|error| WireError::Stream(error.to_string()))?;
         let Some(frame) = frame else {
             shared.wake.notified().await;
