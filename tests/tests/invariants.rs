@@ -441,3 +441,43 @@ fn the_sync_decisions_do_no_io() {
         }
     }
 }
+
+#[test]
+fn only_node_knows_mcp_and_clap_and_only_the_engine_sqlite() {
+    for krate in ["core", "embed", "sync", "engine"] {
+        let names = dependencies(krate);
+        assert!(!names.is_empty(), "the manifest reader found nothing in {krate}");
+        for outside in ["rmcp", "clap", "axum"] {
+            assert!(!names.iter().any(|name| name == outside), "{krate} depends on {outside}");
+        }
+        if krate != "engine" {
+            assert!(
+                !names.iter().any(|name| name.contains("sqlite")),
+                "{krate} depends on SQLite: {names:?}"
+            );
+        }
+    }
+    assert!(dependencies("node").contains(&"rmcp".to_owned()), "the manifest reader missed rmcp");
+}
+
+/// The paths of source files a document names in backticks.
+fn source_paths(text: &str) -> Vec<String> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|quoted| {
+            !quoted.contains(char::is_whitespace)
+                && [".rs", ".py", ".sh"].iter().any(|end| quoted.ends_with(end))
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn every_source_file_the_map_names_is_there_from_the_root() {
+    let map = std::fs::read_to_string(root().join("ARCHITECTURE.md")).expect("the map");
+    let paths = source_paths(&map);
+    assert!(paths.len() > 100, "the reader found {} paths", paths.len());
+    let missing: Vec<&String> = paths.iter().filter(|path| !root().join(path).is_file()).collect();
+    assert!(missing.is_empty(), "ARCHITECTURE.md names files that are not there: {missing:?}");
+}
