@@ -43,18 +43,18 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 /// Sends `request` to the node of `home`, starting the node if needed.
-pub(crate) async fn ask_starting(
+pub(crate) async fn ask_starting<T: serde::de::DeserializeOwned>(
     home: &Home,
     start_args: &[String],
     request: &Request,
-) -> anyhow::Result<Value> {
+) -> anyhow::Result<T> {
     drop(bridge::connect_or_start(home, start_args).await?);
-    control::send(&home.socket_file(), request, |_| {}).await
+    control::ask(&home.socket_file(), request).await
 }
 
 /// `ferrex invite`: prints a one-time ticket.
 pub async fn invite(home: &Home, ttl: Duration, start_args: &[String]) -> anyhow::Result<()> {
-    let answer =
+    let answer: Value =
         ask_starting(home, start_args, &Request::Invite { ttl_secs: ttl.as_secs() }).await?;
     let ticket = answer["ticket"].as_str().context("the node answered without a ticket")?;
     output(ticket);
@@ -92,7 +92,7 @@ pub fn read_ticket(ticket: &str) -> anyhow::Result<String> {
 pub async fn join(home: &Home, ticket: &str, start_args: &[String]) -> anyhow::Result<()> {
     // A malformed ticket is refused before any node starts or anything is dialed.
     let parsed: PairingTicket = ticket.parse()?;
-    let answer =
+    let answer: Value =
         ask_starting(home, start_args, &Request::Join { ticket: ticket.trim().to_owned() }).await?;
     let name = answer["paired_with"]["name"].as_str().unwrap_or(&parsed.name).to_owned();
     let id = answer["paired_with"]["id"].as_str().unwrap_or_default().to_owned();
@@ -105,7 +105,7 @@ pub async fn join(home: &Home, ticket: &str, start_args: &[String]) -> anyhow::R
 
 /// `ferrex peers remove ID`.
 pub async fn remove(home: &Home, id: &str) -> anyhow::Result<()> {
-    let answer = ask_starting(home, &[], &Request::RemovePeer { id: id.to_owned() }).await?;
+    let answer: Value = ask_starting(home, &[], &Request::RemovePeer { id: id.to_owned() }).await?;
     let removed = &answer["removed"];
     let who = format!(
         "{} ({})",

@@ -13,7 +13,11 @@ use crate::{
         home::Home,
     },
     cli::{memory::confirm, peers::ask_starting},
-    surfaces::{control::Request, status},
+    surfaces::{
+        control::Request,
+        sharing::{MemberRemoved, ShareInvited, ShareJoined, SharePlanned, SharePreviewed},
+        status,
+    },
 };
 
 /// The project `named`, else the current directory's.
@@ -37,19 +41,15 @@ pub async fn share(
     start_args: &[String],
 ) -> anyhow::Result<()> {
     let project = project_of(home, project)?;
-    let plan =
+    let plan: SharePlanned =
         ask_starting(home, start_args, &Request::SharePlan { project: project.clone() }).await?;
-    if plan["shared"] != true {
-        let count = |key: &str| plan[key].as_u64().unwrap_or(0);
+    if !plan.shared {
         report(&format!(
             "Sharing {project} moves its {} memories ({} entities, {} links) into a share that \
              the devices you invite receive, and every one of your own devices keeps. {} \
              memories stay yours alone (sessions' events and exchanges, watched files). \
              Everything else of yours (other projects, default) is never shared.",
-            count("memories"),
-            count("entities"),
-            count("edges"),
-            count("kept"),
+            plan.memories, plan.entities, plan.edges, plan.kept,
         ));
         if !yes && !confirm("Share it?", "not sharing")? {
             report("nothing shared");
@@ -57,15 +57,13 @@ pub async fn share(
         }
     }
     let request = Request::Share { project, role: role.to_owned(), ttl_secs: ttl.as_secs() };
-    let answer = ask_starting(home, start_args, &request).await?;
-    let ticket = answer["ticket"].as_str().context("the node answered without a ticket")?;
+    let invited: ShareInvited = ask_starting(home, start_args, &request).await?;
+    let ticket = &invited.ticket;
     output(ticket);
     report(&format!(
         "On your teammate's device, run:\n\n    ferrex join {ticket}\n\nIt gives one device \
          {} access to {} and expires at {}. Remove a member with `ferrex share remove NAME`.",
-        answer["role"].as_str().unwrap_or("?"),
-        answer["project"].as_str().unwrap_or("?"),
-        answer["expires_at"].as_str().unwrap_or("?"),
+        invited.role, invited.project, invited.expires_at,
     ));
     Ok(())
 }
@@ -80,7 +78,7 @@ pub async fn join(
 ) -> anyhow::Result<()> {
     // A malformed ticket is refused before any node starts or anything is dialed.
     let parsed: ShareTicket = ticket.parse()?;
-    let preview =
+    let preview: SharePreviewed =
         ask_starting(home, start_args, &Request::SharePreview { ticket: ticket.to_owned() })
             .await?;
     report(&format!(
@@ -88,23 +86,21 @@ pub async fn join(
          project's share comes here, and what this device holds stays its own (its memories of \
          the same project included); with write access, what is stored in that project from \
          now on goes to the share unless it names the project's own namespace.",
-        preview["name"].as_str().unwrap_or(&parsed.name),
-        preview["project"].as_str().unwrap_or(&parsed.project),
-        preview["role"].as_str().unwrap_or("?"),
-        preview["memories"].as_u64().unwrap_or(0),
+        if preview.name.is_empty() { &parsed.name } else { &preview.name },
+        preview.project,
+        preview.role,
+        preview.memories,
     ));
     if !yes && !confirm("Join it?", "not joining")? {
         report("not joined");
         return Ok(());
     }
-    let answer =
+    let joined: ShareJoined =
         ask_starting(home, start_args, &Request::JoinShare { ticket: ticket.to_owned() }).await?;
     report(&format!(
         "joined {} ({}): its memories arrive now, and recall in that project reads them \
          (each result names the share's namespace {}). See `ferrex peers`.",
-        answer["project"].as_str().unwrap_or("?"),
-        answer["role"].as_str().unwrap_or("?"),
-        answer["namespace"].as_str().unwrap_or("?"),
+        joined.project, joined.role, joined.namespace,
     ));
     Ok(())
 }
@@ -113,32 +109,25 @@ pub async fn join(
 pub async fn remove(home: &Home, member: &str, project: Option<&str>) -> anyhow::Result<()> {
     let request =
         Request::RemoveMember { project: project.map(str::to_owned), member: member.to_owned() };
-    let answer = ask_starting(home, &[], &request).await?;
-    let removed: Vec<String> = answer["removed"]
-        .as_array()
-        .map(|removed| {
-            removed
-                .iter()
-                .map(|device| {
-                    format!(
-                        "{} ({})",
-                        device["name"]
-                            .as_str()
-                            .filter(|name| !name.is_empty())
-                            .unwrap_or("unnamed"),
-                        status::short_id(device["id"].as_str().unwrap_or_default())
-                    )
-                })
-                .collect()
+    let answer: MemberRemoved = ask_starting(home, &[], &request).await?;
+    let removed: Vec<String> = answer
+        .removed
+        .iter()
+        .map(|device| {
+            format!(
+                "{} ({})",
+                device.name.as_deref().filter(|name| !name.is_empty()).unwrap_or("unnamed"),
+                status::short_id(&device.id)
+            )
         })
-        .unwrap_or_default();
+        .collect();
     if removed.is_empty() {
         bail!("nothing was removed");
     }
     report(&format!(
         "removed from {}: {}. Every member stops serving them as soon as it hears (at once when \
          online); nothing stored from now on reaches them. What they hold already stays with them.",
-        answer["project"].as_str().unwrap_or("?"),
+        answer.project,
         removed.join(", "),
     ));
     Ok(())

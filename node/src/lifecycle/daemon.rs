@@ -372,22 +372,29 @@ async fn serve_control(stream: Stream, served: Arc<Served>) -> anyhow::Result<()
             },
         },
         Request::Peers => peers_status(&served).await,
-        Request::SharePlan { project } => sharing::plan(node, &project).await,
-        Request::Share { project, role, ttl_secs } => {
-            sharing::share(
-                node,
-                &served.network,
-                served.device.identity.secret(),
-                &project,
-                &role,
-                std::time::Duration::from_secs(ttl_secs),
-            )
-            .await
+        Request::SharePlan { project } => {
+            sharing::plan(node, &project).await.and_then(|plan| control::answered(&plan))
         }
-        Request::SharePreview { ticket } => sharing::preview(&served.network, &ticket).await,
-        Request::JoinShare { ticket } => sharing::join(&served.network, &ticket).await,
+        Request::Share { project, role, ttl_secs } => sharing::share(
+            node,
+            &served.network,
+            served.device.identity.secret(),
+            &project,
+            &role,
+            std::time::Duration::from_secs(ttl_secs),
+        )
+        .await
+        .and_then(|invited| control::answered(&invited)),
+        Request::SharePreview { ticket } => sharing::preview(&served.network, &ticket)
+            .await
+            .and_then(|preview| control::answered(&preview)),
+        Request::JoinShare { ticket } => sharing::join(&served.network, &ticket)
+            .await
+            .and_then(|joined| control::answered(&joined)),
         Request::RemoveMember { project, member } => {
-            sharing::remove(&served.network, project.as_deref(), &member).await
+            sharing::remove(&served.network, project.as_deref(), &member)
+                .await
+                .and_then(|removed| control::answered(&removed))
         }
         Request::RemovePeer { id } => remove_peer(&served, &id),
         Request::Export { namespace } => export(&served, namespace.as_deref(), &mut writer).await,

@@ -9,24 +9,33 @@ use ferrex_core::Namespace;
 use ferrex_sync::{Network, ShareTicket, membership::Role};
 use serde_json::{Value, json};
 
-use crate::{base::clock, engine::Engine, lifecycle::node::Node, surfaces::status};
+use crate::{
+    base::clock,
+    engine::Engine,
+    lifecycle::node::Node,
+    surfaces::{
+        sharing::{
+            Device, MemberRemoved, Moved, ShareInvited, ShareJoined, SharePlanned, SharePreviewed,
+        },
+        status,
+    },
+};
 
 /// What sharing `project` would move: shown before anything moves.
-pub async fn plan(node: &Node, project: &str) -> anyhow::Result<Value> {
+pub async fn plan(node: &Node, project: &str) -> anyhow::Result<SharePlanned> {
     let project = Namespace::parse(project)?;
     let engine = node.engine.clone();
     let (held, plan) = tokio::task::spawn_blocking(move || engine.share_plan(&project))
         .await?
         .map_err(|error| anyhow::anyhow!("{error}"))?;
-    Ok(json!({
-        "ok": true,
-        "shared": held.is_some(),
-        "namespace": plan.namespace.as_str(),
-        "memories": plan.memories,
-        "entities": plan.entities,
-        "edges": plan.edges,
-        "kept": plan.kept,
-    }))
+    Ok(SharePlanned {
+        shared: held.is_some(),
+        namespace: plan.namespace.as_str().to_owned(),
+        memories: plan.memories,
+        entities: plan.entities,
+        edges: plan.edges,
+        kept: plan.kept,
+    })
 }
 
 /// Shares `project` (moving it into its share the first time) and makes a
@@ -38,7 +47,7 @@ pub async fn share(
     project: &str,
     role: &str,
     ttl: Duration,
-) -> anyhow::Result<Value> {
+) -> anyhow::Result<ShareInvited> {
     let project = Namespace::parse(project)?;
     let role: Role = role.parse().map_err(|error: String| anyhow::anyhow!(error))?;
     if role == Role::Admin {
@@ -69,46 +78,43 @@ pub async fn share(
     };
     let share = engine.share_of(&project).context("the share was not recorded")?;
     let ticket = network.share_invite(&share, role, ttl).await?;
-    Ok(json!({
-        "ok": true,
-        "ticket": ticket.to_string(),
-        "expires_at": clock::iso(ticket.expires_at),
-        "project": project.as_str(),
-        "role": role.as_str(),
-        "namespace": ferrex_sync::shares::namespace_of(&share).as_str(),
-        "moved": moved.map(|shared| json!({
-            "memories": shared.memories,
-            "entities": shared.entities,
-            "edges": shared.edges,
-            "kept": shared.kept,
-        })),
-    }))
+    Ok(ShareInvited {
+        ticket: ticket.to_string(),
+        expires_at: clock::iso(ticket.expires_at),
+        project: project.as_str().to_owned(),
+        role: role.as_str().to_owned(),
+        namespace: ferrex_sync::shares::namespace_of(&share).as_str().to_owned(),
+        moved: moved.map(|shared| Moved {
+            memories: shared.memories,
+            entities: shared.entities,
+            edges: shared.edges,
+            kept: shared.kept,
+        }),
+    })
 }
 
 /// What joining with `ticket` would bring.
-pub async fn preview(network: &Network, ticket: &str) -> anyhow::Result<Value> {
+pub async fn preview(network: &Network, ticket: &str) -> anyhow::Result<SharePreviewed> {
     let ticket: ShareTicket = ticket.parse()?;
     let preview = network.preview_share(&ticket).await?;
-    Ok(json!({
-        "ok": true,
-        "project": preview.project,
-        "role": preview.role.as_str(),
-        "memories": preview.memories,
-        "name": preview.name,
-    }))
+    Ok(SharePreviewed {
+        project: preview.project,
+        role: preview.role.as_str().to_owned(),
+        memories: preview.memories,
+        name: preview.name,
+    })
 }
 
 /// Joins the share of `ticket`.
-pub async fn join(network: &Network, ticket: &str) -> anyhow::Result<Value> {
+pub async fn join(network: &Network, ticket: &str) -> anyhow::Result<ShareJoined> {
     let ticket: ShareTicket = ticket.parse()?;
     let (share, project) = network.join_share(&ticket).await?;
-    Ok(json!({
-        "ok": true,
-        "project": project.as_str(),
-        "role": ticket.role.as_str(),
-        "namespace": ferrex_sync::shares::namespace_of(&share).as_str(),
-        "name": ticket.name,
-    }))
+    Ok(ShareJoined {
+        project: project.as_str().to_owned(),
+        role: ticket.role.as_str().to_owned(),
+        namespace: ferrex_sync::shares::namespace_of(&share).as_str().to_owned(),
+        name: ticket.name,
+    })
 }
 
 /// Removes `member` from the share of `project` (or from the one share it
@@ -117,7 +123,7 @@ pub async fn remove(
     network: &Network,
     project: Option<&str>,
     member: &str,
-) -> anyhow::Result<Value> {
+) -> anyhow::Result<MemberRemoved> {
     let member = member.trim();
     if member.is_empty() {
         bail!("give the id or name of the member to remove (see `ferrex peers`)");
@@ -158,11 +164,14 @@ pub async fn remove(
         .context("a share's id is not hex")?;
     let device = member.device.clone();
     let removed = network.remove_member(&share, &device).await?;
-    Ok(json!({
-        "ok": true,
-        "project": status.project,
-        "removed": removed.devices.iter().map(|(id, name)| json!({"id": id, "name": name})).collect::<Vec<_>>(),
-    }))
+    Ok(MemberRemoved {
+        project: status.project.clone(),
+        removed: removed
+            .devices
+            .into_iter()
+            .map(|(id, name)| Device { id, name: Some(name).filter(|name| !name.is_empty()) })
+            .collect(),
+    })
 }
 
 /// The shares as `ferrex peers` and `ferrex sync status` show them.

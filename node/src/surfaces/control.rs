@@ -192,6 +192,25 @@ pub async fn send(
     bail!("the node closed the connection without answering")
 }
 
+/// Sends `request` to the node at `socket` and reads its answer as `T`
+/// (the answer's fields beside `ok`): the typed client of the socket.
+pub async fn ask<T: serde::de::DeserializeOwned>(
+    socket: &Path,
+    request: &Request,
+) -> anyhow::Result<T> {
+    let answer = send(socket, request, |_| {}).await?;
+    serde_json::from_value(answer).context("the node answered in a form this ferrex does not read")
+}
+
+/// An answer of the node as a line of the socket: `answer`'s fields and
+/// `"ok": true`.
+pub fn answered<T: serde::Serialize>(answer: &T) -> anyhow::Result<Value> {
+    let mut value = serde_json::to_value(answer)?;
+    let Value::Object(fields) = &mut value else { bail!("an answer must be a JSON object") };
+    fields.insert("ok".into(), Value::Bool(true));
+    Ok(value)
+}
+
 /// Runs operation `name` (a tool or a view, see [`Request::Call`]) with
 /// `arguments` (a JSON object) on the node at `socket`; its answer, or an
 /// error with the node's message.
