@@ -32,7 +32,7 @@ use crate::{
     lifecycle::sharing,
     surfaces::control::{self, CONTROL_HELLO, Request},
     surfaces::mcp::FerrexServer,
-    surfaces::mcp::working::Scope,
+    surfaces::mcp::working::Origin,
     surfaces::status::{self, ThisDevice},
     surfaces::views,
 };
@@ -306,8 +306,8 @@ async fn serve_connection(mut stream: Stream, served: Arc<Served>) -> anyhow::Re
     let hello = control::read_hello(&mut stream).await?;
     if let Some(project) = control::mcp_project(&hello) {
         use rmcp::ServiceExt;
-        let scope = Scope::of(project);
-        let service = FerrexServer::new(served.node.engine.clone(), scope).serve(stream).await?;
+        let origin = Origin::of(project);
+        let service = FerrexServer::new(served.node.engine.clone(), origin).serve(stream).await?;
         service.waiting().await?;
         return Ok(());
     }
@@ -413,9 +413,9 @@ async fn serve_control(stream: Stream, served: Arc<Served>) -> anyhow::Result<()
         }
         Request::Call { name, arguments, project } => {
             let engine = node.engine.clone();
-            let scope = Scope::of(project.as_deref().and_then(Project::named));
+            let origin = Origin::of(project.as_deref().and_then(Project::named));
             match tokio::task::spawn_blocking(move || {
-                views::call(&engine, &scope, &name, arguments)
+                views::call(&engine, &origin, &name, arguments)
             })
             .await?
             {

@@ -157,7 +157,7 @@ pub async fn serve(
     } else {
         config.with_allowed_hosts(hosts)
     };
-    let server = FerrexServer::new(engine, crate::surfaces::mcp::working::Scope::default());
+    let server = FerrexServer::new(engine, crate::surfaces::mcp::working::Origin::default());
     let mcp = StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::new(NeverSessionManager::default()),

@@ -15,7 +15,7 @@ use crate::{
     engine::{Engine, ToolError, tell::TellRequest, working::session_id},
     surfaces::mcp::{
         answers::device_names,
-        working::{Scope, token_budget},
+        working::{Origin, token_budget},
     },
 };
 
@@ -193,10 +193,10 @@ fn session(field: &str, id: Option<&str>) -> Result<Option<String>, FieldError> 
 }
 
 /// `tell`: what answers the prompt, in the budget, never twice.
-pub fn tell(engine: &Engine, scope: &Scope, params: TellParams) -> Result<TellAnswer, ToolError> {
+pub fn tell(engine: &Engine, origin: &Origin, params: TellParams) -> Result<TellAnswer, ToolError> {
     let session = session("session_id", params.session_id.as_deref())?;
     let budget = token_budget(params.budget, rules::MAX_TELL_TOKENS)?;
-    let namespaces = scope.recall_namespaces(params.namespace.as_deref())?;
+    let namespaces = origin.recall_namespaces(params.namespace.as_deref())?;
     let (prompt, _) = rules::strip_private(&params.prompt);
     let within = params.within_ms.map(|ms| std::time::Duration::from_millis(ms.min(60_000)));
     let request = TellRequest { prompt, namespaces: namespaces.clone(), session, budget, within };
@@ -248,11 +248,11 @@ const RETOLD: &str = "Told earlier in this session, still standing";
 /// transcript), so it is given the context alone.
 pub fn session_start(
     engine: &Engine,
-    scope: &Scope,
+    origin: &Origin,
     params: SessionStartParams,
 ) -> Result<SessionStartAnswer, ToolError> {
     let session = session("session_id", params.session_id.as_deref())?;
-    let context = super::mcp::working::context_of(engine, scope, None)?;
+    let context = super::mcp::working::context_of(engine, origin, None)?;
     if let Some(session) = &session {
         engine.note_shown(session, &context.shown)?;
     }

@@ -5,7 +5,7 @@
 //! through [`call`], with the tools' argument checks and error contract.
 //!
 //! A read spans what an agent's would in the same place: the project of
-//! the caller's scope and `default`, a namespace named instead, or with
+//! the caller's origin and `default`, a namespace named instead, or with
 //! `all` every namespace (`recall` takes `all` here too, though the agents'
 //! tool does not).
 
@@ -24,7 +24,7 @@ use crate::{
             args,
             params::{self, Kind},
             tools::{self, time},
-            working::Scope,
+            working::Origin,
         },
         telling,
     },
@@ -258,7 +258,7 @@ struct Schemas {
 /// Runs operation `op` (a tool or a view) with `arguments`.
 pub fn call(
     engine: &Engine,
-    scope: &Scope,
+    origin: &Origin,
     op: &str,
     arguments: Map<String, Value>,
 ) -> Result<Value, ToolError> {
@@ -280,43 +280,43 @@ pub fn call(
             arguments.remove("all");
             tools::answer(recall_everywhere(engine, args::read(&SCHEMAS.recall, arguments)?))
         }
-        "list" => tools::answer(list(engine, scope, args::read(&SCHEMAS.list, arguments)?)),
+        "list" => tools::answer(list(engine, origin, args::read(&SCHEMAS.list, arguments)?)),
         "show" => tools::answer(show(engine, args::read(&SCHEMAS.show, arguments)?)),
         "entity" => tools::answer(entity(engine, args::read(&SCHEMAS.entity, arguments)?)),
-        "topics" => tools::answer(topics(engine, scope, args::read(&SCHEMAS.topics, arguments)?)),
+        "topics" => tools::answer(topics(engine, origin, args::read(&SCHEMAS.topics, arguments)?)),
         "ingest" => {
             let params: IngestParams = args::read(&SCHEMAS.ingest, arguments)?;
             let outcomes: Vec<Ingested> =
-                params.items.into_iter().map(|item| ingest(engine, scope, item)).collect();
+                params.items.into_iter().map(|item| ingest(engine, origin, item)).collect();
             tools::answer(Ok(outcomes))
         }
         "tell" => {
-            tools::answer(telling::tell(engine, scope, args::read(&SCHEMAS.tell, arguments)?))
+            tools::answer(telling::tell(engine, origin, args::read(&SCHEMAS.tell, arguments)?))
         }
         "told" => tools::answer(telling::told(engine, args::read(&SCHEMAS.told, arguments)?)),
         "session_start" => tools::answer(telling::session_start(
             engine,
-            scope,
+            origin,
             args::read(&SCHEMAS.session_start, arguments)?,
         )),
         "session_end" => tools::answer(telling::session_end(
             engine,
             args::read(&SCHEMAS.session_end, arguments)?,
         )),
-        tool => tools::call(engine, scope, tool, arguments),
+        tool => tools::call(engine, origin, tool, arguments),
     }
 }
 
 /// Stores one memory from elsewhere through the store pipeline; a
 /// duplicate leaves what it duplicates as it was.
-fn ingest(engine: &Engine, scope: &Scope, item: Map<String, Value>) -> Ingested {
+fn ingest(engine: &Engine, origin: &Origin, item: Map<String, Value>) -> Ingested {
     let refused = |reason: String| Ingested { status: "refused", id: None, reason: Some(reason) };
     let schema = tools::input_schema("store").expect("store is a tool");
     let params = match args::read::<params::Store>(schema, item) {
         Ok(params) => params,
         Err(error) => return refused(format!("invalid {error}")),
     };
-    let (input, allow_secrets) = match tools::store_input(scope, params) {
+    let (input, allow_secrets) = match tools::store_input(origin, params) {
         Ok(input) => input,
         Err(error) => return refused(format!("invalid {error}")),
     };
@@ -342,15 +342,15 @@ fn bounded(field: &str, value: Option<i64>, default: usize, min: i64) -> Result<
 }
 
 /// The namespaces a person's read spans: with `all` every one (not with a
-/// `namespace` too); else the one named, or the scope's project and
+/// `namespace` too); else the one named, or the origin's project and
 /// `default`.
-fn reach(scope: &Scope, named: Option<&str>, all: bool) -> Result<Reach, FieldError> {
+fn reach(origin: &Origin, named: Option<&str>, all: bool) -> Result<Reach, FieldError> {
     match (all, named) {
         (true, Some(_)) => {
             Err(FieldError::new("all", "spans every namespace: give it or namespace, not both"))
         }
         (true, None) => Ok(Reach::Every),
-        (false, named) => Ok(Reach::Of(scope.recall_namespaces(named)?)),
+        (false, named) => Ok(Reach::Of(origin.recall_namespaces(named)?)),
     }
 }
 
@@ -374,7 +374,7 @@ fn recall_everywhere(
     tools::recall_over(engine, namespaces, params)
 }
 
-fn list(engine: &Engine, scope: &Scope, params: ListParams) -> Result<ListAnswer, ToolError> {
+fn list(engine: &Engine, origin: &Origin, params: ListParams) -> Result<ListAnswer, ToolError> {
     let offset = match params.offset {
         None => 0,
         Some(offset) if offset >= 0 => usize::try_from(offset).unwrap_or(usize::MAX),
@@ -385,7 +385,7 @@ fn list(engine: &Engine, scope: &Scope, params: ListParams) -> Result<ListAnswer
         }
     };
     let request = ListRequest {
-        reach: reach(scope, params.namespace.as_deref(), params.all)?,
+        reach: reach(origin, params.namespace.as_deref(), params.all)?,
         kinds: params.types.into_iter().map(MemoryKind::from).collect(),
         tag: params.tag,
         entities: validate::name_list("entities", params.entities)?,
@@ -469,7 +469,11 @@ fn entity(engine: &Engine, params: EntityParams) -> Result<EntityAnswer, ToolErr
     })
 }
 
-fn topics(engine: &Engine, scope: &Scope, params: TopicsParams) -> Result<TopicsAnswer, ToolError> {
-    let reach = reach(scope, params.namespace.as_deref(), params.all)?;
+fn topics(
+    engine: &Engine,
+    origin: &Origin,
+    params: TopicsParams,
+) -> Result<TopicsAnswer, ToolError> {
+    let reach = reach(origin, params.namespace.as_deref(), params.all)?;
     topics_of(engine, &reach, bounded("limit", params.limit, DEFAULT_PAGE, 1)?)
 }

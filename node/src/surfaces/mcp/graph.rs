@@ -7,7 +7,7 @@ use ferrex_core::walk::Hop;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::{answers, params, working::Scope};
+use super::{answers, params, working::Origin};
 use crate::engine::{
     Engine, ToolError,
     graph::{self, GraphRequest, LinkRequest, Node, UpdateRequest},
@@ -133,7 +133,7 @@ pub struct UpdateAnswer {
 
 pub(super) fn link(
     engine: &Engine,
-    scope: &Scope,
+    origin: &Origin,
     params: params::Link,
 ) -> Result<LinkAnswer, ToolError> {
     // Every field is checked by the engine (the confidence as a store's).
@@ -143,7 +143,7 @@ pub(super) fn link(
         relation: params.relation,
         note: params.note,
         confidence: params.confidence,
-        namespace: scope.namespace(params.namespace.as_deref())?,
+        namespace: origin.namespace(params.namespace.as_deref())?,
     })?;
     let names = answers::device_names(engine);
     Ok(LinkAnswer {
@@ -156,10 +156,10 @@ pub(super) fn link(
 
 pub(super) fn graph(
     engine: &Engine,
-    scope: &Scope,
+    origin: &Origin,
     params: params::Graph,
 ) -> Result<GraphAnswer, ToolError> {
-    let namespace = scope.namespace(params.namespace.as_deref())?;
+    let namespace = origin.namespace(params.namespace.as_deref())?;
     let direction = params.direction.map(|direction| match direction {
         params::Direction::Out => "out",
         params::Direction::In => "in",
@@ -187,10 +187,10 @@ pub(super) fn graph(
 
 pub(super) fn entity(
     engine: &Engine,
-    scope: &Scope,
+    origin: &Origin,
     params: params::Entity,
 ) -> Result<EntityAnswer, ToolError> {
-    let namespace = scope.namespace(params.namespace.as_deref())?;
+    let namespace = origin.namespace(params.namespace.as_deref())?;
     let story = engine.entity_story(&namespace, &params.name, params.include_history)?;
     let names = answers::device_names(engine);
     let me = Node::Entity { id: story.id.clone(), name: story.name.clone() };

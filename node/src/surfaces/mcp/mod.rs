@@ -37,7 +37,7 @@ memories.";
 #[derive(Clone)]
 pub struct FerrexServer {
     engine: Arc<Engine>,
-    scope: working::Scope,
+    origin: working::Origin,
 }
 
 /// The HTTP header that names the agent's project (a repository's remote,
@@ -45,22 +45,22 @@ pub struct FerrexServer {
 pub const PROJECT_HEADER: &str = "x-ferrex-project";
 
 impl FerrexServer {
-    /// A handler over `engine`, for calls from `scope`.
-    pub fn new(engine: Arc<Engine>, scope: working::Scope) -> Self {
-        FerrexServer { engine, scope }
+    /// A handler over `engine`, for calls from `origin`.
+    pub fn new(engine: Arc<Engine>, origin: working::Origin) -> Self {
+        FerrexServer { engine, origin }
     }
 
-    /// The scope of one call: the session's, or over HTTP the project the
+    /// The origin of one call: the session's, or over HTTP the project the
     /// request's header names.
-    fn scope_of(&self, context: &RequestContext<RoleServer>) -> working::Scope {
+    fn origin_of(&self, context: &RequestContext<RoleServer>) -> working::Origin {
         let header = context
             .extensions
             .get::<axum::http::request::Parts>()
             .and_then(|parts| parts.headers.get(PROJECT_HEADER))
             .and_then(|value| value.to_str().ok());
         match header {
-            Some(value) => working::Scope::of(ferrex_core::project::Project::of_remote(value)),
-            None => self.scope.clone(),
+            Some(value) => working::Origin::of(ferrex_core::project::Project::of_remote(value)),
+            None => self.origin.clone(),
         }
     }
 }
@@ -152,10 +152,10 @@ impl ServerHandler for FerrexServer {
     ) -> Result<GetPromptResponse, ErrorData> {
         if request.name == resources::CONTEXT {
             let engine = self.engine.clone();
-            let scope = self.scope_of(&context);
+            let origin = self.origin_of(&context);
             let params = params::Context { namespace: None, budget: None };
             let answer =
-                tokio::task::spawn_blocking(move || working::context(&engine, &scope, params))
+                tokio::task::spawn_blocking(move || working::context(&engine, &origin, params))
                     .await
                     .map_err(|error| ErrorData::internal_error(error.to_string(), None))?
                     .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
@@ -189,12 +189,12 @@ impl ServerHandler for FerrexServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let engine = self.engine.clone();
-        let scope = self.scope_of(&context);
+        let origin = self.origin_of(&context);
         let name = request.name.to_string();
         let arguments = request.arguments.unwrap_or_default();
         let tool = name.clone();
         let outcome =
-            tokio::task::spawn_blocking(move || tools::call(&engine, &scope, &name, arguments))
+            tokio::task::spawn_blocking(move || tools::call(&engine, &origin, &name, arguments))
                 .await;
         let result = match outcome {
             Ok(Ok(answer)) => CallToolResult::structured(answer),

@@ -8,7 +8,7 @@ use ferrex_core::{FieldError, MemoryKind, Namespace, StoreInput, validate};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{answers, args, graph, params, working, working::Scope};
+use super::{answers, args, graph, params, working, working::Origin};
 use crate::{
     base::clock,
     engine::{Engine, RecallRequest, Sources, ToolError},
@@ -215,7 +215,7 @@ pub fn schemas() -> &'static [Schemas] {
 /// Runs tool `name` with `arguments`; `Err` is a message for the agent.
 pub fn call(
     engine: &Engine,
-    scope: &Scope,
+    origin: &Origin,
     name: &str,
     arguments: Map<String, Value>,
 ) -> Result<Value, ToolError> {
@@ -228,21 +228,21 @@ pub fn call(
         .into());
     };
     match name {
-        "store" => answer(store(engine, scope, args::read(input, arguments)?)),
-        "recall" => answer(recall(engine, scope, args::read(input, arguments)?)),
+        "store" => answer(store(engine, origin, args::read(input, arguments)?)),
+        "recall" => answer(recall(engine, origin, args::read(input, arguments)?)),
         "forget" => answer(forget(engine, args::read(input, arguments)?)),
-        "reflect" => answer(reflect(engine, scope, args::read(input, arguments)?)),
-        "history" => answer(history(engine, scope, args::read(input, arguments)?)),
-        "session" => answer(working::session(engine, scope, args::read(input, arguments)?)),
-        "task" => answer(working::task(engine, scope, args::read(input, arguments)?)),
-        "observe" => answer(working::observe(engine, scope, args::read(input, arguments)?)),
-        "context" => answer(working::context(engine, scope, args::read(input, arguments)?)),
-        "link" => answer(graph::link(engine, scope, args::read(input, arguments)?)),
-        "graph" => answer(graph::graph(engine, scope, args::read(input, arguments)?)),
-        "entity" => answer(graph::entity(engine, scope, args::read(input, arguments)?)),
+        "reflect" => answer(reflect(engine, origin, args::read(input, arguments)?)),
+        "history" => answer(history(engine, origin, args::read(input, arguments)?)),
+        "session" => answer(working::session(engine, origin, args::read(input, arguments)?)),
+        "task" => answer(working::task(engine, origin, args::read(input, arguments)?)),
+        "observe" => answer(working::observe(engine, origin, args::read(input, arguments)?)),
+        "context" => answer(working::context(engine, origin, args::read(input, arguments)?)),
+        "link" => answer(graph::link(engine, origin, args::read(input, arguments)?)),
+        "graph" => answer(graph::graph(engine, origin, args::read(input, arguments)?)),
+        "entity" => answer(graph::entity(engine, origin, args::read(input, arguments)?)),
         "update" => answer(graph::update(engine, args::read(input, arguments)?)),
-        "index_files" => answer(index_files(engine, scope, args::read(input, arguments)?)),
-        "stats" => answer(stats(engine, scope, args::read(input, arguments)?)),
+        "index_files" => answer(index_files(engine, origin, args::read(input, arguments)?)),
+        "stats" => answer(stats(engine, origin, args::read(input, arguments)?)),
         _ => unreachable!("every tool in TOOLS is dispatched"),
     }
 }
@@ -281,7 +281,7 @@ pub(crate) fn time(
 /// A store request from `store`'s parameters, and whether it may hold
 /// credentials.
 pub(crate) fn store_input(
-    scope: &Scope,
+    origin: &Origin,
     params: params::Store,
 ) -> Result<(StoreInput, bool), FieldError> {
     if params.source.as_deref().is_some_and(ferrex_core::working::is_reserved_source) {
@@ -298,7 +298,7 @@ pub(crate) fn store_input(
             ));
         }
         (true, None) => Namespace::default(),
-        (false, named) => scope.namespace(named)?,
+        (false, named) => origin.namespace(named)?,
     };
     let input = StoreInput {
         valid_from: time("valid_from", params.valid_from.as_deref())?,
@@ -320,11 +320,11 @@ pub(crate) fn store_input(
 
 fn store(
     engine: &Engine,
-    scope: &Scope,
+    origin: &Origin,
     params: params::Store,
 ) -> Result<answers::StoreAnswer, ToolError> {
     let unnamed = params.namespace.is_none() && !params.universal;
-    let (mut input, allow_secrets) = store_input(scope, params)?;
+    let (mut input, allow_secrets) = store_input(origin, params)?;
     // In a shared project, a memory goes to the share when this device may
     // write it; naming the project's namespace keeps one personal
     // (docs/sharing.md).
@@ -338,10 +338,10 @@ fn store(
 
 fn recall(
     engine: &Engine,
-    scope: &Scope,
+    origin: &Origin,
     params: params::Recall,
 ) -> Result<answers::RecallAnswer, ToolError> {
-    let namespaces = scope.recall_namespaces(params.namespace.as_deref())?;
+    let namespaces = origin.recall_namespaces(params.namespace.as_deref())?;
     recall_over(engine, namespaces, params)
 }
 
@@ -464,10 +464,10 @@ fn forget(engine: &Engine, params: params::Forget) -> Result<answers::ForgetAnsw
 
 fn reflect(
     engine: &Engine,
-    scope: &Scope,
+    origin: &Origin,
     params: params::Reflect,
 ) -> Result<answers::ReflectAnswer, ToolError> {
-    let namespace = scope.namespace(params.namespace.as_deref())?;
+    let namespace = origin.namespace(params.namespace.as_deref())?;
     let limit = validate::recall_limit(params.limit)?;
     let reflection = engine.reflect(
         &namespace,
@@ -480,10 +480,10 @@ fn reflect(
 
 fn history(
     engine: &Engine,
-    scope: &Scope,
+    origin: &Origin,
     params: params::History,
 ) -> Result<answers::HistoryAnswer, ToolError> {
-    let namespace = scope.namespace(params.namespace.as_deref())?;
+    let namespace = origin.namespace(params.namespace.as_deref())?;
     let id = params.id.map(|id| validate::memory_id("id", &id)).transpose()?;
     let pair = match (&id, params.subject, params.predicate) {
         (Some(_), None, None) => None,
@@ -520,7 +520,7 @@ fn history(
 
 fn index_files(
     engine: &Engine,
-    scope: &Scope,
+    origin: &Origin,
     params: params::IndexFiles,
 ) -> Result<crate::engine::files::IndexFilesAnswer, ToolError> {
     let path = |field: &str, text: &str| {
@@ -536,7 +536,7 @@ fn index_files(
                 Some(named) => Namespace::parse(named)?,
                 None => match crate::base::project::find(&path, None) {
                     Some(project) => project.namespace,
-                    None => scope.namespace(None)?,
+                    None => origin.namespace(None)?,
                 },
             };
             Some(crate::base::config::Watch {
@@ -566,14 +566,14 @@ fn index_files(
 
 fn stats(
     engine: &Engine,
-    scope: &Scope,
+    origin: &Origin,
     params: params::Stats,
 ) -> Result<answers::StatsAnswer, ToolError> {
     let stats = engine.stats()?;
     let detailed = if params.detailed { Some(engine.detailed_stats()?) } else { None };
     let mut answer = answers::stats(&stats, detailed.as_ref());
     if params.topics {
-        let reach = crate::engine::Reach::Of(vec![scope.namespace(None)?]);
+        let reach = crate::engine::Reach::Of(vec![origin.namespace(None)?]);
         answer.topics = Some(answers::topics_of(engine, &reach, TOPICS)?);
     }
     Ok(answer)

@@ -1,5 +1,5 @@
 //! The working-state tools — `session`, `task`, `observe`, `context` — and
-//! the scope a call runs in (the agent's project).
+//! the origin a call runs in (the agent's project).
 
 use ferrex_core::{FieldError, Namespace, Timestamp, project::Project, validate, working};
 use schemars::JsonSchema;
@@ -20,15 +20,15 @@ use crate::{
 /// Where a call comes from: the agent's project, when known (the bridge's
 /// working directory, an HTTP header, a hook's `cwd`).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Scope {
+pub struct Origin {
     /// The project the agent works in.
     pub project: Option<Project>,
 }
 
-impl Scope {
-    /// A scope in `project`.
-    pub fn of(project: Option<Project>) -> Scope {
-        Scope { project }
+impl Origin {
+    /// A call from `project`.
+    pub fn of(project: Option<Project>) -> Origin {
+        Origin { project }
     }
 
     /// The namespace a call means: the one it names, else the project's,
@@ -101,11 +101,11 @@ pub struct SessionAnswer {
 /// `session`: push, get, clear.
 pub fn session(
     engine: &Engine,
-    scope: &Scope,
+    origin: &Origin,
     params: params::Session,
 ) -> Result<SessionAnswer, ToolError> {
     // Every parameter given is checked, whichever action uses it.
-    let namespace = scope.namespace(params.namespace.as_deref())?;
+    let namespace = origin.namespace(params.namespace.as_deref())?;
     let session =
         params.session_id.as_deref().map(|id| session_id("session_id", id)).transpose()?;
     let content = params
@@ -280,9 +280,13 @@ fn status(status: params::TaskStatus) -> working::TaskStatus {
 }
 
 /// `task`: start, update, pause, done, abort, list.
-pub fn task(engine: &Engine, scope: &Scope, params: params::Task) -> Result<TaskAnswer, ToolError> {
+pub fn task(
+    engine: &Engine,
+    origin: &Origin,
+    params: params::Task,
+) -> Result<TaskAnswer, ToolError> {
     // Every parameter given is checked, whichever action uses it.
-    let namespace = scope.namespace(params.namespace.as_deref())?;
+    let namespace = origin.namespace(params.namespace.as_deref())?;
     let text = |field: &str, value: &Option<String>, max: usize| {
         value.as_deref().map(|value| validate::required_text(field, value, max)).transpose()
     };
@@ -391,10 +395,10 @@ pub struct ObserveAnswer {
 /// `observe`: records an exchange.
 pub fn observe(
     engine: &Engine,
-    scope: &Scope,
+    origin: &Origin,
     params: params::Observe,
 ) -> Result<ObserveAnswer, ToolError> {
-    let namespace = scope.namespace(params.namespace.as_deref())?;
+    let namespace = origin.namespace(params.namespace.as_deref())?;
     let user = validate::required_text("user", &params.user, validate::MAX_CONTENT_BYTES)?;
     let assistant =
         validate::required_text("assistant", &params.assistant, validate::MAX_CONTENT_BYTES)?;
@@ -444,12 +448,12 @@ pub struct ContextAnswer {
 /// `context`: what an agent should know when a session starts.
 pub fn context(
     engine: &Engine,
-    scope: &Scope,
+    origin: &Origin,
     params: params::Context,
 ) -> Result<ContextAnswer, ToolError> {
-    let namespace = scope.namespace(params.namespace.as_deref())?;
+    let namespace = origin.namespace(params.namespace.as_deref())?;
     let budget = token_budget(params.budget, working::MAX_CONTEXT_TOKENS)?;
-    let project = project_of(scope, params.namespace.as_deref(), &namespace);
+    let project = project_of(origin, params.namespace.as_deref(), &namespace);
     let context = context_in(engine, &namespace, project.as_deref(), budget)?;
     Ok(ContextAnswer {
         namespace: namespace.as_str().to_owned(),
@@ -478,25 +482,25 @@ pub fn token_budget(budget: Option<i64>, max: usize) -> Result<Option<usize>, Fi
     }
 }
 
-/// The project a context names: the scope's, unless another namespace
+/// The project a context names: the origin's, unless another namespace
 /// was named.
-fn project_of(scope: &Scope, named: Option<&str>, namespace: &Namespace) -> Option<String> {
-    scope
+fn project_of(origin: &Origin, named: Option<&str>, namespace: &Namespace) -> Option<String> {
+    origin
         .project
         .as_ref()
         .filter(|project| named.is_none() || project.namespace == *namespace)
         .map(|project| project.name.clone())
 }
 
-/// The session-start context of the scope's project (the default budget
+/// The session-start context of the origin's project (the default budget
 /// when `budget` is `None`).
 pub fn context_of(
     engine: &Engine,
-    scope: &Scope,
+    origin: &Origin,
     budget: Option<usize>,
 ) -> Result<crate::engine::working::SessionContext, ToolError> {
-    let namespace = scope.namespace(None)?;
-    let project = project_of(scope, None, &namespace);
+    let namespace = origin.namespace(None)?;
+    let project = project_of(origin, None, &namespace);
     context_in(engine, &namespace, project.as_deref(), budget)
 }
 
@@ -526,17 +530,17 @@ mod tests {
     #[test]
     fn a_named_namespace_wins_then_the_project_then_default() {
         let project = Project::of_remote("git@github.com:acme/api.git");
-        let scope = Scope::of(project);
-        assert_eq!(scope.namespace(None).unwrap().as_str(), "github.com.acme.api");
-        assert_eq!(scope.namespace(Some("notes")).unwrap().as_str(), "notes");
+        let origin = Origin::of(project);
+        assert_eq!(origin.namespace(None).unwrap().as_str(), "github.com.acme.api");
+        assert_eq!(origin.namespace(Some("notes")).unwrap().as_str(), "notes");
         assert_eq!(
-            scope.recall_namespaces(None).unwrap(),
+            origin.recall_namespaces(None).unwrap(),
             [Namespace::parse("github.com.acme.api").unwrap(), Namespace::default()]
         );
-        assert_eq!(scope.recall_namespaces(Some("notes")).unwrap().len(), 1);
-        let nowhere = Scope::default();
+        assert_eq!(origin.recall_namespaces(Some("notes")).unwrap().len(), 1);
+        let nowhere = Origin::default();
         assert_eq!(nowhere.namespace(None).unwrap(), Namespace::default());
         assert_eq!(nowhere.recall_namespaces(None).unwrap(), [Namespace::default()]);
-        assert!(scope.namespace(Some("bad name")).is_err());
+        assert!(origin.namespace(Some("bad name")).is_err());
     }
 }
