@@ -14,13 +14,17 @@ use std::{
 };
 
 use anyhow::{Context, bail};
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::{
     base::console::{output, report},
     base::home::Home,
-    surfaces::bridge,
-    surfaces::control,
+    surfaces::{
+        bridge, control,
+        mcp::answers::{ContentFields, FileRef, Memory, RecallAnswer},
+        views::ListAnswer,
+    },
 };
 
 /// Runs operation `name` on the node of `home` (starting it if needed), for
@@ -33,21 +37,29 @@ pub async fn call(home: &Home, name: &str, arguments: Value) -> anyhow::Result<V
 
 /// The namespaces an answer spans, as a person reads them: "a and b".
 fn spanned(answer: &Value) -> String {
-    let names: Vec<&str> = match answer["namespaces"].as_array() {
-        Some(names) => names.iter().filter_map(Value::as_str).collect(),
-        None => answer["namespace"].as_str().into_iter().collect(),
+    let names: Vec<String> = match answer["namespaces"].as_array() {
+        Some(names) => names.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+        None => answer["namespace"].as_str().map(str::to_owned).into_iter().collect(),
     };
-    match names.as_slice() {
+    namespaces_spanned(&names)
+}
+
+/// `names` as a person reads them: "a, b and c".
+fn namespaces_spanned(names: &[String]) -> String {
+    match names {
         [] => "no namespace".to_owned(),
-        [one] => (*one).to_owned(),
+        [one] => one.clone(),
         [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
 
-/// Whether an answer spans more than one namespace (its rows then say
-/// which each is in).
-fn many(answer: &Value) -> bool {
-    answer["namespaces"].as_array().is_some_and(|names| names.len() > 1)
+/// The namespaces a recall searched: every one, else the first.
+fn searched(answer: &RecallAnswer) -> &[String] {
+    if answer.namespaces.is_empty() {
+        std::slice::from_ref(&answer.namespace)
+    } else {
+        &answer.namespaces
+    }
 }
 
 /// Arguments built from flags: absent flags are left out.
@@ -89,13 +101,18 @@ pub fn print_json(answer: &Value) {
 
 /// One line of a memory's content: the text, or a fact's three parts.
 fn content_line(memory: &Value) -> String {
-    let text = match memory["content"].as_str() {
-        Some(text) => text.to_owned(),
+    contents_line(&ContentFields::deserialize(memory).unwrap_or_default())
+}
+
+/// [`content_line`] of typed content.
+fn contents_line(content: &ContentFields) -> String {
+    let text = match &content.content {
+        Some(text) => text.clone(),
         None => format!(
             "{} · {} · {}",
-            memory["subject"].as_str().unwrap_or(""),
-            memory["predicate"].as_str().unwrap_or(""),
-            memory["object"].as_str().unwrap_or("")
+            content.subject.as_deref().unwrap_or(""),
+            content.predicate.as_deref().unwrap_or(""),
+            content.object.as_deref().unwrap_or("")
         ),
     };
     text.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -130,35 +147,36 @@ fn table(rows: &[Vec<String>]) -> String {
 }
 
 /// `ferrex recall`'s table.
-pub fn recall_table(answer: &Value) -> String {
-    let results = answer["results"].as_array().map(Vec::as_slice).unwrap_or_default();
-    if results.is_empty() {
-        return format!("no memories in {} match", spanned(answer));
+pub fn recall_table(answer: &RecallAnswer) -> String {
+    let spanned = namespaces_spanned(searched(answer));
+    if answer.results.is_empty() {
+        return format!("no memories in {spanned} match");
     }
-    let with_namespace = many(answer);
+    let with_namespace = answer.namespaces.len() > 1;
     let mut header = vec!["SCORE", "ID", "TYPE", "STALENESS"];
     if with_namespace {
         header.push("NAMESPACE");
     }
     header.push("CONTENT");
     let mut rows = vec![header.into_iter().map(str::to_owned).collect::<Vec<_>>()];
-    for memory in results {
+    for recalled in &answer.results {
+        let memory = &recalled.memory;
         let mut row = vec![
-            format!("{:.3}", memory["score"].as_f64().unwrap_or(0.0)),
-            memory["id"].as_str().unwrap_or("").to_owned(),
-            memory["type"].as_str().unwrap_or("").to_owned(),
-            memory["staleness"].as_str().unwrap_or("").to_owned(),
+            format!("{:.3}", recalled.score),
+            memory.id.clone(),
+            memory.kind.clone(),
+            recalled.staleness.clone(),
         ];
         if with_namespace {
-            row.push(memory["namespace"].as_str().unwrap_or("").to_owned());
+            row.push(memory.namespace.clone());
         }
-        row.push(cut(&content_with_place(memory), CONTENT_WIDTH));
+        row.push(cut(&placed_content(memory), CONTENT_WIDTH));
         rows.push(row);
     }
     let mut out = table(&rows);
-    out.push_str(&format!("\nsearched {}", spanned(answer)));
-    if let Some(note) = answer["pending"]["note"].as_str() {
-        out.push_str(&format!("\n({note})"));
+    out.push_str(&format!("\nsearched {spanned}"));
+    if let Some(pending) = &answer.pending {
+        out.push_str(&format!("\n({})", pending.note));
     }
     out
 }
@@ -166,51 +184,55 @@ pub fn recall_table(answer: &Value) -> String {
 /// A file chunk's file and headings, as "path > heading" (empty for a
 /// memory).
 fn file_place(file: &Value) -> String {
-    [file["path"].as_str(), file["heading"].as_str()]
-        .into_iter()
-        .flatten()
+    FileRef::deserialize(file).map(|file| place_of(&file)).unwrap_or_default()
+}
+
+/// [`file_place`] of a typed reference.
+fn place_of(file: &FileRef) -> String {
+    std::iter::once(file.path.as_str())
+        .chain(file.heading.as_deref())
         .collect::<Vec<_>>()
         .join(" > ")
 }
 
 /// A memory's content in one line; a file chunk's after its place.
-fn content_with_place(memory: &Value) -> String {
-    match file_place(&memory["file"]) {
-        place if place.is_empty() => content_line(memory),
-        place => format!("[{place}] {}", content_line(memory)),
+fn placed_content(memory: &Memory) -> String {
+    match &memory.file {
+        Some(file) => format!("[{}] {}", place_of(file), contents_line(&memory.content)),
+        None => contents_line(&memory.content),
     }
 }
 
 /// `ferrex list`'s table.
-pub fn list_table(answer: &Value) -> String {
-    let memories = answer["memories"].as_array().map(Vec::as_slice).unwrap_or_default();
-    let total = answer["total"].as_u64().unwrap_or(0);
-    let offset = answer["offset"].as_u64().unwrap_or(0);
-    if memories.is_empty() {
-        return format!("no memories in {} match (of {total}, from {offset})", spanned(answer));
+pub fn list_table(answer: &ListAnswer) -> String {
+    let (total, offset) = (answer.total, answer.offset);
+    let spanned = namespaces_spanned(&answer.namespaces);
+    if answer.memories.is_empty() {
+        return format!("no memories in {spanned} match (of {total}, from {offset})");
     }
-    let with_namespace = many(answer);
+    let with_namespace = answer.namespaces.len() > 1;
     let mut header = vec!["ID", "TYPE", "STATUS", "VALID FROM"];
     if with_namespace {
         header.push("NAMESPACE");
     }
     header.push("CONTENT");
     let mut rows = vec![header.into_iter().map(str::to_owned).collect::<Vec<_>>()];
-    for memory in memories {
+    for browsed in &answer.memories {
+        let memory = &browsed.memory;
         let mut row = vec![
-            memory["id"].as_str().unwrap_or("").to_owned(),
-            memory["type"].as_str().unwrap_or("").to_owned(),
-            standing(memory),
-            date(&memory["t_valid"]),
+            memory.id.clone(),
+            memory.kind.clone(),
+            memory.standing.status.clone().unwrap_or_else(|| "-".to_owned()),
+            memory.t_valid.chars().take(10).collect(),
         ];
         if with_namespace {
-            row.push(memory["namespace"].as_str().unwrap_or("").to_owned());
+            row.push(memory.namespace.clone());
         }
-        row.push(cut(&content_with_place(memory), CONTENT_WIDTH));
+        row.push(cut(&placed_content(memory), CONTENT_WIDTH));
         rows.push(row);
     }
-    let shown = memories.len() as u64;
-    format!("{}\n{}–{} of {total} in {}", table(&rows), offset + 1, offset + shown, spanned(answer))
+    let shown = answer.memories.len();
+    format!("{}\n{}–{} of {total} in {spanned}", table(&rows), offset + 1, offset + shown)
 }
 
 /// `ferrex show`'s page.
@@ -615,7 +637,7 @@ pub async fn recall(home: &Home, args: RecallArgs) -> anyhow::Result<()> {
         .set("diversity", args.diversity)
         .list("validate_ids", &args.validate_ids);
     let answer = call(home, "recall", arguments.value()).await?;
-    show_answer(&answer, args.json, recall_table);
+    show_typed(&answer, args.json, recall_table)?;
     Ok(())
 }
 
@@ -634,7 +656,7 @@ pub async fn list(home: &Home, args: ListArgs) -> anyhow::Result<()> {
         .set("limit", args.limit)
         .set("offset", args.offset);
     let answer = call(home, "list", arguments.value()).await?;
-    show_answer(&answer, args.json, list_table);
+    show_typed(&answer, args.json, list_table)?;
     Ok(())
 }
 
@@ -686,6 +708,22 @@ pub async fn topics(
     Ok(())
 }
 /// Prints a command's answer: JSON, or as `render` writes it for people.
+/// [`show_answer`] of an answer read as its type `T`.
+fn show_typed<T: serde::de::DeserializeOwned>(
+    answer: &Value,
+    json: bool,
+    render: impl Fn(&T) -> String,
+) -> anyhow::Result<()> {
+    if json {
+        print_json(answer);
+    } else {
+        let typed = T::deserialize(answer)
+            .context("the node answered in a form this ferrex does not read")?;
+        output(&render(&typed));
+    }
+    Ok(())
+}
+
 pub fn show_answer(
     answer: &serde_json::Value,
     json: bool,

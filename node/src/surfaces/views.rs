@@ -183,7 +183,7 @@ pub struct Ingested {
 }
 
 /// A memory as a person browses it: no score, its staleness and trust.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Browsed {
     /// The memory.
     #[serde(flatten)]
@@ -191,19 +191,19 @@ pub struct Browsed {
     /// Its confidence, grown by evidence, fading since last confirmed.
     pub trust: f64,
     /// `fresh`, `aging` or `stale`.
-    pub staleness: &'static str,
+    pub staleness: String,
 }
 
 fn browsed(recalled: &crate::engine::Recalled) -> Browsed {
     Browsed {
         memory: answers::memory(&recalled.row),
         trust: recalled.confidence,
-        staleness: recalled.staleness.as_str(),
+        staleness: recalled.staleness.as_str().to_owned(),
     }
 }
 
 /// `list`'s answer.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct ListAnswer {
     /// The namespaces listed.
     pub namespaces: Vec<String>,

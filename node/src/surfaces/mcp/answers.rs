@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use ferrex_core::{Content, Timestamp};
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::{
     base::clock,
@@ -21,7 +21,7 @@ use crate::{
 pub type DeviceNames<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 /// A memory's content: free text, or a fact's three parts.
-#[derive(Debug, Default, Serialize, JsonSchema)]
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ContentFields {
     /// Free text (episodic and procedural memories).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -55,7 +55,7 @@ impl ContentFields {
 
 /// A memory's standing in the derived view: whether a fact is current, what
 /// superseded or corrected it.
-#[derive(Debug, Default, Serialize, JsonSchema)]
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
 pub struct Standing {
     /// A fact: whether it is its subject's current value.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -65,16 +65,16 @@ pub struct Standing {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
     /// Facts this one contradicts.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub contradicts: Vec<String>,
     /// Memories that superseded this one.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub superseded_by: Vec<String>,
     /// When it stopped being true (ISO-8601).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub t_invalid: Option<String>,
     /// Text that corrected this one.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub corrected_by: Vec<String>,
 }
 
@@ -94,14 +94,14 @@ impl Standing {
 }
 
 /// A memory: its content, standing, and what was recorded with it.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct Memory {
     /// Its id.
     pub id: String,
     /// `episodic`, `semantic` or `procedural`; `file` for a chunk of a
     /// watched file.
     #[serde(rename = "type")]
-    pub kind: &'static str,
+    pub kind: String,
     /// A file chunk's file and headings.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<FileRef>,
@@ -122,10 +122,10 @@ pub struct Memory {
     #[serde(flatten)]
     pub standing: Standing,
     /// Its labels.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
     /// The entities it is about.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub entities: Vec<String>,
     /// Where it came from.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -136,7 +136,7 @@ pub struct Memory {
 }
 
 /// Where a file chunk is.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct FileRef {
     /// The file's path, relative to its watched folder.
     pub path: String,
@@ -164,7 +164,7 @@ impl FileRef {
 }
 
 /// A memory as `recall` finds it.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct RecalledMemory {
     /// The memory.
     #[serde(flatten)]
@@ -174,7 +174,7 @@ pub struct RecalledMemory {
     /// Its confidence, lowered by staleness and contradiction.
     pub trust: f64,
     /// `fresh`, `aging` or `stale`.
-    pub staleness: &'static str,
+    pub staleness: String,
 }
 
 /// One recalled memory.
@@ -183,7 +183,7 @@ pub fn recalled(result: &Recalled) -> RecalledMemory {
         memory: memory(&result.row),
         score: result.score,
         trust: result.confidence,
-        staleness: result.staleness.as_str(),
+        staleness: result.staleness.as_str().to_owned(),
     }
 }
 
@@ -194,7 +194,7 @@ pub fn memory(row: &MemoryRow) -> Memory {
     let chunk = file.is_some();
     Memory {
         id: row.id.clone(),
-        kind: if chunk { "file" } else { row.kind.as_str() },
+        kind: if chunk { "file" } else { row.kind.as_str() }.to_owned(),
         file,
         namespace: row.namespace.clone(),
         created_at: clock::iso(Timestamp(row.created_at)),
@@ -349,7 +349,7 @@ pub fn stored(stored: &Stored) -> StoreAnswer {
 }
 
 /// What a recall could not search fully yet, and what that means.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct Pending {
     /// Memories of the namespace with no vector yet.
     pub without_vectors: i64,
@@ -388,14 +388,14 @@ pub fn backlog(backlog: &Backlog) -> Pending {
 }
 
 /// The answer of `recall`.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct RecallAnswer {
     /// The query, as searched.
     pub query: String,
     /// The namespace searched first.
     pub namespace: String,
     /// Every namespace searched: a project's recall searches `default` too.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub namespaces: Vec<String>,
     /// How many results.
     pub count: usize,
@@ -928,4 +928,78 @@ pub fn topics_of(engine: &Engine, reach: &Reach, limit: usize) -> Result<TopicsA
             .map(|(id, name, count)| EntityCount { id, name, count })
             .collect(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample_memory(kind: &str, file: Option<FileRef>) -> Memory {
+        Memory {
+            id: "m1".into(),
+            kind: kind.into(),
+            file,
+            namespace: "acme-api".into(),
+            created_at: "2026-12-03T08:00:00Z".into(),
+            t_valid: "2026-12-03T08:00:00Z".into(),
+            confidence: 0.9,
+            evidence: 2,
+            content: ContentFields {
+                subject: Some("api-server".into()),
+                predicate: Some("port".into()),
+                object: Some("8443".into()),
+                ..ContentFields::default()
+            },
+            standing: Standing {
+                current: Some(true),
+                status: Some("current".into()),
+                superseded_by: vec!["m0".into()],
+                ..Standing::default()
+            },
+            tags: vec!["ops".into()],
+            entities: Vec::new(),
+            source: None,
+            context: Some("deploy".into()),
+        }
+    }
+
+    /// What the commands read back is what the tool wrote: the answer
+    /// serialized, read as its type and serialized again, is the same
+    /// JSON, with every optional part present and absent.
+    #[test]
+    fn recall_answers_read_back_as_written() {
+        let file = FileRef { path: "docs/deploy.md".into(), heading: Some("Ports".into()) };
+        for (namespaces, pending, file) in [
+            (vec![], None, None),
+            (
+                vec!["acme-api".to_owned(), "default".to_owned()],
+                Some(Pending {
+                    without_vectors: 3,
+                    without_passages: 1,
+                    dense_partial: true,
+                    waited_ms: 20,
+                    note: "3 memories still being embedded".into(),
+                }),
+                Some(file),
+            ),
+        ] {
+            let answer = RecallAnswer {
+                query: "api-server port".into(),
+                namespace: "acme-api".into(),
+                namespaces,
+                count: 1,
+                results: vec![RecalledMemory {
+                    memory: sample_memory("semantic", file),
+                    score: 0.5,
+                    trust: 0.8,
+                    staleness: "fresh".into(),
+                }],
+                pending,
+                validated: None,
+            };
+            let written = serde_json::to_value(&answer).unwrap();
+            let read: RecallAnswer = serde_json::from_value(written.clone()).unwrap();
+            assert_eq!(serde_json::to_value(&read).unwrap(), written);
+        }
+    }
 }
