@@ -42,6 +42,7 @@ use crate::{
     base::home::Home,
     surfaces::{
         bridge, control, installs,
+        mcp::working::SessionAnswer,
         telling::{SessionStartAnswer, TellAnswer},
     },
 };
@@ -324,16 +325,15 @@ async fn perform(
                 json!({"action": "get", "session_id": session_id()?, "limit": 100}),
             )
             .await?;
-            let mut events: Vec<SessionEvent> = answer["events"]
-                .as_array()
+            let answer = SessionAnswer::deserialize(&answer)?;
+            let mut events: Vec<SessionEvent> = answer
+                .events
                 .into_iter()
                 .flatten()
                 .filter_map(|event| {
-                    let kind = EventType::parse(event["event_type"].as_str()?)?;
-                    (kind != EventType::Checkpoint).then(|| SessionEvent {
-                        kind,
-                        text: event["content"].as_str().unwrap_or_default().to_owned(),
-                    })
+                    let kind = EventType::parse(&event.event_type)?;
+                    (kind != EventType::Checkpoint)
+                        .then_some(SessionEvent { kind, text: event.content })
                 })
                 .collect();
             if end {

@@ -419,7 +419,7 @@ pub struct ForgetAnswer {
 }
 
 /// A device, by id and name.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct Device {
     /// Its id.
     pub id: String,

@@ -3,7 +3,7 @@
 
 use ferrex_core::{FieldError, Namespace, Timestamp, project::Project, validate, working};
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{
     answers::{Device, device_names},
@@ -58,7 +58,7 @@ fn device(engine: &Engine, id: &str) -> Device {
 }
 
 /// An event of a session's working memory.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct EventEntry {
     /// Its id (forget it by this).
     pub id: String,
@@ -75,10 +75,10 @@ pub struct EventEntry {
 }
 
 /// The answer of `session`.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct SessionAnswer {
     /// What was done.
-    pub action: &'static str,
+    pub action: String,
     /// Namespace.
     pub namespace: String,
     /// push: the event's id.
@@ -88,8 +88,8 @@ pub struct SessionAnswer {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub evicted: Option<usize>,
     /// push: credentials replaced by `[REDACTED]`, by kind.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub redacted: Vec<&'static str>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redacted: Vec<String>,
     /// get: events, newest first, from every device.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub events: Option<Vec<EventEntry>>,
@@ -115,7 +115,7 @@ pub fn session(
         .transpose()?;
     let limit = validate::recall_limit(params.limit)?;
     let mut answer = SessionAnswer {
-        action: "",
+        action: String::new(),
         namespace: namespace.as_str().to_owned(),
         id: None,
         evicted: None,
@@ -131,14 +131,14 @@ pub fn session(
                 .ok_or_else(|| FieldError::new("content", "is missing: say what happened"))?;
             let kind = params.event_type.map_or(working::EventType::Action, Into::into);
             let pushed = engine.push_event(&namespace, &session, kind, &content)?;
-            answer.action = "pushed";
+            answer.action = "pushed".to_owned();
             answer.id = Some(pushed.id);
             answer.evicted = Some(pushed.evicted);
-            answer.redacted = pushed.redacted;
+            answer.redacted = pushed.redacted.into_iter().map(str::to_owned).collect();
         }
         params::SessionAction::Get => {
             let events = engine.events(&namespace, session.as_deref(), limit)?;
-            answer.action = "got";
+            answer.action = "got".to_owned();
             answer.events = Some(
                 events
                     .iter()
@@ -157,7 +157,7 @@ pub fn session(
         }
         params::SessionAction::Clear => {
             let session = session.ok_or_else(needs_session)?;
-            answer.action = "cleared";
+            answer.action = "cleared".to_owned();
             answer.cleared = Some(engine.clear_session(&namespace, &session)?);
         }
     }
