@@ -18,6 +18,7 @@ use crate::{
     lifecycle::daemon,
     surfaces::bridge,
     surfaces::control::{self, Request},
+    surfaces::replies::{DeviceRef, Invited, Paired, PeerRemoved},
     surfaces::status::{self, ThisDevice},
 };
 
@@ -54,13 +55,13 @@ pub(crate) async fn ask_starting<T: serde::de::DeserializeOwned>(
 
 /// `ferrex invite`: prints a one-time ticket.
 pub async fn invite(home: &Home, ttl: Duration, start_args: &[String]) -> anyhow::Result<()> {
-    let answer: Value =
+    let invited: Invited =
         ask_starting(home, start_args, &Request::Invite { ttl_secs: ttl.as_secs() }).await?;
-    let ticket = answer["ticket"].as_str().context("the node answered without a ticket")?;
+    let ticket = &invited.ticket;
     output(ticket);
     report(&format!(
         "On the other device, run:\n\n    ferrex join {ticket}\n\nThe ticket pairs one device and expires at {} (in {}).",
-        answer["expires_at"].as_str().unwrap_or("?"),
+        invited.expires_at,
         humane(ttl)
     ));
     Ok(())
@@ -92,10 +93,10 @@ pub fn read_ticket(ticket: &str) -> anyhow::Result<String> {
 pub async fn join(home: &Home, ticket: &str, start_args: &[String]) -> anyhow::Result<()> {
     // A malformed ticket is refused before any node starts or anything is dialed.
     let parsed: PairingTicket = ticket.parse()?;
-    let answer: Value =
+    let paired: Paired =
         ask_starting(home, start_args, &Request::Join { ticket: ticket.trim().to_owned() }).await?;
-    let name = answer["paired_with"]["name"].as_str().unwrap_or(&parsed.name).to_owned();
-    let id = answer["paired_with"]["id"].as_str().unwrap_or_default().to_owned();
+    let DeviceRef { id, name } = paired.paired_with;
+    let name = name.unwrap_or(parsed.name);
     report(&format!(
         "paired with {name} ({}); memories now sync with it and with every device it is paired with.\nSee `ferrex peers` and `ferrex sync status`.",
         status::short_id(&id)
@@ -105,14 +106,15 @@ pub async fn join(home: &Home, ticket: &str, start_args: &[String]) -> anyhow::R
 
 /// `ferrex peers remove ID`.
 pub async fn remove(home: &Home, id: &str) -> anyhow::Result<()> {
-    let answer: Value = ask_starting(home, &[], &Request::RemovePeer { id: id.to_owned() }).await?;
-    let removed = &answer["removed"];
+    let answer: PeerRemoved =
+        ask_starting(home, &[], &Request::RemovePeer { id: id.to_owned() }).await?;
+    let removed = &answer.removed;
     let who = format!(
         "{} ({})",
-        removed["name"].as_str().unwrap_or("unnamed device"),
-        status::short_id(removed["id"].as_str().unwrap_or_default())
+        removed.name.as_deref().unwrap_or("unnamed device"),
+        status::short_id(&removed.id)
     );
-    if answer["already_removed"] == true {
+    if answer.already_removed {
         report(&format!("{who} was already removed"));
     } else {
         report(&format!(

@@ -15,7 +15,7 @@ use crate::{
     cli::{memory::confirm, peers::ask_starting},
     surfaces::{
         control::Request,
-        sharing::{MemberRemoved, ShareInvited, ShareJoined, SharePlanned, SharePreviewed},
+        replies::{MemberRemoved, ShareInvited, ShareJoined, SharePlanned, SharePreviewed},
         status,
     },
 };

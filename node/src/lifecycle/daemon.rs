@@ -33,6 +33,7 @@ use crate::{
     surfaces::control::{self, CONTROL_HELLO, Request},
     surfaces::mcp::FerrexServer,
     surfaces::mcp::working::Origin,
+    surfaces::replies::{DeviceRef, Invited, Paired, PeerRemoved},
     surfaces::status::{self, ThisDevice},
     surfaces::views,
 };
@@ -357,17 +358,18 @@ async fn serve_control(stream: Stream, served: Arc<Served>) -> anyhow::Result<()
         }
         Request::Invite { ttl_secs } => {
             let ticket = served.network.invite(std::time::Duration::from_secs(ttl_secs));
-            Ok(json!({
-                "ok": true,
-                "ticket": ticket.to_string(),
-                "expires_at": clock::iso(ticket.expires_at),
-                "name": served.device.name,
-            }))
+            control::answered(&Invited {
+                ticket: ticket.to_string(),
+                expires_at: clock::iso(ticket.expires_at),
+                name: served.device.name.clone(),
+            })
         }
         Request::Join { ticket } => match ticket.parse::<PairingTicket>() {
             Err(error) => Err(anyhow::anyhow!("{error}")),
             Ok(ticket) => match served.network.join(&ticket).await {
-                Ok((name, id)) => Ok(json!({"ok": true, "paired_with": {"id": id, "name": name}})),
+                Ok((name, id)) => {
+                    control::answered(&Paired { paired_with: DeviceRef { id, name: Some(name) } })
+                }
                 Err(error) => Err(anyhow::anyhow!("{error}")),
             },
         },
@@ -558,5 +560,5 @@ fn remove_peer(served: &Served, wanted: &str) -> anyhow::Result<Value> {
     }
     let name = registry.name_of(&id);
     let newly = served.network.remove(&id)?;
-    Ok(json!({"ok": true, "removed": {"id": id, "name": name}, "already_removed": !newly}))
+    control::answered(&PeerRemoved { removed: DeviceRef { id, name }, already_removed: !newly })
 }

@@ -14,8 +14,9 @@ use crate::{
     engine::Engine,
     lifecycle::node::Node,
     surfaces::{
-        sharing::{
-            Device, MemberRemoved, Moved, ShareInvited, ShareJoined, SharePlanned, SharePreviewed,
+        replies::{
+            DeviceRef, MemberRemoved, Moved, ShareInvited, ShareJoined, SharePlanned,
+            SharePreviewed,
         },
         status,
     },
@@ -169,7 +170,7 @@ pub async fn remove(
         removed: removed
             .devices
             .into_iter()
-            .map(|(id, name)| Device { id, name: Some(name).filter(|name| !name.is_empty()) })
+            .map(|(id, name)| DeviceRef { id, name: Some(name).filter(|name| !name.is_empty()) })
             .collect(),
     })
 }

@@ -10,7 +10,7 @@ pub mod hook;
 pub mod http;
 pub mod installs;
 pub mod mcp;
-pub mod sharing;
+pub mod replies;
 pub mod status;
 pub mod telling;
 pub mod ui;

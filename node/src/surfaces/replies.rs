@@ -1,9 +1,38 @@
-//! What the control socket answers of sharing (`ferrex share`, joining
-//! with a share's ticket, `ferrex share remove`), typed both ways: the node
-//! writes these ([`crate::lifecycle::sharing`]) and the commands read them
+//! What the control socket replies to the commands, typed both ways: the
+//! node writes these (`control::answered`) and the commands read them
 //! ([`crate::surfaces::control::ask`]), so the two cannot drift apart.
+//! Pairing (`ferrex invite`, `join`, `peers remove`) and sharing (`ferrex
+//! share`, joining with a share's ticket, `ferrex share remove`). (The MCP
+//! tools' answers are `mcp/answers.rs`'s.)
 
 use serde::{Deserialize, Serialize};
+
+/// A pairing ticket (`Invite`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Invited {
+    /// The ticket (`ferrex…`).
+    pub ticket: String,
+    /// When it stops working (RFC 3339).
+    pub expires_at: String,
+    /// This device's name.
+    pub name: String,
+}
+
+/// A device paired (`Join`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Paired {
+    /// The device this one paired with.
+    pub paired_with: DeviceRef,
+}
+
+/// A paired device removed (`RemovePeer`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PeerRemoved {
+    /// The device.
+    pub removed: DeviceRef,
+    /// It was removed before.
+    pub already_removed: bool,
+}
 
 /// What sharing a project would move (`SharePlan`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,7 +110,7 @@ pub struct ShareJoined {
 
 /// A device, by id (hex) and the name it goes by, when known.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Device {
+pub struct DeviceRef {
     /// Its id (hex).
     pub id: String,
     /// Its name.
@@ -94,5 +123,5 @@ pub struct MemberRemoved {
     /// The project whose share it was removed from.
     pub project: String,
     /// The devices removed: the member, and those granted through it.
-    pub removed: Vec<Device>,
+    pub removed: Vec<DeviceRef>,
 }
