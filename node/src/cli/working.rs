@@ -3,11 +3,14 @@
 //! `ferrex told`: what agents' sessions were told with their prompts, and
 //! why.
 
+use serde::Deserialize;
+
 use super::memory::Arguments;
 use crate::{
     base::{console::output, home::Home},
     surfaces::{
         bridge, control,
+        mcp::working::ContextAnswer,
         telling::{TellAnswer, ToldAnswer},
     },
 };
@@ -28,12 +31,13 @@ pub async fn context(
     if json {
         output(&serde_json::to_string_pretty(&answer)?);
     } else {
+        let answer = ContextAnswer::deserialize(&answer)?;
         match context_text(&answer) {
             Some(text) => output(&text),
             None => crate::base::console::report(&format!(
                 "Nothing to tell a session in namespace {} yet: no open task, activity, decision \
                  or fact is recorded there.",
-                answer["namespace"].as_str().unwrap_or("?")
+                answer.namespace
             )),
         }
     }
@@ -143,14 +147,13 @@ fn told_text(answer: &ToldAnswer) -> String {
 /// The context as a person reads it: the text, a blank line, and its size
 /// on a line of its own; `None` when there is nothing to tell a session (a
 /// session is given nothing then).
-fn context_text(answer: &serde_json::Value) -> Option<String> {
-    let text = answer["text"].as_str().unwrap_or_default().trim_end();
+fn context_text(answer: &ContextAnswer) -> Option<String> {
+    let text = answer.text.trim_end();
     if text.is_empty() {
         return None;
     }
-    let tokens = answer["tokens"].as_u64().unwrap_or(0);
-    let budget = answer["budget"].as_u64().unwrap_or(0);
-    let left_out = match answer["left_out"].as_u64().unwrap_or(0) {
+    let (tokens, budget) = (answer.tokens, answer.budget);
+    let left_out = match answer.left_out {
         0 => String::new(),
         1 => "; 1 item left out".to_owned(),
         many => format!("; {many} items left out"),
@@ -160,20 +163,28 @@ fn context_text(answer: &serde_json::Value) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use super::{ContextAnswer, context_text};
 
-    use super::context_text;
+    fn context(text: &str, tokens: usize, left_out: usize) -> ContextAnswer {
+        ContextAnswer {
+            namespace: "github.com.acme.api".into(),
+            project: None,
+            text: text.into(),
+            tokens,
+            budget: 1000,
+            sections: Vec::new(),
+            left_out,
+        }
+    }
 
     #[test]
     fn the_size_stands_on_a_line_of_its_own_and_nothing_says_so() {
-        let answer = json!({"text": "# ferrex: where work stands\n\n## Open tasks\n- a", "tokens": 12,
-            "budget": 1000, "left_out": 1, "namespace": "github.com.acme.api"});
+        let answer = context("# ferrex: where work stands\n\n## Open tasks\n- a", 12, 1);
         assert_eq!(
             context_text(&answer).unwrap(),
             "# ferrex: where work stands\n\n## Open tasks\n- a\n\n(12 of 1000 tokens, counted as \
              characters / 4; 1 item left out)"
         );
-        let empty = json!({"text": "", "tokens": 0, "budget": 1000, "left_out": 0});
-        assert_eq!(context_text(&empty), None);
+        assert_eq!(context_text(&context("", 0, 0)), None);
     }
 }

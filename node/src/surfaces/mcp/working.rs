@@ -417,7 +417,7 @@ pub fn observe(
 }
 
 /// A part of the context.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct ContextSection {
     /// Its heading.
     pub title: String,
@@ -426,7 +426,7 @@ pub struct ContextSection {
 }
 
 /// The answer of `context`.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct ContextAnswer {
     /// Namespace.
     pub namespace: String,
