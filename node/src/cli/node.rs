@@ -6,12 +6,16 @@ use std::time::Instant;
 use anyhow::Context;
 use ferrex_core::Embedder;
 use ferrex_embed::{EmbedderOptions, FastEmbedder};
+use serde::Deserialize;
 
 use crate::{
     base::{config, config::Config, console::report, home::Home},
     cli::runtime,
     lifecycle::{daemon, model, reindex},
-    surfaces::control,
+    surfaces::{
+        control,
+        replies::{ReindexProgress, Reindexed},
+    },
 };
 
 /// `ferrex stop`.
@@ -62,17 +66,16 @@ pub fn reindex(home: &Home, config: &Config) -> anyhow::Result<()> {
     let runtime = runtime()?;
     let running = runtime.block_on(async {
         control::send(&socket, &control::Request::Reindex, |event| {
-            show(
-                event["phase"].as_str().unwrap_or(""),
-                event["done"].as_u64().unwrap_or(0),
-                event["total"].as_u64().unwrap_or(0),
-            )
+            if let Ok(progress) = ReindexProgress::deserialize(event) {
+                show(&progress.phase, progress.done, progress.total);
+            }
         })
         .await
     });
     let (memories, embedded) = match running {
         Ok(answer) => {
-            (answer["memories"].as_u64().unwrap_or(0), answer["embedded"].as_u64().unwrap_or(0))
+            let done = Reindexed::deserialize(&answer)?;
+            (done.memories, done.embedded)
         }
         Err(error)
             if error.downcast_ref::<std::io::Error>().is_some_and(control::is_not_running) =>

@@ -33,7 +33,7 @@ use crate::{
     surfaces::control::{self, CONTROL_HELLO, Request},
     surfaces::mcp::FerrexServer,
     surfaces::mcp::working::Origin,
-    surfaces::replies::{DeviceRef, Invited, Paired, PeerRemoved},
+    surfaces::replies::{DeviceRef, Invited, Paired, PeerRemoved, ReindexProgress, Reindexed},
     surfaces::status::{self, ThisDevice},
     surfaces::views,
 };
@@ -433,16 +433,25 @@ async fn serve_control(stream: Stream, served: Arc<Served>) -> anyhow::Result<()
             let node = node.clone();
             let work = tokio::task::spawn_blocking(move || {
                 reindex::rebuild_running(&node, |event| {
-                    let _ = events.send(json!({"event": "progress", "phase": event.phase, "done": event.done, "total": event.total}));
+                    let progress = ReindexProgress {
+                        phase: event.phase.to_owned(),
+                        done: event.done as u64,
+                        total: event.total as u64,
+                    };
+                    if let Ok(mut line) = control::answered(&progress) {
+                        line["event"] = "progress".into();
+                        let _ = events.send(line);
+                    }
                 })
             });
             while let Some(event) = receiver.recv().await {
                 send_line(&mut writer, &event).await?;
             }
             match work.await? {
-                Ok(summary) => Ok(
-                    json!({"ok": true, "memories": summary.memories, "embedded": summary.embedded}),
-                ),
+                Ok(summary) => control::answered(&Reindexed {
+                    memories: summary.memories as u64,
+                    embedded: summary.embedded as u64,
+                }),
                 Err(error) => Err(error),
             }
         }

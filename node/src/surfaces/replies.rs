@@ -1,11 +1,31 @@
 //! What the control socket replies to the commands, typed both ways: the
 //! node writes these (`control::answered`) and the commands read them
 //! ([`crate::surfaces::control::ask`]), so the two cannot drift apart.
-//! Pairing (`ferrex invite`, `join`, `peers remove`) and sharing (`ferrex
+//! A reindex (`ferrex reindex`), pairing (`ferrex invite`, `join`, `peers remove`) and sharing (`ferrex
 //! share`, joining with a share's ticket, `ferrex share remove`). (The MCP
 //! tools' answers are `mcp/answers.rs`'s.)
 
 use serde::{Deserialize, Serialize};
+
+/// How far a reindex is: the `progress` events of `Reindex`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReindexProgress {
+    /// The phase (`reading`, `embedding`…).
+    pub phase: String,
+    /// Done of it so far.
+    pub done: u64,
+    /// Its size.
+    pub total: u64,
+}
+
+/// A reindex done (`Reindex`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reindexed {
+    /// Memories indexed.
+    pub memories: u64,
+    /// Of those, embedded.
+    pub embedded: u64,
+}
 
 /// A pairing ticket (`Invite`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
