@@ -14,7 +14,7 @@ pub type Page = (String, String);
 
 /// What the pages are made of, for one namespace.
 #[derive(Debug, Default)]
-pub struct Namespace {
+pub struct NamespaceExport {
     /// Its name.
     pub name: String,
     /// Entity lines of the export.
@@ -78,7 +78,7 @@ fn unique(taken: &mut BTreeSet<String>, name: String, suffix: impl std::fmt::Dis
 }
 
 /// Every page of the export of `namespaces`.
-pub fn pages(namespaces: &[Namespace]) -> Vec<Page> {
+pub fn pages(namespaces: &[NamespaceExport]) -> Vec<Page> {
     let mut pages = Vec::new();
     let mut index = String::from(
         "# Memory\n\nExported by ferrex. Each namespace has a page per entity and per topic.\n\n",
@@ -101,7 +101,7 @@ pub fn pages(namespaces: &[Namespace]) -> Vec<Page> {
     pages
 }
 
-fn namespace_pages(namespace: &Namespace, dir: &str) -> Vec<Page> {
+fn namespace_pages(namespace: &NamespaceExport, dir: &str) -> Vec<Page> {
     // Page names, unique within the namespace.
     let mut taken = BTreeSet::new();
     let mut entity_page: BTreeMap<String, String> = BTreeMap::new();
@@ -397,7 +397,7 @@ mod tests {
 
     #[test]
     fn entities_and_topics_get_linked_pages_with_front_matter() {
-        let namespace = Namespace {
+        let namespace = NamespaceExport {
             name: "default".into(),
             entities: vec![
                 json!({"id": "e1", "name": "Ada Lovelace", "created_at": "2026-01-01T00:00:00.000Z", "created_by": "d"}),
@@ -462,15 +462,15 @@ mod tests {
     fn names_alike_get_pages_of_their_own() {
         let memory = |id: &str, tag: &str| json!({"id": id, "content": id, "tags": [tag], "t_valid": "2026-01-01T00:00:00.000Z"});
         let namespaces = [
-            Namespace {
+            NamespaceExport {
                 name: "Work".into(),
                 memories: vec![memory("a", "Rust"), memory("b", "rust")],
-                ..Namespace::default()
+                ..NamespaceExport::default()
             },
-            Namespace {
+            NamespaceExport {
                 name: "work".into(),
                 memories: vec![memory("c", "c#")],
-                ..Namespace::default()
+                ..NamespaceExport::default()
             },
         ];
         let pages: BTreeMap<String, String> = pages(&namespaces).into_iter().collect();
@@ -488,7 +488,7 @@ mod tests {
     #[test]
     fn links_between_memories_are_listed_with_the_text_of_both_ends() {
         let memory = |id: &str, text: &str| json!({"id": id, "content": text, "t_valid": "2026-11-26T10:00:00Z", "tags": [], "entities": []});
-        let namespace = Namespace {
+        let namespace = NamespaceExport {
             name: "eng".into(),
             memories: vec![
                 memory("m1", "The nightly ARM build fails with a linker error."),
@@ -497,7 +497,7 @@ mod tests {
                        "source": "ferrex:link", "context": "verified on the runner",
                        "t_valid": "2026-11-26T10:00:00Z", "tags": [], "entities": []}),
             ],
-            ..Namespace::default()
+            ..NamespaceExport::default()
         };
         let pages = pages(&[namespace]);
         let index = &pages.iter().find(|(path, _)| path.ends_with("index.md")).unwrap().1;

@@ -120,13 +120,13 @@ async fn export_markdown(home: &Home, namespace: Option<&str>, out: &Path) -> an
     }
     drop(bridge::connect_or_start(home, &[]).await?);
     let request = Request::Export { namespace: namespace.map(str::to_owned) };
-    let mut by_namespace: BTreeMap<String, markdown::Namespace> = BTreeMap::new();
+    let mut by_namespace: BTreeMap<String, markdown::NamespaceExport> = BTreeMap::new();
     control::send(&home.socket_file(), &request, |event| {
         let line = &event["line"];
         let Some(name) = line["namespace"].as_str() else { return };
-        let entry = by_namespace
-            .entry(name.to_owned())
-            .or_insert_with(|| markdown::Namespace { name: name.to_owned(), ..Default::default() });
+        let entry = by_namespace.entry(name.to_owned()).or_insert_with(|| {
+            markdown::NamespaceExport { name: name.to_owned(), ..Default::default() }
+        });
         match line["type"].as_str() {
             Some("entity") => entry.entities.push(line.clone()),
             Some("alias") => entry.aliases.push(line.clone()),
@@ -159,7 +159,7 @@ async fn export_markdown(home: &Home, namespace: Option<&str>, out: &Path) -> an
             }
         }
     }
-    let namespaces: Vec<markdown::Namespace> = by_namespace.into_values().collect();
+    let namespaces: Vec<markdown::NamespaceExport> = by_namespace.into_values().collect();
     let pages = markdown::pages(&namespaces);
     let parent = out.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = out.file_name().context("--out names no folder")?.to_string_lossy().into_owned();
