@@ -45,7 +45,7 @@ pub const MAX_CONTEXT_TOKENS: usize = 2_400;
 
 /// What a working-state memory is, by its `source`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Role {
+pub enum WorkingKind {
     /// An event of a session's working memory.
     Event,
     /// A task, as started.
@@ -62,42 +62,42 @@ pub enum Role {
     Exchange,
 }
 
-impl Role {
+impl WorkingKind {
     /// Every role.
-    pub const ALL: [Role; 7] = [
-        Role::Event,
-        Role::Task,
-        Role::TaskUpdate,
-        Role::TaskPause,
-        Role::TaskDone,
-        Role::TaskAbort,
-        Role::Exchange,
+    pub const ALL: [WorkingKind; 7] = [
+        WorkingKind::Event,
+        WorkingKind::Task,
+        WorkingKind::TaskUpdate,
+        WorkingKind::TaskPause,
+        WorkingKind::TaskDone,
+        WorkingKind::TaskAbort,
+        WorkingKind::Exchange,
     ];
 
     /// The `source` its memories carry.
     pub fn source(self) -> &'static str {
         match self {
-            Role::Event => "ferrex:event",
-            Role::Task => "ferrex:task",
-            Role::TaskUpdate => "ferrex:task-update",
-            Role::TaskPause => "ferrex:task-pause",
-            Role::TaskDone => "ferrex:task-done",
-            Role::TaskAbort => "ferrex:task-abort",
-            Role::Exchange => "ferrex:exchange",
+            WorkingKind::Event => "ferrex:event",
+            WorkingKind::Task => "ferrex:task",
+            WorkingKind::TaskUpdate => "ferrex:task-update",
+            WorkingKind::TaskPause => "ferrex:task-pause",
+            WorkingKind::TaskDone => "ferrex:task-done",
+            WorkingKind::TaskAbort => "ferrex:task-abort",
+            WorkingKind::Exchange => "ferrex:exchange",
         }
     }
 
     /// The role of a memory with `source`, if it is working state.
-    pub fn of_source(source: Option<&str>) -> Option<Role> {
+    pub fn of_source(source: Option<&str>) -> Option<WorkingKind> {
         let source = source?;
-        Role::ALL.into_iter().find(|role| role.source() == source)
+        WorkingKind::ALL.into_iter().find(|role| role.source() == source)
     }
 
     /// Whether `recall` finds it. Events and a task's progress notes are
     /// read through `session` and `task`; what a task taught (its result or
     /// post-mortem), the task itself and exchanges are knowledge.
     pub fn recallable(self) -> bool {
-        !matches!(self, Role::Event | Role::TaskUpdate | Role::TaskPause)
+        !matches!(self, WorkingKind::Event | WorkingKind::TaskUpdate | WorkingKind::TaskPause)
     }
 }
 
@@ -265,7 +265,7 @@ pub struct TaskNote {
     /// The note's memory id.
     pub id: String,
     /// Which kind of note (`TaskUpdate`, `TaskPause`, `TaskDone`, `TaskAbort`).
-    pub role: Role,
+    pub role: WorkingKind,
     /// When it was written.
     pub at: Timestamp,
     /// The device that wrote it.
@@ -354,25 +354,28 @@ pub fn task_state(
     let last_activity = notes.iter().map(|note| note.at).fold(started, Timestamp::max);
     let reports: Vec<TaskNote> = notes
         .iter()
-        .filter(|note| matches!(note.role, Role::TaskDone | Role::TaskAbort))
+        .filter(|note| matches!(note.role, WorkingKind::TaskDone | WorkingKind::TaskAbort))
         .map(|note| (*note).clone())
         .collect();
     let outcome = reports
         .iter()
-        .find(|note| note.role == Role::TaskDone)
+        .find(|note| note.role == WorkingKind::TaskDone)
         .or_else(|| reports.first())
         .cloned();
-    let progress =
-        notes.iter().rev().find(|note| note.role == Role::TaskUpdate).map(|note| note.text.clone());
+    let progress = notes
+        .iter()
+        .rev()
+        .find(|note| note.role == WorkingKind::TaskUpdate)
+        .map(|note| note.text.clone());
     let status = match &outcome {
-        Some(note) if note.role == Role::TaskDone => TaskStatus::Done,
+        Some(note) if note.role == WorkingKind::TaskDone => TaskStatus::Done,
         Some(_) => TaskStatus::Aborted,
         None => {
             let paused = notes
                 .iter()
                 .rev()
-                .find(|note| matches!(note.role, Role::TaskUpdate | Role::TaskPause))
-                .is_some_and(|note| note.role == Role::TaskPause);
+                .find(|note| matches!(note.role, WorkingKind::TaskUpdate | WorkingKind::TaskPause))
+                .is_some_and(|note| note.role == WorkingKind::TaskPause);
             if now.millis().saturating_sub(last_activity.millis()) >= expire_after {
                 TaskStatus::Expired
             } else if paused {
@@ -597,7 +600,7 @@ mod tests {
         assert!(!text.contains("Files: or directory"), "{text}");
     }
 
-    fn note(id: &str, role: Role, at: i64, by: &str) -> TaskNote {
+    fn note(id: &str, role: WorkingKind, at: i64, by: &str) -> TaskNote {
         TaskNote { id: id.into(), role, at: Timestamp(at), by: by.into(), text: id.into() }
     }
 
@@ -605,14 +608,15 @@ mod tests {
 
     #[test]
     fn roles_round_trip_through_their_source_and_only_notes_hide_from_recall() {
-        for role in Role::ALL {
-            assert_eq!(Role::of_source(Some(role.source())), Some(role));
+        for role in WorkingKind::ALL {
+            assert_eq!(WorkingKind::of_source(Some(role.source())), Some(role));
             assert!(is_reserved_source(role.source()));
         }
-        assert_eq!(Role::of_source(Some("notes.md")), None);
-        assert_eq!(Role::of_source(None), None);
-        let hidden: Vec<Role> = Role::ALL.into_iter().filter(|role| !role.recallable()).collect();
-        assert_eq!(hidden, [Role::Event, Role::TaskUpdate, Role::TaskPause]);
+        assert_eq!(WorkingKind::of_source(Some("notes.md")), None);
+        assert_eq!(WorkingKind::of_source(None), None);
+        let hidden: Vec<WorkingKind> =
+            WorkingKind::ALL.into_iter().filter(|role| !role.recallable()).collect();
+        assert_eq!(hidden, [WorkingKind::Event, WorkingKind::TaskUpdate, WorkingKind::TaskPause]);
     }
 
     #[test]
@@ -697,15 +701,22 @@ mod tests {
         let start = Timestamp(0);
         let active = task_state(start, &[], Timestamp(HOUR), expiry);
         assert_eq!(active.status, TaskStatus::Active);
-        let paused =
-            task_state(start, &[note("p", Role::TaskPause, 10, "a")], Timestamp(HOUR), expiry);
+        let paused = task_state(
+            start,
+            &[note("p", WorkingKind::TaskPause, 10, "a")],
+            Timestamp(HOUR),
+            expiry,
+        );
         assert_eq!(paused.status, TaskStatus::Paused);
-        let resumed = [note("p", Role::TaskPause, 10, "a"), note("u", Role::TaskUpdate, 20, "a")];
+        let resumed = [
+            note("p", WorkingKind::TaskPause, 10, "a"),
+            note("u", WorkingKind::TaskUpdate, 20, "a"),
+        ];
         let resumed = task_state(start, &resumed, Timestamp(HOUR), expiry);
         assert_eq!((resumed.status, resumed.progress.as_deref()), (TaskStatus::Active, Some("u")));
         let expired = task_state(
             start,
-            &[note("u", Role::TaskUpdate, 20, "a")],
+            &[note("u", WorkingKind::TaskUpdate, 20, "a")],
             Timestamp(20 + expiry),
             expiry,
         );
@@ -713,7 +724,7 @@ mod tests {
         assert_eq!(expired.last_activity, Timestamp(20));
         let not_yet = task_state(
             start,
-            &[note("u", Role::TaskUpdate, 20, "a")],
+            &[note("u", WorkingKind::TaskUpdate, 20, "a")],
             Timestamp(19 + expiry),
             expiry,
         );
@@ -721,7 +732,7 @@ mod tests {
         // A closed task never expires.
         let done = task_state(
             start,
-            &[note("d", Role::TaskDone, 5, "a")],
+            &[note("d", WorkingKind::TaskDone, 5, "a")],
             Timestamp(100 * expiry),
             expiry,
         );
@@ -730,15 +741,15 @@ mod tests {
 
     #[test]
     fn closing_one_task_on_two_devices_converges_and_keeps_both_reports() {
-        let done = note("z-done", Role::TaskDone, 50, "laptop");
-        let abort = note("a-abort", Role::TaskAbort, 40, "desktop");
+        let done = note("z-done", WorkingKind::TaskDone, 50, "laptop");
+        let abort = note("a-abort", WorkingKind::TaskAbort, 40, "desktop");
         for notes in [vec![done.clone(), abort.clone()], vec![abort.clone(), done.clone()]] {
             let state = task_state(Timestamp(0), &notes, Timestamp(60), HOUR);
             assert_eq!(state.status, TaskStatus::Done, "a result wins over a post-mortem");
             assert_eq!(state.outcome.as_ref().map(|n| n.id.as_str()), Some("z-done"));
             assert_eq!(state.reports.len(), 2);
         }
-        let second = note("b-abort", Role::TaskAbort, 40, "laptop");
+        let second = note("b-abort", WorkingKind::TaskAbort, 40, "laptop");
         let state = task_state(Timestamp(0), &[second.clone(), abort.clone()], Timestamp(60), HOUR);
         assert_eq!(state.status, TaskStatus::Aborted);
         assert_eq!(state.outcome.map(|n| n.id), Some("a-abort".to_owned()), "tie: smaller id");

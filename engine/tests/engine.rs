@@ -189,7 +189,12 @@ fn a_task_left_untouched_expires_and_a_note_brings_it_back() {
     assert_eq!(status(engine), TaskStatus::Expired);
     // A note is activity: it is active again, as of now.
     let (_, noted) = engine
-        .note_task(&namespace, &task, ferrex_core::working::Role::TaskUpdate, "Copied the schema.")
+        .note_task(
+            &namespace,
+            &task,
+            ferrex_core::working::WorkingKind::TaskUpdate,
+            "Copied the schema.",
+        )
         .unwrap();
     assert_eq!(noted.state.status, TaskStatus::Active);
     assert_eq!(noted.state.last_activity, engine.now());
@@ -649,7 +654,12 @@ fn a_shared_projects_tasks_stay_its_own_and_a_new_memory_goes_to_the_share() {
     assert_eq!(tasks[0].row.namespace, shared.namespace.as_str());
     // A note on it goes with it, into the share.
     let (note, noted) = engine
-        .note_task(&acme, &moved, ferrex_core::working::Role::TaskUpdate, "Copied the schema.")
+        .note_task(
+            &acme,
+            &moved,
+            ferrex_core::working::WorkingKind::TaskUpdate,
+            "Copied the schema.",
+        )
         .unwrap();
     assert_eq!(noted.row.namespace, shared.namespace.as_str());
     assert_eq!(engine.memory(&note).unwrap().unwrap().namespace, shared.namespace.as_str());

@@ -4,7 +4,7 @@
 //! device that arrives in a group holding 100k memories would embed for
 //! half an hour before it could search them by meaning, while its peer has
 //! every vector already. So a node answers `ferrex/vectors/1` requests from
-//! its index ([`Shared`]), and a node with a backlog of memories that have
+//! its index ([`OfferedVectors`]), and a node with a backlog of memories that have
 //! no vector at all asks a connected peer for theirs ([`take_from_peers`]):
 //!
 //! - only a peer whose profile (model id and the sha256 of every file the
@@ -57,20 +57,20 @@ const QUIET: Duration = Duration::from_secs(30);
 const READ_CHUNK: usize = 64;
 
 /// What this node offers its peers: the complete vectors of its index.
-pub struct Shared {
+pub struct OfferedVectors {
     index: Arc<Mutex<Index>>,
     profile: Option<String>,
 }
 
-impl Shared {
+impl OfferedVectors {
     /// Shares the vectors of `index`, computed by the model `profile`
     /// names; `None` shares nothing.
-    pub fn new(index: Arc<Mutex<Index>>, profile: Option<String>) -> Shared {
-        Shared { index, profile }
+    pub fn new(index: Arc<Mutex<Index>>, profile: Option<String>) -> OfferedVectors {
+        OfferedVectors { index, profile }
     }
 }
 
-impl VectorSource for Shared {
+impl VectorSource for OfferedVectors {
     fn profile(&self) -> Option<String> {
         self.profile.clone()
     }

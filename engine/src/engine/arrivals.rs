@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ferrex_core::{Edge, EdgeKind, Namespace, correction::correction, working::Role};
+use ferrex_core::{Edge, EdgeKind, Namespace, correction::correction, working::WorkingKind};
 
 use super::{
     Engine, lock,
@@ -28,7 +28,7 @@ const BATCH: usize = 64;
 fn judged_as_text(row: &MemoryRow) -> bool {
     row.predicate.is_none()
         && row.derived.duplicate_of.is_none()
-        && Role::of_source(row.source.as_deref()).is_none()
+        && WorkingKind::of_source(row.source.as_deref()).is_none()
         && !ferrex_core::chunk::is_file_chunk(row.source.as_deref())
 }
 

@@ -31,7 +31,7 @@ use ferrex_sync::{DocStat, Replica};
 pub use browse::{ListRequest, Reach};
 pub use recall::{Backlog, RecallRequest, Recalled, Sources};
 pub use review::{Contradiction, DetailedStats, HistoryEntry, Reflection};
-pub use sharing::{ShareStat, Shared};
+pub use sharing::{ShareMove, ShareStat};
 pub use store::Stored;
 
 use crate::{

@@ -93,7 +93,7 @@ impl RecallRequest {
             && row.derived.duplicate_of.is_none()
             // A session's events and a task's progress notes are read
             // through `session` and `task`, not recalled.
-            && ferrex_core::working::Role::of_source(row.source.as_deref())
+            && ferrex_core::working::WorkingKind::of_source(row.source.as_deref())
                 .is_none_or(|role| role.recallable())
             && !(row.source.as_deref() == Some(ferrex_core::walk::LINK_SOURCE)
                 && row.subject_entity.is_none())

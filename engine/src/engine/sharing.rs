@@ -15,7 +15,7 @@ use crate::derived::indexer::{self, KnownVectors};
 
 /// What sharing a project did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Shared {
+pub struct ShareMove {
     /// The share's id, in hex.
     pub share: String,
     /// The namespace its documents are in.
@@ -72,7 +72,10 @@ impl Engine {
     /// What sharing `project` would move into a share, without moving it
     /// (`ferrex share` shows it before asking); `None` when the project is
     /// shared already, with that share's id.
-    pub fn share_plan(&self, project: &Namespace) -> Result<(Option<ShareId>, Shared), ToolError> {
+    pub fn share_plan(
+        &self,
+        project: &Namespace,
+    ) -> Result<(Option<ShareId>, ShareMove), ToolError> {
         if *project == Namespace::default() {
             return Err(ShareError::Default.into());
         }
@@ -84,7 +87,7 @@ impl Engine {
         let (shared, moved) = archive.for_share(self.replica.device(), |old| old.to_owned());
         Ok((
             held,
-            Shared {
+            ShareMove {
                 share: held.map(|id| id.to_hex()).unwrap_or_default(),
                 namespace: held
                     .map(|id| shares::namespace_of(&id))
@@ -182,7 +185,7 @@ impl Engine {
         project: &Namespace,
         key: &SecretKey,
         admins: &[[u8; 32]],
-    ) -> Result<Shared, ToolError> {
+    ) -> Result<ShareMove, ToolError> {
         self.share_project_until(project, key, admins, false)
     }
 
@@ -193,7 +196,7 @@ impl Engine {
         &self,
         project: &Namespace,
         key: &SecretKey,
-    ) -> Result<Shared, ToolError> {
+    ) -> Result<ShareMove, ToolError> {
         self.share_project_until(project, key, &[], true)
     }
 
@@ -225,7 +228,7 @@ impl Engine {
         key: &SecretKey,
         admins: &[[u8; 32]],
         interrupted: bool,
-    ) -> Result<Shared, ToolError> {
+    ) -> Result<ShareMove, ToolError> {
         let Some(shares) = &self.shares else {
             return Err(anyhow::anyhow!("this node keeps no shares").into());
         };
@@ -260,7 +263,7 @@ impl Engine {
         id: ShareId,
         project: &Namespace,
         interrupted: bool,
-    ) -> Result<Shared, ToolError> {
+    ) -> Result<ShareMove, ToolError> {
         let now = self.now();
         let namespace = shares::namespace_of(&id);
         let archive = self.replica.archive(project)?;
@@ -289,7 +292,7 @@ impl Engine {
         self.work.notify();
         let share = id.to_hex();
         tracing::info!(share = %share, %namespace, memories = restored.memories, "shared a project");
-        Ok(Shared {
+        Ok(ShareMove {
             share,
             namespace,
             memories: restored.memories,

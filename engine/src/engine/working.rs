@@ -11,7 +11,7 @@ use ferrex_core::{
     FieldError, MemoryKind, Namespace, Staleness, Timestamp,
     secrets::{self, SecretPolicy},
     staleness, staleness_label, validate,
-    working::{self, EventType, Role, Section, TaskNote, TaskState},
+    working::{self, EventType, Section, TaskNote, TaskState, WorkingKind},
 };
 use ferrex_sync::{NewMemory, NewRecords};
 
@@ -25,12 +25,17 @@ use crate::derived::{
 const LINE_CHARS: usize = 200;
 
 /// The kinds of note a task has.
-const NOTES: [Role; 4] = [Role::TaskUpdate, Role::TaskPause, Role::TaskDone, Role::TaskAbort];
+const NOTES: [WorkingKind; 4] = [
+    WorkingKind::TaskUpdate,
+    WorkingKind::TaskPause,
+    WorkingKind::TaskDone,
+    WorkingKind::TaskAbort,
+];
 
 /// A task's note, from its row.
 fn note_of(row: MemoryRow) -> Option<TaskNote> {
     Some(TaskNote {
-        role: Role::of_source(row.source.as_deref())?,
+        role: WorkingKind::of_source(row.source.as_deref())?,
         id: row.id,
         at: Timestamp(row.created_at),
         by: row.created_by,
@@ -40,7 +45,7 @@ fn note_of(row: MemoryRow) -> Option<TaskNote> {
 
 /// A memory of working state about to be written.
 struct Record<'a> {
-    role: Role,
+    role: WorkingKind,
     kind: MemoryKind,
     text: &'a str,
     tags: Vec<String>,
@@ -155,7 +160,7 @@ impl Engine {
         let id = self.write_working(
             namespace,
             Record {
-                role: Role::Event,
+                role: WorkingKind::Event,
                 kind: MemoryKind::Episodic,
                 text: &text,
                 tags: vec![session_tag.clone(), format!("event:{}", kind.as_str())],
@@ -164,7 +169,7 @@ impl Engine {
         )?;
         let events = lock(&self.index).working(
             namespace.as_str(),
-            Role::Event.source(),
+            WorkingKind::Event.source(),
             Some(&session_tag),
             usize::MAX,
         )?;
@@ -225,7 +230,7 @@ impl Engine {
         let tag = session.map(working::session_tag);
         Ok(lock(&self.index).working(
             namespace.as_str(),
-            Role::Event.source(),
+            WorkingKind::Event.source(),
             tag.as_deref(),
             limit,
         )?)
@@ -284,7 +289,7 @@ impl Engine {
         let id = self.write_working(
             into,
             Record {
-                role: Role::Task,
+                role: WorkingKind::Task,
                 kind: MemoryKind::Procedural,
                 text: &text,
                 tags,
@@ -300,7 +305,7 @@ impl Engine {
         &self,
         namespace: &Namespace,
         id: &str,
-        role: Role,
+        role: WorkingKind,
         text: &str,
     ) -> Result<(String, Task), ToolError> {
         let task = self.task(namespace, id, self.now())?.ok_or_else(|| {
@@ -309,10 +314,10 @@ impl Engine {
         let policy = self.settings(namespace.as_str()).secrets;
         let (text, _) = screen("text", text, policy)?;
         let (kind, text) = match role {
-            Role::TaskDone => {
+            WorkingKind::TaskDone => {
                 (MemoryKind::Procedural, format!("What worked for \"{}\": {text}", task.title))
             }
-            Role::TaskAbort => {
+            WorkingKind::TaskAbort => {
                 (MemoryKind::Episodic, format!("Post-mortem of \"{}\": {text}", task.title))
             }
             _ => (MemoryKind::Episodic, text),
@@ -348,7 +353,7 @@ impl Engine {
         for namespace in &namespaces {
             rows.extend(index.working(
                 namespace.as_str(),
-                Role::Task.source(),
+                WorkingKind::Task.source(),
                 None,
                 usize::MAX,
             )?);
@@ -382,7 +387,7 @@ impl Engine {
         let index = lock(&self.index);
         let Some(row) = index.row(id)? else { return Ok(None) };
         if !namespaces.iter().any(|namespace| row.namespace == namespace.as_str())
-            || Role::of_source(row.source.as_deref()) != Some(Role::Task)
+            || WorkingKind::of_source(row.source.as_deref()) != Some(WorkingKind::Task)
         {
             return Ok(None);
         }
@@ -390,7 +395,11 @@ impl Engine {
         for namespace in &namespaces {
             notes.extend(
                 index
-                    .tagged(namespace.as_str(), &NOTES.map(Role::source), &working::task_tag(id))?
+                    .tagged(
+                        namespace.as_str(),
+                        &NOTES.map(WorkingKind::source),
+                        &working::task_tag(id),
+                    )?
                     .into_iter()
                     .filter_map(note_of),
             );
@@ -432,7 +441,7 @@ impl Engine {
             kind: Some(MemoryKind::Episodic),
             namespace: Some(namespace.as_str().to_owned()),
             tags,
-            source: Some(Role::Exchange.source().to_owned()),
+            source: Some(WorkingKind::Exchange.source().to_owned()),
             ..ferrex_core::StoreInput::default()
         };
         Ok((self.store(input, false)?, importance))
@@ -455,9 +464,14 @@ impl Engine {
         tasks.sort_by_key(|task| std::cmp::Reverse(task.state.last_activity));
         let events = self.events(namespace, None, 12)?;
         let index = lock(&self.index);
-        let decisions =
-            index.working(namespace.as_str(), Role::Event.source(), Some("event:decision"), 5)?;
-        let exchanges = index.working(namespace.as_str(), Role::Exchange.source(), None, 200)?;
+        let decisions = index.working(
+            namespace.as_str(),
+            WorkingKind::Event.source(),
+            Some("event:decision"),
+            5,
+        )?;
+        let exchanges =
+            index.working(namespace.as_str(), WorkingKind::Exchange.source(), None, 200)?;
         let (mut contradictions, mut facts) = (Vec::new(), Vec::new());
         for namespace in self.and_its_shares(namespace) {
             contradictions.extend(index.contradictions(namespace.as_str())?);

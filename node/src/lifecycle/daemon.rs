@@ -24,7 +24,7 @@ use crate::{
     base::home::Home,
     base::local_socket::{self, Stream},
     derived::embedding::WorkSignal,
-    derived::peer_vectors::{self, Shared},
+    derived::peer_vectors::{self, OfferedVectors},
     engine::Engine,
     formats::jsonl,
     lifecycle::node::Node,
@@ -157,7 +157,7 @@ pub async fn run(home: Home, config: Config) -> anyhow::Result<()> {
             shares: node.shares.clone(),
         },
         Arc::new(Indexer { engine: node.engine.clone(), signal: node.signal.clone() }),
-        Some(Arc::new(Shared::new(
+        Some(Arc::new(OfferedVectors::new(
             node.engine.index().clone(),
             config.share_vectors.then(|| node.vector_profile.clone()),
         ))),

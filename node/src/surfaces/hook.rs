@@ -123,7 +123,7 @@ pub struct HookInput {
 
 /// What a hook does with the node.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Action {
+pub enum HookAction {
     /// Print the context (and, after a compaction or a clear, what the
     /// session was told that still stands).
     Inject { source: Option<String> },
@@ -191,7 +191,7 @@ fn run_checked(home: &Home, event: &str, input: impl Read) -> anyhow::Result<Str
     }
     let action = action(event, &input);
     tracing::debug!(event, source = input.source.as_deref(), ?action, "hook");
-    if let Action::Nothing(why) = action {
+    if let HookAction::Nothing(why) = action {
         tracing::debug!(event, "nothing to do: {why}");
         return Ok(String::new());
     }
@@ -214,7 +214,7 @@ async fn perform(
     event: &str,
     project: Option<&Project>,
     session: Option<&str>,
-    action: Action,
+    action: HookAction,
 ) -> anyhow::Result<String> {
     let socket = home.socket_file();
     // A session's first hook starts the node if none runs (the agent's MCP
@@ -222,7 +222,7 @@ async fn perform(
     // call it, so that a node that cannot start never slows each call.
     // A node that must install the embedding model first (a plugin's
     // first session) does so in the background, and the session is told.
-    if matches!(action, Action::Inject { .. }) {
+    if matches!(action, HookAction::Inject { .. }) {
         match bridge::connect_start_or_install(home).await? {
             bridge::Started::Serving(stream) => drop(stream),
             bridge::Started::InstallingModel => {
@@ -245,7 +245,7 @@ async fn perform(
         |name: &'static str, arguments: Value| control::call_in(&socket, project, name, arguments);
     let session_id = || session.context("the input names no session");
     match action {
-        Action::Inject { source } => {
+        HookAction::Inject { source } => {
             let answer: SessionStartAnswer = typed(
                 call("session_start", json!({"session_id": session, "source": source})).await?,
             )?;
@@ -257,11 +257,11 @@ async fn perform(
                 None => Ok(context_output(event, &answer.text)),
             }
         }
-        Action::Push { kind, content } => {
+        HookAction::Push { kind, content } => {
             call("session", json!({"action": "push", "session_id": session_id()?, "content": content, "event_type": kind.as_str()})).await?;
             Ok(String::new())
         }
-        Action::Prompt { ask, request, remember } => {
+        HookAction::Prompt { ask, request, remember } => {
             // A node that is not running tells nothing and is started
             // without waiting; only a `#remember` waits for it.
             match control::connect(&socket).await {
@@ -319,7 +319,7 @@ async fn perform(
                 }
             }
         }
-        Action::Checkpoint { trigger, end } => {
+        HookAction::Checkpoint { trigger, end } => {
             let answer = call(
                 "session",
                 json!({"action": "get", "session_id": session_id()?, "limit": 100}),
@@ -352,7 +352,7 @@ async fn perform(
             call("session", json!({"action": "push", "session_id": session_id()?, "content": text, "event_type": "checkpoint"})).await?;
             Ok(String::new())
         }
-        Action::Nothing(_) => Ok(String::new()),
+        HookAction::Nothing(_) => Ok(String::new()),
     }
 }
 
@@ -378,19 +378,19 @@ const REQUEST_PREFIX: &str = "User asked: ";
 
 /// What hook `event` does with `input`. Pure: the tests feed it recorded
 /// inputs.
-pub fn action(event: &str, input: &HookInput) -> Action {
+pub fn action(event: &str, input: &HookInput) -> HookAction {
     match event {
-        "SessionStart" => Action::Inject { source: input.source.clone() },
+        "SessionStart" => HookAction::Inject { source: input.source.clone() },
         "PostToolUse" | "PostToolUseFailure" | "AfterTool" => {
             let Some(tool) = input.tool_name.as_deref() else {
-                return Action::Nothing("no tool_name");
+                return HookAction::Nothing("no tool_name");
             };
             if let Some(why) = machinery(tool, &input.tool_input) {
-                return Action::Nothing(why);
+                return HookAction::Nothing(why);
             }
             let subagent = subagent(input);
             if subagent.is_some() && READ_ONLY.contains(&tool) {
-                return Action::Nothing("a subagent's read-only exploration");
+                return HookAction::Nothing("a subagent's read-only exploration");
             }
             let (text, failed) =
                 tool_summary(tool, &input.tool_input, &input.tool_response, input.error.as_ref());
@@ -399,7 +399,7 @@ pub fn action(event: &str, input: &HookInput) -> Action {
                 None => text,
             };
             let failed = failed || event == "PostToolUseFailure";
-            Action::Push {
+            HookAction::Push {
                 kind: if failed { EventType::Error } else { EventType::Action },
                 content: secrets::redact_found(&text),
             }
@@ -408,14 +408,14 @@ pub fn action(event: &str, input: &HookInput) -> Action {
             let Some(prompt) =
                 input.prompt.as_deref().map(str::trim).filter(|prompt| !prompt.is_empty())
             else {
-                return Action::Nothing("an empty prompt");
+                return HookAction::Nothing("an empty prompt");
             };
             // What is private never leaves the hook: not told about, not
             // pushed, not stored, not logged.
             let (public, _) = ferrex_core::tell::strip_private(without_hook_context(prompt));
             let prompt = public.trim();
             if prompt.is_empty() {
-                return Action::Nothing("a prompt with nothing but private text");
+                return HookAction::Nothing("a prompt with nothing but private text");
             }
             let remember = prompt
                 .find("#remember")
@@ -428,17 +428,17 @@ pub fn action(event: &str, input: &HookInput) -> Action {
             // alone: a prompt of megabytes costs no more than one of 8 KiB.
             let head = secrets::redact_found(clip_bytes(prompt, TELL_PROMPT_BYTES));
             let request = format!("{REQUEST_PREFIX}{}", working::clip(&head, 200));
-            Action::Prompt { ask: head, request, remember }
+            HookAction::Prompt { ask: head, request, remember }
         }
-        "PreCompact" | "PreCompress" => Action::Checkpoint {
+        "PreCompact" | "PreCompress" => HookAction::Checkpoint {
             trigger: format!("{event}, {}", input.trigger.as_deref().unwrap_or("auto")),
             end: false,
         },
         "Stop" | "SubagentStop" if input.stop_hook_active => {
-            Action::Nothing("a stop hook is already continuing the session")
+            HookAction::Nothing("a stop hook is already continuing the session")
         }
-        "Stop" if input.agent_id.is_some() => Action::Nothing("a subagent's stop"),
-        "Stop" => Action::Checkpoint { trigger: "Stop".to_owned(), end: false },
+        "Stop" if input.agent_id.is_some() => HookAction::Nothing("a subagent's stop"),
+        "Stop" => HookAction::Checkpoint { trigger: "Stop".to_owned(), end: false },
         "SubagentStop" => {
             let agent = subagent(input).unwrap_or_else(|| "subagent".to_owned());
             let returned = input
@@ -447,23 +447,26 @@ pub fn action(event: &str, input: &HookInput) -> Action {
                 .map(str::trim)
                 .filter(|message| !message.is_empty());
             match returned {
-                Some(message) => Action::Push {
+                Some(message) => HookAction::Push {
                     kind: EventType::Observation,
                     content: working::clip(
                         &secrets::redact_found(&format!("Subagent {agent} returned: {message}")),
                         EVENT_CHARS,
                     ),
                 },
-                None => Action::Nothing("a subagent that returned nothing"),
+                None => HookAction::Nothing("a subagent that returned nothing"),
             }
         }
         "SessionEnd" => {
             let reason = input.reason.as_deref().unwrap_or("other");
             // Only a logout ends a session for good: the others may be
             // resumed (`claude --resume`) or cleared into a retelling.
-            Action::Checkpoint { trigger: format!("SessionEnd, {reason}"), end: reason == "logout" }
+            HookAction::Checkpoint {
+                trigger: format!("SessionEnd, {reason}"),
+                end: reason == "logout",
+            }
         }
-        _ => Action::Nothing("not a hook ferrex handles"),
+        _ => HookAction::Nothing("not a hook ferrex handles"),
     }
 }
 
@@ -707,7 +710,7 @@ mod tests {
         for (json, expected, failed) in cases {
             let hook = input(json);
             match action("PostToolUse", &hook) {
-                Action::Push { kind, content } => {
+                HookAction::Push { kind, content } => {
                     assert_eq!(content, expected);
                     assert_eq!(kind == EventType::Error, failed, "{expected}");
                     assert!(!content.contains("lots of output"));
@@ -720,7 +723,7 @@ mod tests {
         );
         assert_eq!(
             action("PostToolUseFailure", &failure),
-            Action::Push {
+            HookAction::Push {
                 kind: EventType::Error,
                 content: "Write file /x → failed: Permission denied".into()
             }
@@ -733,10 +736,11 @@ mod tests {
         let hook = input(
             json!({"tool_name": "Bash", "tool_input": {"command": format!("curl -H 'Authorization: token {token}' https://api.github.com")}, "tool_response": {}}),
         );
-        let Action::Push { content, .. } = action("PostToolUse", &hook) else { panic!() };
+        let HookAction::Push { content, .. } = action("PostToolUse", &hook) else { panic!() };
         assert!(!content.contains(token) && content.contains("[REDACTED]"), "{content}");
         let prompt = input(json!({"prompt": format!("#remember the deploy token is {token}")}));
-        let Action::Prompt { remember, request, ask } = action("UserPromptSubmit", &prompt) else {
+        let HookAction::Prompt { remember, request, ask } = action("UserPromptSubmit", &prompt)
+        else {
             panic!()
         };
         assert!(!remember.unwrap().contains(token) && !request.contains(token));
@@ -749,7 +753,7 @@ mod tests {
             input(json!({"prompt": "Finish the migration. #remember: staging runs Postgres 16"}));
         assert_eq!(
             action("UserPromptSubmit", &hook),
-            Action::Prompt {
+            HookAction::Prompt {
                 ask: "Finish the migration. #remember: staging runs Postgres 16".into(),
                 request: "User asked: Finish the migration. #remember: staging runs Postgres 16"
                     .into(),
@@ -759,11 +763,11 @@ mod tests {
         let plain = input(json!({"prompt": "what next?"}));
         assert!(matches!(
             action("UserPromptSubmit", &plain),
-            Action::Prompt { remember: None, .. }
+            HookAction::Prompt { remember: None, .. }
         ));
         assert!(matches!(
             action("UserPromptSubmit", &input(json!({"prompt": "  "}))),
-            Action::Nothing(_)
+            HookAction::Nothing(_)
         ));
     }
 
@@ -777,7 +781,7 @@ mod tests {
         }));
         assert_eq!(
             action("AfterTool", &edit),
-            Action::Push {
+            HookAction::Push {
                 kind: EventType::Action,
                 content: "replace file /repo/src/db.rs → ok".into()
             }
@@ -789,45 +793,46 @@ mod tests {
         }));
         assert_eq!(
             action("AfterTool", &failed),
-            Action::Push {
+            HookAction::Push {
                 kind: EventType::Error,
                 content: "run_shell_command ran npm test → failed: Command exited with code 1"
                     .into()
             }
         );
         let own = input(json!({"tool_name": "mcp_ferrex_store", "tool_input": {}}));
-        assert!(matches!(action("AfterTool", &own), Action::Nothing(_)));
+        assert!(matches!(action("AfterTool", &own), HookAction::Nothing(_)));
         assert!(matches!(
             action("BeforeAgent", &input(json!({"prompt": "go on"}))),
-            Action::Prompt { remember: None, .. }
+            HookAction::Prompt { remember: None, .. }
         ));
         // Gemini CLI's prompt carries SessionStart's context first.
         let prompt =
             "<hook_context>Working state: the task &lt;x&gt;</hook_context>\n\nwhere was I?";
-        let Action::Prompt { ask, .. } = action("BeforeAgent", &input(json!({"prompt": prompt})))
+        let HookAction::Prompt { ask, .. } =
+            action("BeforeAgent", &input(json!({"prompt": prompt})))
         else {
             panic!("a prompt")
         };
         assert_eq!(ask, "where was I?");
         assert!(matches!(
             action("BeforeAgent", &input(json!({"prompt": "<hook_context>only</hook_context>"}))),
-            Action::Nothing(_)
+            HookAction::Nothing(_)
         ));
         assert_eq!(
             action("PreCompress", &input(json!({"trigger": "manual"}))),
-            Action::Checkpoint { trigger: "PreCompress, manual".into(), end: false }
+            HookAction::Checkpoint { trigger: "PreCompress, manual".into(), end: false }
         );
     }
 
     #[test]
     fn ferrex_tools_and_continued_stops_are_skipped() {
         let own = input(json!({"tool_name": "mcp__ferrex__store", "tool_input": {}}));
-        assert!(matches!(action("PostToolUse", &own), Action::Nothing(_)));
+        assert!(matches!(action("PostToolUse", &own), HookAction::Nothing(_)));
         let stop = input(json!({"stop_hook_active": true}));
-        assert!(matches!(action("Stop", &stop), Action::Nothing(_)));
+        assert!(matches!(action("Stop", &stop), HookAction::Nothing(_)));
         assert_eq!(
             action("PreCompact", &input(json!({"trigger": "manual"}))),
-            Action::Checkpoint { trigger: "PreCompact, manual".into(), end: false }
+            HookAction::Checkpoint { trigger: "PreCompact, manual".into(), end: false }
         );
     }
 
@@ -841,29 +846,29 @@ mod tests {
             "tool_input": {"query": "select:mcp__ferrex__task", "max_results": 1},
             "tool_response": {"matches": ["mcp__ferrex__task"], "query": "select:mcp__ferrex__task", "total_deferred_tools": 12}
         }));
-        assert_eq!(action("PostToolUse", &loaded), Action::Nothing("tool discovery"));
+        assert_eq!(action("PostToolUse", &loaded), HookAction::Nothing("tool discovery"));
         for tool in
             ["TodoWrite", "TaskUpdate", "write_todos", "tracker_create_task", "mcp_ferrex_recall"]
         {
             let used = input(json!({"tool_name": tool, "tool_input": {}}));
-            assert!(matches!(action("PostToolUse", &used), Action::Nothing(_)), "{tool}");
+            assert!(matches!(action("PostToolUse", &used), HookAction::Nothing(_)), "{tool}");
         }
         let ours = input(
             json!({"tool_name": "ReadMcpResourceTool", "tool_input": {"server": "ferrex", "uri": "ferrex://memory/x"}}),
         );
-        assert_eq!(action("PostToolUse", &ours), Action::Nothing("a ferrex resource"));
+        assert_eq!(action("PostToolUse", &ours), HookAction::Nothing("a ferrex resource"));
         // Another server's resource, and real work, are recorded.
         let theirs = input(
             json!({"tool_name": "ReadMcpResourceTool", "tool_input": {"server": "github", "uri": "repo://a"}}),
         );
-        assert!(matches!(action("PostToolUse", &theirs), Action::Push { .. }));
+        assert!(matches!(action("PostToolUse", &theirs), HookAction::Push { .. }));
         // Claude Code 2.1.332's PostToolUseFailure of a command, verbatim.
         let failed =
             input(json!({"tool_name": "Bash", "tool_input": {"command": "ls /nonexistent"},
             "error": "Exit code 2\nls: cannot access '/nonexistent': No such file or directory"}));
         assert_eq!(
             action("PostToolUseFailure", &failed),
-            Action::Push {
+            HookAction::Push {
                 kind: EventType::Error,
                 content: "Bash ran ls /nonexistent → exit 2: ls: cannot access '/nonexistent': No \
                           such file or directory"
@@ -881,7 +886,8 @@ mod tests {
             "permission_mode": "default",
             "prompt": "Fix the login bug <private>my password is hunter2</private> #remember the API lives on port 8080 <PRIVATE>card 4111"
         }));
-        let Action::Prompt { ask, request, remember } = action("UserPromptSubmit", &hook) else {
+        let HookAction::Prompt { ask, request, remember } = action("UserPromptSubmit", &hook)
+        else {
             panic!()
         };
         for text in [&ask, &request, remember.as_ref().unwrap()] {
@@ -890,7 +896,7 @@ mod tests {
         }
         assert_eq!(remember.as_deref(), Some("the API lives on port 8080"));
         let only_private = input(json!({"prompt": "<private>all of it</private>"}));
-        assert!(matches!(action("UserPromptSubmit", &only_private), Action::Nothing(_)));
+        assert!(matches!(action("UserPromptSubmit", &only_private), HookAction::Nothing(_)));
     }
 
     /// Claude Code gives a subagent's hooks `agent_id` and `agent_type`:
@@ -902,14 +908,14 @@ mod tests {
             "tool_input": {"pattern": "fn main"}, "tool_response": {}}));
         assert_eq!(
             action("PostToolUse", &read),
-            Action::Nothing("a subagent's read-only exploration")
+            HookAction::Nothing("a subagent's read-only exploration")
         );
         let edit =
             input(json!({"agent_id": "a1", "agent_type": "general-purpose", "tool_name": "Edit",
             "tool_input": {"file_path": "/repo/a.rs"}, "tool_response": {"success": true}}));
         assert_eq!(
             action("PostToolUse", &edit),
-            Action::Push {
+            HookAction::Push {
                 kind: EventType::Action,
                 content: "[subagent general-purpose] Edit file /repo/a.rs → ok".into()
             }
@@ -918,23 +924,23 @@ mod tests {
         let main = input(
             json!({"tool_name": "Grep", "tool_input": {"pattern": "x"}, "tool_response": {}}),
         );
-        assert!(matches!(action("PostToolUse", &main), Action::Push { .. }));
+        assert!(matches!(action("PostToolUse", &main), HookAction::Push { .. }));
         let stopped = input(json!({"hook_event_name": "SubagentStop", "agent_id": "a1",
             "agent_type": "Explore", "stop_hook_active": false,
             "agent_transcript_path": "/t.jsonl",
             "last_assistant_message": "Found it.\nThe retry count is set in internal/provider/webhooks.go:42, five attempts."}));
-        let Action::Push { kind, content } = action("SubagentStop", &stopped) else { panic!() };
+        let HookAction::Push { kind, content } = action("SubagentStop", &stopped) else { panic!() };
         assert_eq!(kind, EventType::Observation);
         assert!(content.starts_with("Subagent Explore returned: Found it. The retry"), "{content}");
         assert!(!content.contains('\n') && content.chars().count() <= EVENT_CHARS);
         // A subagent's Stop is not the session's.
         let stop = input(json!({"agent_id": "a1", "stop_hook_active": false}));
-        assert!(matches!(action("Stop", &stop), Action::Nothing(_)));
+        assert!(matches!(action("Stop", &stop), HookAction::Nothing(_)));
         // Only a logout forgets what a session was told.
         let out = input(json!({"reason": "logout"}));
-        assert!(matches!(action("SessionEnd", &out), Action::Checkpoint { end: true, .. }));
+        assert!(matches!(action("SessionEnd", &out), HookAction::Checkpoint { end: true, .. }));
         let other = input(json!({"reason": "prompt_input_exit"}));
-        assert!(matches!(action("SessionEnd", &other), Action::Checkpoint { end: false, .. }));
+        assert!(matches!(action("SessionEnd", &other), HookAction::Checkpoint { end: false, .. }));
     }
 
     #[test]

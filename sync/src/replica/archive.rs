@@ -72,11 +72,11 @@ impl Archive {
     /// Whether `memory` stays its person's own when its project is shared:
     /// a session's events and exchanges, a watched file's chunks.
     pub fn stays_personal(memory: &ferrex_core::Memory) -> bool {
-        use ferrex_core::working::Role;
+        use ferrex_core::working::WorkingKind;
         ferrex_core::chunk::is_file_chunk(memory.source.as_deref())
             || matches!(
-                Role::of_source(memory.source.as_deref()),
-                Some(Role::Event | Role::Exchange)
+                WorkingKind::of_source(memory.source.as_deref()),
+                Some(WorkingKind::Event | WorkingKind::Exchange)
             )
     }
 
@@ -397,7 +397,7 @@ mod tests {
 
     use ferrex_core::{
         EdgeKind,
-        working::{Role, task_tag},
+        working::{WorkingKind, task_tag},
     };
 
     use super::*;
@@ -421,10 +421,10 @@ mod tests {
         fact.entity_ids = vec!["alice".into()];
         let memories = vec![
             fact,
-            memory("task", Some(Role::Task.source()), Vec::new()),
-            memory("note", Some(Role::TaskUpdate.source()), vec![task_tag("task")]),
-            memory("event", Some(Role::Event.source()), Vec::new()),
-            memory("exchange", Some(Role::Exchange.source()), Vec::new()),
+            memory("task", Some(WorkingKind::Task.source()), Vec::new()),
+            memory("note", Some(WorkingKind::TaskUpdate.source()), vec![task_tag("task")]),
+            memory("event", Some(WorkingKind::Event.source()), Vec::new()),
+            memory("exchange", Some(WorkingKind::Exchange.source()), Vec::new()),
             memory("chunk", Some(ferrex_core::chunk::FILE_SOURCE), Vec::new()),
         ];
         let entity = Entity {

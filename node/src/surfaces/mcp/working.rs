@@ -236,7 +236,7 @@ pub struct TaskAnswer {
 fn report(engine: &Engine, note: &working::TaskNote) -> Report {
     Report {
         id: note.id.clone(),
-        outcome: if note.role == working::Role::TaskDone { "done" } else { "aborted" },
+        outcome: if note.role == working::WorkingKind::TaskDone { "done" } else { "aborted" },
         text: note.text.clone(),
         at: clock::iso(note.at),
         device: device(engine, &note.by),
@@ -336,14 +336,14 @@ pub fn task(
         A::Update | A::Pause | A::Done | A::Abort => {
             let id = id.ok_or_else(|| FieldError::new("id", "is missing: which task?"))?;
             let (role, field, value, action) = match params.action {
-                A::Update => (working::Role::TaskUpdate, "result", result, "updated"),
-                A::Pause => (working::Role::TaskPause, "reason", reason, "paused"),
-                A::Done => (working::Role::TaskDone, "result", result, "done"),
-                _ => (working::Role::TaskAbort, "reason", reason, "aborted"),
+                A::Update => (working::WorkingKind::TaskUpdate, "result", result, "updated"),
+                A::Pause => (working::WorkingKind::TaskPause, "reason", reason, "paused"),
+                A::Done => (working::WorkingKind::TaskDone, "result", result, "done"),
+                _ => (working::WorkingKind::TaskAbort, "reason", reason, "aborted"),
             };
             let note = match value {
                 Some(note) => note,
-                None if role == working::Role::TaskPause => "paused".to_owned(),
+                None if role == working::WorkingKind::TaskPause => "paused".to_owned(),
                 None => {
                     return Err(FieldError::new(
                         field,
