@@ -9,6 +9,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
+use crate::{
+    base::clock,
+    derived::index::Standing,
+    formats::jsonl::{AliasLine, EntityLine, MemoryLine, Time},
+};
+
 /// A page: its path under the export folder, and its text.
 pub type Page = (String, String);
 
@@ -18,14 +24,13 @@ pub struct NamespaceExport {
     /// Its name.
     pub name: String,
     /// Entity lines of the export.
-    pub entities: Vec<Value>,
+    pub entities: Vec<EntityLine>,
     /// Alias lines.
-    pub aliases: Vec<Value>,
+    pub aliases: Vec<AliasLine>,
     /// Memory lines.
-    pub memories: Vec<Value>,
-    /// Each memory's standing as `list` answers it (status, t_invalid,
-    /// superseded_by), by id.
-    pub standing: BTreeMap<String, Value>,
+    pub memories: Vec<MemoryLine>,
+    /// Each memory's standing as `list` answers it, by id.
+    pub standing: BTreeMap<String, Standing>,
 }
 
 /// A file name for `text`: lower case letters, digits and dashes.
@@ -47,26 +52,32 @@ fn quoted(text: &str) -> String {
     Value::from(text).to_string()
 }
 
-fn date(time: &Value) -> &str {
-    time.as_str().map_or("", |time| time.get(..10).unwrap_or(time))
+/// The date of a time, as the export writes it: `2026-03-01`.
+fn date(time: Time) -> String {
+    clock::iso(time.0).chars().take(10).collect()
 }
 
-fn text_of(memory: &Value) -> String {
-    match memory["content"].as_str() {
-        Some(text) => text.to_owned(),
+/// A fact's predicate as words.
+fn words(predicate: Option<&str>) -> String {
+    predicate.unwrap_or("").replace('_', " ")
+}
+
+fn text_of(memory: &MemoryLine) -> String {
+    match &memory.content {
+        Some(text) => text.clone(),
         None => format!(
             "{} {} {}",
-            memory["subject"].as_str().unwrap_or(""),
-            memory["predicate"].as_str().unwrap_or("").replace('_', " "),
-            memory["object"].as_str().unwrap_or("")
+            memory.subject.as_deref().unwrap_or(""),
+            words(memory.predicate.as_deref()),
+            memory.object.as_deref().unwrap_or("")
         ),
     }
 }
 
 /// One line of a memory in a list: date, text (one line), id.
-fn bullet(memory: &Value) -> String {
+fn bullet(memory: &MemoryLine) -> String {
     let text = text_of(memory).split_whitespace().collect::<Vec<_>>().join(" ");
-    format!("- {} — {} (`{}`)", date(&memory["t_valid"]), text, memory["id"].as_str().unwrap_or(""))
+    format!("- {} — {} (`{}`)", date(memory.t_valid), text, memory.id)
 }
 
 /// `name`, or `name-suffix` when `taken` holds `name` already; either is
@@ -104,22 +115,20 @@ pub fn pages(namespaces: &[NamespaceExport]) -> Vec<Page> {
 fn namespace_pages(namespace: &NamespaceExport, dir: &str) -> Vec<Page> {
     // Page names, unique within the namespace.
     let mut taken = BTreeSet::new();
-    let mut entity_page: BTreeMap<String, String> = BTreeMap::new();
+    let mut entity_page: BTreeMap<&str, String> = BTreeMap::new();
     for entity in &namespace.entities {
-        let id = entity["id"].as_str().unwrap_or("");
-        let name = slug(entity["name"].as_str().unwrap_or(id));
-        let name = unique(&mut taken, name, id.chars().take(8).collect::<String>());
-        entity_page.insert(id.to_owned(), name);
+        let name =
+            unique(&mut taken, slug(&entity.name), entity.id.chars().take(8).collect::<String>());
+        entity_page.insert(&entity.id, name);
     }
-    let by_name: BTreeMap<String, &Value> = namespace
-        .entities
-        .iter()
-        .map(|entity| (entity["name"].as_str().unwrap_or("").to_lowercase(), entity))
-        .collect();
-    let mut tags: BTreeMap<String, Vec<&Value>> = BTreeMap::new();
+    let by_id: BTreeMap<&str, &EntityLine> =
+        namespace.entities.iter().map(|entity| (entity.id.as_str(), entity)).collect();
+    let by_name: BTreeMap<String, &EntityLine> =
+        namespace.entities.iter().map(|entity| (entity.name.to_lowercase(), entity)).collect();
+    let mut tags: BTreeMap<&str, Vec<&MemoryLine>> = BTreeMap::new();
     for memory in &namespace.memories {
-        for tag in memory["tags"].as_array().into_iter().flatten().filter_map(Value::as_str) {
-            tags.entry(tag.to_owned()).or_default().push(memory);
+        for tag in &memory.tags {
+            tags.entry(tag).or_default().push(memory);
         }
     }
     // Tags that differ only in case or punctuation get pages of their own.
@@ -127,64 +136,56 @@ fn namespace_pages(namespace: &NamespaceExport, dir: &str) -> Vec<Page> {
     let topic_page: BTreeMap<&str, String> = tags
         .keys()
         .enumerate()
-        .map(|(index, tag)| (tag.as_str(), unique(&mut topic_taken, slug(tag), index + 1)))
+        .map(|(index, tag)| (*tag, unique(&mut topic_taken, slug(tag), index + 1)))
         .collect();
-    let status = |memory: &Value| -> String {
-        let id = memory["id"].as_str().unwrap_or("");
-        namespace
-            .standing
-            .get(id)
-            .and_then(|standing| standing["status"].as_str())
-            .unwrap_or("")
-            .to_owned()
+    let standing = |memory: &MemoryLine| namespace.standing.get(&memory.id);
+    let status = |memory: &MemoryLine| -> &str {
+        standing(memory).and_then(|standing| standing.status.as_deref()).unwrap_or("")
     };
-    let topics_of = |memory: &Value| -> String {
-        let links: Vec<String> = memory["tags"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
+    let topics_of = |memory: &MemoryLine| -> String {
+        let links: Vec<String> = memory
+            .tags
+            .iter()
             .map(|tag| {
-                format!("[{tag}](../topics/{}.md)", topic_page.get(tag).map_or("", String::as_str))
+                format!(
+                    "[{tag}](../topics/{}.md)",
+                    topic_page.get(tag.as_str()).map_or("", String::as_str)
+                )
             })
             .collect();
         if links.is_empty() { String::new() } else { format!(" — {}", links.join(", ")) }
     };
+    let subject_is = |memory: &MemoryLine, id: &str| memory.subject_entity.as_deref() == Some(id);
 
     let mut pages = Vec::new();
     for entity in &namespace.entities {
-        let id = entity["id"].as_str().unwrap_or("");
-        let name = entity["name"].as_str().unwrap_or(id);
+        let id = entity.id.as_str();
+        let name = &entity.name;
         let aliases: Vec<&str> = namespace
             .aliases
             .iter()
-            .filter(|alias| alias["entity"] == id)
-            .filter_map(|alias| alias["name"].as_str())
+            .filter(|alias| alias.entity == id)
+            .map(|alias| alias.name.as_str())
             .collect();
-        let about = |memory: &&Value| {
-            memory["subject_entity"] == id
-                || memory["entities"]
-                    .as_array()
-                    .is_some_and(|ids| ids.iter().any(|other| other == id))
-        };
-        let facts: Vec<&Value> = namespace
+        let facts: Vec<&MemoryLine> = namespace
             .memories
             .iter()
-            .filter(|memory| memory["subject_entity"] == id && memory["subject"].is_string())
+            .filter(|memory| subject_is(memory, id) && memory.subject.is_some())
             .collect();
-        let mentions: Vec<&Value> = namespace
+        let mentions: Vec<&MemoryLine> = namespace
             .memories
             .iter()
-            .filter(about)
-            .filter(|memory| memory["subject_entity"] != id)
+            .filter(|memory| {
+                !subject_is(memory, id) && memory.entities.iter().any(|other| other == id)
+            })
             .collect();
         let mut page = format!(
             "---\nid: {}\nname: {}\nnamespace: {}\ncreated_at: {}\ncreated_by: {}\naliases: [{}]\nfacts: {}\nmentions: {}\n---\n# {name}\n",
             quoted(id),
             quoted(name),
             quoted(&namespace.name),
-            quoted(entity["created_at"].as_str().unwrap_or("")),
-            quoted(entity["created_by"].as_str().unwrap_or("")),
+            quoted(&clock::iso(entity.created_at.0)),
+            quoted(&entity.created_by),
             aliases.iter().map(|alias| quoted(alias)).collect::<Vec<_>>().join(", "),
             facts.len(),
             mentions.len(),
@@ -192,15 +193,15 @@ fn namespace_pages(namespace: &NamespaceExport, dir: &str) -> Vec<Page> {
         if !aliases.is_empty() {
             page.push_str(&format!("\nAlso known as: {}.\n", aliases.join(", ")));
         }
-        let (current, past): (Vec<&Value>, Vec<&Value>) =
+        let (current, past): (Vec<&MemoryLine>, Vec<&MemoryLine>) =
             facts.iter().partition(|fact| status(fact) != "superseded");
         if !current.is_empty() {
             page.push_str("\n## Current facts\n\n");
             for fact in &current {
-                let object = fact["object"].as_str().unwrap_or("");
+                let object = fact.object.as_deref().unwrap_or("");
                 let value = match by_name
                     .get(&object.to_lowercase())
-                    .and_then(|other| entity_page.get(other["id"].as_str().unwrap_or("")))
+                    .and_then(|other| entity_page.get(other.id.as_str()))
                 {
                     Some(other) => format!("[{object}]({other}.md)"),
                     None => object.to_owned(),
@@ -208,33 +209,28 @@ fn namespace_pages(namespace: &NamespaceExport, dir: &str) -> Vec<Page> {
                 let contested = if status(fact) == "contested" { " (contested)" } else { "" };
                 page.push_str(&format!(
                     "- **{}**: {value}{contested} — since {} (`{}`)\n",
-                    fact["predicate"].as_str().unwrap_or("").replace('_', " "),
-                    date(&fact["t_valid"]),
-                    fact["id"].as_str().unwrap_or("")
+                    words(fact.predicate.as_deref()),
+                    date(fact.t_valid),
+                    fact.id
                 ));
             }
         }
         if !facts.is_empty() {
             page.push_str("\n## History\n\n");
             let mut history = facts.clone();
-            history.sort_by(|a, b| a["t_valid"].as_str().cmp(&b["t_valid"].as_str()));
+            history.sort_by_key(|fact| fact.t_valid.0);
             for fact in history {
-                let standing = namespace.standing.get(fact["id"].as_str().unwrap_or(""));
-                let until = standing
-                    .and_then(|standing| standing["t_invalid"].as_str())
-                    .map(|until| format!(", until {}", &until[..until.len().min(10)]))
+                let until = standing(fact)
+                    .and_then(|standing| standing.t_invalid.as_deref())
+                    .map(|until| format!(", until {}", until.get(..10).unwrap_or(until)))
                     .unwrap_or_default();
                 page.push_str(&format!(
                     "- {}: {} {}{until} [{}] (`{}`)\n",
-                    date(&fact["t_valid"]),
-                    fact["predicate"].as_str().unwrap_or("").replace('_', " "),
-                    fact["object"].as_str().unwrap_or(""),
-                    if past.iter().any(|old| old["id"] == fact["id"]) {
-                        "superseded"
-                    } else {
-                        "current"
-                    },
-                    fact["id"].as_str().unwrap_or("")
+                    date(fact.t_valid),
+                    words(fact.predicate.as_deref()),
+                    fact.object.as_deref().unwrap_or(""),
+                    if past.iter().any(|old| old.id == fact.id) { "superseded" } else { "current" },
+                    fact.id
                 ));
             }
         }
@@ -246,24 +242,16 @@ fn namespace_pages(namespace: &NamespaceExport, dir: &str) -> Vec<Page> {
         }
         let related: BTreeSet<&str> = facts
             .iter()
-            .filter_map(|fact| by_name.get(&fact["object"].as_str().unwrap_or("").to_lowercase()))
-            .filter_map(|other| other["id"].as_str())
-            .chain(mentions.iter().flat_map(|memory| {
-                memory["entities"].as_array().into_iter().flatten().filter_map(Value::as_str)
-            }))
+            .filter_map(|fact| by_name.get(&fact.object.as_deref().unwrap_or("").to_lowercase()))
+            .map(|other| other.id.as_str())
+            .chain(mentions.iter().flat_map(|memory| memory.entities.iter().map(String::as_str)))
             .filter(|other| *other != id)
             .collect();
         if !related.is_empty() {
             page.push_str("\n## Related\n\n");
             for other in related {
-                if let (Some(file), Some(entity)) = (
-                    entity_page.get(other),
-                    namespace.entities.iter().find(|entity| entity["id"] == other),
-                ) {
-                    page.push_str(&format!(
-                        "- [{}]({file}.md)\n",
-                        entity["name"].as_str().unwrap_or(other)
-                    ));
+                if let (Some(file), Some(entity)) = (entity_page.get(other), by_id.get(other)) {
+                    page.push_str(&format!("- [{}]({file}.md)\n", entity.name));
                 }
             }
         }
@@ -275,26 +263,20 @@ fn namespace_pages(namespace: &NamespaceExport, dir: &str) -> Vec<Page> {
             quoted(tag),
             quoted(&namespace.name),
             memories.len(),
-            memories
-                .iter()
-                .map(|memory| quoted(memory["id"].as_str().unwrap_or("")))
-                .collect::<Vec<_>>()
-                .join(", ")
+            memories.iter().map(|memory| quoted(&memory.id)).collect::<Vec<_>>().join(", ")
         );
         for memory in memories {
-            let standing = if status(memory) == "superseded" { " (superseded)" } else { "" };
-            page.push_str(&format!("{}{standing}\n", bullet(memory)));
-            let links: Vec<String> = memory["entities"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
+            let superseded = if status(memory) == "superseded" { " (superseded)" } else { "" };
+            page.push_str(&format!("{}{superseded}\n", bullet(memory)));
+            let links: Vec<String> = memory
+                .entities
+                .iter()
                 .filter_map(|id| {
-                    let entity = namespace.entities.iter().find(|entity| entity["id"] == id)?;
+                    let entity = by_id.get(id.as_str())?;
                     Some(format!(
                         "[{}](../entities/{}.md)",
-                        entity["name"].as_str().unwrap_or(id),
-                        entity_page.get(id)?
+                        entity.name,
+                        entity_page.get(id.as_str())?
                     ))
                 })
                 .collect();
@@ -302,7 +284,7 @@ fn namespace_pages(namespace: &NamespaceExport, dir: &str) -> Vec<Page> {
                 page.push_str(&format!("  about {}\n", links.join(", ")));
             }
         }
-        pages.push((format!("{dir}/topics/{}.md", topic_page[tag.as_str()]), page));
+        pages.push((format!("{dir}/topics/{}.md", topic_page[tag]), page));
     }
     let mut index = format!(
         "---\nnamespace: {}\nmemories: {}\nentities: {}\ntopics: {}\n---\n# {}\n",
@@ -314,14 +296,13 @@ fn namespace_pages(namespace: &NamespaceExport, dir: &str) -> Vec<Page> {
     );
     if !namespace.entities.is_empty() {
         index.push_str("\n## Entities\n\n");
-        let mut entities: Vec<&Value> = namespace.entities.iter().collect();
-        entities.sort_by_key(|entity| entity["name"].as_str().unwrap_or("").to_lowercase());
+        let mut entities: Vec<&EntityLine> = namespace.entities.iter().collect();
+        entities.sort_by_key(|entity| entity.name.to_lowercase());
         for entity in entities {
-            let id = entity["id"].as_str().unwrap_or("");
             index.push_str(&format!(
                 "- [{}](entities/{}.md)\n",
-                entity["name"].as_str().unwrap_or(id),
-                entity_page[id]
+                entity.name,
+                entity_page[entity.id.as_str()]
             ));
         }
     }
@@ -330,52 +311,51 @@ fn namespace_pages(namespace: &NamespaceExport, dir: &str) -> Vec<Page> {
         for (tag, memories) in &tags {
             index.push_str(&format!(
                 "- [{tag}](topics/{}.md) ({})\n",
-                topic_page[tag.as_str()],
+                topic_page[tag],
                 memories.len()
             ));
         }
     }
     // Links between memories (`link` of two memory ids): each end by the
     // start of its text.
-    let is_memory_link = |memory: &Value| {
-        memory["source"] == ferrex_core::walk::LINK_SOURCE && memory["subject_entity"].is_null()
+    let is_memory_link = |memory: &MemoryLine| {
+        memory.source.as_deref() == Some(ferrex_core::walk::LINK_SOURCE)
+            && memory.subject_entity.is_none()
     };
-    let by_id: BTreeMap<&str, &Value> = namespace
-        .memories
-        .iter()
-        .filter_map(|memory| Some((memory["id"].as_str()?, memory)))
-        .collect();
+    let memory_by_id: BTreeMap<&str, &MemoryLine> =
+        namespace.memories.iter().map(|memory| (memory.id.as_str(), memory)).collect();
     let end = |id: &str| -> String {
-        let text = by_id.get(id).map(|memory| text_of(memory)).unwrap_or_default();
+        let text = memory_by_id.get(id).map(|memory| text_of(memory)).unwrap_or_default();
         let short: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
         let short: String = short.chars().take(60).collect();
         format!("{short} (`{id}`)")
     };
-    let links: Vec<&Value> =
+    let links: Vec<&MemoryLine> =
         namespace.memories.iter().filter(|memory| is_memory_link(memory)).collect();
-    let loose: Vec<&Value> = namespace
+    let loose: Vec<&MemoryLine> = namespace
         .memories
         .iter()
         .filter(|memory| {
-            memory["tags"].as_array().is_none_or(Vec::is_empty)
-                && memory["entities"].as_array().is_none_or(Vec::is_empty)
-                && memory["subject_entity"].is_null()
+            memory.tags.is_empty()
+                && memory.entities.is_empty()
+                && memory.subject_entity.is_none()
                 && !is_memory_link(memory)
         })
         .collect();
     if !links.is_empty() {
         index.push_str("\n## Links between memories\n\n");
         for link in links {
-            let note = link["context"]
-                .as_str()
+            let note = link
+                .context
+                .as_deref()
                 .map(|note| format!(": {}", note.split_whitespace().collect::<Vec<_>>().join(" ")))
                 .unwrap_or_default();
             index.push_str(&format!(
                 "- {} — {} → {}{note} (`{}`)\n",
-                end(link["subject"].as_str().unwrap_or("")),
-                link["predicate"].as_str().unwrap_or("").replace('_', " "),
-                end(link["object"].as_str().unwrap_or("")),
-                link["id"].as_str().unwrap_or("")
+                end(link.subject.as_deref().unwrap_or("")),
+                words(link.predicate.as_deref()),
+                end(link.object.as_deref().unwrap_or("")),
+                link.id
             ));
         }
     }
@@ -391,31 +371,106 @@ fn namespace_pages(namespace: &NamespaceExport, dir: &str) -> Vec<Page> {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
+
+    fn time(iso: &str) -> Time {
+        Time(clock::parse(iso).expect("an ISO-8601 time"))
+    }
+
+    fn entity(id: &str, name: &str) -> EntityLine {
+        EntityLine {
+            namespace: "default".into(),
+            id: id.into(),
+            name: name.into(),
+            kind: None,
+            created_at: time("2026-01-01T00:00:00.000Z"),
+            created_by: "d".into(),
+        }
+    }
+
+    /// A text memory valid from `t_valid`.
+    fn text(id: &str, content: &str, t_valid: &str) -> MemoryLine {
+        MemoryLine {
+            namespace: "default".into(),
+            id: id.into(),
+            kind: "episodic".into(),
+            content: Some(content.into()),
+            subject: None,
+            predicate: None,
+            object: None,
+            subject_entity: None,
+            predicate_written: None,
+            cardinality: None,
+            confidence: 1.0,
+            source: None,
+            context: None,
+            tags: Vec::new(),
+            entities: Vec::new(),
+            created_at: time(t_valid),
+            created_by: "d".into(),
+            t_valid: time(t_valid),
+            evidence: 1,
+            validated: BTreeMap::new(),
+            access: BTreeMap::new(),
+        }
+    }
+
+    /// A fact `subject predicate object`, valid from `t_valid`.
+    fn fact(id: &str, [subject, predicate, object]: [&str; 3], t_valid: &str) -> MemoryLine {
+        MemoryLine {
+            kind: "semantic".into(),
+            content: None,
+            subject: Some(subject.into()),
+            predicate: Some(predicate.into()),
+            object: Some(object.into()),
+            ..text(id, "", t_valid)
+        }
+    }
 
     #[test]
     fn entities_and_topics_get_linked_pages_with_front_matter() {
         let namespace = NamespaceExport {
             name: "default".into(),
-            entities: vec![
-                json!({"id": "e1", "name": "Ada Lovelace", "created_at": "2026-01-01T00:00:00.000Z", "created_by": "d"}),
-                json!({"id": "e2", "name": "London", "created_at": "2026-01-01T00:00:00.000Z", "created_by": "d"}),
-            ],
-            aliases: vec![json!({"entity": "e1", "name": "Ada"})],
+            entities: vec![entity("e1", "Ada Lovelace"), entity("e2", "London")],
+            aliases: vec![AliasLine {
+                namespace: "default".into(),
+                key: "ada".into(),
+                entity: "e1".into(),
+                name: "Ada".into(),
+                method: "exact".into(),
+                memory: None,
+                created_at: time("2026-01-01T00:00:00.000Z"),
+                created_by: "d".into(),
+            }],
             memories: vec![
-                json!({"id": "m1", "subject": "Ada Lovelace", "predicate": "lives_in", "object": "Paris", "subject_entity": "e1", "t_valid": "2026-01-01T00:00:00.000Z"}),
-                json!({"id": "m2", "subject": "Ada Lovelace", "predicate": "lives_in", "object": "London", "subject_entity": "e1", "t_valid": "2026-02-01T00:00:00.000Z"}),
-                json!({"id": "m3", "content": "Ada writes \"notes\" on the engine", "entities": ["e1"], "tags": ["work"], "t_valid": "2026-03-01T00:00:00.000Z"}),
-                json!({"id": "m4", "content": "a loose note", "t_valid": "2026-03-02T00:00:00.000Z"}),
+                MemoryLine {
+                    subject_entity: Some("e1".into()),
+                    ..fact("m1", ["Ada Lovelace", "lives_in", "Paris"], "2026-01-01T00:00:00.000Z")
+                },
+                MemoryLine {
+                    subject_entity: Some("e1".into()),
+                    ..fact("m2", ["Ada Lovelace", "lives_in", "London"], "2026-02-01T00:00:00.000Z")
+                },
+                MemoryLine {
+                    entities: vec!["e1".into()],
+                    tags: vec!["work".into()],
+                    ..text("m3", "Ada writes \"notes\" on the engine", "2026-03-01T00:00:00.000Z")
+                },
+                text("m4", "a loose note", "2026-03-02T00:00:00.000Z"),
             ],
             standing: BTreeMap::from([
                 (
                     "m1".to_owned(),
-                    json!({"status": "superseded", "t_invalid": "2026-02-01T00:00:00.000Z"}),
+                    Standing {
+                        status: Some("superseded".into()),
+                        t_invalid: Some("2026-02-01T00:00:00.000Z".into()),
+                        ..Standing::default()
+                    },
                 ),
-                ("m2".to_owned(), json!({"status": "current"})),
+                (
+                    "m2".to_owned(),
+                    Standing { status: Some("current".into()), ..Standing::default() },
+                ),
             ]),
         };
         let pages: BTreeMap<String, String> = pages(&[namespace]).into_iter().collect();
@@ -460,7 +515,10 @@ mod tests {
 
     #[test]
     fn names_alike_get_pages_of_their_own() {
-        let memory = |id: &str, tag: &str| json!({"id": id, "content": id, "tags": [tag], "t_valid": "2026-01-01T00:00:00.000Z"});
+        let memory = |id: &str, tag: &str| MemoryLine {
+            tags: vec![tag.into()],
+            ..text(id, id, "2026-01-01T00:00:00.000Z")
+        };
         let namespaces = [
             NamespaceExport {
                 name: "Work".into(),
@@ -487,15 +545,17 @@ mod tests {
 
     #[test]
     fn links_between_memories_are_listed_with_the_text_of_both_ends() {
-        let memory = |id: &str, text: &str| json!({"id": id, "content": text, "t_valid": "2026-11-26T10:00:00Z", "tags": [], "entities": []});
+        let memory = |id: &str, content: &str| text(id, content, "2026-11-26T10:00:00Z");
         let namespace = NamespaceExport {
             name: "eng".into(),
             memories: vec![
                 memory("m1", "The nightly ARM build fails with a linker error."),
                 memory("m2", "Pinned lld 17 in the toolchain file."),
-                json!({"id": "l1", "subject": "m1", "predicate": "fixed_by", "object": "m2",
-                       "source": "ferrex:link", "context": "verified on the runner",
-                       "t_valid": "2026-11-26T10:00:00Z", "tags": [], "entities": []}),
+                MemoryLine {
+                    source: Some(ferrex_core::walk::LINK_SOURCE.into()),
+                    context: Some("verified on the runner".into()),
+                    ..fact("l1", ["m1", "fixed_by", "m2"], "2026-11-26T10:00:00Z")
+                },
             ],
             ..NamespaceExport::default()
         };

@@ -14,7 +14,7 @@ use std::{
 };
 
 use anyhow::{Context, bail};
-use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use crate::{
@@ -22,8 +22,14 @@ use crate::{
     base::home::Home,
     surfaces::{
         bridge, control,
-        mcp::answers::{ContentFields, FileRef, Memory, RecallAnswer},
-        views::ListAnswer,
+        mcp::{
+            answers::{
+                ContentFields, FileRef, ForgetAnswer, Memory, RecallAnswer, StoreAnswer,
+                TopicsAnswer,
+            },
+            graph::UpdateAnswer,
+        },
+        views::{Browsed, ListAnswer, ShowAnswer},
     },
 };
 
@@ -33,15 +39,6 @@ pub async fn call(home: &Home, name: &str, arguments: Value) -> anyhow::Result<V
     let project = crate::base::project::of(std::env::current_dir().ok().as_deref(), home);
     drop(bridge::connect_or_start(home, &[]).await?);
     control::call_in(&home.socket_file(), project.as_ref(), name, arguments).await
-}
-
-/// The namespaces an answer spans, as a person reads them: "a and b".
-fn spanned(answer: &Value) -> String {
-    let names: Vec<String> = match answer["namespaces"].as_array() {
-        Some(names) => names.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
-        None => answer["namespace"].as_str().map(str::to_owned).into_iter().collect(),
-    };
-    namespaces_spanned(&names)
 }
 
 /// `names` as a person reads them: "a, b and c".
@@ -100,11 +97,6 @@ pub fn print_json(answer: &Value) {
 }
 
 /// One line of a memory's content: the text, or a fact's three parts.
-fn content_line(memory: &Value) -> String {
-    contents_line(&ContentFields::deserialize(memory).unwrap_or_default())
-}
-
-/// [`content_line`] of typed content.
 fn contents_line(content: &ContentFields) -> String {
     let text = match &content.content {
         Some(text) => text.clone(),
@@ -129,13 +121,8 @@ fn cut(text: &str, width: usize) -> String {
 }
 
 /// The date of an ISO-8601 time.
-fn date(time: &Value) -> String {
-    time.as_str().unwrap_or("").chars().take(10).collect()
-}
-
-/// A memory's standing in a word: a fact's status, `superseded`, or its type.
-fn standing(memory: &Value) -> String {
-    memory["status"].as_str().map_or_else(|| "-".to_owned(), str::to_owned)
+fn date(time: &str) -> String {
+    time.chars().take(10).collect()
 }
 
 /// The widest content column that keeps a table within a terminal.
@@ -181,13 +168,7 @@ pub fn recall_table(answer: &RecallAnswer) -> String {
     out
 }
 
-/// A file chunk's file and headings, as "path > heading" (empty for a
-/// memory).
-fn file_place(file: &Value) -> String {
-    FileRef::deserialize(file).map(|file| place_of(&file)).unwrap_or_default()
-}
-
-/// [`file_place`] of a typed reference.
+/// A file chunk's file and headings, as "path > heading".
 fn place_of(file: &FileRef) -> String {
     std::iter::once(file.path.as_str())
         .chain(file.heading.as_deref())
@@ -236,99 +217,78 @@ pub fn list_table(answer: &ListAnswer) -> String {
 }
 
 /// `ferrex show`'s page.
-pub fn show_page(answer: &Value) -> String {
-    let memory = &answer["memory"];
+pub fn show_page(answer: &ShowAnswer) -> String {
+    let Browsed { memory, trust, staleness } = &answer.memory;
     let mut rows: Vec<Vec<String>> = Vec::new();
-    let mut line = |label: &str, value: String| {
+    let mut line = |label: &str, value: &str| {
         if !value.is_empty() {
-            rows.push(vec![label.to_owned(), value]);
+            rows.push(vec![label.to_owned(), value.to_owned()]);
         }
     };
-    line("id", memory["id"].as_str().unwrap_or("").to_owned());
-    line("type", memory["type"].as_str().unwrap_or("").to_owned());
-    line("namespace", memory["namespace"].as_str().unwrap_or("").to_owned());
-    match memory["content"].as_str() {
-        Some(text) => line("content", text.to_owned()),
+    line("id", &memory.id);
+    line("type", &memory.kind);
+    line("namespace", &memory.namespace);
+    let content = &memory.content;
+    match &content.content {
+        Some(text) => line("content", text),
         None => {
-            for part in ["subject", "predicate", "object"] {
-                line(part, memory[part].as_str().unwrap_or("").to_owned());
+            for (part, value) in [
+                ("subject", &content.subject),
+                ("predicate", &content.predicate),
+                ("object", &content.object),
+            ] {
+                line(part, value.as_deref().unwrap_or(""));
             }
         }
     }
-    line("status", memory["status"].as_str().unwrap_or("").to_owned());
-    line("stored", memory["created_at"].as_str().unwrap_or("").to_owned());
-    line("valid from", memory["t_valid"].as_str().unwrap_or("").to_owned());
-    line("invalid from", memory["t_invalid"].as_str().unwrap_or("").to_owned());
+    let standing = &memory.standing;
+    line("status", standing.status.as_deref().unwrap_or(""));
+    line("stored", &memory.created_at);
+    line("valid from", &memory.t_valid);
+    line("invalid from", standing.t_invalid.as_deref().unwrap_or(""));
     line(
         "trust",
-        format!(
-            "{:.2} (confidence {}, evidence {}), {}",
-            memory["trust"].as_f64().unwrap_or(0.0),
-            memory["confidence"],
-            memory["evidence"],
-            memory["staleness"].as_str().unwrap_or("")
+        // `{:?}` keeps a whole confidence's `.0`, as the JSON answer writes it.
+        &format!(
+            "{trust:.2} (confidence {:?}, evidence {}), {staleness}",
+            memory.confidence, memory.evidence
         ),
     );
-    let joined = |key: &str| {
-        memory[key]
-            .as_array()
-            .map(|items| items.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", "))
-            .unwrap_or_default()
-    };
-    line("tags", joined("tags"));
-    let entities: Vec<String> = answer["entities"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-        .iter()
-        .map(|entity| {
-            format!(
-                "{} ({})",
-                entity["name"].as_str().unwrap_or(""),
-                entity["id"].as_str().unwrap_or("")
-            )
-        })
-        .collect();
-    line("entities", entities.join(", "));
-    line("file", file_place(&memory["file"]));
-    line("source", memory["source"].as_str().unwrap_or("").to_owned());
-    line("context", memory["context"].as_str().unwrap_or("").to_owned());
-    line("superseded by", joined("superseded_by"));
-    line("corrected by", joined("corrected_by"));
-    line("contradicts", joined("contradicts"));
+    line("tags", &memory.tags.join(", "));
+    let entities: Vec<String> =
+        answer.entities.iter().map(|entity| format!("{} ({})", entity.name, entity.id)).collect();
+    line("entities", &entities.join(", "));
+    line("file", &memory.file.as_ref().map(place_of).unwrap_or_default());
+    line("source", memory.source.as_deref().unwrap_or(""));
+    line("context", memory.context.as_deref().unwrap_or(""));
+    line("superseded by", &standing.superseded_by.join(", "));
+    line("corrected by", &standing.corrected_by.join(", "));
+    line("contradicts", &standing.contradicts.join(", "));
     let mut out = table(&rows);
-    let edges = answer["edges"].as_array().map(Vec::as_slice).unwrap_or_default();
-    if !edges.is_empty() {
+    if !answer.edges.is_empty() {
         out.push_str("\n\nedges\n");
-        let rows: Vec<Vec<String>> = edges
+        let rows: Vec<Vec<String>> = answer
+            .edges
             .iter()
             .map(|edge| {
-                vec![
-                    format!("  {}", edge["from"].as_str().unwrap_or("")),
-                    format!("—{}→", edge["kind"].as_str().unwrap_or("")),
-                    edge["to"].as_str().unwrap_or("").to_owned(),
-                ]
+                vec![format!("  {}", edge.from), format!("—{}→", edge.kind), edge.to.clone()]
             })
             .collect();
         out.push_str(&table(&rows));
     }
-    let history = answer["history"].as_array().map(Vec::as_slice).unwrap_or_default();
-    if history.len() > 1 {
+    if answer.history.len() > 1 {
         out.push_str("\n\nhistory (oldest first)\n");
-        let rows: Vec<Vec<String>> = history
+        let rows: Vec<Vec<String>> = answer
+            .history
             .iter()
             .map(|step| {
-                let marker = if step["id"] == memory["id"] { "*" } else { " " };
+                let marker = if step.id == memory.id { "*" } else { " " };
                 vec![
-                    format!(" {marker} {}", date(&step["t_valid"])),
-                    step["id"].as_str().unwrap_or("").to_owned(),
-                    standing(step),
-                    step["device"]["name"]
-                        .as_str()
-                        .or(step["device"]["id"].as_str())
-                        .unwrap_or("")
-                        .to_owned(),
-                    cut(&content_line(step), 48),
+                    format!(" {marker} {}", date(&step.t_valid)),
+                    step.id.clone(),
+                    step.standing.status.clone().unwrap_or_else(|| "-".to_owned()),
+                    step.device.name.clone().unwrap_or_else(|| step.device.id.clone()),
+                    cut(&contents_line(&step.content), 48),
                 ]
             })
             .collect();
@@ -338,27 +298,20 @@ pub fn show_page(answer: &Value) -> String {
 }
 
 /// `ferrex topics`' tables.
-pub fn topics_tables(answer: &Value) -> String {
-    let mut out = format!("in {}\n\n", spanned(answer));
-    let tags = answer["tags"].as_array().map(Vec::as_slice).unwrap_or_default();
-    let entities = answer["entities"].as_array().map(Vec::as_slice).unwrap_or_default();
+pub fn topics_tables(answer: &TopicsAnswer) -> String {
+    let mut out = format!("in {}\n\n", namespaces_spanned(&answer.namespaces));
     let mut rows = vec![vec!["TAG".to_owned(), "MEMORIES".to_owned()]];
-    rows.extend(
-        tags.iter().map(|tag| {
-            vec![tag["tag"].as_str().unwrap_or("").to_owned(), tag["count"].to_string()]
-        }),
-    );
-    out.push_str(&if tags.is_empty() { "no tags".to_owned() } else { table(&rows) });
+    rows.extend(answer.tags.iter().map(|tag| vec![tag.tag.clone(), tag.count.to_string()]));
+    out.push_str(&if answer.tags.is_empty() { "no tags".to_owned() } else { table(&rows) });
     out.push_str("\n\n");
     let mut rows = vec![vec!["ENTITY".to_owned(), "MEMORIES".to_owned(), "ID".to_owned()]];
-    rows.extend(entities.iter().map(|entity| {
-        vec![
-            entity["name"].as_str().unwrap_or("").to_owned(),
-            entity["count"].to_string(),
-            entity["id"].as_str().unwrap_or("").to_owned(),
-        ]
-    }));
-    out.push_str(&if entities.is_empty() { "no entities".to_owned() } else { table(&rows) });
+    rows.extend(
+        answer
+            .entities
+            .iter()
+            .map(|entity| vec![entity.name.clone(), entity.count.to_string(), entity.id.clone()]),
+    );
+    out.push_str(&if answer.entities.is_empty() { "no entities".to_owned() } else { table(&rows) });
     out
 }
 
@@ -370,10 +323,11 @@ pub async fn forget(home: &Home, ids: &[String], yes: bool, json: bool) -> anyho
     if !yes {
         let mut lines = Vec::new();
         for id in ids {
-            match call(home, "show", json!({"id": id})).await {
-                Ok(shown) => {
-                    lines.push(format!("  {id}  {}", cut(&content_line(&shown["memory"]), 60)))
-                }
+            match ask::<ShowAnswer>(home, "show", json!({"id": id})).await {
+                Ok(shown) => lines.push(format!(
+                    "  {id}  {}",
+                    cut(&contents_line(&shown.memory.memory.content), 60)
+                )),
                 Err(_) => lines.push(format!("  {id}  (no such memory)")),
             }
         }
@@ -384,23 +338,13 @@ pub async fn forget(home: &Home, ids: &[String], yes: bool, json: bool) -> anyho
         }
     }
     let answer = call(home, "forget", json!({"ids": ids})).await?;
-    if json {
-        print_json(&answer);
-    } else {
-        let count = |key: &str| answer[key].as_array().map_or(0, Vec::len);
-        let mut text = format!("forgot {} memories", count("forgotten"));
-        if count("unknown") > 0 {
-            text.push_str(&format!(
-                "; unknown: {}",
-                answer["unknown"]
-                    .as_array()
-                    .map(|ids| ids.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", "))
-                    .unwrap_or_default()
-            ));
+    show_typed(&answer, json, |answer: &ForgetAnswer| {
+        let mut text = format!("forgot {} memories", answer.forgotten.len());
+        if !answer.unknown.is_empty() {
+            text.push_str(&format!("; unknown: {}", answer.unknown.join(", ")));
         }
-        output(&text);
-    }
-    Ok(())
+        text
+    })
 }
 
 /// Asks `question` at the terminal; true when the answer is yes. Without
@@ -435,14 +379,14 @@ pub struct Edit {
 /// `--content` or `--object` it opens `$VISUAL` or `$EDITOR` on the text or
 /// the value.
 pub async fn edit(home: &Home, id: &str, edit: Edit, json: bool) -> anyhow::Result<()> {
-    let shown = call(home, "show", json!({"id": id})).await?;
-    let memory = &shown["memory"];
-    let fact = memory["content"].is_null();
+    let shown: ShowAnswer = ask(home, "show", json!({"id": id})).await?;
+    let content = &shown.memory.memory.content;
+    let fact = content.content.is_none();
     let (current, given) = match (fact, edit.content, edit.object) {
         (true, Some(_), _) => bail!("{id} is a fact: give its new value with --object"),
         (false, _, Some(_)) => bail!("{id} is text: give its new text with --content"),
-        (true, None, object) => (memory["object"].as_str().unwrap_or(""), object),
-        (false, content, None) => (memory["content"].as_str().unwrap_or(""), content),
+        (true, None, object) => (content.object.as_deref().unwrap_or(""), object),
+        (false, text, None) => (content.content.as_deref().unwrap_or(""), text),
     };
     let new = match given {
         Some(new) => new,
@@ -455,12 +399,9 @@ pub async fn edit(home: &Home, id: &str, edit: Edit, json: bool) -> anyhow::Resu
     // The agent's `update`: one code path for both.
     let field = if fact { "object" } else { "content" };
     let answer = call(home, "update", json!({"id": id, field: new.trim()})).await?;
-    if json {
-        print_json(&answer);
-    } else {
-        output(&format!("stored {} (supersedes {id})", answer["id"].as_str().unwrap_or("?")));
-    }
-    Ok(())
+    show_typed(&answer, json, |answer: &UpdateAnswer| {
+        format!("stored {} (supersedes {id})", answer.id)
+    })
 }
 
 /// Opens the person's editor on `text`; the edited text.
@@ -637,8 +578,7 @@ pub async fn recall(home: &Home, args: RecallArgs) -> anyhow::Result<()> {
         .set("diversity", args.diversity)
         .list("validate_ids", &args.validate_ids);
     let answer = call(home, "recall", arguments.value()).await?;
-    show_typed(&answer, args.json, recall_table)?;
-    Ok(())
+    show_typed(&answer, args.json, recall_table)
 }
 
 /// `ferrex list`.
@@ -656,15 +596,13 @@ pub async fn list(home: &Home, args: ListArgs) -> anyhow::Result<()> {
         .set("limit", args.limit)
         .set("offset", args.offset);
     let answer = call(home, "list", arguments.value()).await?;
-    show_typed(&answer, args.json, list_table)?;
-    Ok(())
+    show_typed(&answer, args.json, list_table)
 }
 
 /// `ferrex show`.
 pub async fn show(home: &Home, id: &str, json: bool) -> anyhow::Result<()> {
-    let answer = call(home, "show", serde_json::json!({"id": id})).await?;
-    show_answer(&answer, json, show_page);
-    Ok(())
+    let answer = call(home, "show", json!({"id": id})).await?;
+    show_typed(&answer, json, show_page)
 }
 
 /// `ferrex store`.
@@ -682,15 +620,13 @@ pub async fn store(home: &Home, args: StoreArgs) -> anyhow::Result<()> {
         .set("supersedes", args.supersedes)
         .set("valid_from", args.valid_from);
     let answer = call(home, "store", arguments.value()).await?;
-    show_answer(&answer, args.json, |answer| match answer["status"].as_str() {
-        Some("duplicate") => format!(
-            "already stored as {} (its evidence is now {})",
-            answer["existing_id"].as_str().unwrap_or("?"),
-            answer["evidence"]
+    show_typed(&answer, args.json, |answer: &StoreAnswer| match &answer.existing_id {
+        Some(existing) => format!(
+            "already stored as {existing} (its evidence is now {})",
+            answer.evidence.map_or_else(|| "?".to_owned(), |evidence| evidence.to_string())
         ),
-        _ => format!("stored {}", answer["id"].as_str().unwrap_or("?")),
-    });
-    Ok(())
+        None => format!("stored {}", answer.id),
+    })
 }
 
 /// `ferrex topics`.
@@ -704,12 +640,12 @@ pub async fn topics(
     let arguments =
         Arguments::default().set("namespace", namespace).flag("all", all).set("limit", limit);
     let answer = call(home, "topics", arguments.value()).await?;
-    show_answer(&answer, json, topics_tables);
-    Ok(())
+    show_typed(&answer, json, topics_tables)
 }
-/// Prints a command's answer: JSON, or as `render` writes it for people.
-/// [`show_answer`] of an answer read as its type `T`.
-fn show_typed<T: serde::de::DeserializeOwned>(
+
+/// Prints a command's answer: JSON as the node wrote it, or read as its
+/// type `T` and rendered for people by `render`.
+fn show_typed<T: DeserializeOwned>(
     answer: &Value,
     json: bool,
     render: impl Fn(&T) -> String,
@@ -717,21 +653,17 @@ fn show_typed<T: serde::de::DeserializeOwned>(
     if json {
         print_json(answer);
     } else {
-        let typed = T::deserialize(answer)
-            .context("the node answered in a form this ferrex does not read")?;
-        output(&render(&typed));
+        output(&render(&read(answer)?));
     }
     Ok(())
 }
 
-pub fn show_answer(
-    answer: &serde_json::Value,
-    json: bool,
-    render: impl Fn(&serde_json::Value) -> String,
-) {
-    if json {
-        print_json(answer);
-    } else {
-        output(&render(answer));
-    }
+/// `answer` read as its type.
+fn read<T: DeserializeOwned>(answer: &Value) -> anyhow::Result<T> {
+    T::deserialize(answer).context("the node answered in a form this ferrex does not read")
+}
+
+/// [`call`], its answer read as its type.
+async fn ask<T: DeserializeOwned>(home: &Home, name: &str, arguments: Value) -> anyhow::Result<T> {
+    read(&call(home, name, arguments).await?)
 }

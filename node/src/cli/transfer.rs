@@ -10,6 +10,7 @@ use std::{
 use anyhow::{Context, bail};
 use ferrex_core::Namespace;
 use ferrex_sync::{Restored, platform};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::{
@@ -22,6 +23,10 @@ use crate::{
     formats::markdown,
     surfaces::bridge,
     surfaces::control::{self, Request},
+    surfaces::{
+        replies::{ExportEvent, RestoreDone},
+        views::{Ingested, ListAnswer},
+    },
 };
 
 /// Memories per restore request: one document change each.
@@ -121,20 +126,36 @@ async fn export_markdown(home: &Home, namespace: Option<&str>, out: &Path) -> an
     drop(bridge::connect_or_start(home, &[]).await?);
     let request = Request::Export { namespace: namespace.map(str::to_owned) };
     let mut by_namespace: BTreeMap<String, markdown::NamespaceExport> = BTreeMap::new();
+    let mut unread: Option<serde_json::Error> = None;
     control::send(&home.socket_file(), &request, |event| {
-        let line = &event["line"];
-        let Some(name) = line["namespace"].as_str() else { return };
-        let entry = by_namespace.entry(name.to_owned()).or_insert_with(|| {
-            markdown::NamespaceExport { name: name.to_owned(), ..Default::default() }
+        let line = match ExportEvent::deserialize(event) {
+            Ok(ExportEvent::Line { line }) => line,
+            Ok(ExportEvent::Start { .. }) => return,
+            Err(error) => {
+                unread.get_or_insert(error);
+                return;
+            }
+        };
+        let namespace = match &line {
+            Line::Entity(entity) => &entity.namespace,
+            Line::Alias(alias) => &alias.namespace,
+            Line::Memory(memory) => &memory.namespace,
+            Line::Header { .. } | Line::Device { .. } | Line::Edge(_) => return,
+        };
+        let entry = by_namespace.entry(namespace.clone()).or_insert_with(|| {
+            markdown::NamespaceExport { name: namespace.clone(), ..Default::default() }
         });
-        match line["type"].as_str() {
-            Some("entity") => entry.entities.push(line.clone()),
-            Some("alias") => entry.aliases.push(line.clone()),
-            Some("memory") => entry.memories.push(line.clone()),
-            _ => {}
+        match line {
+            Line::Entity(entity) => entry.entities.push(*entity),
+            Line::Alias(alias) => entry.aliases.push(*alias),
+            Line::Memory(memory) => entry.memories.push(*memory),
+            Line::Header { .. } | Line::Device { .. } | Line::Edge(_) => {}
         }
     })
     .await?;
+    if let Some(error) = unread {
+        return Err(error).context("the node sent an export record this ferrex does not read");
+    }
     // Each memory's derived standing (current, superseded), a page at a time.
     for (name, entry) in &mut by_namespace {
         let mut offset = 0;
@@ -142,19 +163,16 @@ async fn export_markdown(home: &Home, namespace: Option<&str>, out: &Path) -> an
             let arguments = json!({
                 "namespace": name, "status": "any", "limit": crate::surfaces::views::MAX_PAGE, "offset": offset
             });
-            let mut page = control::call(&home.socket_file(), "list", arguments).await?;
-            let total = page["total"].as_u64().unwrap_or(0) as usize;
-            let Some(Value::Array(memories)) = page.get_mut("memories").map(Value::take) else {
-                break;
-            };
-            let count = memories.len();
-            for memory in memories {
-                if let Some(id) = memory["id"].as_str().map(str::to_owned) {
-                    entry.standing.insert(id, memory);
-                }
+            let page: ListAnswer = ListAnswer::deserialize(
+                control::call(&home.socket_file(), "list", arguments).await?,
+            )
+            .context("the node answered in a form this ferrex does not read")?;
+            let count = page.memories.len();
+            for browsed in page.memories {
+                entry.standing.insert(browsed.memory.id, browsed.memory.standing);
             }
             offset += count;
-            if count == 0 || offset >= total {
+            if count == 0 || offset >= page.total {
                 break;
             }
         }
@@ -283,6 +301,13 @@ fn skipped_lines(skipped: &[String]) -> String {
     text
 }
 
+/// An item the node refused to import: where it came from, and why.
+#[derive(serde::Serialize)]
+struct Refusal {
+    origin: String,
+    reason: String,
+}
+
 /// Stores `items` through the node's store pipeline, 50 at a time.
 async fn ingest(
     home: &Home,
@@ -294,7 +319,7 @@ async fn ingest(
     drop(bridge::connect_or_start(home, &[]).await?);
     let bar = progress(items.len() as u64, "importing");
     let (mut stored, mut duplicates) = (0, 0);
-    let mut refused: Vec<Value> = Vec::new();
+    let mut refused: Vec<Refusal> = Vec::new();
     for batch in items.chunks(50) {
         let arguments: Vec<Value> = batch
             .iter()
@@ -308,12 +333,16 @@ async fn ingest(
             .collect();
         let answer =
             control::call(&home.socket_file(), "ingest", json!({"items": arguments})).await?;
-        let outcomes = answer.as_array().cloned().unwrap_or_default();
+        let outcomes = Vec::<Ingested>::deserialize(answer)
+            .context("the node answered an import in a form this ferrex does not read")?;
         for (item, outcome) in batch.iter().zip(outcomes) {
-            match outcome["status"].as_str() {
-                Some("stored") => stored += 1,
-                Some("duplicate") => duplicates += 1,
-                _ => refused.push(json!({"origin": item.origin, "reason": outcome["reason"]})),
+            match outcome.status.as_str() {
+                "stored" => stored += 1,
+                "duplicate" => duplicates += 1,
+                _ => refused.push(Refusal {
+                    origin: item.origin.clone(),
+                    reason: outcome.reason.unwrap_or_default(),
+                }),
             }
         }
         bar.inc(batch.len() as u64);
@@ -332,11 +361,7 @@ async fn ingest(
             refused.len()
         );
         for refusal in refused.iter().take(20) {
-            text.push_str(&format!(
-                "\n  {}: {}",
-                refusal["origin"].as_str().unwrap_or("?"),
-                refusal["reason"].as_str().unwrap_or("?")
-            ));
+            text.push_str(&format!("\n  {}: {}", refusal.origin, refusal.reason));
         }
         if refused.len() > 20 {
             text.push_str(&format!(
@@ -437,10 +462,8 @@ async fn restore(
                 batch.iter().filter(|(_, line)| matches!(line, Line::Memory(_))).count() as u64;
             let request =
                 Request::Restore { namespace: namespace.as_str().to_owned(), lines: batch };
-            let mut answer = control::send(&home.socket_file(), &request, |_| {}).await?;
-            let restored: Restored = serde_json::from_value(answer["restored"].take())
-                .context("the node answered a restore without its counts")?;
-            imported.add(&restored);
+            let done: RestoreDone = control::ask(&home.socket_file(), &request).await?;
+            imported.add(&done.restored);
             bar.inc(memories);
         }
     }

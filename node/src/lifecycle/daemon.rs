@@ -33,7 +33,10 @@ use crate::{
     surfaces::control::{self, CONTROL_HELLO, Request},
     surfaces::mcp::FerrexServer,
     surfaces::mcp::working::Origin,
-    surfaces::replies::{DeviceRef, Invited, Paired, PeerRemoved, ReindexProgress, Reindexed},
+    surfaces::replies::{
+        DeviceRef, ExportEvent, Invited, Paired, PeerRemoved, ReindexProgress, Reindexed,
+        RestoreDone,
+    },
     surfaces::status::{self, ThisDevice},
     surfaces::views,
 };
@@ -409,7 +412,7 @@ async fn serve_control(stream: Stream, served: Arc<Served>) -> anyhow::Result<()
                 let restored = engine
                     .restore(&namespace, &archive)
                     .map_err(|error| anyhow::anyhow!("{error}"))?;
-                Ok(json!({"ok": true, "restored": restored}))
+                control::answered(&RestoreDone { restored })
             });
             restored.await?
         }
@@ -493,11 +496,13 @@ async fn export(
         Ok(lines)
     })
     .await??;
-    send_line(writer, &json!({"event": "start", "records": lines.len()})).await?;
-    for line in &lines {
-        send_line(writer, &json!({"event": "line", "line": line})).await?;
+    let records = lines.len();
+    send_line(writer, &serde_json::to_value(ExportEvent::Start { records: records as u64 })?)
+        .await?;
+    for line in lines {
+        send_line(writer, &serde_json::to_value(ExportEvent::Line { line })?).await?;
     }
-    Ok(json!({"ok": true, "records": lines.len()}))
+    Ok(json!({"ok": true, "records": records}))
 }
 
 async fn send_line(writer: &mut (impl AsyncWriteExt + Unpin), value: &Value) -> anyhow::Result<()> {

@@ -7,6 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::formats::jsonl;
+
 /// How far a reindex is: the `progress` events of `Reindex`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReindexProgress {
@@ -16,6 +18,29 @@ pub struct ReindexProgress {
     pub done: u64,
     /// Its size.
     pub total: u64,
+}
+
+/// The events of `Export`: how many records follow, then each record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum ExportEvent {
+    /// How many records follow.
+    Start {
+        /// Their count.
+        records: u64,
+    },
+    /// One record of the export.
+    Line {
+        /// The record.
+        line: jsonl::Line,
+    },
+}
+
+/// A batch of export records restored (`Restore`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RestoreDone {
+    /// What it brought back, and what was here already.
+    pub restored: ferrex_sync::Restored,
 }
 
 /// A reindex done (`Reindex`).

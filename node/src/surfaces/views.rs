@@ -169,11 +169,11 @@ pub struct IngestParams {
 }
 
 /// What became of one ingested memory.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Ingested {
     /// `stored`, `duplicate` (of a memory here, left as it was) or
     /// `refused`.
-    pub status: &'static str,
+    pub status: String,
     /// The new memory, or the one it duplicates.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
@@ -218,7 +218,7 @@ pub struct ListAnswer {
 }
 
 /// An edge of a shown memory.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct EdgeAnswer {
     /// Its kind.
     pub kind: String,
@@ -229,7 +229,7 @@ pub struct EdgeAnswer {
 }
 
 /// `show`'s answer.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct ShowAnswer {
     /// The memory.
     pub memory: Browsed,
@@ -310,7 +310,8 @@ pub fn call(
 /// Stores one memory from elsewhere through the store pipeline; a
 /// duplicate leaves what it duplicates as it was.
 fn ingest(engine: &Engine, origin: &Origin, item: Map<String, Value>) -> Ingested {
-    let refused = |reason: String| Ingested { status: "refused", id: None, reason: Some(reason) };
+    let refused =
+        |reason: String| Ingested { status: "refused".to_owned(), id: None, reason: Some(reason) };
     let schema = tools::input_schema("store").expect("store is a tool");
     let params = match args::read::<params::Store>(schema, item) {
         Ok(params) => params,
@@ -322,7 +323,7 @@ fn ingest(engine: &Engine, origin: &Origin, item: Map<String, Value>) -> Ingeste
     };
     match engine.store_with(input, allow_secrets, false) {
         Ok(stored) => Ingested {
-            status: if stored.duplicate { "duplicate" } else { "stored" },
+            status: if stored.duplicate { "duplicate" } else { "stored" }.to_owned(),
             id: Some(stored.id),
             reason: None,
         },

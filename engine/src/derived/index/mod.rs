@@ -35,7 +35,7 @@ use rusqlite::{Connection, OptionalExtension};
 pub use browse::{EdgeRow, MemoryFilter, Namespaces};
 pub use derive::Touched;
 pub use fts_query::fts_query;
-pub use rows::{Derived, MemoryRow, chunk_hash, content_hash};
+pub use rows::{Derived, MemoryRow, Standing, chunk_hash, content_hash};
 pub use schema::{EMBEDDED, NOT_EMBEDDED, PASSAGE_STRIDE, SCHEMA_VERSION, WHOLE_ONLY};
 
 /// A memory's vectors: its whole text's first, then its passages' (see

@@ -3,7 +3,11 @@
 use ferrex_core::{Memory, MemoryKind};
 use ferrex_sync::StoredMemory;
 use rusqlite::Row;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+
+use crate::base::clock;
 
 /// One memory as the index holds it.
 #[derive(Debug, Clone, PartialEq)]
@@ -82,6 +86,47 @@ pub struct Derived {
     /// The predicate a fact's group is filed under (its own, or its
     /// class's).
     pub predicate_key: Option<String>,
+}
+
+/// A memory's standing in the derived view: whether a fact is current, what
+/// superseded or corrected it.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Standing {
+    /// A fact: whether it is its subject's current value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current: Option<bool>,
+    /// A fact's status (`current`, `superseded`, `contested`); text's only
+    /// when superseded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// Facts this one contradicts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contradicts: Vec<String>,
+    /// Memories that superseded this one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub superseded_by: Vec<String>,
+    /// When it stopped being true (ISO-8601).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub t_invalid: Option<String>,
+    /// Text that corrected this one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub corrected_by: Vec<String>,
+}
+
+impl MemoryRow {
+    /// Its standing, as answers tell it.
+    pub fn standing(&self) -> Standing {
+        let derived = &self.derived;
+        let fact = self.kind == MemoryKind::Semantic;
+        Standing {
+            current: fact.then(|| derived.status == "current"),
+            status: (fact || derived.status == "superseded").then(|| derived.status.clone()),
+            contradicts: if fact { derived.contradicts.clone() } else { Vec::new() },
+            superseded_by: derived.superseded_by.clone(),
+            t_invalid: derived.t_invalid.map(|at| clock::iso(ferrex_core::Timestamp(at))),
+            corrected_by: derived.corrected_by.clone(),
+        }
+    }
 }
 
 impl Default for Derived {

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     base::clock,
-    derived::index::MemoryRow,
+    derived::index::{MemoryRow, Standing},
     engine::{
         Backlog, Contradiction, DetailedStats, Engine, HistoryEntry, Reach, Recalled, Reflection,
         Stats, Stored, ToolError, content_parts,
@@ -49,46 +49,6 @@ impl ContentFields {
                 predicate: Some(triple.predicate),
                 object: Some(triple.object),
             },
-        }
-    }
-}
-
-/// A memory's standing in the derived view: whether a fact is current, what
-/// superseded or corrected it.
-#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
-pub struct Standing {
-    /// A fact: whether it is its subject's current value.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub current: Option<bool>,
-    /// A fact's status (`current`, `superseded`, `contested`); text's only
-    /// when superseded.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub status: Option<String>,
-    /// Facts this one contradicts.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub contradicts: Vec<String>,
-    /// Memories that superseded this one.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub superseded_by: Vec<String>,
-    /// When it stopped being true (ISO-8601).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub t_invalid: Option<String>,
-    /// Text that corrected this one.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub corrected_by: Vec<String>,
-}
-
-impl Standing {
-    fn of(row: &MemoryRow) -> Standing {
-        let derived = &row.derived;
-        let fact = row.kind == ferrex_core::MemoryKind::Semantic;
-        Standing {
-            current: fact.then(|| derived.status == "current"),
-            status: (fact || derived.status == "superseded").then(|| derived.status.clone()),
-            contradicts: if fact { derived.contradicts.clone() } else { Vec::new() },
-            superseded_by: derived.superseded_by.clone(),
-            t_invalid: derived.t_invalid.map(|at| clock::iso(Timestamp(at))),
-            corrected_by: derived.corrected_by.clone(),
         }
     }
 }
@@ -202,7 +162,7 @@ pub fn memory(row: &MemoryRow) -> Memory {
         confidence: row.confidence,
         evidence: row.evidence,
         content: ContentFields::of(row),
-        standing: Standing::of(row),
+        standing: row.standing(),
         tags: if chunk { Vec::new() } else { row.tags.clone() },
         entities: row.entities.clone(),
         source: if chunk { None } else { row.source.clone() },
@@ -211,7 +171,7 @@ pub fn memory(row: &MemoryRow) -> Memory {
 }
 
 /// A name given, and the entity it resolved to.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct EntityMatch {
     /// The name as given.
     pub name: String,
@@ -219,36 +179,36 @@ pub struct EntityMatch {
     pub id: String,
     /// How it was matched: `exact`, `fuzzy`, `embedding`, or `new`.
     #[serde(rename = "match")]
-    pub method: &'static str,
+    pub method: String,
 }
 
 /// A credential replaced before the memory was stored.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct Redacted {
     /// The field it was in.
     pub field: String,
     /// What it looked like.
-    pub found: &'static str,
+    pub found: String,
 }
 
 /// A memory the new one corrects.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct Correction {
     /// The corrected memory.
     pub id: String,
     /// Why it counts as a correction.
-    pub why: &'static str,
+    pub why: String,
 }
 
 /// The answer of `store`.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct StoreAnswer {
     /// The new memory's id (for a duplicate, the existing memory's).
     pub id: String,
     /// `stored`, or `duplicate` when nothing new was stored.
-    pub status: &'static str,
+    pub status: String,
     /// `episodic`, `semantic` or `procedural`.
-    pub memory_type: &'static str,
+    pub memory_type: String,
     /// Its namespace.
     pub namespace: String,
     /// The names given, and the entities they resolved to.
@@ -259,15 +219,15 @@ pub struct StoreAnswer {
     /// How the predicate was resolved (`new`, `synonym`, `structure`,
     /// `fuzzy`, `embedding`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub predicate_match: Option<&'static str>,
+    pub predicate_match: Option<String>,
     /// The predicate as written, when filed under another.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub predicate_written: Option<String>,
     /// A fact predicate's cardinality: `one` or `many`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cardinality: Option<&'static str>,
+    pub cardinality: Option<String>,
     /// Predicates of this subject the new one may mean (not taken).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub predicate_candidates: Vec<String>,
     /// A duplicate: the memory it duplicates.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -276,19 +236,19 @@ pub struct StoreAnswer {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub evidence: Option<i64>,
     /// Credentials replaced by `[REDACTED]`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub redacted: Vec<Redacted>,
     /// Memories it supersedes.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub supersedes: Vec<String>,
     /// Facts it may replace but did not.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ambiguous_with: Vec<String>,
     /// What to do about `ambiguous_with`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<&'static str>,
+    pub note: Option<String>,
     /// Memories it corrects.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub corrects: Vec<Correction>,
 }
 
@@ -302,20 +262,23 @@ pub fn stored(stored: &Stored) -> StoreAnswer {
         .map(|found| EntityMatch {
             name: found.name.clone(),
             id: found.id.clone(),
-            method: found.method,
+            method: found.method.to_owned(),
         })
         .collect();
     let fact = stored.predicate.is_some();
     let mut answer = StoreAnswer {
         id: stored.id.clone(),
-        status: if stored.duplicate { "duplicate" } else { "stored" },
-        memory_type: stored.kind.as_str(),
+        status: if stored.duplicate { "duplicate" } else { "stored" }.to_owned(),
+        memory_type: stored.kind.as_str().to_owned(),
         namespace: stored.namespace.as_str().to_owned(),
         entities,
         predicate: stored.predicate.clone(),
-        predicate_match: stored.predicate_match.filter(|_| fact),
+        predicate_match: stored.predicate_match.filter(|_| fact).map(str::to_owned),
         predicate_written: stored.predicate_written.clone().filter(|_| fact),
-        cardinality: stored.cardinality.filter(|_| fact).map(|cardinality| cardinality.as_str()),
+        cardinality: stored
+            .cardinality
+            .filter(|_| fact)
+            .map(|cardinality| cardinality.as_str().to_owned()),
         predicate_candidates: if fact { stored.predicate_candidates.clone() } else { Vec::new() },
         existing_id: None,
         evidence: None,
@@ -333,18 +296,25 @@ pub fn stored(stored: &Stored) -> StoreAnswer {
     answer.redacted = stored
         .redacted
         .iter()
-        .map(|redaction| Redacted { field: redaction.field.clone(), found: redaction.rule })
+        .map(|redaction| Redacted {
+            field: redaction.field.clone(),
+            found: redaction.rule.to_owned(),
+        })
         .collect();
     answer.supersedes = stored.supersedes.clone();
     answer.ambiguous_with = stored.ambiguous_with.clone();
     if !stored.ambiguous_with.is_empty() {
         answer.note = Some(
             "this subject already has a close value of this multi-valued predicate; both are \
-             kept. Store again with `supersedes` if this one replaces it.",
+             kept. Store again with `supersedes` if this one replaces it."
+                .to_owned(),
         );
     }
-    answer.corrects =
-        stored.corrects.iter().map(|(id, why)| Correction { id: id.clone(), why }).collect();
+    answer.corrects = stored
+        .corrects
+        .iter()
+        .map(|(id, why)| Correction { id: id.clone(), why: (*why).to_owned() })
+        .collect();
     answer
 }
 
@@ -410,7 +380,7 @@ pub struct RecallAnswer {
 }
 
 /// The answer of `forget`.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct ForgetAnswer {
     /// Ids forgotten, here and (as they sync) on every device.
     pub forgotten: Vec<String>,
@@ -432,7 +402,7 @@ fn device(id: &str, names: DeviceNames<'_>) -> Device {
 }
 
 /// An entity, by id and name.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct EntityRef {
     /// Its id.
     pub id: String,
@@ -613,13 +583,13 @@ fn contradiction(found: &Contradiction, names: DeviceNames<'_>) -> Contradiction
 }
 
 /// One step of a belief's history.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct HistoryStep {
     /// The memory.
     pub id: String,
     /// `episodic`, `semantic` or `procedural`.
     #[serde(rename = "type")]
-    pub kind: &'static str,
+    pub kind: String,
     /// When it became true (ISO-8601).
     pub t_valid: String,
     /// When it was stored (ISO-8601).
@@ -633,12 +603,12 @@ pub struct HistoryStep {
     #[serde(flatten)]
     pub standing: Standing,
     /// The memories it replaced.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub replaces: Vec<String>,
 }
 
 /// The answer of `history`.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct HistoryAnswer {
     /// The namespace.
     pub namespace: String,
@@ -656,12 +626,12 @@ pub fn history(namespace: &str, entries: &[HistoryEntry], names: DeviceNames<'_>
             let row = &entry.row;
             HistoryStep {
                 id: row.id.clone(),
-                kind: row.kind.as_str(),
+                kind: row.kind.as_str().to_owned(),
                 t_valid: clock::iso(Timestamp(row.t_valid)),
                 created_at: clock::iso(Timestamp(row.created_at)),
                 device: device(&row.created_by, names),
                 content: ContentFields::of(row),
-                standing: Standing::of(row),
+                standing: row.standing(),
                 replaces: entry.replaces.clone(),
             }
         })
@@ -773,7 +743,7 @@ pub struct StatsAnswer {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub topics: Option<TopicsAnswer>,
     /// Shared projects: a recall there reads the share's namespace too.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shares: Vec<ShareEntry>,
 }
 
@@ -801,7 +771,7 @@ pub struct FilesStats {
     /// The watcher and the file worker: state, queued paths, progress.
     pub status: crate::engine::files::WatchStatus,
     /// The first skipped files, with why.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped_files: Vec<crate::engine::files::SkippedFile>,
 }
 
@@ -885,7 +855,7 @@ pub fn device_names(engine: &crate::engine::Engine) -> impl Fn(&str) -> Option<S
 }
 
 /// A tag and its count.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TagCount {
     /// The tag.
     pub tag: String,
@@ -894,7 +864,7 @@ pub struct TagCount {
 }
 
 /// An entity and its count.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EntityCount {
     /// The entity (the canonical one of its class).
     pub id: String,
@@ -905,7 +875,7 @@ pub struct EntityCount {
 }
 
 /// `topics`'s answer.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TopicsAnswer {
     /// The namespaces counted.
     pub namespaces: Vec<String>,
@@ -997,9 +967,63 @@ mod tests {
                 pending,
                 validated: None,
             };
-            let written = serde_json::to_value(&answer).unwrap();
-            let read: RecallAnswer = serde_json::from_value(written.clone()).unwrap();
-            assert_eq!(serde_json::to_value(&read).unwrap(), written);
+            reads_back_as_written(&answer);
         }
+    }
+
+    /// `answer` serialized, read as its type and serialized again, is the
+    /// same JSON.
+    fn reads_back_as_written<T: Serialize + serde::de::DeserializeOwned>(answer: &T) {
+        let written = serde_json::to_value(answer).unwrap();
+        let read: T = serde_json::from_value(written.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&read).unwrap(), written);
+    }
+
+    #[test]
+    fn store_answers_read_back_as_written() {
+        let duplicate = StoreAnswer {
+            id: "m1".into(),
+            status: "duplicate".into(),
+            memory_type: "episodic".into(),
+            namespace: "default".into(),
+            entities: Vec::new(),
+            predicate: None,
+            predicate_match: None,
+            predicate_written: None,
+            cardinality: None,
+            predicate_candidates: Vec::new(),
+            existing_id: Some("m1".into()),
+            evidence: Some(2),
+            redacted: Vec::new(),
+            supersedes: Vec::new(),
+            ambiguous_with: Vec::new(),
+            note: None,
+            corrects: Vec::new(),
+        };
+        reads_back_as_written(&duplicate);
+        let stored = StoreAnswer {
+            id: "m2".into(),
+            status: "stored".into(),
+            memory_type: "semantic".into(),
+            entities: vec![EntityMatch {
+                name: "api".into(),
+                id: "e1".into(),
+                method: "new".into(),
+            }],
+            predicate: Some("port".into()),
+            predicate_match: Some("synonym".into()),
+            predicate_written: Some("listens_on".into()),
+            cardinality: Some("one".into()),
+            predicate_candidates: vec!["port_number".into()],
+            existing_id: None,
+            evidence: None,
+            redacted: vec![Redacted { field: "object".into(), found: "token".into() }],
+            supersedes: vec!["m0".into()],
+            ambiguous_with: vec!["m3".into()],
+            note: Some("both are kept".into()),
+            corrects: vec![Correction { id: "m4".into(), why: "value changed".into() }],
+            ..duplicate
+        };
+        reads_back_as_written(&stored);
     }
 }

@@ -5,7 +5,7 @@
 
 use ferrex_core::walk::Hop;
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{answers, params, working::Origin};
 use crate::engine::{
@@ -118,7 +118,7 @@ pub struct EntityAnswer {
 }
 
 /// The answer of `update`.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct UpdateAnswer {
     /// The memory now: a new version's id, or the same id.
     pub id: String,
@@ -128,7 +128,7 @@ pub struct UpdateAnswer {
     /// The new text was already stored: id names that memory.
     pub duplicate: bool,
     /// What changed.
-    pub changed: Vec<&'static str>,
+    pub changed: Vec<String>,
 }
 
 pub(super) fn link(
@@ -239,6 +239,6 @@ pub(super) fn update(engine: &Engine, params: params::Update) -> Result<UpdateAn
         id: updated.id,
         replaces: updated.replaces,
         duplicate: updated.duplicate,
-        changed: updated.changed,
+        changed: updated.changed.into_iter().map(str::to_owned).collect(),
     })
 }
