@@ -67,13 +67,20 @@ pub async fn export(
     let mut memories = 0;
     let mut stdout = std::io::stdout().lock();
     let mut failed: Option<std::io::Error> = None;
-    control::send(&home.socket_file(), &request, |event| match event["event"].as_str() {
-        Some("start") => bar = Some(progress(event["records"].as_u64().unwrap_or(0), "exporting")),
-        Some("line") => {
-            let line = event["line"].to_string();
-            if event["line"]["type"] == "memory" {
+    let mut unread: Option<serde_json::Error> = None;
+    control::send(&home.socket_file(), &request, |event| match ExportEvent::deserialize(event) {
+        Ok(ExportEvent::Start { records }) => bar = Some(progress(records, "exporting")),
+        Ok(ExportEvent::Line { line }) => {
+            if matches!(line, Line::Memory(_)) {
                 memories += 1;
             }
+            let line = match serde_json::to_string(&line) {
+                Ok(line) => line,
+                Err(error) => {
+                    unread.get_or_insert(error);
+                    return;
+                }
+            };
             match out {
                 Some(_) => {
                     text.push_str(&line);
@@ -90,9 +97,14 @@ pub async fn export(
                 bar.inc(1);
             }
         }
-        _ => {}
+        Err(error) => {
+            unread.get_or_insert(error);
+        }
     })
     .await?;
+    if let Some(error) = unread {
+        return Err(error).context("the node sent an export record this ferrex does not read");
+    }
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
