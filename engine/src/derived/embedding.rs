@@ -393,7 +393,7 @@ pub fn embed_queued(
             .into_iter();
             {
                 let mut index = index.lock().unwrap_or_else(PoisonError::into_inner);
-                index.transaction(|tx| {
+                index.transaction_with(|tx| -> anyhow::Result<()> {
                     for ((rowid, _, hash), texts) in pending.iter().zip(&per_memory) {
                         let own: Vectors = vectors.by_ref().take(texts.len()).collect();
                         anyhow::ensure!(

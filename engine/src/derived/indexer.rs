@@ -35,8 +35,9 @@ pub fn apply_change(
         // The document is as it was; what this node can read of it changed
         // (keys arrived, or were deleted with a forget): re-read those keys.
         if change.purged {
-            return index
-                .transaction(|tx| apply_keys(tx, replica, &change.doc, &change.keys, vectors));
+            return index.transaction_with(|tx| {
+                apply_keys(tx, replica, &change.doc, &change.keys, vectors)
+            });
         }
         // Keys arrived. Of their memories, only those the index holds as
         // waiting for a key need reading again: the others it has read
@@ -54,7 +55,7 @@ pub fn apply_change(
         if keys.is_empty() {
             return Ok(());
         }
-        return index.transaction(|tx| apply_keys(tx, replica, &change.doc, &keys, vectors));
+        return index.transaction_with(|tx| apply_keys(tx, replica, &change.doc, &keys, vectors));
     }
     let follows = match index.doc_heads(&doc)? {
         Some(heads) => heads == change.before,
@@ -65,9 +66,9 @@ pub fn apply_change(
         None => change.before == ferrex_sync::schema::genesis(&change.doc).get_heads(),
     };
     if follows {
-        index.transaction(|tx| {
+        index.transaction_with(|tx| -> anyhow::Result<()> {
             apply_keys(tx, replica, &change.doc, &change.keys, vectors)?;
-            tx.set_doc_heads(&doc, &change.after)
+            Ok(tx.set_doc_heads(&doc, &change.after)?)
         })
     } else {
         catch_up_doc(index, replica, &change.doc, vectors)
@@ -95,12 +96,12 @@ pub fn catch_up_doc(
         Some(keys) => keys,
         None => replica.changes_since(id, &[])?.0.context("diffing a document from its start")?,
     };
-    index.transaction(|tx| {
+    index.transaction_with(|tx| -> anyhow::Result<()> {
         if full_read {
             tx.clear_doc(&doc)?;
         }
         apply_keys(tx, replica, id, &keys, vectors)?;
-        tx.set_doc_heads(&doc, &heads)
+        Ok(tx.set_doc_heads(&doc, &heads)?)
     })
 }
 
@@ -117,7 +118,7 @@ pub fn catch_up_all(index: &mut Index, replica: &Replica) -> anyhow::Result<()> 
     // Entities and aliases found dead when the documents were opened (a
     // crash may have come between deleting their keys and dropping them).
     for change in replica.take_dead_at_open() {
-        index.transaction(|tx| {
+        index.transaction_with(|tx| {
             apply_keys(tx, replica, &change.doc, &change.keys, &KnownVectors::new())
         })?;
     }
@@ -133,7 +134,8 @@ pub fn catch_up_all(index: &mut Index, replica: &Replica) -> anyhow::Result<()> 
     for (doc, keys) in pending {
         let Ok(id) = doc.parse::<DocId>() else { continue };
         if replica.doc_ids().contains(&id) {
-            index.transaction(|tx| apply_keys(tx, replica, &id, &keys, &KnownVectors::new()))?;
+            index
+                .transaction_with(|tx| apply_keys(tx, replica, &id, &keys, &KnownVectors::new()))?;
         }
     }
     Ok(())
@@ -251,7 +253,7 @@ fn apply_keys(
             Ok(())
         })??;
     }
-    tx.rederive(touched)
+    Ok(tx.rederive(touched)?)
 }
 
 /// What of `keys`, of a share's document `id`, touches only `namespace`:
@@ -467,7 +469,7 @@ mod tests {
         };
         let mut index = Index::open(&temp.path().join("index.sqlite"), "test", 8).unwrap().0;
         index
-            .transaction(|tx| apply_keys(tx, &source, &shard, &all, &KnownVectors::new()))
+            .transaction_with(|tx| apply_keys(tx, &source, &shard, &all, &KnownVectors::new()))
             .unwrap();
         for n in 0..count {
             let row = index.row(&format!("m-{n:03}")).unwrap();
@@ -482,7 +484,13 @@ mod tests {
         let missing: DocId = "ns.ahead.9".parse().unwrap();
         assert!(
             index
-                .transaction(|tx| apply_keys(tx, &source, &missing, &all, &KnownVectors::new()))
+                .transaction_with(|tx| apply_keys(
+                    tx,
+                    &source,
+                    &missing,
+                    &all,
+                    &KnownVectors::new()
+                ))
                 .is_err()
         );
     }

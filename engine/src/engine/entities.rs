@@ -375,12 +375,12 @@ pub(super) fn store_entity_vectors(
     if vectors.is_empty() {
         return Ok(());
     }
-    index.transaction(|tx| {
+    Ok(index.transaction(|tx| {
         for (id, vector) in vectors {
             if !vector.is_empty() {
                 tx.put_entity_vector(id, vector)?;
             }
         }
         Ok(())
-    })
+    })?)
 }

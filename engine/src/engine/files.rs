@@ -730,7 +730,8 @@ impl Engine {
                 tx.put_file(record)?;
             }
             Ok(())
-        })
+        })?;
+        Ok(())
     }
 
     /// Writes the chunks of shared files as memories of the namespace's

@@ -62,6 +62,12 @@ impl From<ferrex_core::EmbedError> for ToolError {
     }
 }
 
+impl From<crate::derived::index::IndexError> for ToolError {
+    fn from(error: crate::derived::index::IndexError) -> Self {
+        ToolError::Internal(error.into())
+    }
+}
+
 impl From<ferrex_sync::ReplicaError> for ToolError {
     fn from(error: ferrex_sync::ReplicaError) -> Self {
         if let ferrex_sync::ReplicaError::EntityForgotten(_) = error {

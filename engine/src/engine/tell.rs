@@ -18,7 +18,7 @@ use ferrex_core::{
 };
 
 use super::{Engine, RecallRequest, Sources, ToolError, lock, working::ago};
-use crate::derived::index::MemoryRow;
+use crate::derived::index::{IndexResult, MemoryRow};
 
 /// Candidates judged per prompt (recall's best of each namespace).
 const CANDIDATES: usize = 8;
@@ -146,7 +146,7 @@ impl Engine {
         let stored: Vec<Option<Vec<f32>>> = candidates
             .iter()
             .map(|candidate| index.vector(&candidate.row.id))
-            .collect::<anyhow::Result<_>>()?;
+            .collect::<IndexResult<_>>()?;
         drop(index);
         let mut judged: Vec<(Why, MemoryRow)> = Vec::new();
         for (candidate, stored) in candidates.into_iter().zip(stored) {

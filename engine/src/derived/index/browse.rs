@@ -1,6 +1,7 @@
 //! Read queries of what a person browses (`ferrex list`, `show`, `topics`,
 //! the web page), and the memory filter they share with recall.
 
+use super::IndexResult;
 use rusqlite::{params_from_iter, types::Value};
 
 use super::{Index, MemoryRow};
@@ -130,7 +131,7 @@ pub struct EdgeRow {
 
 impl Index {
     /// Ids of the memories `filter` lets through.
-    pub fn filtered(&self, filter: &MemoryFilter<'_>) -> anyhow::Result<Vec<String>> {
+    pub fn filtered(&self, filter: &MemoryFilter<'_>) -> IndexResult<Vec<String>> {
         let (clause, values) = filter.clause();
         let mut statement =
             self.conn().prepare(&format!("SELECT m.id FROM memories m WHERE {clause}"))?;
@@ -147,7 +148,7 @@ impl Index {
         filter: &MemoryFilter<'_>,
         limit: usize,
         offset: usize,
-    ) -> anyhow::Result<(Vec<MemoryRow>, usize)> {
+    ) -> IndexResult<(Vec<MemoryRow>, usize)> {
         let (clause, mut values) = filter.clause();
         let total: i64 = self.conn().query_row(
             &format!("SELECT COUNT(*) FROM memories m WHERE {clause}"),
@@ -175,7 +176,7 @@ impl Index {
         &self,
         namespaces: Namespaces<'_>,
         limit: usize,
-    ) -> anyhow::Result<Vec<(String, usize)>> {
+    ) -> IndexResult<Vec<(String, usize)>> {
         let mut values = Vec::new();
         let spanned = namespaces.clause(&mut values);
         values.push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
@@ -200,7 +201,7 @@ impl Index {
         &self,
         namespaces: Namespaces<'_>,
         limit: usize,
-    ) -> anyhow::Result<Vec<(String, String, usize)>> {
+    ) -> IndexResult<Vec<(String, String, usize)>> {
         let mut values = Vec::new();
         let spanned = namespaces.clause(&mut values);
         values.push(Value::Integer(i64::try_from(limit).unwrap_or(i64::MAX)));
@@ -229,7 +230,7 @@ impl Index {
     }
 
     /// Every namespace the index holds a memory of, by name.
-    pub fn namespaces(&self) -> anyhow::Result<Vec<String>> {
+    pub fn namespaces(&self) -> IndexResult<Vec<String>> {
         let mut statement = self
             .conn()
             .prepare_cached("SELECT DISTINCT namespace FROM memories ORDER BY namespace")?;
@@ -238,7 +239,7 @@ impl Index {
     }
 
     /// The namespace, name and canonical entity of entity `id`.
-    pub fn entity_place(&self, id: &str) -> anyhow::Result<Option<(String, String, String)>> {
+    pub fn entity_place(&self, id: &str) -> IndexResult<Option<(String, String, String)>> {
         use rusqlite::OptionalExtension;
         Ok(self
             .conn()
@@ -251,7 +252,7 @@ impl Index {
     }
 
     /// Every edge that starts or ends at `id`, by kind.
-    pub fn edges_touching(&self, id: &str) -> anyhow::Result<Vec<EdgeRow>> {
+    pub fn edges_touching(&self, id: &str) -> IndexResult<Vec<EdgeRow>> {
         let mut statement = self.conn().prepare_cached(
             "SELECT kind, from_id, to_id FROM edges WHERE from_id = ?1 OR to_id = ?1
              ORDER BY kind, from_id, to_id",

@@ -8,6 +8,7 @@
 //! the same columns. The indexer collects what a change touched in a
 //! [`Touched`]; [`IndexTx::rederive`] recomputes just those groups.
 
+use super::IndexResult;
 use std::collections::{BTreeMap, BTreeSet};
 
 use ferrex_core::{
@@ -59,7 +60,7 @@ impl IndexTx<'_> {
     /// changing it, so both its old and its new groups are re-derived).
     /// A memory the index does not hold belongs to none, and is no live
     /// source of any edge (`live_edges_into` joins the memories).
-    pub fn touch_memory(&self, id: &str, touched: &mut Touched) -> anyhow::Result<()> {
+    pub fn touch_memory(&self, id: &str, touched: &mut Touched) -> IndexResult<()> {
         let row: Option<Groups> = self.query_row(
                 "SELECT namespace, kind, content_hash, subject_key, predicate_key FROM memories WHERE id = ?1",
                 [id],
@@ -100,7 +101,7 @@ impl IndexTx<'_> {
 
     /// Records that the incoming edges of memory `id` changed (or may have:
     /// an edge can arrive before the memory it points at).
-    pub fn touch_target(&self, id: &str, touched: &mut Touched) -> anyhow::Result<()> {
+    pub fn touch_target(&self, id: &str, touched: &mut Touched) -> IndexResult<()> {
         touched.targets.insert(id.to_owned());
         let text: Option<(String, String, String)> = self.query_row(
                 "SELECT namespace, kind, content_hash FROM memories WHERE id = ?1 AND kind != 'semantic'",
@@ -125,7 +126,7 @@ impl IndexTx<'_> {
     }
 
     /// Recomputes the derived view of everything `touched` names.
-    pub fn rederive(&self, mut touched: Touched) -> anyhow::Result<()> {
+    pub fn rederive(&self, mut touched: Touched) -> IndexResult<()> {
         for namespace in std::mem::take(&mut touched.entity_namespaces) {
             // Only facts about entities whose class changed move groups.
             let moved = self.rederive_entity_classes(&namespace)?;
@@ -179,7 +180,7 @@ impl IndexTx<'_> {
     }
 
     /// Recomputes everything derived in `namespace` (after a rebuild).
-    pub fn rederive_namespace(&self, namespace: &str) -> anyhow::Result<()> {
+    pub fn rederive_namespace(&self, namespace: &str) -> IndexResult<()> {
         let mut touched = Touched::default();
         touched.entity_namespaces.insert(namespace.to_owned());
         touched.predicate_namespaces.insert(namespace.to_owned());
@@ -212,7 +213,7 @@ impl IndexTx<'_> {
 
     /// Recomputes the classes of `namespace`'s entities; returns the
     /// entities whose canonical entity changed.
-    fn rederive_entity_classes(&self, namespace: &str) -> anyhow::Result<Vec<String>> {
+    fn rederive_entity_classes(&self, namespace: &str) -> IndexResult<Vec<String>> {
         let mut statement = self.tx.prepare_cached(
             "SELECT id, norm_name, created_at, canonical FROM entities WHERE namespace = ?1",
         )?;
@@ -254,7 +255,7 @@ impl IndexTx<'_> {
     /// Only the facts at the ends of `same_predicate` edges count (when one
     /// comes or goes, this runs again), so a fact without an edge never
     /// changes which predicate a class is filed under.
-    fn rederive_predicate_classes(&self, namespace: &str) -> anyhow::Result<Vec<String>> {
+    fn rederive_predicate_classes(&self, namespace: &str) -> IndexResult<Vec<String>> {
         let mut statement = self.tx.prepare_cached(
             "SELECT m.predicate, min(m.t_valid) FROM memories m
              WHERE m.namespace = ?1 AND m.kind = 'semantic' AND m.predicate IS NOT NULL
@@ -299,7 +300,7 @@ impl IndexTx<'_> {
     }
 
     /// Sets a fact's subject key and predicate key; returns its group.
-    fn rekey_fact(&self, id: &str) -> anyhow::Result<Option<(String, String, String)>> {
+    fn rekey_fact(&self, id: &str) -> IndexResult<Option<(String, String, String)>> {
         let row: Option<Subject> = self
             .query_row(
                 "SELECT m.namespace, m.subject, m.predicate, e.canonical FROM memories m
@@ -333,7 +334,7 @@ impl IndexTx<'_> {
 
     /// The supersedes edges into `ids` whose source is alive, with the
     /// source's validity.
-    fn live_edges_into(&self, kind: &str, ids: &[String]) -> anyhow::Result<LiveEdges> {
+    fn live_edges_into(&self, kind: &str, ids: &[String]) -> IndexResult<LiveEdges> {
         let mut edges = Vec::new();
         let mut live = BTreeMap::new();
         let mut statement = self.tx.prepare_cached(
@@ -357,7 +358,7 @@ impl IndexTx<'_> {
         namespace: &str,
         subject_key: &str,
         predicate: &str,
-    ) -> anyhow::Result<()> {
+    ) -> IndexResult<()> {
         let mut statement = self.tx.prepare_cached(
             "SELECT id, t_valid, object, cardinality, predicate FROM memories
              WHERE namespace = ?1 AND subject_key = ?2 AND predicate_key = ?3 AND kind = 'semantic'",
@@ -418,7 +419,7 @@ impl IndexTx<'_> {
 
     /// The status of a memory that is not a fact (explicitly superseded or
     /// not), and the corrections of any memory.
-    fn rederive_target(&self, id: &str) -> anyhow::Result<()> {
+    fn rederive_target(&self, id: &str) -> IndexResult<()> {
         let kind: Option<String> = self
             .query_row("SELECT kind FROM memories WHERE id = ?1", [id], |row| row.get(0))
             .optional()?;
@@ -450,7 +451,7 @@ impl IndexTx<'_> {
     /// Exact duplicates of free text: only memories that stand (nothing
     /// superseded or corrected them) stand for their duplicates; facts are
     /// collapsed within their group instead (see `rederive_fact_group`).
-    fn rederive_duplicates(&self, namespace: &str, kind: &str, hash: &str) -> anyhow::Result<()> {
+    fn rederive_duplicates(&self, namespace: &str, kind: &str, hash: &str) -> IndexResult<()> {
         if kind == "semantic" {
             return Ok(());
         }

@@ -10,6 +10,7 @@
 //! (written by the device that watches the folder). The `files` table is
 //! local either way: it is what this device's disk held.
 
+use super::IndexResult;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{Index, IndexTx, MemoryRow};
@@ -35,7 +36,7 @@ const FILES: &str = "
 
 /// Creates the table on an index that lacks it (an older index keeps its
 /// schema version: the files are read again by the next reconciliation).
-pub(super) fn create(conn: &Connection) -> anyhow::Result<()> {
+pub(super) fn create(conn: &Connection) -> IndexResult<()> {
     conn.execute_batch(FILES)?;
     Ok(())
 }
@@ -93,7 +94,7 @@ const COLUMNS: &str = "namespace, path, root, shared, modified, size, hash, chun
 
 impl Index {
     /// The record of file `path` of `namespace`.
-    pub fn file(&self, namespace: &str, path: &str) -> anyhow::Result<Option<FileRecord>> {
+    pub fn file(&self, namespace: &str, path: &str) -> IndexResult<Option<FileRecord>> {
         Ok(self
             .conn()
             .prepare_cached(&format!(
@@ -104,7 +105,7 @@ impl Index {
     }
 
     /// Every file recorded under `root` for `namespace`.
-    pub fn files_under(&self, namespace: &str, root: &str) -> anyhow::Result<Vec<FileRecord>> {
+    pub fn files_under(&self, namespace: &str, root: &str) -> IndexResult<Vec<FileRecord>> {
         let mut statement = self.conn().prepare_cached(&format!(
             "SELECT {COLUMNS} FROM files WHERE root = ?1 AND namespace = ?2 ORDER BY path"
         ))?;
@@ -119,7 +120,7 @@ impl Index {
         namespace: &str,
         root: &str,
         path: &str,
-    ) -> anyhow::Result<Vec<FileRecord>> {
+    ) -> IndexResult<Vec<FileRecord>> {
         let mut statement = self.conn().prepare_cached(&format!(
             "SELECT {COLUMNS} FROM files WHERE namespace = ?1 AND root = ?2
              AND (path = ?3 OR (path > ?4 AND path < ?5)) ORDER BY path"
@@ -133,7 +134,7 @@ impl Index {
     }
 
     /// Every file recorded, of every root.
-    pub fn all_files(&self) -> anyhow::Result<Vec<FileRecord>> {
+    pub fn all_files(&self) -> IndexResult<Vec<FileRecord>> {
         let mut statement =
             self.conn().prepare_cached(&format!("SELECT {COLUMNS} FROM files ORDER BY path"))?;
         Ok(statement.query_map([], record)?.collect::<Result<_, _>>()?)
@@ -141,7 +142,7 @@ impl Index {
 
     /// Files, chunks and skipped files of `root` (of every root when
     /// `None`).
-    pub fn file_counts(&self, root: Option<&str>) -> anyhow::Result<FileCounts> {
+    pub fn file_counts(&self, root: Option<&str>) -> IndexResult<FileCounts> {
         let sql = "SELECT count(*), coalesce(sum(json_array_length(chunks)), 0),
                           count(skipped)
                    FROM files WHERE ?1 IS NULL OR root = ?1";
@@ -151,7 +152,7 @@ impl Index {
     }
 
     /// Skipped files with why (at most `limit`), of every root.
-    pub fn skipped_files(&self, limit: usize) -> anyhow::Result<Vec<(String, String)>> {
+    pub fn skipped_files(&self, limit: usize) -> IndexResult<Vec<(String, String)>> {
         let mut statement = self.conn().prepare_cached(
             "SELECT path, skipped FROM files WHERE skipped IS NOT NULL ORDER BY path LIMIT ?1",
         )?;
@@ -162,7 +163,7 @@ impl Index {
 
     /// The file chunks of `namespace` whose file's path (relative to its
     /// watched folder) starts with `prefix`.
-    pub fn chunks_under(&self, namespace: &str, prefix: &str) -> anyhow::Result<Vec<String>> {
+    pub fn chunks_under(&self, namespace: &str, prefix: &str) -> IndexResult<Vec<String>> {
         let tag = format!("{}{}", ferrex_core::chunk::FILE_TAG, prefix.trim_start_matches("./"));
         let mut statement = self.conn().prepare_cached(
             "SELECT m.id FROM memories m WHERE m.namespace = ?1 AND m.source = 'ferrex:file'
@@ -183,7 +184,7 @@ impl Index {
         namespace: &str,
         relative: &str,
         device: &str,
-    ) -> anyhow::Result<Vec<String>> {
+    ) -> IndexResult<Vec<String>> {
         let tag = format!("{}{relative}", ferrex_core::chunk::FILE_TAG);
         let mut statement = self.conn().prepare_cached(
             "SELECT m.id FROM memories m WHERE m.namespace = ?1 AND m.source = 'ferrex:file'
@@ -200,7 +201,7 @@ impl Index {
     /// by content hash: vectors a re-read file can take instead of
     /// embedding text it already had (a moved file, a section moved within
     /// it).
-    pub fn chunk_with_hash(&self, namespace: &str, hash: &str) -> anyhow::Result<Option<String>> {
+    pub fn chunk_with_hash(&self, namespace: &str, hash: &str) -> IndexResult<Option<String>> {
         Ok(self
             .conn()
             .prepare_cached(
@@ -214,7 +215,7 @@ impl Index {
 
 impl IndexTx<'_> {
     /// Records what `file` held when it was read.
-    pub fn put_file(&self, file: &FileRecord) -> anyhow::Result<()> {
+    pub fn put_file(&self, file: &FileRecord) -> IndexResult<()> {
         self.execute(
             "INSERT OR REPLACE INTO files (namespace, path, root, shared, modified, size, hash,
                 chunks, skipped) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -234,7 +235,7 @@ impl IndexTx<'_> {
     }
 
     /// The chunk ids file `path` of `namespace` had (none if unrecorded).
-    pub fn file_chunks(&self, namespace: &str, path: &str) -> anyhow::Result<Vec<String>> {
+    pub fn file_chunks(&self, namespace: &str, path: &str) -> IndexResult<Vec<String>> {
         let chunks: Option<String> = self
             .query_row(
                 "SELECT chunks FROM files WHERE namespace = ?1 AND path = ?2",
@@ -247,7 +248,7 @@ impl IndexTx<'_> {
 
     /// Forgets the record of file `path` of `namespace` (its chunks are
     /// the caller's).
-    pub fn delete_file(&self, namespace: &str, path: &str) -> anyhow::Result<()> {
+    pub fn delete_file(&self, namespace: &str, path: &str) -> IndexResult<()> {
         self.execute(
             "DELETE FROM files WHERE namespace = ?1 AND path = ?2",
             params![namespace, path],
@@ -261,7 +262,7 @@ impl IndexTx<'_> {
         &self,
         row: &MemoryRow,
         vectors: Option<&super::Vectors>,
-    ) -> anyhow::Result<()> {
+    ) -> IndexResult<()> {
         let (rowid, upserted) = self.upsert_memory(row)?;
         if let (Some(vectors), super::write::Upserted::New | super::write::Upserted::TextChanged) =
             (vectors, upserted)

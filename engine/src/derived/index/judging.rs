@@ -3,6 +3,7 @@
 //! one?) once it has a vector: the store pipeline's judgement, made for
 //! memories two devices stored apart.
 
+use super::IndexResult;
 use rusqlite::params;
 
 use super::Index;
@@ -19,7 +20,7 @@ pub(super) const QUEUE: &str =
 impl Index {
     /// Queues the free-text memories among `ids` (facts are judged when
     /// merged, see `reconcile_predicates`).
-    pub fn queue_judgements(&self, ids: &[String]) -> anyhow::Result<()> {
+    pub fn queue_judgements(&self, ids: &[String]) -> IndexResult<()> {
         let mut statement = self.conn().prepare_cached(
             "INSERT OR IGNORE INTO to_judge (id)
              SELECT id FROM memories WHERE id = ?1 AND predicate IS NULL",
@@ -33,7 +34,7 @@ impl Index {
     /// Up to `limit` queued memories that have their vector now, oldest
     /// first, after those whose memory is gone (forgotten): the caller
     /// finds no row for these, and takes them off the queue with the rest.
-    pub fn judgements_ready(&self, limit: usize) -> anyhow::Result<Vec<String>> {
+    pub fn judgements_ready(&self, limit: usize) -> IndexResult<Vec<String>> {
         let mut statement = self.conn().prepare_cached(
             "SELECT q.id FROM to_judge q LEFT JOIN memories m ON m.id = q.id
              WHERE m.id IS NULL OR m.embedded != 0
@@ -46,7 +47,7 @@ impl Index {
     }
 
     /// Takes judged memories off the queue.
-    pub fn judged(&self, ids: &[String]) -> anyhow::Result<()> {
+    pub fn judged(&self, ids: &[String]) -> IndexResult<()> {
         let mut statement = self.conn().prepare_cached("DELETE FROM to_judge WHERE id = ?1")?;
         for id in ids {
             statement.execute([id])?;

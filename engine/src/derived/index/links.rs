@@ -6,6 +6,7 @@
 //! with them; the walk joins them to live memories and entities, so an end
 //! that was forgotten (here, or on a device this one merged) is no edge.
 
+use super::IndexResult;
 use rusqlite::{OptionalExtension, params};
 
 use super::{Index, MemoryRow, write::IndexTx};
@@ -40,7 +41,7 @@ pub const MEMORY_ENDS: &str = "memory";
 
 /// Creates the table when missing, and then fills it from the facts the
 /// index holds.
-pub(super) fn create(conn: &rusqlite::Connection) -> anyhow::Result<()> {
+pub(super) fn create(conn: &rusqlite::Connection) -> IndexResult<()> {
     // What a merged forget takes with it is looked up after every merge:
     // these keep that to the links between memories and the versions.
     conn.execute_batch(
@@ -97,7 +98,7 @@ struct Fact {
 }
 
 /// Inserts the link fact `fact` makes, if it makes one.
-fn insert(conn: &rusqlite::Connection, fact: &Fact) -> anyhow::Result<()> {
+fn insert(conn: &rusqlite::Connection, fact: &Fact) -> IndexResult<()> {
     let link = fact.source.as_deref() == Some(LINK_SOURCE);
     let (from, to, ends) = match &fact.subject_entity {
         None if link => (fact.subject.clone(), fact.object.clone(), MEMORY_ENDS),
@@ -127,7 +128,7 @@ fn insert(conn: &rusqlite::Connection, fact: &Fact) -> anyhow::Result<()> {
 impl IndexTx<'_> {
     /// Derives the link of memory `row` (none for text, or for a fact that
     /// joins no two nodes).
-    pub(crate) fn put_link(&self, row: &MemoryRow) -> anyhow::Result<()> {
+    pub(crate) fn put_link(&self, row: &MemoryRow) -> IndexResult<()> {
         // Text never has a link row (and a memory's kind never changes
         // under its id): nothing to write on the path of every text upsert.
         if row.kind != MemoryKind::Semantic {
@@ -174,7 +175,7 @@ pub struct LinkRow {
 impl Index {
     /// The edges at entity class `canonical`, both ends as canonical ids,
     /// from facts that are not superseded.
-    pub fn entity_links(&self, canonical: &str) -> anyhow::Result<Vec<LinkRow>> {
+    pub fn entity_links(&self, canonical: &str) -> IndexResult<Vec<LinkRow>> {
         let mut statement = self.conn().prepare_cached(
             "SELECT l.relation, ef.canonical, et.canonical, l.memory_id, m.evidence, m.created_by
              FROM links l
@@ -191,7 +192,7 @@ impl Index {
 
     /// The edges at memory `id` whose other end is a live memory: links
     /// between memories, and ferrex's own supersessions and corrections.
-    pub fn memory_links(&self, id: &str) -> anyhow::Result<Vec<LinkRow>> {
+    pub fn memory_links(&self, id: &str) -> IndexResult<Vec<LinkRow>> {
         let mut statement = self.conn().prepare_cached(
             "SELECT l.relation, l.from_id, l.to_id, l.memory_id, m.evidence, m.created_by
              FROM links l JOIN memories m ON m.id = l.memory_id
@@ -220,7 +221,7 @@ impl Index {
         from: &str,
         to: &str,
         ends: &str,
-    ) -> anyhow::Result<Vec<(LinkRow, Option<String>)>> {
+    ) -> IndexResult<Vec<(LinkRow, Option<String>)>> {
         let sql = if ends == ENTITY_ENDS {
             "SELECT l.relation, ef.canonical, et.canonical, l.memory_id, m.evidence, m.created_by,
                     m.source
@@ -248,7 +249,7 @@ impl Index {
     }
 
     /// Whether memory `id` has a tombstone here.
-    pub fn is_forgotten(&self, id: &str) -> anyhow::Result<bool> {
+    pub fn is_forgotten(&self, id: &str) -> IndexResult<bool> {
         Ok(self
             .conn()
             .prepare_cached("SELECT EXISTS (SELECT 1 FROM tombstones WHERE id = ?1)")?
@@ -257,11 +258,7 @@ impl Index {
 
     /// The canonical entity of the class of the entities of `namespace`
     /// named `norm_name` (normalised), if any.
-    pub fn canonical_named(
-        &self,
-        namespace: &str,
-        norm_name: &str,
-    ) -> anyhow::Result<Option<String>> {
+    pub fn canonical_named(&self, namespace: &str, norm_name: &str) -> IndexResult<Option<String>> {
         Ok(self
             .conn()
             .prepare_cached(ENTITY_NAMED)?
@@ -271,7 +268,7 @@ impl Index {
 
     /// Every name the class of canonical entity `canonical` is known by:
     /// its entities' names and their aliases, as written.
-    pub fn class_names(&self, canonical: &str) -> anyhow::Result<Vec<String>> {
+    pub fn class_names(&self, canonical: &str) -> IndexResult<Vec<String>> {
         let mut statement = self.conn().prepare_cached(
             "SELECT name FROM entities WHERE canonical = ?1
              UNION
@@ -283,7 +280,7 @@ impl Index {
     }
 
     /// The kind of entity `id` (`person`, `service`, ...), if known.
-    pub fn entity_kind(&self, id: &str) -> anyhow::Result<Option<String>> {
+    pub fn entity_kind(&self, id: &str) -> IndexResult<Option<String>> {
         Ok(self
             .conn()
             .prepare_cached("SELECT kind FROM entities WHERE id = ?1")?
@@ -294,7 +291,7 @@ impl Index {
 
     /// Live links between memories that name one of `ids` as an end: they
     /// go when the memory does.
-    pub fn links_naming(&self, ids: &[String]) -> anyhow::Result<Vec<String>> {
+    pub fn links_naming(&self, ids: &[String]) -> IndexResult<Vec<String>> {
         let mut found = Vec::new();
         let mut statement = self.conn().prepare_cached(
             "SELECT memory_id FROM links WHERE ends = 'memory' AND (from_id = ?1 OR to_id = ?1)",
@@ -312,7 +309,7 @@ impl Index {
 
     /// Live memories that a forgotten memory takes with it: links between
     /// memories with a forgotten end, and versions of a forgotten memory.
-    pub fn orphaned_by_forgetting(&self) -> anyhow::Result<Vec<String>> {
+    pub fn orphaned_by_forgetting(&self) -> IndexResult<Vec<String>> {
         let mut statement = self.conn().prepare_cached(
             "SELECT l.memory_id FROM links l WHERE l.ends = 'memory'
                AND (EXISTS (SELECT 1 FROM tombstones t WHERE t.id = l.from_id)
@@ -334,7 +331,7 @@ impl Index {
 
     /// Live memories joined to any of `ids` by `version_of` edges, either
     /// way, transitively: every version of them.
-    pub fn versions_of(&self, ids: &[String]) -> anyhow::Result<Vec<String>> {
+    pub fn versions_of(&self, ids: &[String]) -> IndexResult<Vec<String>> {
         let mut statement = self.conn().prepare_cached(
             "SELECT e.from_id FROM edges e WHERE e.kind = 'version_of' AND e.to_id = ?1
              UNION SELECT e.to_id FROM edges e WHERE e.kind = 'version_of' AND e.from_id = ?1",

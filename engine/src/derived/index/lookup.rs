@@ -1,6 +1,7 @@
 //! Read queries of the store, recall, reflect and history pipelines:
 //! entities and their names, facts of a subject, exact duplicates, filters.
 
+use super::IndexResult;
 use std::collections::BTreeMap;
 
 use rusqlite::{OptionalExtension, params};
@@ -79,7 +80,7 @@ fn floats(bytes: &[u8]) -> Vec<f32> {
 
 impl Index {
     /// Every entity of `namespace`, with its aliases and vector.
-    pub fn entities(&self, namespace: &str) -> anyhow::Result<Vec<EntityRow>> {
+    pub fn entities(&self, namespace: &str) -> IndexResult<Vec<EntityRow>> {
         self.entities_with(
             namespace,
             "SELECT e.id, e.name, e.norm_name, e.canonical, v.vector, e.created_by, e.created_at
@@ -90,7 +91,7 @@ impl Index {
 
     /// Every entity of `namespace`, with its aliases but without its vector
     /// (for matching by name, on every store of a fact or of changed text).
-    pub fn entity_names(&self, namespace: &str) -> anyhow::Result<Vec<EntityRow>> {
+    pub fn entity_names(&self, namespace: &str) -> IndexResult<Vec<EntityRow>> {
         self.entities_with(
             namespace,
             "SELECT e.id, e.name, e.norm_name, e.canonical, NULL, e.created_by, e.created_at
@@ -98,7 +99,7 @@ impl Index {
         )
     }
 
-    fn entities_with(&self, namespace: &str, query: &str) -> anyhow::Result<Vec<EntityRow>> {
+    fn entities_with(&self, namespace: &str, query: &str) -> IndexResult<Vec<EntityRow>> {
         let mut statement = self.conn().prepare_cached(query)?;
         let mut entities: Vec<EntityRow> = statement
             .query_map([namespace], |row| {
@@ -134,7 +135,7 @@ impl Index {
     }
 
     /// The entity `id`: its name and canonical entity.
-    pub fn entity(&self, id: &str) -> anyhow::Result<Option<(String, String)>> {
+    pub fn entity(&self, id: &str) -> IndexResult<Option<(String, String)>> {
         Ok(self
             .conn()
             .query_row("SELECT name, canonical FROM entities WHERE id = ?1", [id], |row| {
@@ -144,7 +145,7 @@ impl Index {
     }
 
     /// Every entity of the class of canonical entity `canonical`.
-    pub fn class_members(&self, canonical: &str) -> anyhow::Result<Vec<String>> {
+    pub fn class_members(&self, canonical: &str) -> IndexResult<Vec<String>> {
         let mut statement = self
             .conn()
             .prepare_cached("SELECT id FROM entities WHERE canonical = ?1 ORDER BY id")?;
@@ -153,7 +154,7 @@ impl Index {
     }
 
     /// The predicates the facts of `namespace` use.
-    pub fn predicates(&self, namespace: &str) -> anyhow::Result<Vec<String>> {
+    pub fn predicates(&self, namespace: &str) -> IndexResult<Vec<String>> {
         let mut statement = self.conn().prepare_cached(
             "SELECT DISTINCT predicate FROM memories
              WHERE namespace = ?1 AND kind = 'semantic' AND predicate IS NOT NULL ORDER BY predicate",
@@ -164,7 +165,7 @@ impl Index {
     }
 
     /// The predicates the facts about subject `subject_key` are filed under.
-    pub fn predicates_of(&self, namespace: &str, subject_key: &str) -> anyhow::Result<Vec<String>> {
+    pub fn predicates_of(&self, namespace: &str, subject_key: &str) -> IndexResult<Vec<String>> {
         let mut statement = self.conn().prepare_cached(
             "SELECT DISTINCT predicate_key FROM memories
              WHERE namespace = ?1 AND subject_key = ?2 AND kind = 'semantic'
@@ -183,7 +184,7 @@ impl Index {
         namespace: &str,
         subject_key: &str,
         statuses: &[&str],
-    ) -> anyhow::Result<Vec<MemoryRow>> {
+    ) -> IndexResult<Vec<MemoryRow>> {
         let mut statement = self.conn().prepare_cached(&format!(
             "SELECT {} FROM memories WHERE namespace = ?1 AND subject_key = ?2
              AND kind = 'semantic' ORDER BY t_valid, created_at, id",
@@ -206,7 +207,7 @@ impl Index {
         subject_key: &str,
         predicate: &str,
         statuses: &[&str],
-    ) -> anyhow::Result<Vec<MemoryRow>> {
+    ) -> IndexResult<Vec<MemoryRow>> {
         let mut statement = self.conn().prepare_cached(&format!(
             "SELECT {} FROM memories WHERE namespace = ?1 AND subject_key = ?2
              AND predicate_key = coalesce(
@@ -225,12 +226,7 @@ impl Index {
 
     /// A memory of `namespace` and `kind` with content hash `hash` that stands
     /// (not superseded, corrected or itself a duplicate).
-    pub fn by_hash(
-        &self,
-        namespace: &str,
-        kind: &str,
-        hash: &str,
-    ) -> anyhow::Result<Option<String>> {
+    pub fn by_hash(&self, namespace: &str, kind: &str, hash: &str) -> IndexResult<Option<String>> {
         // Asked at every store: prepared once (preparing it was most of its time).
         Ok(self
             .conn()
@@ -245,7 +241,7 @@ impl Index {
     }
 
     /// This node's vector of memory `id`, if it has one.
-    pub fn vector(&self, id: &str) -> anyhow::Result<Option<Vec<f32>>> {
+    pub fn vector(&self, id: &str) -> IndexResult<Option<Vec<f32>>> {
         let bytes: Option<Vec<u8>> = self
             .conn()
             .query_row(
@@ -260,7 +256,7 @@ impl Index {
 
     /// This node's vectors of memory `id`: its whole text's, then its
     /// passages' (empty when it has none yet).
-    pub fn vectors(&self, id: &str) -> anyhow::Result<Vec<Vec<f32>>> {
+    pub fn vectors(&self, id: &str) -> IndexResult<Vec<Vec<f32>>> {
         let Some(whole) = self.vector(id)? else { return Ok(Vec::new()) };
         // Passage rows of a memory are a contiguous range (PASSAGE_STRIDE).
         let mut statement = self.conn().prepare_cached(&format!(
@@ -282,7 +278,7 @@ impl Index {
         &self,
         id: &str,
         content_hash: &str,
-    ) -> anyhow::Result<Option<Vec<Vec<f32>>>> {
+    ) -> IndexResult<Option<Vec<Vec<f32>>>> {
         let passages: Option<i64> = self
             .conn()
             .prepare_cached(&format!(
@@ -299,7 +295,7 @@ impl Index {
     /// Facts of `namespace` that contradict the current fact of their
     /// subject and predicate, grouped: `(subject_key, predicate)` → rows,
     /// current first.
-    pub fn contradictions(&self, namespace: &str) -> anyhow::Result<Vec<Vec<MemoryRow>>> {
+    pub fn contradictions(&self, namespace: &str) -> IndexResult<Vec<Vec<MemoryRow>>> {
         let mut statement = self.conn().prepare_cached(
             "SELECT DISTINCT subject_key, predicate_key FROM memories
              WHERE namespace = ?1 AND status = 'contested' ORDER BY subject_key, predicate_key",
@@ -323,7 +319,7 @@ impl Index {
 
     /// Predicate candidates of `namespace` whose facts are not filed under
     /// one predicate (yet).
-    pub fn predicate_candidates(&self, namespace: &str) -> anyhow::Result<Vec<PredicateCandidate>> {
+    pub fn predicate_candidates(&self, namespace: &str) -> IndexResult<Vec<PredicateCandidate>> {
         let mut statement = self.conn().prepare_cached(
             "SELECT a.subject, a.id, a.predicate, b.id, b.predicate, e.created_by FROM edges e
              JOIN memories a ON a.id = e.from_id JOIN memories b ON b.id = e.to_id
@@ -352,7 +348,7 @@ impl Index {
         namespace: &str,
         min_values: usize,
         burst_hours: i64,
-    ) -> anyhow::Result<Vec<CardinalitySuspect>> {
+    ) -> IndexResult<Vec<CardinalitySuspect>> {
         let mut statement = self.conn().prepare_cached(
             "SELECT subject_key, predicate_key, count(DISTINCT lower(object)),
                     sum(status = 'contested'), (max(t_valid) - min(t_valid)) / 3600000
@@ -397,7 +393,7 @@ impl Index {
     }
 
     /// Alias candidates of `namespace` whose entities are not one yet.
-    pub fn alias_candidates(&self, namespace: &str) -> anyhow::Result<Vec<AliasCandidate>> {
+    pub fn alias_candidates(&self, namespace: &str) -> IndexResult<Vec<AliasCandidate>> {
         let mut statement = self.conn().prepare_cached(
             "SELECT a.id, a.name, b.id, b.name, e.created_by FROM edges e
              JOIN entities a ON a.id = e.from_id JOIN entities b ON b.id = e.to_id
@@ -419,7 +415,7 @@ impl Index {
     }
 
     /// The edges of `kind` that start or end at `id`: `(from, to)`.
-    pub fn edges_of(&self, id: &str, kind: &str) -> anyhow::Result<Vec<(String, String)>> {
+    pub fn edges_of(&self, id: &str, kind: &str) -> IndexResult<Vec<(String, String)>> {
         let mut statement = self.conn().prepare_cached(
             "SELECT from_id, to_id FROM edges WHERE kind = ?2 AND (from_id = ?1 OR to_id = ?1)
              ORDER BY from_id, to_id",

@@ -28,7 +28,6 @@ use std::{
     sync::Once,
 };
 
-use anyhow::Context;
 use automerge::ChangeHash;
 use rusqlite::{Connection, OptionalExtension};
 
@@ -37,6 +36,94 @@ pub use derive::Touched;
 pub use fts_query::fts_query;
 pub use rows::{Derived, MemoryRow, Standing, chunk_hash, content_hash};
 pub use schema::{EMBEDDED, NOT_EMBEDDED, PASSAGE_STRIDE, SCHEMA_VERSION, WHOLE_ONLY};
+
+/// How the index failed. The index is derived from the documents, so none
+/// of these loses anything: the worst case is a rebuild (`ferrex reindex`).
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// SQLite failed on the index file.
+    #[error(transparent)]
+    Sqlite(#[from] rusqlite::Error),
+    /// The index file could not be opened.
+    #[error("opening {}", path.display())]
+    Open {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: rusqlite::Error,
+    },
+    /// An index file that was to be replaced could not be removed.
+    #[error("removing {}", path.display())]
+    Remove {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The model's vectors do not fit the index's sign bits.
+    #[error("the model makes {0}-d vectors; ferrex needs a positive multiple of 8")]
+    Dimension(usize),
+    /// An index on disk that this ferrex does not keep (it is replaced).
+    #[error("{0}")]
+    Unfit(Unfit),
+    /// Moving an index of the previous schema to this one failed.
+    #[error("moving the index to this ferrex's schema")]
+    Migrate(#[source] Box<IndexError>),
+    /// A list (tags, entities, chunks) could not be written as JSON.
+    #[error(transparent)]
+    Encode(#[from] serde_json::Error),
+    /// A forget could not empty the WAL: a reader kept holding it.
+    #[error("the index stayed busy: its WAL could not be emptied after a forget")]
+    Busy,
+    /// The index holds a document head that is not a change hash.
+    #[error("bad change hash {0:?} in the index")]
+    BadHead(String),
+    /// The index was asked for an embedding state there is none of.
+    #[error("no embedding state {0}")]
+    NoEmbeddingState(i64),
+    /// A memory's vectors were written without its whole-text vector.
+    #[error("no vector for the memory at row {0}")]
+    NoVector(i64),
+    /// A memory's vectors were written with more passages than the index
+    /// numbers.
+    #[error("{count} passages for the memory at row {rowid}")]
+    TooManyPassages {
+        /// The memory's row.
+        rowid: i64,
+        /// Its passages.
+        count: usize,
+    },
+}
+
+/// Why an index on disk is not kept.
+#[derive(Debug, thiserror::Error)]
+pub enum Unfit {
+    /// Of another schema version (or none).
+    #[error("the index has schema version {}, this ferrex uses {SCHEMA_VERSION}", .0.as_deref().unwrap_or("none"))]
+    Schema(Option<String>),
+    /// Built with another embedding model.
+    #[error("the index was built with model {built_with:?}, the node runs {runs:?}")]
+    Model {
+        /// The model it was built with.
+        built_with: String,
+        /// The model the node runs.
+        runs: String,
+    },
+    /// Holding vectors of another size.
+    #[error("the index holds {holds}-d vectors, the model makes {makes}")]
+    Dimension {
+        /// The size it holds.
+        holds: String,
+        /// The size the model makes.
+        makes: usize,
+    },
+    /// A rebuild was interrupted.
+    #[error("the index was never completely built (a rebuild was interrupted)")]
+    Incomplete,
+}
+
+/// What the index's operations return.
+pub type IndexResult<T> = Result<T, IndexError>;
 
 /// A memory's vectors: its whole text's first, then its passages' (see
 /// `ferrex_core::passages`).
@@ -103,12 +190,11 @@ impl Index {
     /// version (but `schema::MIGRATES_FROM`, migrated in place), or built
     /// with another model is replaced by an empty one; the caller then
     /// rebuilds it from the documents.
-    pub fn open(path: &Path, model_id: &str, dimension: usize) -> anyhow::Result<(Index, Opened)> {
+    pub fn open(path: &Path, model_id: &str, dimension: usize) -> IndexResult<(Index, Opened)> {
         // Passages are searched by sign bits, stored a byte per 8 dimensions.
-        anyhow::ensure!(
-            dimension.is_multiple_of(8) && dimension > 0,
-            "the model makes {dimension}-d vectors; ferrex needs a positive multiple of 8"
-        );
+        if !dimension.is_multiple_of(8) || dimension == 0 {
+            return Err(IndexError::Dimension(dimension));
+        }
         register_sqlite_vec();
         let existed = path.exists();
         let opened = if existed {
@@ -116,7 +202,8 @@ impl Index {
                 Ok(index) => return Ok((index, Opened::Kept)),
                 Err(reason) => {
                     remove_index_files(path)?;
-                    Opened::Replaced { reason: format!("{reason:#}") }
+                    // The reason with its causes, as a person reads it.
+                    Opened::Replaced { reason: format!("{:#}", anyhow::Error::from(reason)) }
                 }
             }
         } else {
@@ -135,39 +222,32 @@ impl Index {
         Ok((index, opened))
     }
 
-    fn open_existing(path: &Path, model_id: &str, dimension: usize) -> anyhow::Result<Index> {
+    fn open_existing(path: &Path, model_id: &str, dimension: usize) -> IndexResult<Index> {
         let conn = connect(path)?;
-        let meta = |key: &str| -> anyhow::Result<Option<String>> {
+        let meta = |key: &str| -> IndexResult<Option<String>> {
             Ok(conn
                 .query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| row.get(0))
                 .optional()?)
         };
-        let version = meta("schema_version").context("reading the index metadata")?;
+        let version = meta("schema_version")?;
         let migrates = version.as_deref() == Some(&schema::MIGRATES_FROM.to_string());
         if !migrates && version.as_deref() != Some(&SCHEMA_VERSION.to_string()) {
-            anyhow::bail!(
-                "the index has schema version {}, this ferrex uses {SCHEMA_VERSION}",
-                version.as_deref().unwrap_or("none")
-            );
+            return Err(IndexError::Unfit(Unfit::Schema(version)));
         }
         let built_with = meta("model_id")?.unwrap_or_default();
         if built_with != model_id {
-            anyhow::bail!(
-                "the index was built with model {built_with:?}, the node runs {model_id:?}"
-            );
+            return Err(IndexError::Unfit(Unfit::Model { built_with, runs: model_id.to_owned() }));
         }
-        let built_dimension = meta("dimension")?.unwrap_or_default();
-        if built_dimension != dimension.to_string() {
-            anyhow::bail!(
-                "the index holds {built_dimension}-d vectors, the model makes {dimension}"
-            );
+        let holds = meta("dimension")?.unwrap_or_default();
+        if holds != dimension.to_string() {
+            return Err(IndexError::Unfit(Unfit::Dimension { holds, makes: dimension }));
         }
         if meta("complete")?.as_deref() != Some("1") {
-            anyhow::bail!("the index was never completely built (a rebuild was interrupted)");
+            return Err(IndexError::Unfit(Unfit::Incomplete));
         }
         if migrates {
             let started = std::time::Instant::now();
-            schema::migrate(&conn).context("moving the index to this ferrex's schema")?;
+            schema::migrate(&conn).map_err(|error| IndexError::Migrate(Box::new(error)))?;
             tracing::info!(
                 from = schema::MIGRATES_FROM,
                 to = SCHEMA_VERSION,
@@ -187,7 +267,7 @@ impl Index {
 
     /// Reads the sign bits of every namespace into memory now, rather than
     /// on each namespace's first search (see `signs.rs`).
-    pub fn load_signs(&self) -> anyhow::Result<()> {
+    pub fn load_signs(&self) -> IndexResult<()> {
         self.signs.borrow_mut().load_all(&self.conn, self.dimension.div_ceil(64))
     }
 
@@ -196,13 +276,22 @@ impl Index {
     /// has committed.
     pub fn transaction<T>(
         &mut self,
-        work: impl FnOnce(&IndexTx<'_>) -> anyhow::Result<T>,
-    ) -> anyhow::Result<T> {
-        let tx = self.conn.transaction()?;
+        work: impl FnOnce(&IndexTx<'_>) -> IndexResult<T>,
+    ) -> IndexResult<T> {
+        self.transaction_with(work)
+    }
+
+    /// [`Index::transaction`] of `work` that fails with errors of its own
+    /// (`E`), the index's among them.
+    pub fn transaction_with<T, E: From<IndexError>>(
+        &mut self,
+        work: impl FnOnce(&IndexTx<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let tx = self.conn.transaction().map_err(IndexError::from)?;
         let index_tx = IndexTx::new(&tx);
         let outcome = work(&index_tx)?;
         let edits = index_tx.into_edits();
-        tx.commit()?;
+        tx.commit().map_err(IndexError::from)?;
         self.signs.get_mut().apply(edits);
         Ok(outcome)
     }
@@ -210,7 +299,7 @@ impl Index {
     /// Empties the index (every table dropped and created again): the
     /// virtual tables first (which drops their shadow tables), then every
     /// other table there is, so a table added to the schema cannot be missed.
-    pub fn reset(&mut self) -> anyhow::Result<()> {
+    pub fn reset(&mut self) -> IndexResult<()> {
         self.signs.get_mut().clear();
         for virtual_only in [true, false] {
             let names: Vec<String> = {
@@ -232,7 +321,7 @@ impl Index {
 
     /// Marks whether the index reflects all documents (set after a rebuild);
     /// an index left incomplete by a crash is rebuilt on the next start.
-    pub fn set_complete(&self, complete: bool) -> anyhow::Result<()> {
+    pub fn set_complete(&self, complete: bool) -> IndexResult<()> {
         self.conn.execute(
             "INSERT OR REPLACE INTO meta(key, value) VALUES ('complete', ?1)",
             [if complete { "1" } else { "0" }],
@@ -244,7 +333,7 @@ impl Index {
     /// file, so that deleted rows (overwritten in the database by
     /// `secure_delete`) leave no older copy in the WAL either. Retried while
     /// a reader holds the WAL; an error if it stays busy.
-    pub fn checkpoint_truncate(&self) -> anyhow::Result<()> {
+    pub fn checkpoint_truncate(&self) -> IndexResult<()> {
         for attempt in 0..50 {
             let busy: i64 =
                 self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get(0))?;
@@ -253,11 +342,11 @@ impl Index {
             }
             std::thread::sleep(std::time::Duration::from_millis(2 * (attempt + 1)));
         }
-        anyhow::bail!("the index stayed busy: its WAL could not be emptied after a forget")
+        Err(IndexError::Busy)
     }
 
     /// Records waiting for their key, per document: `(root, id)`.
-    pub fn pending_keys(&self) -> anyhow::Result<Vec<(String, String, String)>> {
+    pub fn pending_keys(&self) -> IndexResult<Vec<(String, String, String)>> {
         let mut statement =
             self.conn.prepare("SELECT doc, root, id FROM pending_keys ORDER BY doc")?;
         let rows = statement
@@ -270,7 +359,7 @@ impl Index {
     pub fn waiting_for_keys<'a>(
         &self,
         ids: impl IntoIterator<Item = &'a String>,
-    ) -> anyhow::Result<HashSet<String>> {
+    ) -> IndexResult<HashSet<String>> {
         let sql = "SELECT EXISTS (SELECT 1 FROM pending_keys WHERE root = 'memories' AND id = ?1)";
         Ok(self.ids_where(sql, true, ids)?.into_iter().collect())
     }
@@ -283,7 +372,7 @@ impl Index {
         exists: &str,
         answer: bool,
         ids: impl IntoIterator<Item = &'a String>,
-    ) -> anyhow::Result<Vec<String>> {
+    ) -> IndexResult<Vec<String>> {
         self.in_one_read(|conn| {
             let mut statement = conn.prepare_cached(exists)?;
             let mut kept = Vec::new();
@@ -297,7 +386,7 @@ impl Index {
     }
 
     /// The heads of document `doc` this index reflects.
-    pub fn doc_heads(&self, doc: &str) -> anyhow::Result<Option<Vec<ChangeHash>>> {
+    pub fn doc_heads(&self, doc: &str) -> IndexResult<Option<Vec<ChangeHash>>> {
         let text: Option<String> = self
             .conn
             .query_row("SELECT heads FROM doc_heads WHERE doc = ?1", [doc], |row| row.get(0))
@@ -313,13 +402,13 @@ impl Index {
     /// Runs `read` in one read transaction: a query each outside of one
     /// takes and releases the WAL's locks every time (thousands of times
     /// for a synced shard's memories).
-    pub(crate) fn in_one_read<T>(
+    pub(crate) fn in_one_read<T, E: From<IndexError>>(
         &self,
-        read: impl FnOnce(&Connection) -> anyhow::Result<T>,
-    ) -> anyhow::Result<T> {
-        let tx = self.conn.unchecked_transaction()?;
+        read: impl FnOnce(&Connection) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let tx = self.conn.unchecked_transaction().map_err(IndexError::from)?;
         let outcome = read(&tx)?;
-        tx.commit()?;
+        tx.commit().map_err(IndexError::from)?;
         Ok(outcome)
     }
 }
@@ -327,7 +416,7 @@ impl Index {
 /// What every open creates when missing, outside the schema's version
 /// (derived like the rest): the working-state index and the queue of text
 /// to judge.
-fn create_unversioned(conn: &Connection) -> anyhow::Result<()> {
+fn create_unversioned(conn: &Connection) -> IndexResult<()> {
     conn.execute_batch(working::BY_SOURCE)?;
     conn.execute_batch(judging::QUEUE)?;
     links::create(conn)?;
@@ -344,8 +433,9 @@ const PAGE_CACHE_KIB: i64 = 4 * 1024;
 /// Prepared statements the connection keeps.
 const STATEMENT_CACHE: usize = 256;
 
-fn connect(path: &Path) -> anyhow::Result<Connection> {
-    let conn = Connection::open(path).with_context(|| format!("opening {}", path.display()))?;
+fn connect(path: &Path) -> IndexResult<Connection> {
+    let conn = Connection::open(path)
+        .map_err(|source| IndexError::Open { path: path.to_owned(), source })?;
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
@@ -374,7 +464,7 @@ fn connect(path: &Path) -> anyhow::Result<Connection> {
     Ok(conn)
 }
 
-fn remove_index_files(path: &Path) -> anyhow::Result<()> {
+fn remove_index_files(path: &Path) -> IndexResult<()> {
     for suffix in ["", "-wal", "-shm"] {
         let mut file = path.as_os_str().to_owned();
         file.push(suffix);
@@ -382,7 +472,7 @@ fn remove_index_files(path: &Path) -> anyhow::Result<()> {
             Ok(()) => {}
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
             Err(error) => {
-                return Err(error).with_context(|| format!("removing {}", path.display()));
+                return Err(IndexError::Remove { path: path.to_owned(), source: error });
             }
         }
     }
@@ -393,10 +483,10 @@ pub(crate) fn encode_heads(heads: &[ChangeHash]) -> String {
     heads.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")
 }
 
-pub(crate) fn decode_heads(text: &str) -> anyhow::Result<Vec<ChangeHash>> {
+pub(crate) fn decode_heads(text: &str) -> IndexResult<Vec<ChangeHash>> {
     text.split(',')
         .filter(|part| !part.is_empty())
-        .map(|part| part.parse().with_context(|| format!("bad change hash {part:?} in the index")))
+        .map(|part| part.parse().map_err(|_| IndexError::BadHead(part.to_owned())))
         .collect()
 }
 
@@ -442,6 +532,24 @@ mod tests {
         std::fs::write(&path, b"not a database").unwrap();
         assert!(matches!(open(&path, "model-b"), Opened::Replaced { .. }));
         assert_eq!(open(&path, "model-b"), Opened::Kept);
+    }
+
+    #[test]
+    fn an_unfit_index_is_told_apart_by_kind() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.sqlite");
+        open(&path, "model-a");
+        assert!(matches!(
+            Index::open_existing(&path, "model-b", 8),
+            Err(IndexError::Unfit(Unfit::Model { built_with, runs }))
+                if built_with == "model-a" && runs == "model-b"
+        ));
+        assert!(matches!(
+            Index::open_existing(&path, "model-a", 16),
+            Err(IndexError::Unfit(Unfit::Dimension { makes: 16, .. }))
+        ));
+        assert!(matches!(Index::open(&path, "model-a", 12), Err(IndexError::Dimension(12))));
+        assert!(Index::open_existing(&path, "model-a", 8).is_ok());
     }
 
     #[test]
@@ -1020,7 +1128,7 @@ mod tests {
         put(&mut index, "m03", vec![vector()]);
         index.transaction(|tx| tx.delete_memory("m10")).unwrap();
         // A transaction that fails leaves the bits as they were.
-        let failed: anyhow::Result<()> = index.transaction(|tx| {
+        let failed: anyhow::Result<()> = index.transaction_with(|tx| {
             let (rowid, _) = tx.upsert_memory(&memory_row("ghost", "ghost"))?;
             tx.put_vector(rowid, "default", "episodic", &vec![queries[1].clone()], true)?;
             tx.delete_memory("m11")?;

@@ -4,6 +4,7 @@
 //! it). Read from the `links` table and the memories' entities, so every
 //! node with the same documents reaches the same memories.
 
+use super::IndexResult;
 use std::collections::{BTreeMap, BTreeSet};
 
 use rusqlite::{Connection, OptionalExtension, params};
@@ -45,7 +46,7 @@ impl Index {
         namespace: &str,
         seeds: &[String],
         hub_limit: usize,
-    ) -> anyhow::Result<Vec<Reached>> {
+    ) -> IndexResult<Vec<Reached>> {
         self.in_one_read(|conn| {
             let mut reached: Vec<Reached> = Vec::new();
             let mut seen: BTreeSet<String> = BTreeSet::new();
@@ -152,7 +153,7 @@ impl Index {
 /// The entities memory `id` of `namespace` mentions (as an entity, as a
 /// fact's subject, as an end of the relation it states), or `None` when it
 /// is not a live memory there.
-fn mentioned(conn: &Connection, namespace: &str, id: &str) -> anyhow::Result<Option<Vec<String>>> {
+fn mentioned(conn: &Connection, namespace: &str, id: &str) -> IndexResult<Option<Vec<String>>> {
     let row: Option<(Option<String>, String)> = conn
         .prepare_cached(
             "SELECT subject_entity, entities FROM memories WHERE id = ?1 AND namespace = ?2",
@@ -178,7 +179,7 @@ fn mentioned(conn: &Connection, namespace: &str, id: &str) -> anyhow::Result<Opt
 
 /// The memories a current link between memories joins to `id`, and the
 /// two ends of `id` when it is such a link.
-fn linked_memories(conn: &Connection, id: &str) -> anyhow::Result<Vec<String>> {
+fn linked_memories(conn: &Connection, id: &str) -> IndexResult<Vec<String>> {
     let mut statement = conn.prepare_cached(
         "SELECT CASE WHEN l.memory_id = ?1 THEN l.from_id ELSE l.to_id END
          FROM links l JOIN memories m ON m.id = l.memory_id AND m.status != 'superseded'
@@ -195,7 +196,7 @@ fn linked_memories(conn: &Connection, id: &str) -> anyhow::Result<Vec<String>> {
 
 /// Whether memory `id` is in `namespace`, live, and neither a duplicate nor
 /// superseded.
-fn live(conn: &Connection, namespace: &str, id: &str) -> anyhow::Result<bool> {
+fn live(conn: &Connection, namespace: &str, id: &str) -> IndexResult<bool> {
     Ok(conn
         .prepare_cached(
             "SELECT EXISTS (SELECT 1 FROM memories WHERE id = ?1 AND namespace = ?2
@@ -205,7 +206,7 @@ fn live(conn: &Connection, namespace: &str, id: &str) -> anyhow::Result<bool> {
 }
 
 /// The canonical entity of entity `id`'s class.
-fn class_of(conn: &Connection, id: &str) -> anyhow::Result<Option<String>> {
+fn class_of(conn: &Connection, id: &str) -> IndexResult<Option<String>> {
     Ok(conn
         .prepare_cached("SELECT canonical FROM entities WHERE id = ?1")?
         .query_row([id], |row| row.get(0))

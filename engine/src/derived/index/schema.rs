@@ -1,5 +1,6 @@
 //! The index's tables.
 
+use super::IndexResult;
 use rusqlite::Connection;
 
 /// Version of the index layout; an index of another version is rebuilt,
@@ -33,7 +34,7 @@ pub const MIGRATES_FROM: i64 = 6;
 /// The pages the old table held stay in the file, free, and are reused as
 /// the index grows (a VACUUM could renumber the rows of sqlite-vec's
 /// metadata tables, whose `rowid` column is not the row id).
-pub(crate) fn migrate(conn: &Connection) -> anyhow::Result<()> {
+pub(crate) fn migrate(conn: &Connection) -> IndexResult<()> {
     conn.execute_batch(&format!(
         "
         BEGIN;
@@ -47,7 +48,7 @@ pub(crate) fn migrate(conn: &Connection) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> anyhow::Result<()> {
+pub(crate) fn create(conn: &Connection, model_id: &str, dimension: usize) -> IndexResult<()> {
     let tokenizer = ferrex_core::rank::FTS_TOKENIZER;
     conn.execute_batch(&format!(
         "

@@ -1,5 +1,6 @@
 //! Read queries: dense and full-text candidates, rows, and counts.
 
+use super::{IndexError, IndexResult};
 use std::collections::HashMap;
 
 use ferrex_core::MemoryKind;
@@ -54,7 +55,7 @@ impl Index {
         namespace: &str,
         kinds: &[MemoryKind],
         k: usize,
-    ) -> anyhow::Result<Vec<(String, f64)>> {
+    ) -> IndexResult<Vec<(String, f64)>> {
         self.scan(
             "memory_floats f JOIN memories m ON m.rowid = f.rowid",
             vector,
@@ -74,7 +75,7 @@ impl Index {
         namespace: &str,
         kinds: &[MemoryKind],
         k: usize,
-    ) -> anyhow::Result<Vec<(String, f64)>> {
+    ) -> IndexResult<Vec<(String, f64)>> {
         let mut sql = format!(
             "SELECT m.id, vec_distance_l2(f.embedding, ?1) AS distance FROM {from}
              WHERE m.namespace = ?2"
@@ -98,7 +99,7 @@ impl Index {
         namespace: &str,
         kinds: &[MemoryKind],
         k: usize,
-    ) -> anyhow::Result<Vec<(String, f64)>> {
+    ) -> IndexResult<Vec<(String, f64)>> {
         let candidates = self.signs.borrow_mut().nearest(
             self.conn(),
             Set::Memories,
@@ -136,7 +137,7 @@ impl Index {
         namespace: &str,
         kinds: &[MemoryKind],
         k: usize,
-    ) -> anyhow::Result<Vec<(String, f64)>> {
+    ) -> IndexResult<Vec<(String, f64)>> {
         let wanted = k * DENSE_OVERSAMPLING;
         let (wholes, passages) = {
             let mut signs = self.signs.borrow_mut();
@@ -161,7 +162,7 @@ impl Index {
         namespace: &str,
         kinds: &[MemoryKind],
         k: usize,
-    ) -> anyhow::Result<Vec<(String, f64)>> {
+    ) -> IndexResult<Vec<(String, f64)>> {
         let wholes = self.dense(vector, namespace, kinds, k)?;
         let passages = self.scan(
             &format!("passage_floats f JOIN memories m ON m.rowid = f.rowid / {PASSAGE_STRIDE}"),
@@ -175,11 +176,7 @@ impl Index {
 
     /// The exact distance from `vector` to the whole-text vector of each
     /// memory row in `rowids` (rows without one are left out).
-    fn whole_distances(
-        &self,
-        vector: &[f32],
-        rowids: &[i64],
-    ) -> anyhow::Result<Vec<(String, f64)>> {
+    fn whole_distances(&self, vector: &[f32], rowids: &[i64]) -> IndexResult<Vec<(String, f64)>> {
         self.distances_by_rowid(
             "SELECT m.id, vec_distance_l2(f.embedding, ?1) FROM memory_floats f
              JOIN memories m ON m.rowid = f.rowid WHERE f.rowid = ?2",
@@ -190,11 +187,7 @@ impl Index {
 
     /// The exact distance from `vector` to each passage row in `rowids`,
     /// as (memory id, distance).
-    fn passage_distances(
-        &self,
-        vector: &[f32],
-        rowids: &[i64],
-    ) -> anyhow::Result<Vec<(String, f64)>> {
+    fn passage_distances(&self, vector: &[f32], rowids: &[i64]) -> IndexResult<Vec<(String, f64)>> {
         self.distances_by_rowid(
             &format!(
                 "SELECT m.id, vec_distance_l2(f.embedding, ?1) FROM passage_floats f
@@ -212,7 +205,7 @@ impl Index {
         sql: &str,
         vector: &[f32],
         rowids: &[i64],
-    ) -> anyhow::Result<Vec<(String, f64)>> {
+    ) -> IndexResult<Vec<(String, f64)>> {
         let mut statement = self.conn().prepare_cached(sql)?;
         let query = vector_bytes(vector);
         let mut found = Vec::with_capacity(rowids.len());
@@ -226,7 +219,7 @@ impl Index {
     }
 
     /// Runs a query answering (memory id, distance) rows.
-    fn id_distances(&self, sql: &str, values: Vec<Value>) -> anyhow::Result<Vec<(String, f64)>> {
+    fn id_distances(&self, sql: &str, values: Vec<Value>) -> IndexResult<Vec<(String, f64)>> {
         let mut statement = self.conn().prepare_cached(sql)?;
         let found = statement
             .query_map(params_from_iter(values), |row| Ok((row.get(0)?, row.get(1)?)))?
@@ -242,7 +235,7 @@ impl Index {
         namespace: &str,
         kinds: &[MemoryKind],
         k: usize,
-    ) -> anyhow::Result<Vec<(String, f64)>> {
+    ) -> IndexResult<Vec<(String, f64)>> {
         let Some(fts) = fts_query(query) else { return Ok(Vec::new()) };
         let mut sql = format!(
             "SELECT m.id, bm25(memory_text, 1.0, {CONTEXT_WEIGHT}) AS score FROM memory_text
@@ -260,7 +253,7 @@ impl Index {
     }
 
     /// The rows of `ids` that exist.
-    pub fn rows(&self, ids: &[String]) -> anyhow::Result<HashMap<String, MemoryRow>> {
+    pub fn rows(&self, ids: &[String]) -> IndexResult<HashMap<String, MemoryRow>> {
         let mut rows = HashMap::with_capacity(ids.len());
         let mut statement = self.conn().prepare_cached(&format!(
             "SELECT {} FROM memories WHERE id = ?1",
@@ -275,7 +268,7 @@ impl Index {
     }
 
     /// The row of one memory.
-    pub fn row(&self, id: &str) -> anyhow::Result<Option<MemoryRow>> {
+    pub fn row(&self, id: &str) -> IndexResult<Option<MemoryRow>> {
         Ok(self.rows(&[id.to_owned()])?.remove(id))
     }
 
@@ -283,7 +276,7 @@ impl Index {
     pub fn unheld<'a>(
         &self,
         ids: impl IntoIterator<Item = &'a String>,
-    ) -> anyhow::Result<Vec<String>> {
+    ) -> IndexResult<Vec<String>> {
         self.ids_where("SELECT EXISTS (SELECT 1 FROM memories WHERE id = ?1)", false, ids)
     }
 
@@ -295,11 +288,7 @@ impl Index {
     /// asks ([`ferrex_core::scoring::asks`]), what follows it is its
     /// answer, and follows too ("I went to the parade" / "How was it?" / "Amazing…").
     /// Returns `(follower, followed)` in the order of `ids`.
-    pub fn followers(
-        &self,
-        ids: &[String],
-        window_ms: i64,
-    ) -> anyhow::Result<Vec<(String, String)>> {
+    pub fn followers(&self, ids: &[String], window_ms: i64) -> IndexResult<Vec<(String, String)>> {
         self.in_one_read(|conn| {
             let mut statement = conn.prepare_cached(
                 "SELECT n.id, n.created_by = p.created_by AND n.created_at <= p.created_at + ?2
@@ -350,7 +339,7 @@ impl Index {
 
     /// The rows of the facts among `ids`, in their order (text memories
     /// are not read: a synced shard brings thousands).
-    pub fn fact_rows(&self, ids: &[String]) -> anyhow::Result<Vec<MemoryRow>> {
+    pub fn fact_rows(&self, ids: &[String]) -> IndexResult<Vec<MemoryRow>> {
         self.in_one_read(|conn| {
             let mut statement = conn.prepare_cached(&format!(
                 "SELECT {} FROM memories WHERE id = ?1 AND kind = 'semantic'",
@@ -372,11 +361,11 @@ impl Index {
         state: i64,
         limit: usize,
         from: i64,
-    ) -> anyhow::Result<Vec<(i64, String, String)>> {
+    ) -> IndexResult<Vec<(i64, String, String)>> {
         let index = match state {
             NOT_EMBEDDED => "memories_not_embedded",
             WHOLE_ONLY => "memories_whole_only",
-            other => anyhow::bail!("no embedding state {other}"),
+            other => return Err(IndexError::NoEmbeddingState(other)),
         };
         // The state's partial index, so that a queue of none costs nothing
         // at any size (a scan by row id read every memory).
@@ -398,7 +387,7 @@ impl Index {
         &self,
         limit: usize,
         below: i64,
-    ) -> anyhow::Result<Vec<(i64, String, String, String)>> {
+    ) -> IndexResult<Vec<(i64, String, String, String)>> {
         let mut statement = self.conn().prepare_cached(&format!(
             "SELECT rowid, id, text, content_hash FROM memories INDEXED BY memories_not_embedded
              WHERE embedded = {NOT_EMBEDDED} AND rowid < ?2 ORDER BY rowid DESC LIMIT ?1"
@@ -413,7 +402,7 @@ impl Index {
 
     /// How many memories of `namespace` (all namespaces when `None`) have no
     /// vector yet, and how many have their whole text's only.
-    pub fn embedding_backlog(&self, namespace: Option<&str>) -> anyhow::Result<(i64, i64)> {
+    pub fn embedding_backlog(&self, namespace: Option<&str>) -> IndexResult<(i64, i64)> {
         let mut statement = self.conn().prepare_cached(
             "SELECT
                (SELECT count(*) FROM memories INDEXED BY memories_not_embedded
@@ -425,7 +414,7 @@ impl Index {
     }
 
     /// Counts for `stats`.
-    pub fn counts(&self) -> anyhow::Result<IndexCounts> {
+    pub fn counts(&self) -> IndexResult<IndexCounts> {
         let mut statement = self.conn().prepare_cached(
             "SELECT namespace, CASE WHEN source = 'ferrex:file' THEN 'file' ELSE kind END AS type,
                     count(*)
@@ -434,7 +423,7 @@ impl Index {
         let by_namespace_kind = statement
             .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
             .collect::<Result<_, _>>()?;
-        let count = |sql: &str| -> anyhow::Result<i64> {
+        let count = |sql: &str| -> IndexResult<i64> {
             Ok(self.conn().query_row(sql, [], |row| row.get(0))?)
         };
         Ok(IndexCounts {
@@ -448,7 +437,7 @@ impl Index {
     }
 
     /// Every memory row of `namespace`.
-    pub fn namespace_rows(&self, namespace: &str) -> anyhow::Result<Vec<MemoryRow>> {
+    pub fn namespace_rows(&self, namespace: &str) -> IndexResult<Vec<MemoryRow>> {
         let mut statement = self.conn().prepare_cached(&format!(
             "SELECT {} FROM memories WHERE namespace = ?1 ORDER BY id",
             MemoryRow::COLUMNS
@@ -462,7 +451,7 @@ impl Index {
     /// since the last fold and when the last one was.
     pub fn unfolded_access(
         &self,
-    ) -> anyhow::Result<std::collections::BTreeMap<String, ferrex_core::AccessStat>> {
+    ) -> IndexResult<std::collections::BTreeMap<String, ferrex_core::AccessStat>> {
         let mut statement = self.conn().prepare_cached(
             "SELECT id, count - folded, last FROM access_local WHERE count > folded ORDER BY id",
         )?;
@@ -486,7 +475,7 @@ impl Index {
     pub fn mark_folded(
         &mut self,
         folded: &std::collections::BTreeMap<String, ferrex_core::AccessStat>,
-    ) -> anyhow::Result<()> {
+    ) -> IndexResult<()> {
         self.transaction(|tx| {
             for (id, stat) in folded {
                 tx.mark_folded(id, stat.count)?;

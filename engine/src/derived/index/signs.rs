@@ -20,6 +20,7 @@
 //! keep them up to date: each transaction records what it put and removed
 //! ([`Edit`]), applied only once the transaction has committed.
 
+use super::IndexResult;
 use std::collections::{HashMap, hash_map::Entry};
 
 use ferrex_core::MemoryKind;
@@ -186,7 +187,7 @@ impl Signs {
 
     /// Reads the sign bits of every namespace of the index with `words`
     /// words a vector (64 dimensions each), ahead of the first searches.
-    pub(crate) fn load_all(&mut self, conn: &Connection, words: usize) -> anyhow::Result<()> {
+    pub(crate) fn load_all(&mut self, conn: &Connection, words: usize) -> IndexResult<()> {
         let namespaces: Vec<String> = {
             let mut statement = conn.prepare("SELECT DISTINCT namespace FROM memories")?;
             statement.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?
@@ -212,7 +213,7 @@ impl Signs {
         kinds: &[MemoryKind],
         vector: &[f32],
         wanted: usize,
-    ) -> anyhow::Result<Vec<i64>> {
+    ) -> IndexResult<Vec<i64>> {
         let key = (set, namespace.to_owned());
         if !self.tables.contains_key(&key) {
             let table = load(conn, set, namespace, vector.len().div_ceil(64))?;
@@ -228,7 +229,7 @@ impl Signs {
 }
 
 /// Reads the sign bits of `set` in `namespace` from SQLite.
-fn load(conn: &Connection, set: Set, namespace: &str, words: usize) -> anyhow::Result<Table> {
+fn load(conn: &Connection, set: Set, namespace: &str, words: usize) -> IndexResult<Table> {
     let mut table = Table { words, ..Table::default() };
     let mut statement = conn.prepare(&format!(
         "SELECT rowid, embedding, kind FROM {} WHERE namespace = ?1",

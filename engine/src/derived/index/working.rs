@@ -1,6 +1,7 @@
 //! Working state in the index: a session's events, a project's tasks and
 //! their notes, read by `source` and tag (see `ferrex_core::working`).
 
+use super::IndexResult;
 use rusqlite::types::Value;
 
 use super::{Index, MemoryRow};
@@ -21,7 +22,7 @@ impl Index {
         source: &str,
         tag: Option<&str>,
         limit: usize,
-    ) -> anyhow::Result<Vec<MemoryRow>> {
+    ) -> IndexResult<Vec<MemoryRow>> {
         let mut statement = self.conn().prepare_cached(&format!(
             "SELECT {} FROM memories
              WHERE namespace = ?1 AND source = ?2
@@ -44,7 +45,7 @@ impl Index {
         namespace: &str,
         sources: &[&str],
         tag: &str,
-    ) -> anyhow::Result<Vec<MemoryRow>> {
+    ) -> IndexResult<Vec<MemoryRow>> {
         let mut rows = Vec::new();
         for source in sources {
             rows.extend(self.working(namespace, source, Some(tag), usize::MAX)?);
@@ -58,7 +59,7 @@ impl Index {
     /// The current facts of `namespace` whose predicate names something
     /// that goes out of date unnoticed (versions, ports, paths, hosts; see
     /// `ferrex_core::working::is_volatile`).
-    pub fn volatile_facts(&self, namespace: &str) -> anyhow::Result<Vec<MemoryRow>> {
+    pub fn volatile_facts(&self, namespace: &str) -> IndexResult<Vec<MemoryRow>> {
         // Only predicates holding one of the words are read (a word inside
         // another, like `ip` in `recipe`, is left to `is_volatile`).
         let holds_a_word: Vec<String> = ferrex_core::working::VOLATILE_WORDS

@@ -1,5 +1,6 @@
 //! Writes to the index, inside one transaction.
 
+use super::{IndexError, IndexResult};
 use std::cell::RefCell;
 
 use automerge::ChangeHash;
@@ -35,7 +36,7 @@ impl<'a> IndexTx<'a> {
     /// Whether `id` is held in a namespace other than `namespace`: a
     /// memory, a forgotten memory's tombstone or an entity of it (what a
     /// share's documents may not touch: docs/sharing.md).
-    pub fn held_elsewhere(&self, id: &str, namespace: &str) -> anyhow::Result<bool> {
+    pub fn held_elsewhere(&self, id: &str, namespace: &str) -> IndexResult<bool> {
         Ok(self
             .tx
             .prepare_cached(
@@ -48,7 +49,7 @@ impl<'a> IndexTx<'a> {
 
     /// Whether the alias or edge `key` is held in a namespace other than
     /// `namespace`.
-    pub fn key_held_elsewhere(&self, key: &str, namespace: &str) -> anyhow::Result<bool> {
+    pub fn key_held_elsewhere(&self, key: &str, namespace: &str) -> IndexResult<bool> {
         Ok(self
             .tx
             .prepare_cached(
@@ -101,7 +102,7 @@ impl<'a> IndexTx<'a> {
     /// Inserts or updates a memory row and its full-text entry. The vector is
     /// dropped when the text changed; `put_vector` or the embedding queue
     /// provides a new one.
-    pub fn upsert_memory(&self, row: &MemoryRow) -> anyhow::Result<(i64, Upserted)> {
+    pub fn upsert_memory(&self, row: &MemoryRow) -> IndexResult<(i64, Upserted)> {
         let existing: Option<(i64, String)> = self
             .query_row("SELECT rowid, content_hash FROM memories WHERE id = ?1", [&row.id], |r| {
                 Ok((r.get(0)?, r.get(1)?))
@@ -198,9 +199,9 @@ impl<'a> IndexTx<'a> {
         kind: &str,
         vectors: &Vectors,
         complete: bool,
-    ) -> anyhow::Result<()> {
+    ) -> IndexResult<()> {
         let [whole, passages @ ..] = vectors.as_slice() else {
-            anyhow::bail!("no vector for the memory at row {rowid}");
+            return Err(IndexError::NoVector(rowid));
         };
         self.delete_vectors(rowid)?;
         self.execute(
@@ -228,12 +229,10 @@ impl<'a> IndexTx<'a> {
         namespace: &str,
         kind: &str,
         passages: &[Vec<f32>],
-    ) -> anyhow::Result<()> {
-        anyhow::ensure!(
-            passages.len() < PASSAGE_STRIDE as usize,
-            "{} passages for the memory at row {rowid}",
-            passages.len()
-        );
+    ) -> IndexResult<()> {
+        if passages.len() >= PASSAGE_STRIDE as usize {
+            return Err(IndexError::TooManyPassages { rowid, count: passages.len() });
+        }
         for (index, passage) in passages.iter().enumerate() {
             let passage_rowid = rowid * PASSAGE_STRIDE + index as i64;
             let bytes = vector_bytes(passage);
@@ -260,7 +259,7 @@ impl<'a> IndexTx<'a> {
         rowid: i64,
         content_hash: &str,
         passages: &[Vec<f32>],
-    ) -> anyhow::Result<bool> {
+    ) -> IndexResult<bool> {
         let current = self.embedding_state(rowid)?;
         match current {
             Some((namespace, kind, hash, WHOLE_ONLY)) if hash == content_hash => {
@@ -278,7 +277,7 @@ impl<'a> IndexTx<'a> {
 
     /// The namespace, kind, content hash and embedding state of the memory
     /// at `rowid`, if it is there.
-    fn embedding_state(&self, rowid: i64) -> anyhow::Result<Option<(String, String, String, i64)>> {
+    fn embedding_state(&self, rowid: i64) -> IndexResult<Option<(String, String, String, i64)>> {
         Ok(self
             .query_row(
                 "SELECT namespace, kind, content_hash, embedded FROM memories WHERE rowid = ?1",
@@ -289,7 +288,7 @@ impl<'a> IndexTx<'a> {
     }
 
     /// Removes the vectors of the memory at `rowid`.
-    fn delete_vectors(&self, rowid: i64) -> anyhow::Result<()> {
+    fn delete_vectors(&self, rowid: i64) -> IndexResult<()> {
         self.execute("DELETE FROM memory_floats WHERE rowid = ?1", [rowid])?;
         self.execute("DELETE FROM memory_bits WHERE rowid = ?1", [rowid])?;
         self.edits.borrow_mut().push(Edit::Remove { set: Set::Memories, rowid });
@@ -297,7 +296,7 @@ impl<'a> IndexTx<'a> {
     }
 
     /// Removes the passage vectors of the memory at `rowid`.
-    fn delete_passages(&self, rowid: i64) -> anyhow::Result<()> {
+    fn delete_passages(&self, rowid: i64) -> IndexResult<()> {
         let passages: i64 = self
             .query_row("SELECT passages FROM memories WHERE rowid = ?1", [rowid], |row| row.get(0))
             .optional()?
@@ -319,7 +318,7 @@ impl<'a> IndexTx<'a> {
         rowid: i64,
         content_hash: &str,
         vectors: &Vectors,
-    ) -> anyhow::Result<bool> {
+    ) -> IndexResult<bool> {
         match self.embedding_state(rowid)? {
             Some((namespace, kind, hash, _)) if hash == content_hash => {
                 self.put_vector(rowid, &namespace, &kind, vectors, true)?;
@@ -339,7 +338,7 @@ impl<'a> IndexTx<'a> {
         rowid: i64,
         content_hash: &str,
         vectors: &Vectors,
-    ) -> anyhow::Result<bool> {
+    ) -> IndexResult<bool> {
         let current = self.embedding_state(rowid)?;
         match current {
             Some((namespace, kind, hash, NOT_EMBEDDED)) if hash == content_hash => {
@@ -351,7 +350,7 @@ impl<'a> IndexTx<'a> {
     }
 
     /// Removes a memory and everything indexed about it. True if it was there.
-    pub fn delete_memory(&self, id: &str) -> anyhow::Result<bool> {
+    pub fn delete_memory(&self, id: &str) -> IndexResult<bool> {
         let rowid: Option<i64> = self
             .query_row("SELECT rowid FROM memories WHERE id = ?1", [id], |row| row.get(0))
             .optional()?;
@@ -365,7 +364,7 @@ impl<'a> IndexTx<'a> {
         }
     }
 
-    fn delete_rowid(&self, rowid: i64) -> anyhow::Result<()> {
+    fn delete_rowid(&self, rowid: i64) -> IndexResult<()> {
         self.execute(
             "DELETE FROM links WHERE memory_id = (SELECT id FROM memories WHERE rowid = ?1)",
             [rowid],
@@ -377,7 +376,7 @@ impl<'a> IndexTx<'a> {
     }
 
     /// Records a tombstone.
-    pub fn put_tombstone(&self, namespace: &str, tombstone: &Tombstone) -> anyhow::Result<()> {
+    pub fn put_tombstone(&self, namespace: &str, tombstone: &Tombstone) -> IndexResult<()> {
         self.execute(
             "INSERT OR REPLACE INTO tombstones(id, namespace, at, by) VALUES (?1, ?2, ?3, ?4)",
             params![tombstone.memory_id, namespace, tombstone.at.0, tombstone.by],
@@ -386,7 +385,7 @@ impl<'a> IndexTx<'a> {
     }
 
     /// Inserts or updates an entity (its class is re-derived afterwards).
-    pub fn put_entity(&self, namespace: &str, doc: &str, entity: &Entity) -> anyhow::Result<bool> {
+    pub fn put_entity(&self, namespace: &str, doc: &str, entity: &Entity) -> IndexResult<bool> {
         let known = self
             .tx
             .prepare_cached("SELECT EXISTS (SELECT 1 FROM entities WHERE id = ?1)")?
@@ -412,25 +411,19 @@ impl<'a> IndexTx<'a> {
 
     /// Removes an entity and this node's vector of its name (its key went:
     /// only forgotten memories used it). True if it was there.
-    pub fn delete_entity(&self, id: &str) -> anyhow::Result<bool> {
+    pub fn delete_entity(&self, id: &str) -> IndexResult<bool> {
         self.execute("DELETE FROM entity_vectors WHERE id = ?1", [id])?;
         Ok(self.execute("DELETE FROM entities WHERE id = ?1", [id])? > 0)
     }
 
     /// Removes the alias stored under `key`.
-    pub fn delete_alias(&self, key: &str) -> anyhow::Result<()> {
+    pub fn delete_alias(&self, key: &str) -> IndexResult<()> {
         self.execute("DELETE FROM aliases WHERE key = ?1", [key])?;
         Ok(())
     }
 
     /// Records whether a record of `root` in `doc` waits for its key.
-    pub fn mark_pending(
-        &self,
-        root: &str,
-        id: &str,
-        doc: &str,
-        waiting: bool,
-    ) -> anyhow::Result<()> {
+    pub fn mark_pending(&self, root: &str, id: &str, doc: &str, waiting: bool) -> IndexResult<()> {
         if waiting {
             self.execute(
                 "INSERT OR REPLACE INTO pending_keys(root, id, doc) VALUES (?1, ?2, ?3)",
@@ -446,7 +439,7 @@ impl<'a> IndexTx<'a> {
     }
 
     /// Stores this node's embedding of an entity's name.
-    pub fn put_entity_vector(&self, id: &str, vector: &[f32]) -> anyhow::Result<()> {
+    pub fn put_entity_vector(&self, id: &str, vector: &[f32]) -> IndexResult<()> {
         self.execute(
             "INSERT OR REPLACE INTO entity_vectors(id, vector) VALUES (?1, ?2)",
             params![id, vector_bytes(vector)],
@@ -455,7 +448,7 @@ impl<'a> IndexTx<'a> {
     }
 
     /// Inserts or replaces an alias stored under `key`.
-    pub fn put_alias(&self, namespace: &str, key: &str, alias: &Alias) -> anyhow::Result<()> {
+    pub fn put_alias(&self, namespace: &str, key: &str, alias: &Alias) -> IndexResult<()> {
         self.execute(
             "INSERT OR REPLACE INTO aliases(key, namespace, entity_id, name, method, created_at,
                 created_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -473,7 +466,7 @@ impl<'a> IndexTx<'a> {
     }
 
     /// Inserts or replaces an edge.
-    pub fn put_edge(&self, namespace: &str, edge: &Edge) -> anyhow::Result<()> {
+    pub fn put_edge(&self, namespace: &str, edge: &Edge) -> IndexResult<()> {
         self.execute(
             "INSERT OR REPLACE INTO edges(key, namespace, kind, from_id, to_id, created_at,
                 created_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -491,7 +484,7 @@ impl<'a> IndexTx<'a> {
     }
 
     /// Records the heads of `doc` that the index now reflects.
-    pub fn set_doc_heads(&self, doc: &str, heads: &[ChangeHash]) -> anyhow::Result<()> {
+    pub fn set_doc_heads(&self, doc: &str, heads: &[ChangeHash]) -> IndexResult<()> {
         self.execute(
             "INSERT OR REPLACE INTO doc_heads(doc, heads) VALUES (?1, ?2)",
             params![doc, encode_heads(heads)],
@@ -500,7 +493,7 @@ impl<'a> IndexTx<'a> {
     }
 
     /// Forgets everything indexed from `doc` (before re-reading it whole).
-    pub fn clear_doc(&self, doc: &str) -> anyhow::Result<()> {
+    pub fn clear_doc(&self, doc: &str) -> IndexResult<()> {
         let rowids: Vec<i64> = self
             .tx
             .prepare("SELECT rowid FROM memories WHERE doc = ?1")?
@@ -520,7 +513,7 @@ impl<'a> IndexTx<'a> {
     }
 
     /// Moves the fold mark of `id` forward by `count` recalls.
-    pub fn mark_folded(&self, id: &str, count: u64) -> anyhow::Result<()> {
+    pub fn mark_folded(&self, id: &str, count: u64) -> IndexResult<()> {
         self.execute(
             "UPDATE access_local SET folded = min(count, folded + ?2) WHERE id = ?1",
             params![id, count as i64],
@@ -529,7 +522,7 @@ impl<'a> IndexTx<'a> {
     }
 
     /// Adds one local recall of memory `id` at `now` to the access buffer.
-    pub fn record_access(&self, id: &str, now: i64) -> anyhow::Result<()> {
+    pub fn record_access(&self, id: &str, now: i64) -> IndexResult<()> {
         self.execute(
             "INSERT INTO access_local(id, count, last) VALUES (?1, 1, ?2)
              ON CONFLICT(id) DO UPDATE SET count = count + 1, last = max(last, ?2)",
