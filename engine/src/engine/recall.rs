@@ -557,7 +557,7 @@ impl Engine {
         // Per seed: what links join to it, and what shares an entity (the
         // newest first), each bounded before a row is read.
         let mut by_seed: HashMap<String, (Vec<String>, Vec<String>)> = HashMap::new();
-        for reached in index.reach(request.namespace.as_str(), &seeds, GRAPH_HUB_LIMIT)? {
+        for reached in index.neighbours(request.namespace.as_str(), &seeds, GRAPH_HUB_LIMIT)? {
             if lists.allowed.is_some_and(|allowed| !allowed.contains(&reached.id)) {
                 continue;
             }

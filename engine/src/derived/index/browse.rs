@@ -1,10 +1,9 @@
 //! Read queries of what a person browses (`ferrex list`, `show`, `topics`,
 //! the web page), and the memory filter they share with recall.
 
-use super::IndexResult;
 use rusqlite::{params_from_iter, types::Value};
 
-use super::{Index, MemoryRow};
+use super::{Index, IndexResult, MemoryRow};
 
 /// The namespaces a read spans.
 #[derive(Debug, Clone, Copy)]

@@ -8,7 +8,6 @@
 //! the same columns. The indexer collects what a change touched in a
 //! [`Touched`]; [`IndexTx::rederive`] recomputes just those groups.
 
-use super::IndexResult;
 use std::collections::{BTreeMap, BTreeSet};
 
 use ferrex_core::{
@@ -19,7 +18,7 @@ use ferrex_core::{
 };
 use rusqlite::{OptionalExtension, params};
 
-use super::IndexTx;
+use super::{IndexResult, IndexTx};
 
 /// What a change touched, for the derived view.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]

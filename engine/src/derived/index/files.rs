@@ -10,10 +10,9 @@
 //! (written by the device that watches the folder). The `files` table is
 //! local either way: it is what this device's disk held.
 
-use super::IndexResult;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::{Index, IndexTx, MemoryRow};
+use super::{Index, IndexResult, IndexTx, MemoryRow};
 
 /// The document name of the rows of unshared file chunks: no document
 /// holds them; they are derived from this device's disk.

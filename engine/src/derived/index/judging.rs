@@ -3,10 +3,9 @@
 //! one?) once it has a vector: the store pipeline's judgement, made for
 //! memories two devices stored apart.
 
-use super::IndexResult;
 use rusqlite::params;
 
-use super::Index;
+use super::{Index, IndexResult};
 
 /// Created on every open (older indexes lack it; it is derived like the
 /// rest, so no schema version changes): the ids of memories merged from a

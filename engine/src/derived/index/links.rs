@@ -6,10 +6,9 @@
 //! with them; the walk joins them to live memories and entities, so an end
 //! that was forgotten (here, or on a device this one merged) is no edge.
 
-use super::IndexResult;
 use rusqlite::{OptionalExtension, params};
 
-use super::{Index, MemoryRow, write::IndexTx};
+use super::{Index, IndexResult, MemoryRow, write::IndexTx};
 use ferrex_core::{MemoryKind, entity::normalise_name, walk::LINK_SOURCE};
 
 /// Created on every open (derived like the rest: an index from before it

@@ -1,12 +1,11 @@
 //! Read queries of the store, recall, reflect and history pipelines:
 //! entities and their names, facts of a subject, exact duplicates, filters.
 
-use super::IndexResult;
 use std::collections::BTreeMap;
 
 use rusqlite::{OptionalExtension, params};
 
-use super::{EMBEDDED, Index, MemoryRow, PASSAGE_STRIDE};
+use super::{EMBEDDED, Index, IndexResult, MemoryRow, PASSAGE_STRIDE};
 
 /// An entity with everything resolution needs.
 #[derive(Debug, Clone, PartialEq)]

@@ -13,7 +13,7 @@ mod fts_query;
 mod judging;
 pub(crate) mod links;
 pub(crate) mod lookup;
-pub(crate) mod reach;
+pub(crate) mod neighbours;
 mod rows;
 mod schema;
 mod search;
@@ -816,7 +816,7 @@ mod tests {
             })
             .unwrap();
         // The ledger is named by 3 memories, the hub by 4.
-        let reached = index.reach("default", &["seed".to_owned()], 3).unwrap();
+        let reached = index.neighbours("default", &["seed".to_owned()], 3).unwrap();
         let found: Vec<(&str, &str, bool)> = reached
             .iter()
             .map(|reached| (reached.id.as_str(), reached.from.as_str(), reached.linked))
@@ -836,14 +836,15 @@ mod tests {
         );
         // With room for the hub, its memories come too; another seed is
         // reached from the first, never from itself.
-        let reached = index.reach("default", &["seed".to_owned(), "owner".to_owned()], 4).unwrap();
+        let reached =
+            index.neighbours("default", &["seed".to_owned(), "owner".to_owned()], 4).unwrap();
         let ids: Vec<&str> = reached.iter().map(|reached| reached.id.as_str()).collect();
         for id in ["owner", "hub-1", "hub-2", "hub-3"] {
             assert!(ids.contains(&id), "{id}: {ids:?}");
         }
         assert!(!ids.contains(&"seed") && !ids.contains(&"unrelated"), "{ids:?}");
         // Another namespace reaches nothing here.
-        assert!(index.reach("elsewhere", &["seed".to_owned()], 4).unwrap().is_empty());
+        assert!(index.neighbours("elsewhere", &["seed".to_owned()], 4).unwrap().is_empty());
     }
 
     fn memory_row(id: &str, text: &str) -> MemoryRow {

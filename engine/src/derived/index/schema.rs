@@ -1,7 +1,8 @@
 //! The index's tables.
 
-use super::IndexResult;
 use rusqlite::Connection;
+
+use super::IndexResult;
 
 /// Version of the index layout; an index of another version is rebuilt,
 /// except one of `MIGRATES_FROM`, which is migrated in place.

@@ -1,13 +1,13 @@
 //! Read queries: dense and full-text candidates, rows, and counts.
 
-use super::{IndexError, IndexResult};
 use std::collections::HashMap;
 
 use ferrex_core::MemoryKind;
 use rusqlite::{OptionalExtension, params_from_iter, types::Value};
 
 use super::{
-    Index, MemoryRow, NOT_EMBEDDED, PASSAGE_STRIDE, WHOLE_ONLY, fts_query, signs::Set, vector_bytes,
+    Index, IndexError, IndexResult, MemoryRow, NOT_EMBEDDED, PASSAGE_STRIDE, WHOLE_ONLY, fts_query,
+    signs::Set, vector_bytes,
 };
 
 /// BM25 weight of a memory's context and tags against its text. Measured on

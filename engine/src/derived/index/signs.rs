@@ -20,11 +20,12 @@
 //! keep them up to date: each transaction records what it put and removed
 //! ([`Edit`]), applied only once the transaction has committed.
 
-use super::IndexResult;
 use std::collections::{HashMap, hash_map::Entry};
 
 use ferrex_core::MemoryKind;
 use rusqlite::Connection;
+
+use super::IndexResult;
 
 /// Which vectors: a memory's whole text's, or its passages'.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,10 +1,9 @@
 //! Working state in the index: a session's events, a project's tasks and
 //! their notes, read by `source` and tag (see `ferrex_core::working`).
 
-use super::IndexResult;
 use rusqlite::types::Value;
 
-use super::{Index, MemoryRow};
+use super::{Index, IndexResult, MemoryRow};
 
 /// Created on every open (older indexes lack it; it is derived like the
 /// rest, so no schema version changes): working-state memories by their

@@ -1,6 +1,5 @@
 //! Writes to the index, inside one transaction.
 
-use super::{IndexError, IndexResult};
 use std::cell::RefCell;
 
 use automerge::ChangeHash;
@@ -8,7 +7,8 @@ use ferrex_core::{Alias, Edge, Entity, MemoryKind, Tombstone};
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::{
-    EMBEDDED, MemoryRow, NOT_EMBEDDED, PASSAGE_STRIDE, Vectors, WHOLE_ONLY, encode_heads,
+    EMBEDDED, IndexError, IndexResult, MemoryRow, NOT_EMBEDDED, PASSAGE_STRIDE, Vectors,
+    WHOLE_ONLY, encode_heads,
     signs::{Edit, Set, sign_bits},
     vector_bytes,
 };

@@ -4,13 +4,12 @@
 //! it). Read from the `links` table and the memories' entities, so every
 //! node with the same documents reaches the same memories.
 
-use super::IndexResult;
 use std::collections::{BTreeMap, BTreeSet};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{
-    Index,
+    Index, IndexResult,
     links::{ENTITY_ENDS, MEMORY_ENDS},
 };
 
@@ -22,7 +21,7 @@ const MAX_CLASSES: usize = 32;
 /// first seed a link joins it to, else the seed that mentions (or whose
 /// entity a relation joins to) the first entity class that reaches it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reached {
+pub struct Neighbour {
     /// The memory reached.
     pub id: String,
     /// The seed it was reached from.
@@ -41,18 +40,18 @@ impl Index {
     /// them (it tells little, and ranking them would cost in proportion). Only
     /// live memories that are neither duplicates nor superseded; a seed is
     /// reached only from another seed.
-    pub fn reach(
+    pub fn neighbours(
         &self,
         namespace: &str,
         seeds: &[String],
         hub_limit: usize,
-    ) -> IndexResult<Vec<Reached>> {
+    ) -> IndexResult<Vec<Neighbour>> {
         self.in_one_read(|conn| {
-            let mut reached: Vec<Reached> = Vec::new();
+            let mut reached: Vec<Neighbour> = Vec::new();
             let mut seen: BTreeSet<String> = BTreeSet::new();
-            let mut add = |id: String, from: &str, linked: bool, reached: &mut Vec<Reached>| {
+            let mut add = |id: String, from: &str, linked: bool, reached: &mut Vec<Neighbour>| {
                 if id != from && seen.insert(id.clone()) {
-                    reached.push(Reached { id, from: from.to_owned(), linked });
+                    reached.push(Neighbour { id, from: from.to_owned(), linked });
                 }
             };
             // Each seed's classes, in seed order.
