@@ -11,7 +11,7 @@
 //! 2. **Wordings** (`ferrex_examples::wording_cases`, 40 pairs written
 //!    blind after the first set; its first run showed relations read the
 //!    other way round joined by meaning, which was then fixed, so a second
-//!    blind set of 30, `wording_cases_2`, was written after the fix; neither
+//!    blind set of 30, `wording_cases_blind`, was written after the fix; neither
 //!    tuned on): is a second predicate filed under the first when, and only
 //!    when, it names the same attribute?
 //! 3. **Corrections of free text** (24 cases, below, from before this set):
@@ -20,13 +20,13 @@
 //!    pairs written blind before the rules for names were, and frozen: a
 //!    region, a tool, a person, a day, a place, a team, a status or a
 //!    number changed, in eighteen wordings of change, and look-alikes that
-//!    use the same words; and `correction_cases_2`, 60 more written blind
+//!    use the same words; and `correction_cases_renamed_subjects`, 60 more written blind
 //!    after the first held-out figures, all development;
-//!    `correction_cases_3`, 77 more written blind after the second round of
+//!    `correction_cases_eight_kinds`, 77 more written blind after the second round of
 //!    rules, measured held out and then made development;
-//!    `correction_cases_4`, 94 more written blind before the third round,
-//!    and `correction_cases_5`, 91 more written blind before the fourth,
-//!    the same; and `correction_cases_6`, 95 more written blind before the
+//!    `correction_cases_fresh_domains`, 94 more written blind before the third round,
+//!    and `correction_cases_unlike_domains`, 91 more written blind before the fourth,
+//!    the same; and `correction_cases_held_out`, 95 more written blind before the
 //!    fifth round, all held out): the judgement's precision and recall,
 //!    the development pairs printed with what was misjudged, the first
 //!    set's odd pairs and the sixth set held out (figures only).
@@ -46,10 +46,10 @@
 
 use ferrex_examples::{
     belief_cases::{self, Expect, Step},
-    correction_cases, correction_cases_2, correction_cases_3, correction_cases_4,
-    correction_cases_5, correction_cases_6,
+    correction_cases, correction_cases_eight_kinds, correction_cases_fresh_domains,
+    correction_cases_held_out, correction_cases_renamed_subjects, correction_cases_unlike_domains,
     wording_cases::{WORDINGS, Wording},
-    wording_cases_2::WORDINGS_2,
+    wording_cases_blind::BLIND_WORDINGS,
 };
 use ferrex_tests::{Client, TestHome};
 use serde_json::{Value, json};
@@ -303,7 +303,7 @@ fn print_tally(label: &str, tally: &Tally, cases: bool) {
     }
 }
 
-/// The blind sets of corrections in words (`correction_cases` to `_6`), by split:
+/// The blind sets of corrections in words (`correction_cases` and the five `correction_cases_*`), by split:
 /// the development split with its misjudged pairs, the held-out one with
 /// its figures only.
 #[allow(clippy::print_stdout, reason = "an evaluation prints its figures")]
@@ -311,11 +311,11 @@ async fn corrections_in_words(client: &Client) -> anyhow::Result<()> {
     println!(
         "corrections in words (blind, frozen): {} + {} + {} + {} + {} + {} pairs",
         correction_cases::CASES.len(),
-        correction_cases_2::CASES_2.len(),
-        correction_cases_3::CASES_3.len(),
-        correction_cases_4::CASES_4.len(),
-        correction_cases_5::CASES_5.len(),
-        correction_cases_6::CASES_6.len()
+        correction_cases_renamed_subjects::RENAMED_SUBJECTS.len(),
+        correction_cases_eight_kinds::EIGHT_KINDS.len(),
+        correction_cases_fresh_domains::FRESH_DOMAINS.len(),
+        correction_cases_unlike_domains::UNLIKE_DOMAINS.len(),
+        correction_cases_held_out::HELD_OUT_CASES.len()
     );
     let first = |held_out: bool| -> Vec<Pair<'static>> {
         correction_cases::CASES
@@ -330,12 +330,37 @@ async fn corrections_in_words(client: &Client) -> anyhow::Result<()> {
     };
     for (label, prefix, cases, held_out) in [
         ("development (first set, even pairs)", "words-dev", first(false), false),
-        ("development (second set)", "words-dev2", pairs(correction_cases_2::CASES_2), false),
-        ("development (third set)", "words-dev3", pairs(correction_cases_3::CASES_3), false),
-        ("development (fourth set)", "words-dev4", pairs(correction_cases_4::CASES_4), false),
-        ("development (fifth set)", "words-dev5", pairs(correction_cases_5::CASES_5), false),
+        (
+            "development (second set)",
+            "words-dev2",
+            pairs(correction_cases_renamed_subjects::RENAMED_SUBJECTS),
+            false,
+        ),
+        (
+            "development (third set)",
+            "words-dev3",
+            pairs(correction_cases_eight_kinds::EIGHT_KINDS),
+            false,
+        ),
+        (
+            "development (fourth set)",
+            "words-dev4",
+            pairs(correction_cases_fresh_domains::FRESH_DOMAINS),
+            false,
+        ),
+        (
+            "development (fifth set)",
+            "words-dev5",
+            pairs(correction_cases_unlike_domains::UNLIKE_DOMAINS),
+            false,
+        ),
         ("held out (first set, odd pairs)", "words-out", first(true), true),
-        ("held out (sixth set)", "words-out6", pairs(correction_cases_6::CASES_6), true),
+        (
+            "held out (sixth set)",
+            "words-out6",
+            pairs(correction_cases_held_out::HELD_OUT_CASES),
+            true,
+        ),
     ] {
         let tally = run(client, prefix, &cases).await?;
         print_tally(label, &tally, !held_out);
@@ -529,7 +554,7 @@ async fn main() -> anyhow::Result<()> {
             &client,
             "wordings, second blind set (written after that fix)",
             "wording2",
-            WORDINGS_2,
+            BLIND_WORDINGS,
         )
         .await?;
     }

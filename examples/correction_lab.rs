@@ -1,5 +1,5 @@
 //! The correction judgement alone, on the blind sets of corrections in
-//! words (`correction_cases` to `correction_cases_6`), with the real
+//! words (`correction_cases` and the five `correction_cases_*`), with the real
 //! model's cosines: for the development pairs (the first set's even ones,
 //! all of the second to the fifth) every case with what the judgement
 //! read; for the held-out pairs (the first set's odd ones, all of the
@@ -25,11 +25,11 @@ use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelSearch};
 use ferrex_examples::{
     DEFAULT_LOCOMO,
     correction_cases::{CASES, CorrectionCase, held_out},
-    correction_cases_2::CASES_2,
-    correction_cases_3::CASES_3,
-    correction_cases_4::CASES_4,
-    correction_cases_5::CASES_5,
-    correction_cases_6::CASES_6,
+    correction_cases_eight_kinds::EIGHT_KINDS,
+    correction_cases_fresh_domains::FRESH_DOMAINS,
+    correction_cases_held_out::HELD_OUT_CASES,
+    correction_cases_renamed_subjects::RENAMED_SUBJECTS,
+    correction_cases_unlike_domains::UNLIKE_DOMAINS,
     load_locomo,
 };
 
@@ -64,11 +64,11 @@ fn main() -> anyhow::Result<()> {
         .iter()
         .enumerate()
         .map(|(index, case)| (if held_out(index) { 5 } else { 0 }, index, case))
-        .chain(CASES_2.iter().enumerate().map(|(index, case)| (1, index, case)))
-        .chain(CASES_3.iter().enumerate().map(|(index, case)| (2, index, case)))
-        .chain(CASES_4.iter().enumerate().map(|(index, case)| (3, index, case)))
-        .chain(CASES_5.iter().enumerate().map(|(index, case)| (4, index, case)))
-        .chain(CASES_6.iter().enumerate().map(|(index, case)| (6, index, case)));
+        .chain(RENAMED_SUBJECTS.iter().enumerate().map(|(index, case)| (1, index, case)))
+        .chain(EIGHT_KINDS.iter().enumerate().map(|(index, case)| (2, index, case)))
+        .chain(FRESH_DOMAINS.iter().enumerate().map(|(index, case)| (3, index, case)))
+        .chain(UNLIKE_DOMAINS.iter().enumerate().map(|(index, case)| (4, index, case)))
+        .chain(HELD_OUT_CASES.iter().enumerate().map(|(index, case)| (6, index, case)));
     for (split, index, case) in cases {
         let case: &CorrectionCase = case;
         let vectors = embedder.embed_batch(&[case.newer, case.older])?;

@@ -3,16 +3,16 @@
 
 pub mod belief_cases;
 pub mod correction_cases;
-pub mod correction_cases_2;
-pub mod correction_cases_3;
-pub mod correction_cases_4;
-pub mod correction_cases_5;
-pub mod correction_cases_6;
+pub mod correction_cases_eight_kinds;
+pub mod correction_cases_fresh_domains;
+pub mod correction_cases_held_out;
+pub mod correction_cases_renamed_subjects;
+pub mod correction_cases_unlike_domains;
 pub mod graph_cases;
 pub mod paraphrase_cases;
 pub mod prompt_cases;
 pub mod wording_cases;
-pub mod wording_cases_2;
+pub mod wording_cases_blind;
 
 use std::{
     path::Path,

@@ -1,6 +1,6 @@
 //! A fifth set for the correction judgement: 91 pairs of free-text memories, 41 corrections
 //! and 50 look-alikes. Held out for one round of rules (the fourth), then development: its
-//! misjudged pairs were read, and `correction_cases_6` was written blind to be held out in
+//! misjudged pairs were read, and `correction_cases_held_out` was written blind to be held out in
 //! its place.
 //!
 //! Written blind: its author read neither the judgement's code nor the earlier sets. It covers
@@ -17,7 +17,7 @@
 
 use crate::correction_cases::{CorrectionCase, Value};
 
-pub const CASES_5: &[CorrectionCase] = &[
+pub const UNLIKE_DOMAINS: &[CorrectionCase] = &[
     // ---- corrections (41) ----
     // Region (5)
     CorrectionCase {

@@ -8,7 +8,7 @@
 
 use crate::wording_cases::Wording;
 
-pub const WORDINGS_2: &[Wording] = &[
+pub const BLIND_WORDINGS: &[Wording] = &[
     // ---- same attribute (18) ----
     Wording {
         subject: "payments-service",
@@ -197,6 +197,6 @@ pub const WORDINGS_2: &[Wording] = &[
 mod tests {
     #[test]
     fn counts_distinct_subjects_and_objects() {
-        crate::wording_cases::check_shape(super::WORDINGS_2, 18, 12);
+        crate::wording_cases::check_shape(super::BLIND_WORDINGS, 18, 12);
     }
 }

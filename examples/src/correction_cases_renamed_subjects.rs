@@ -32,7 +32,7 @@
 
 use crate::correction_cases::{CorrectionCase, Value};
 
-pub const CASES_2: &[CorrectionCase] = &[
+pub const RENAMED_SUBJECTS: &[CorrectionCase] = &[
     // ---- corrections (40) ----
     // Region (5)
     CorrectionCase {
@@ -542,14 +542,14 @@ pub const CASES_2: &[CorrectionCase] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::CASES_2;
+    use super::RENAMED_SUBJECTS;
     use crate::correction_cases::Value;
 
     #[test]
     fn has_forty_corrections_and_twenty_lookalikes() {
-        let corrections = CASES_2.iter().filter(|case| case.corrects).count();
-        assert_eq!((corrections, CASES_2.len() - corrections), (40, 20));
-        for case in CASES_2 {
+        let corrections = RENAMED_SUBJECTS.iter().filter(|case| case.corrects).count();
+        assert_eq!((corrections, RENAMED_SUBJECTS.len() - corrections), (40, 20));
+        for case in RENAMED_SUBJECTS {
             assert!(
                 !case.older.is_empty()
                     && !case.newer.is_empty()
@@ -563,8 +563,9 @@ mod tests {
 
     #[test]
     fn every_kind_of_value_appears_at_least_four_times() {
-        let count =
-            |kind: fn(&Value) -> bool| CASES_2.iter().filter(|case| kind(&case.value)).count();
+        let count = |kind: fn(&Value) -> bool| {
+            RENAMED_SUBJECTS.iter().filter(|case| kind(&case.value)).count()
+        };
         let counts = [
             count(|value| matches!(value, Value::Region)),
             count(|value| matches!(value, Value::Tool)),

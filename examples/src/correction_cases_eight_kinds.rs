@@ -1,6 +1,6 @@
 //! A third set for the correction judgement: 77 pairs of free-text memories, 40 corrections
 //! and 37 look-alikes. Held out for one round of rules (measured before and after it), then
-//! development: its misjudged pairs were read, and `correction_cases_4` was written blind
+//! development: its misjudged pairs were read, and `correction_cases_fresh_domains` was written blind
 //! to be held out in its place.
 //!
 //! Written blind: its author read neither the judgement's code nor the earlier sets, and wrote
@@ -26,7 +26,7 @@
 
 use crate::correction_cases::{CorrectionCase, Value};
 
-pub const CASES_3: &[CorrectionCase] = &[
+pub const EIGHT_KINDS: &[CorrectionCase] = &[
     // ---- corrections (40) ----
     // Region (5)
     CorrectionCase {

@@ -1,6 +1,6 @@
 //! A fourth set for the correction judgement: 94 pairs of free-text memories, 42 corrections
 //! and 52 look-alikes. Held out for one round of rules (the third), then development: its
-//! misjudged pairs were read, and `correction_cases_5` was written blind to be held out in
+//! misjudged pairs were read, and `correction_cases_unlike_domains` was written blind to be held out in
 //! its place.
 //!
 //! Written blind: its author read neither the judgement's code nor the earlier sets. It covers
@@ -19,7 +19,7 @@
 
 use crate::correction_cases::{CorrectionCase, Value};
 
-pub const CASES_4: &[CorrectionCase] = &[
+pub const FRESH_DOMAINS: &[CorrectionCase] = &[
     // ---- corrections (42) ----
     // Region (5)
     CorrectionCase {

@@ -24,7 +24,7 @@
 
 use crate::correction_cases::{CorrectionCase, Value};
 
-pub const CASES_6: &[CorrectionCase] = &[
+pub const HELD_OUT_CASES: &[CorrectionCase] = &[
     // ---- corrections (45) ----
     // Region (6)
     CorrectionCase {
