@@ -7,9 +7,6 @@ mod cli;
 mod lifecycle;
 mod surfaces;
 
-// The engine library's layers, by the names the binary's modules use.
-use ferrex_engine::{derived, engine, formats};
-
 use std::{path::PathBuf, process::ExitCode};
 
 use clap::{Parser, Subcommand};

@@ -17,16 +17,18 @@ use crate::{
     base::console::{output, report},
     base::home::Home,
     cli::memory::print_json,
-    formats::Reading,
-    formats::foreign::{self, Format, Item},
-    formats::jsonl::{self, Line},
-    formats::markdown,
     surfaces::bridge,
     surfaces::control::{self, Request},
     surfaces::{
         replies::{ExportEvent, RestoreDone},
         views::{Ingested, ListAnswer},
     },
+};
+use ferrex_engine::{
+    formats::Reading,
+    formats::foreign::{self, Format, Item},
+    formats::jsonl::{self, Line},
+    formats::markdown,
 };
 
 /// Memories per restore request: one document change each.
@@ -122,7 +124,7 @@ pub async fn export(
 const MARKER: &str = ".ferrex-markdown";
 
 /// `ferrex export --format markdown --out DIR`: the pages of
-/// [`crate::formats::markdown`], written into a new folder that then takes DIR's
+/// [`ferrex_engine::formats::markdown`], written into a new folder that then takes DIR's
 /// place (an existing DIR must be empty or an earlier Markdown export).
 async fn export_markdown(home: &Home, namespace: Option<&str>, out: &Path) -> anyhow::Result<()> {
     if out.exists() {

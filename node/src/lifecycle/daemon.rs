@@ -23,10 +23,6 @@ use crate::{
     base::device::Device,
     base::home::Home,
     base::local_socket::{self, Stream},
-    derived::embedding::WorkSignal,
-    derived::peer_vectors::{self, OfferedVectors},
-    engine::Engine,
-    formats::jsonl,
     lifecycle::node::Node,
     lifecycle::reindex,
     lifecycle::sharing,
@@ -39,6 +35,12 @@ use crate::{
     },
     surfaces::status::{self, ThisDevice},
     surfaces::views,
+};
+use ferrex_engine::{
+    derived::embedding::WorkSignal,
+    derived::peer_vectors::{self, OfferedVectors},
+    engine::Engine,
+    formats::jsonl,
 };
 
 /// Indexes what peers send, and wakes the embedding worker for it.
@@ -425,7 +427,7 @@ async fn serve_control(stream: Stream, served: Arc<Served>) -> anyhow::Result<()
             .await?
             {
                 Ok(answer) => Ok(json!({"ok": true, "answer": answer})),
-                Err(error @ crate::engine::ToolError::Invalid(_)) => {
+                Err(error @ ferrex_engine::engine::ToolError::Invalid(_)) => {
                     Ok(json!({"ok": false, "error": error.to_string(), "invalid": true}))
                 }
                 Err(error) => Err(anyhow::anyhow!("{error}")),

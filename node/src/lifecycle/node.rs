@@ -15,15 +15,12 @@ use ferrex_core::Embedder;
 use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelFiles, Reranker};
 use ferrex_sync::Replica;
 
-use crate::{
-    base::config::Config,
-    base::device::Device,
-    base::home::Home,
+use crate::{base::config::Config, base::device::Device, base::home::Home, lifecycle::model};
+use ferrex_engine::{
     derived::embedding::{self, Foreground, WorkSignal},
     derived::index::{Index, Opened},
     derived::indexer,
     engine::{Engine, lock},
-    lifecycle::model,
 };
 
 /// Queries whose vectors the node keeps.
@@ -145,7 +142,7 @@ impl Node {
         let index = Arc::new(Mutex::new(index));
         let signal = Arc::new(WorkSignal::default());
         let mut foreground = Foreground::new(foreground, QUERY_CACHE);
-        let settings = crate::engine::Settings::from_config(config);
+        let settings = ferrex_engine::engine::Settings::from_config(config);
         if config.reranks() {
             let reranker = Reranker::load(&model::model_search(home, config), config.threads)
                 .context("memory.rerank_depth is set: loading the reranker")?;

@@ -9,12 +9,10 @@ use crate::{
     base::config::Config,
     base::device::Device,
     base::home::Home,
-    derived::embedding,
-    derived::index::Index,
-    derived::indexer,
     lifecycle::model::ensure_model,
     lifecycle::node::{LONG_BATCH, Node, load_session},
 };
+use ferrex_engine::{derived::embedding, derived::index::Index, derived::indexer};
 
 /// Where a rebuild is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,7 +11,6 @@ use serde_json::{Value, json};
 
 use crate::{
     base::clock,
-    engine::Engine,
     lifecycle::node::Node,
     surfaces::{
         replies::{
@@ -21,6 +20,7 @@ use crate::{
         status,
     },
 };
+use ferrex_engine::engine::Engine;
 
 /// What sharing `project` would move: shown before anything moves.
 pub async fn plan(node: &Node, project: &str) -> anyhow::Result<SharePlanned> {

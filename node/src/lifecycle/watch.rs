@@ -13,10 +13,8 @@ use notify_debouncer_full::{
     notify::{RecommendedWatcher, RecursiveMode},
 };
 
-use crate::{
-    base::{config::Config, home::Home},
-    engine::{Engine, lock},
-};
+use crate::base::{config::Config, home::Home};
+use ferrex_engine::engine::{Engine, lock};
 
 /// How long a path stays quiet before its events are handed on: a save
 /// is a burst of events, a checkout a longer one.

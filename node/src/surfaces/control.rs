@@ -128,12 +128,12 @@ pub enum Request {
         member: String,
     },
     /// Restore records of ferrex's format into `namespace` (see
-    /// [`crate::formats::jsonl`]); the answer counts what was written and left.
+    /// [`ferrex_engine::formats::jsonl`]); the answer counts what was written and left.
     Restore {
         /// Where they go.
         namespace: String,
         /// The records, with their line numbers in the file.
-        lines: Vec<(usize, crate::formats::jsonl::Line)>,
+        lines: Vec<(usize, ferrex_engine::formats::jsonl::Line)>,
     },
 }
 

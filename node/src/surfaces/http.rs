@@ -34,9 +34,8 @@ use rmcp::transport::{
 use sha2::{Digest, Sha256};
 use tokio::sync::{Semaphore, oneshot};
 
-use crate::{
-    base::config::HttpSettings, base::home::Home, engine::Engine, surfaces::mcp::FerrexServer,
-};
+use crate::{base::config::HttpSettings, base::home::Home, surfaces::mcp::FerrexServer};
+use ferrex_engine::engine::Engine;
 
 /// The file holding the bearer token, in the home.
 pub fn token_file(home: &Home) -> PathBuf {

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::formats::jsonl;
+use ferrex_engine::formats::jsonl;
 
 /// How far a reindex is: the `progress` events of `Reindex`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -12,12 +12,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     base::clock,
-    engine::{Engine, ToolError, tell::TellRequest, working::session_id},
     surfaces::mcp::{
         answers::device_names,
         working::{Origin, token_budget},
     },
 };
+use ferrex_engine::engine::{Engine, ToolError, tell::TellRequest, working::session_id};
 
 /// `tell`'s parameters.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -16,18 +16,17 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::{
-    engine::{Engine, ListRequest, Reach, ToolError},
-    surfaces::{
-        mcp::{
-            answers::{self, EntityCount, Memory, TopicsAnswer, topics_of},
-            args,
-            params::{self, Kind},
-            tools::{self, time},
-            working::Origin,
-        },
-        telling,
+use ferrex_engine::engine::{Engine, ListRequest, Reach, ToolError};
+
+use crate::surfaces::{
+    mcp::{
+        answers::{self, EntityCount, Memory, TopicsAnswer, topics_of},
+        args,
+        params::{self, Kind},
+        tools::{self, time},
+        working::Origin,
     },
+    telling,
 };
 
 /// The most memories one `list` page holds.
@@ -194,7 +193,7 @@ pub struct Browsed {
     pub staleness: String,
 }
 
-fn browsed(recalled: &crate::engine::Recalled) -> Browsed {
+fn browsed(recalled: &ferrex_engine::engine::Recalled) -> Browsed {
     Browsed {
         memory: answers::memory(&recalled.row),
         trust: recalled.confidence,

@@ -8,8 +8,8 @@ use ferrex_core::{Content, Timestamp};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::{
-    base::clock,
+use crate::base::clock;
+use ferrex_engine::{
     derived::index::{MemoryRow, Standing},
     engine::{
         Backlog, Contradiction, DetailedStats, Engine, HistoryEntry, Reach, Recalled, Reflection,
@@ -767,12 +767,12 @@ pub struct FilesStats {
     pub watched: usize,
     /// Files read, chunks, skipped files.
     #[serde(flatten)]
-    pub counts: crate::derived::index::files::FileCounts,
+    pub counts: ferrex_engine::derived::index::files::FileCounts,
     /// The watcher and the file worker: state, queued paths, progress.
-    pub status: crate::engine::files::WatchStatus,
+    pub status: ferrex_engine::engine::files::WatchStatus,
     /// The first skipped files, with why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub skipped_files: Vec<crate::engine::files::SkippedFile>,
+    pub skipped_files: Vec<ferrex_engine::engine::files::SkippedFile>,
 }
 
 /// The answer of `stats`.
@@ -848,7 +848,7 @@ pub fn stats(stats: &Stats, detailed: Option<&DetailedStats>) -> StatsAnswer {
 }
 
 /// Names devices by id: the registry's names, and this device's.
-pub fn device_names(engine: &crate::engine::Engine) -> impl Fn(&str) -> Option<String> {
+pub fn device_names(engine: &ferrex_engine::engine::Engine) -> impl Fn(&str) -> Option<String> {
     let registry = engine.replica().registry();
     let me = engine.replica().device().to_owned();
     move |id: &str| registry.name_of(id).or_else(|| (id == me).then(|| "this device".to_owned()))

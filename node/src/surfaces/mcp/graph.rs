@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{answers, params, working::Origin};
-use crate::engine::{
+use ferrex_engine::engine::{
     Engine, ToolError,
     graph::{self, GraphRequest, LinkRequest, Node, UpdateRequest},
 };

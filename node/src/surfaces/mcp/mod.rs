@@ -22,7 +22,7 @@ use rmcp::{
 };
 use serde_json::json;
 
-use crate::engine::{Engine, ToolError};
+use ferrex_engine::engine::{Engine, ToolError};
 use tools::Effect;
 
 /// What the server tells agents about itself.

@@ -12,7 +12,7 @@ use rmcp::{
 };
 
 use super::answers;
-use crate::engine::Engine;
+use ferrex_engine::engine::Engine;
 
 /// The scheme and path every memory's resource URI starts with.
 const MEMORY_URI: &str = "ferrex://memory/";

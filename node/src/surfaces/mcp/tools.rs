@@ -9,10 +9,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{answers, args, graph, params, working, working::Origin};
-use crate::{
-    base::clock,
-    engine::{Engine, RecallRequest, Sources, ToolError},
-};
+use crate::base::clock;
+use ferrex_engine::engine::{Engine, RecallRequest, Sources, ToolError};
 
 /// What a tool does to the memory, as MCP's tool annotations tell clients
 /// (a client may run a read-only tool without asking, and ask before a
@@ -180,7 +178,7 @@ pub const TOOLS: &[ToolSpec] = &[
         description: "Make a folder's docs recallable on this device (Markdown by heading; \
             JSON, YAML, TOML whole), kept current: add a `path`, `remove` one, `reindex`.",
         input: args::input_schema::<params::IndexFiles>,
-        output: args::output_schema::<crate::engine::files::IndexFilesAnswer>,
+        output: args::output_schema::<ferrex_engine::engine::files::IndexFilesAnswer>,
     },
     ToolSpec {
         name: "stats",
@@ -522,7 +520,7 @@ fn index_files(
     engine: &Engine,
     origin: &Origin,
     params: params::IndexFiles,
-) -> Result<crate::engine::files::IndexFilesAnswer, ToolError> {
+) -> Result<ferrex_engine::engine::files::IndexFilesAnswer, ToolError> {
     let path = |field: &str, text: &str| {
         crate::base::config::absolute_path(text.trim())
             .map_err(|error| FieldError::new(field, format!("{error:#}")))
@@ -557,7 +555,7 @@ fn index_files(
         None => None,
     };
     let remove = params.remove.as_deref().map(|text| path("remove", text)).transpose()?;
-    engine.index_files(&crate::engine::files::IndexFilesRequest {
+    engine.index_files(&ferrex_engine::engine::files::IndexFilesRequest {
         add,
         remove,
         reindex: params.reindex,
@@ -573,7 +571,7 @@ fn stats(
     let detailed = if params.detailed { Some(engine.detailed_stats()?) } else { None };
     let mut answer = answers::stats(&stats, detailed.as_ref());
     if params.topics {
-        let reach = crate::engine::Reach::Of(vec![origin.namespace(None)?]);
+        let reach = ferrex_engine::engine::Reach::Of(vec![origin.namespace(None)?]);
         answer.topics = Some(answers::topics_of(engine, &reach, TOPICS)?);
     }
     Ok(answer)

@@ -9,12 +9,10 @@ use super::{
     answers::{Device, device_names},
     params,
 };
-use crate::{
-    base::clock,
-    engine::{
-        Engine, ToolError,
-        working::{Task, ago, session_id},
-    },
+use crate::base::clock;
+use ferrex_engine::engine::{
+    Engine, ToolError,
+    working::{Task, ago, session_id},
 };
 
 /// Where a call comes from: the agent's project, when known (the bridge's
@@ -498,7 +496,7 @@ pub fn context_of(
     engine: &Engine,
     origin: &Origin,
     budget: Option<usize>,
-) -> Result<crate::engine::working::SessionContext, ToolError> {
+) -> Result<ferrex_engine::engine::working::SessionContext, ToolError> {
     let namespace = origin.namespace(None)?;
     let project = project_of(origin, None, &namespace);
     context_in(engine, &namespace, project.as_deref(), budget)
@@ -509,7 +507,7 @@ fn context_in(
     namespace: &Namespace,
     project: Option<&str>,
     budget: Option<usize>,
-) -> Result<crate::engine::working::SessionContext, ToolError> {
+) -> Result<ferrex_engine::engine::working::SessionContext, ToolError> {
     let budget = budget.unwrap_or(engine.working_settings().context_tokens);
     let names = device_names(engine);
     let me = engine.replica().device().to_owned();
