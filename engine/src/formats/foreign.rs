@@ -9,12 +9,66 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use ferrex_core::{Timestamp, validate::MAX_CONTENT_BYTES};
 use serde_json::{Map, Value, json};
 
 use super::Reading;
 use crate::base::clock;
+
+/// Why a source was not read; nothing of it is imported then.
+#[derive(Debug, thiserror::Error)]
+pub enum ForeignError {
+    /// `--from` names no format ferrex reads.
+    #[error("--from {0:?}: ferrex imports ferrex, mcp-memory, mcp-memory-service or markdown")]
+    UnknownFormat(String),
+    /// What the file holds could not be told.
+    #[error(
+        "cannot tell what {} holds: give --from ferrex, mcp-memory, mcp-memory-service or markdown",
+        .0.display()
+    )]
+    Unrecognised(PathBuf),
+    /// A line, row or file is bad (the reading stops at the first unless it
+    /// keeps going): where, and why.
+    #[error("{0}")]
+    Bad(String),
+    /// A database without the table and columns of mcp-memory-service.
+    #[error(
+        "{} has no memories table with a {column} column: not an mcp-memory-service database",
+        path.display()
+    )]
+    NotMcpMemoryService {
+        /// The database.
+        path: PathBuf,
+        /// The column it lacks.
+        column: &'static str,
+    },
+    /// A file or folder could not be read.
+    #[error("reading {}", path.display())]
+    Read {
+        /// The file or folder.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The database could not be read.
+    #[error("reading {}", path.display())]
+    Database {
+        /// The database.
+        path: PathBuf,
+        /// Why.
+        source: rusqlite::Error,
+    },
+}
+
+impl ForeignError {
+    fn read(path: &Path) -> impl FnOnce(std::io::Error) -> ForeignError + '_ {
+        move |source| ForeignError::Read { path: path.to_owned(), source }
+    }
+
+    fn database(path: &Path) -> impl Fn(rusqlite::Error) -> ForeignError + '_ {
+        move |source| ForeignError::Database { path: path.to_owned(), source }
+    }
+}
 
 /// The formats `ferrex import` reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,24 +85,22 @@ pub enum Format {
 
 impl Format {
     /// The format `--from` names.
-    pub fn parse(name: &str) -> anyhow::Result<Format> {
+    pub fn parse(name: &str) -> Result<Format, ForeignError> {
         Ok(match name {
             "ferrex" => Format::Ferrex,
             "mcp-memory" => Format::McpMemory,
             "mcp-memory-service" => Format::McpMemoryService,
             "markdown" => Format::Markdown,
-            other => anyhow::bail!(
-                "--from {other:?}: ferrex imports ferrex, mcp-memory, mcp-memory-service or markdown"
-            ),
+            other => return Err(ForeignError::UnknownFormat(other.to_owned())),
         })
     }
 
     /// The format of `path`, from what it holds.
-    pub fn guess(path: &Path) -> anyhow::Result<Format> {
+    pub fn guess(path: &Path) -> Result<Format, ForeignError> {
         if path.is_dir() {
             return Ok(Format::Markdown);
         }
-        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let bytes = std::fs::read(path).map_err(ForeignError::read(path))?;
         if bytes.starts_with(b"SQLite format 3\0") {
             return Ok(Format::McpMemoryService);
         }
@@ -61,10 +113,7 @@ impl Format {
         match value["type"].as_str() {
             Some(crate::formats::jsonl::HEADER_TYPE) => Ok(Format::Ferrex),
             Some("entity" | "relation") => Ok(Format::McpMemory),
-            _ => anyhow::bail!(
-                "cannot tell what {} holds: give --from ferrex, mcp-memory, mcp-memory-service or markdown",
-                path.display()
-            ),
+            _ => Err(ForeignError::Unrecognised(path.to_owned())),
         }
     }
 }
@@ -95,7 +144,7 @@ fn text<'a>(value: &'a Value, field: &str) -> Result<&'a str, String> {
 /// The official MCP memory server's knowledge graph: an entity's type
 /// becomes the fact `name / is a / type`, each observation a text about the
 /// entity, each relation the fact `from / relationType / to`.
-pub fn mcp_memory(source: &str, reading: &mut Reading) -> Result<Vec<Item>, String> {
+pub fn mcp_memory(source: &str, reading: &mut Reading) -> Result<Vec<Item>, ForeignError> {
     let mut items = Vec::new();
     for (index, raw) in source.lines().enumerate() {
         let number = index + 1;
@@ -104,7 +153,7 @@ pub fn mcp_memory(source: &str, reading: &mut Reading) -> Result<Vec<Item>, Stri
         }
         match graph_line(number, raw) {
             Ok(found) => items.extend(found),
-            Err(why) => reading.bad(format!("line {number}: {why}"))?,
+            Err(why) => reading.bad(format!("line {number}: {why}")).map_err(ForeignError::Bad)?,
         }
     }
     Ok(items)
@@ -164,23 +213,20 @@ fn graph_line(number: usize, raw: &str) -> Result<Vec<Item>, String> {
 /// mcp-memory-service's database: every memory not deleted, with its tags,
 /// its type (a tag too; `procedural` and how-tos stay procedural), its
 /// metadata (as context) and its creation time (as when it happened).
-pub fn mcp_memory_service(
-    path: &Path,
-    reading: &mut Reading,
-) -> anyhow::Result<Result<Vec<Item>, String>> {
+pub fn mcp_memory_service(path: &Path, reading: &mut Reading) -> Result<Vec<Item>, ForeignError> {
     use rusqlite::{Connection, OpenFlags};
-    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .with_context(|| format!("opening {}", path.display()))?;
+    let database = ForeignError::database(path);
+    let conn =
+        Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(&database)?;
     let columns: Vec<String> = conn
-        .prepare("SELECT name FROM pragma_table_info('memories')")?
-        .query_map([], |row| row.get(0))?
-        .collect::<Result<_, _>>()?;
-    for needed in ["content", "tags", "memory_type", "metadata", "created_at"] {
-        if !columns.iter().any(|column| column == needed) {
-            return Ok(Err(format!(
-                "{} has no memories table with a {needed} column: not an mcp-memory-service database",
-                path.display()
-            )));
+        .prepare("SELECT name FROM pragma_table_info('memories')")
+        .and_then(|mut statement| {
+            statement.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()
+        })
+        .map_err(&database)?;
+    for column in ["content", "tags", "memory_type", "metadata", "created_at"] {
+        if !columns.iter().any(|found| found == column) {
+            return Err(ForeignError::NotMcpMemoryService { path: path.to_owned(), column });
         }
     }
     let deleted = if columns.iter().any(|column| column == "deleted_at") {
@@ -188,10 +234,12 @@ pub fn mcp_memory_service(
     } else {
         ""
     };
-    let mut statement = conn.prepare(&format!(
-        "SELECT rowid, content, tags, memory_type, metadata, created_at FROM memories {deleted}
-         ORDER BY rowid"
-    ))?;
+    let mut statement = conn
+        .prepare(&format!(
+            "SELECT rowid, content, tags, memory_type, metadata, created_at FROM memories {deleted}
+             ORDER BY rowid"
+        ))
+        .map_err(&database)?;
     let rows = statement.query_map([], |row| {
         Ok((
             row.get::<_, i64>(0)?,
@@ -201,15 +249,16 @@ pub fn mcp_memory_service(
             row.get::<_, Option<String>>(4)?,
             row.get::<_, Option<f64>>(5)?,
         ))
-    })?;
+    });
+    let rows = rows.map_err(&database)?;
     let mut items = Vec::new();
     for row in rows {
-        let (rowid, content, tags, kind, metadata, created_at) = row?;
+        let (rowid, content, tags, kind, metadata, created_at) = row.map_err(&database)?;
         let at = |why: &str| format!("row {rowid}: {why}");
         let Some(content) = content.filter(|content| !content.trim().is_empty()) else {
             match reading.bad(at("content is empty")) {
                 Ok(()) => continue,
-                Err(why) => return Ok(Err(why)),
+                Err(why) => return Err(ForeignError::Bad(why)),
             }
         };
         let mut tags: Vec<String> = tags
@@ -238,7 +287,7 @@ pub fn mcp_memory_service(
             if serde_json::from_str::<Value>(&metadata).is_err() {
                 match reading.bad(at("metadata is not JSON")) {
                     Ok(()) => continue,
-                    Err(why) => return Ok(Err(why)),
+                    Err(why) => return Err(ForeignError::Bad(why)),
                 }
             }
             arguments["context"] = json!(metadata);
@@ -247,7 +296,7 @@ pub fn mcp_memory_service(
             if !seconds.is_finite() || seconds < 0.0 {
                 match reading.bad(at("created_at is not a time")) {
                     Ok(()) => continue,
-                    Err(why) => return Ok(Err(why)),
+                    Err(why) => return Err(ForeignError::Bad(why)),
                 }
             }
             #[allow(clippy::cast_possible_truncation, reason = "milliseconds since 1970 fit")]
@@ -256,14 +305,14 @@ pub fn mcp_memory_service(
         }
         items.push(item(format!("row {rowid}"), arguments));
     }
-    Ok(Ok(items))
+    Ok(items)
 }
 
 /// Markdown notes: every `.md` file under `path` (or `path` itself), each
 /// section (a heading and what follows it; a file without headings is one
 /// section) a memory, with the front matter's `tags` and its `date` (or
 /// `created`) as when it happened, and the file as its source.
-pub fn markdown(path: &Path, reading: &mut Reading) -> anyhow::Result<Result<Vec<Item>, String>> {
+pub fn markdown(path: &Path, reading: &mut Reading) -> Result<Vec<Item>, ForeignError> {
     let mut files = Vec::new();
     if path.is_dir() {
         collect_notes(path, &mut files)?;
@@ -275,25 +324,23 @@ pub fn markdown(path: &Path, reading: &mut Reading) -> anyhow::Result<Result<Vec
     for file in files {
         let name = file.strip_prefix(path).unwrap_or(&file).display().to_string();
         let name = if name.is_empty() { file.display().to_string() } else { name };
-        let bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
+        let bytes = std::fs::read(&file).map_err(ForeignError::read(&file))?;
         let found = String::from_utf8(bytes)
             .map_err(|_| "not UTF-8 text".to_owned())
             .and_then(|source| note(&name, &source));
         match found {
             Ok(found) => items.extend(found),
             Err(why) => {
-                if let Err(why) = reading.bad(format!("{name}: {why}")) {
-                    return Ok(Err(why));
-                }
+                reading.bad(format!("{name}: {why}")).map_err(ForeignError::Bad)?;
             }
         }
     }
-    Ok(Ok(items))
+    Ok(items)
 }
 
-fn collect_notes(dir: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
-    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
-        let path = entry?.path();
+fn collect_notes(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), ForeignError> {
+    for entry in std::fs::read_dir(dir).map_err(ForeignError::read(dir))? {
+        let path = entry.map_err(ForeignError::read(dir))?.path();
         let hidden = path.file_name().is_some_and(|name| name.to_string_lossy().starts_with('.'));
         if hidden {
             continue;
@@ -454,15 +501,19 @@ mod tests {
         assert_eq!(items[3].arguments["predicate"], "works on");
         let bad =
             "{\"type\":\"entity\",\"name\":\"x\",\"entityType\":\"t\"}\n{\"type\":\"edge\"}\n";
-        assert_eq!(
+        assert!(matches!(
             mcp_memory(bad, &mut Reading::default()),
-            Err("line 2: type \"edge\" is neither \"entity\" nor \"relation\"".to_owned())
-        );
+            Err(ForeignError::Bad(why))
+                if why == "line 2: type \"edge\" is neither \"entity\" nor \"relation\""
+        ));
         let mut reading = Reading { keep_going: true, ..Reading::default() };
-        assert_eq!(mcp_memory(bad, &mut reading).map(|items| items.len()), Ok(1));
+        assert_eq!(mcp_memory(bad, &mut reading).map(|items| items.len()).ok(), Some(1));
         assert_eq!(reading.skipped.len(), 1);
         let relation = "{\"type\":\"relation\",\"from\":\"a\"}";
-        assert!(mcp_memory(relation, &mut Reading::default()).unwrap_err().contains("line 1: to"));
+        assert!(matches!(
+            mcp_memory(relation, &mut Reading::default()),
+            Err(ForeignError::Bad(why)) if why.contains("line 1: to")
+        ));
     }
 
     #[test]

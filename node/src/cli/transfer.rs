@@ -281,17 +281,24 @@ pub async fn import(
             }
         }
     };
-    let nothing =
-        |error: String| anyhow::anyhow!("{}: {error}; nothing was imported", path.display());
+    // A bad source is named with what became of it; a file that could not
+    // be read keeps its cause.
+    let nothing = |error: foreign::ForeignError| match error {
+        why @ (foreign::ForeignError::Bad(_)
+        | foreign::ForeignError::NotMcpMemoryService { .. }) => {
+            anyhow::anyhow!("{}: {why}; nothing was imported", path.display())
+        }
+        other => anyhow::Error::from(other),
+    };
     let items = match format {
         Format::Ferrex => {
             return restore(home, &read_text()?, path, into.as_ref(), reading, json).await;
         }
         Format::McpMemory => foreign::mcp_memory(&read_text()?, &mut reading).map_err(nothing)?,
         Format::McpMemoryService if !stdin => {
-            foreign::mcp_memory_service(path, &mut reading)?.map_err(nothing)?
+            foreign::mcp_memory_service(path, &mut reading).map_err(nothing)?
         }
-        Format::Markdown if !stdin => foreign::markdown(path, &mut reading)?.map_err(nothing)?,
+        Format::Markdown if !stdin => foreign::markdown(path, &mut reading).map_err(nothing)?,
         _ => bail!("a database or a folder of notes is read from its path, not from stdin"),
     };
     ingest(home, items, into.as_ref(), &reading.skipped, json).await
