@@ -653,17 +653,12 @@ fn show_typed<T: DeserializeOwned>(
     if json {
         print_json(answer);
     } else {
-        output(&render(&read(answer)?));
+        output(&render(&control::read(answer)?));
     }
     Ok(())
 }
 
-/// `answer` read as its type.
-fn read<T: DeserializeOwned>(answer: &Value) -> anyhow::Result<T> {
-    T::deserialize(answer).context("the node answered in a form this ferrex does not read")
-}
-
 /// [`call`], its answer read as its type.
 async fn ask<T: DeserializeOwned>(home: &Home, name: &str, arguments: Value) -> anyhow::Result<T> {
-    read(&call(home, name, arguments).await?)
+    control::read(&call(home, name, arguments).await?)
 }

@@ -10,7 +10,6 @@ use std::{
 use anyhow::{Context, bail};
 use ferrex_core::Namespace;
 use ferrex_sync::{Restored, platform};
-use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::{
@@ -69,17 +68,17 @@ pub async fn export(
     let mut memories = 0;
     let mut stdout = std::io::stdout().lock();
     let mut failed: Option<std::io::Error> = None;
-    let mut unread: Option<serde_json::Error> = None;
-    control::send(&home.socket_file(), &request, |event| match ExportEvent::deserialize(event) {
-        Ok(ExportEvent::Start { records }) => bar = Some(progress(records, "exporting")),
-        Ok(ExportEvent::Line { line }) => {
+    let mut unwritten: Option<serde_json::Error> = None;
+    control::send_events(&home.socket_file(), &request, |event| match event {
+        ExportEvent::Start { records } => bar = Some(progress(records, "exporting")),
+        ExportEvent::Line { line } => {
             if matches!(line, Line::Memory(_)) {
                 memories += 1;
             }
             let line = match serde_json::to_string(&line) {
                 Ok(line) => line,
                 Err(error) => {
-                    unread.get_or_insert(error);
+                    unwritten.get_or_insert(error);
                     return;
                 }
             };
@@ -99,13 +98,10 @@ pub async fn export(
                 bar.inc(1);
             }
         }
-        Err(error) => {
-            unread.get_or_insert(error);
-        }
     })
     .await?;
-    if let Some(error) = unread {
-        return Err(error).context("the node sent an export record this ferrex does not read");
+    if let Some(error) = unwritten {
+        return Err(error).context("writing an export record as JSON");
     }
     if let Some(bar) = bar {
         bar.finish_and_clear();
@@ -140,36 +136,29 @@ async fn export_markdown(home: &Home, namespace: Option<&str>, out: &Path) -> an
     drop(bridge::connect_or_start(home, &[]).await?);
     let request = Request::Export { namespace: namespace.map(str::to_owned) };
     let mut by_namespace: BTreeMap<String, markdown::NamespaceExport> = BTreeMap::new();
-    let mut unread: Option<serde_json::Error> = None;
-    control::send(&home.socket_file(), &request, |event| {
-        let line = match ExportEvent::deserialize(event) {
-            Ok(ExportEvent::Line { line }) => line,
-            Ok(ExportEvent::Start { .. }) => return,
-            Err(error) => {
-                unread.get_or_insert(error);
-                return;
-            }
-        };
-        let namespace = match &line {
-            Line::Entity(entity) => &entity.namespace,
-            Line::Alias(alias) => &alias.namespace,
-            Line::Memory(memory) => &memory.namespace,
-            Line::Header { .. } | Line::Device { .. } | Line::Edge(_) => return,
-        };
-        let entry = by_namespace.entry(namespace.clone()).or_insert_with(|| {
-            markdown::NamespaceExport { name: namespace.clone(), ..Default::default() }
-        });
-        match line {
-            Line::Entity(entity) => entry.entities.push(*entity),
-            Line::Alias(alias) => entry.aliases.push(*alias),
-            Line::Memory(memory) => entry.memories.push(*memory),
-            Line::Header { .. } | Line::Device { .. } | Line::Edge(_) => {}
+    // The namespace's part of the pages, begun when first met.
+    fn part<'a>(
+        parts: &'a mut BTreeMap<String, markdown::NamespaceExport>,
+        name: &str,
+    ) -> &'a mut markdown::NamespaceExport {
+        parts.entry(name.to_owned()).or_insert_with(|| markdown::NamespaceExport {
+            name: name.to_owned(),
+            ..Default::default()
+        })
+    }
+    control::send_events(&home.socket_file(), &request, |event| match event {
+        ExportEvent::Line { line: Line::Entity(entity) } => {
+            part(&mut by_namespace, &entity.namespace).entities.push(*entity)
         }
+        ExportEvent::Line { line: Line::Alias(alias) } => {
+            part(&mut by_namespace, &alias.namespace).aliases.push(*alias)
+        }
+        ExportEvent::Line { line: Line::Memory(memory) } => {
+            part(&mut by_namespace, &memory.namespace).memories.push(*memory)
+        }
+        ExportEvent::Start { .. } | ExportEvent::Line { .. } => {}
     })
     .await?;
-    if let Some(error) = unread {
-        return Err(error).context("the node sent an export record this ferrex does not read");
-    }
     // Each memory's derived standing (current, superseded), a page at a time.
     for (name, entry) in &mut by_namespace {
         let mut offset = 0;
@@ -177,10 +166,8 @@ async fn export_markdown(home: &Home, namespace: Option<&str>, out: &Path) -> an
             let arguments = json!({
                 "namespace": name, "status": "any", "limit": crate::surfaces::views::MAX_PAGE, "offset": offset
             });
-            let page: ListAnswer = ListAnswer::deserialize(
-                control::call(&home.socket_file(), "list", arguments).await?,
-            )
-            .context("the node answered in a form this ferrex does not read")?;
+            let page: ListAnswer =
+                control::read(&control::call(&home.socket_file(), "list", arguments).await?)?;
             let count = page.memories.len();
             for browsed in page.memories {
                 entry.standing.insert(browsed.memory.id, browsed.memory.standing);
@@ -354,8 +341,7 @@ async fn ingest(
             .collect();
         let answer =
             control::call(&home.socket_file(), "ingest", json!({"items": arguments})).await?;
-        let outcomes = Vec::<Ingested>::deserialize(answer)
-            .context("the node answered an import in a form this ferrex does not read")?;
+        let outcomes: Vec<Ingested> = control::read(&answer)?;
         for (item, outcome) in batch.iter().zip(outcomes) {
             match outcome.status.as_str() {
                 "stored" => stored += 1,

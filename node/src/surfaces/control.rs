@@ -198,8 +198,33 @@ pub async fn ask<T: serde::de::DeserializeOwned>(
     socket: &Path,
     request: &Request,
 ) -> anyhow::Result<T> {
-    let answer = send(socket, request, |_| {}).await?;
-    serde_json::from_value(answer).context("the node answered in a form this ferrex does not read")
+    read(&send(socket, request, |_| {}).await?)
+}
+
+/// An answer of the node read as its type `T`.
+pub fn read<T: serde::de::DeserializeOwned>(answer: &Value) -> anyhow::Result<T> {
+    T::deserialize(answer).context("the node answered in a form this ferrex does not read")
+}
+
+/// [`send`], each event read as its type `E`; an event this ferrex cannot
+/// read fails the request once the node has answered.
+pub async fn send_events<E: serde::de::DeserializeOwned>(
+    socket: &Path,
+    request: &Request,
+    mut on_event: impl FnMut(E),
+) -> anyhow::Result<Value> {
+    let mut unread: Option<serde_json::Error> = None;
+    let answer = send(socket, request, |event| match E::deserialize(event) {
+        Ok(event) => on_event(event),
+        Err(error) => {
+            unread.get_or_insert(error);
+        }
+    })
+    .await?;
+    match unread {
+        Some(error) => Err(error).context("the node sent an event this ferrex does not read"),
+        None => Ok(answer),
+    }
 }
 
 /// An answer of the node as a line of the socket: `answer`'s fields and
