@@ -81,6 +81,22 @@ impl TestEngine {
         TestEngine::with(device, &Config::default(), Box::new(WordHashTestEmbedder))
     }
 
+    /// An engine of device `device` with `config`'s settings and the real
+    /// embedding model, loaded as a node loads it (found as a node finds
+    /// it: `FERREX_EMBED_MODEL_DIR`, else the cache `scripts/fetch-model`
+    /// fills), for tests whose outcome depends on the model: what is alike,
+    /// a duplicate, a correction.
+    pub fn with_model(device: &str, config: &Config) -> anyhow::Result<TestEngine> {
+        let files = ferrex_embed::ModelSearch::from_env().locate(config.tier)?;
+        let options = ferrex_embed::EmbedderOptions {
+            tier: config.tier,
+            intra_threads: config.threads,
+            ..Default::default()
+        };
+        let model = ferrex_embed::FastEmbedder::from_verified_files(&files, &options)?;
+        TestEngine::with(device, config, Box::new(model))
+    }
+
     /// An engine of device `device` with `config`'s settings and `embedder`.
     pub fn with(
         device: &str,

@@ -13,12 +13,14 @@ use std::{
 };
 
 use anyhow::{Context, bail};
+use ferrex_engine::answers::{RecallAnswer, StatsAnswer, StoreAnswer};
 use rmcp::{
     RoleClient, ServiceExt,
     model::CallToolRequestParams,
     service::RunningService,
     transport::{ConfigureCommandExt, TokioChildProcess},
 };
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 /// The `ferrex` binary under test: `$FERREX_BIN`, else the one cargo built
@@ -364,6 +366,11 @@ pub fn checkout(path: &Path, url: &str) -> PathBuf {
 }
 
 /// The ids of a `recall` answer's results, best first.
+pub fn ids(answer: &RecallAnswer) -> Vec<String> {
+    answer.results.iter().map(|result| result.memory.id.clone()).collect()
+}
+
+/// The ids of a `recall` answer's results read as JSON, best first.
 pub fn result_ids(answer: &Value) -> Vec<String> {
     answer["results"]
         .as_array()
@@ -562,28 +569,44 @@ impl Client {
         }
     }
 
+    /// Calls a tool that must succeed and reads its answer as `T`, the type
+    /// the node wrote it from (`ferrex_engine::answers`): a field renamed,
+    /// dropped or of another type fails here, where it is read.
+    pub async fn answer<T: DeserializeOwned>(&self, tool: &str, arguments: Value) -> T {
+        let answer = self.ok(tool, arguments.clone()).await;
+        match serde_json::from_value(answer.clone()) {
+            Ok(typed) => typed,
+            Err(error) => panic!(
+                "{tool} {arguments} answered what its type does not read ({error}): {answer}"
+            ),
+        }
+    }
+
     /// Stores free text in `namespace`; returns the id.
     pub async fn store_text(&self, content: &str, namespace: &str) -> String {
-        let answer = self.ok("store", json!({"content": content, "namespace": namespace})).await;
-        assert_eq!(answer["status"], "stored", "{answer}");
-        answer["id"].as_str().expect("an id").to_owned()
+        let answer: StoreAnswer =
+            self.answer("store", json!({"content": content, "namespace": namespace})).await;
+        assert_eq!(answer.status, "stored", "{answer:?}");
+        answer.id
+    }
+
+    /// `recall` of `query` in `namespace`, at most `limit` results.
+    pub async fn recall(&self, query: &str, namespace: &str, limit: usize) -> RecallAnswer {
+        self.answer("recall", json!({"query": query, "namespace": namespace, "limit": limit})).await
     }
 
     /// The ids `recall` returns for `query` in `namespace`, best first.
     pub async fn recall_ids(&self, query: &str, namespace: &str, limit: usize) -> Vec<String> {
-        let answer = self
-            .ok("recall", json!({"query": query, "namespace": namespace, "limit": limit}))
-            .await;
-        result_ids(&answer)
+        ids(&self.recall(query, namespace, limit).await)
     }
 
     /// Waits (bounded: 300 s) until the node has every vector of
     /// everything it holds.
     pub async fn caught_up(&self) {
         let done = eventually(Duration::from_secs(300), || async {
-            let stats = self.ok("stats", json!({})).await;
-            let lag = &stats["index_lag"];
-            (lag["embeddings_queued"] == 0 && lag["passages_queued"] == 0).then_some(())
+            let stats: StatsAnswer = self.answer("stats", json!({})).await;
+            let lag = &stats.index_lag;
+            (lag.embeddings_queued == 0 && lag.passages_queued == 0).then_some(())
         })
         .await;
         assert!(done.is_some(), "the node was still embedding after 300 s");

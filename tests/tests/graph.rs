@@ -1,19 +1,26 @@
-//! The knowledge graph through MCP on one node: `link` between entities
-//! and between memories (normalised relation types, reinforcement),
-//! `graph` (depth, filters, direction, cycles, the limit), `entity` (an
-//! entity's whole story) and `update` (a new version, an edit in place), and
-//! forgetting that takes versions and links with it.
+//! The knowledge graph through MCP on one node: the graph tools carry what
+//! the engine decides of entities (`engine/tests/graph.rs` tests that in
+//! process), `link` between memories, `update` (a new version, an edit in
+//! place), forgetting that takes versions and links with it, and recall
+//! that reaches through the graph.
 
 #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
-use ferrex_tests::{Client, TestHome, result_ids};
+use ferrex_engine::answers::{
+    ForgetAnswer, HistoryAnswer, RecallAnswer, StatsAnswer,
+    graph::{EntityAnswer, GraphAnswer, LinkAnswer, UpdateAnswer},
+};
+use ferrex_tests::{Client, TestHome, ids};
 use serde_json::{Value, json};
 
 const NAMESPACE: &str = "eng";
 
-async fn link(client: &Client, from: &str, relation: &str, to: &str) -> Value {
+async fn link(client: &Client, from: &str, relation: &str, to: &str) -> LinkAnswer {
     client
-        .ok("link", json!({"from": from, "to": to, "relation": relation, "namespace": NAMESPACE}))
+        .answer(
+            "link",
+            json!({"from": from, "to": to, "relation": relation, "namespace": NAMESPACE}),
+        )
         .await
 }
 
@@ -24,231 +31,33 @@ async fn error(client: &Client, tool: &str, arguments: Value) -> String {
     }
 }
 
-fn labels(answer: &Value) -> Vec<(String, u64)> {
-    answer["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|node| (node["label"].as_str().unwrap().to_owned(), node["depth"].as_u64().unwrap()))
-        .collect()
+async fn walk(client: &Client, from: &str) -> GraphAnswer {
+    client.answer("graph", json!({"from": from, "namespace": NAMESPACE})).await
 }
 
-fn edges(answer: &Value) -> Vec<(String, i64)> {
-    answer["edges"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|edge| {
-            (edge["relation"].as_str().unwrap().to_owned(), edge["weight"].as_i64().unwrap())
-        })
-        .collect()
-}
-
+/// What the engine decides of entities, walks and stories is tested in
+/// process (`engine/tests/graph.rs`); here, that MCP carries it, with the
+/// devices named as the registry names them.
 #[tokio::test]
-async fn entities_linked_walked_and_told_whole() {
+async fn entities_are_linked_walked_and_told_through_mcp() {
     let home = TestHome::named("laptop");
     let client = home.client().await;
-    // Entities are created on first mention; `uses` is filed under depends_on.
-    let first = link(&client, "ferrex", "uses", "Automerge").await;
-    assert_eq!(first["reinforced"], false, "{first}");
-    assert_eq!(first["edge"]["relation"], "depends_on", "{first}");
-    assert_eq!(first["edge"]["weight"], 1);
-    assert_eq!(first["edge"]["by"], json!(["laptop"]));
-    assert_eq!(first["nodes"][0]["kind"], "entity");
-    // Stated again, in another spelling of both the relation and a name:
-    // reinforced, not duplicated.
-    let again = link(&client, "Ferrex", "depends on", "automerge").await;
-    assert_eq!(again["reinforced"], true, "{again}");
-    assert_eq!(again["id"], first["id"]);
-    assert_eq!(again["edge"]["weight"], 2, "{again}");
-    link(&client, "ferrex", "depends_on", "iroh").await;
-    link(&client, "automerge", "built_with", "rust").await;
-    link(&client, "iroh", "built with", "Rust").await;
-    link(&client, "ferrex", "owned_by", "platform team").await;
-    // A cycle: rust depends on ferrex (it does not, but the walk must end).
-    link(&client, "rust", "relates_to", "ferrex").await;
-    // A fact whose object is an entity is a relation too.
-    client
-        .ok(
-            "store",
-            json!({"subject": "platform team", "predicate": "part of", "object": "engineering", "entities": ["engineering"], "namespace": NAMESPACE}),
-        )
+    let first: LinkAnswer = client
+        .answer("link", json!({"from": "ferrex", "to": "Automerge", "relation": "uses", "namespace": NAMESPACE}))
         .await;
-
-    let walked = client
-        .ok(
-            "graph",
-            json!({"from": "ferrex", "depth": 1, "direction": "out", "namespace": NAMESPACE}),
-        )
+    assert_eq!((first.edge.relation.as_str(), first.edge.weight), ("depends_on", 1));
+    assert_eq!(first.edge.by, ["laptop"]);
+    let again: LinkAnswer = client
+        .answer("link", json!({"from": "Ferrex", "to": "automerge", "relation": "depends on", "namespace": NAMESPACE}))
         .await;
-    assert_eq!(
-        labels(&walked),
-        [
-            ("ferrex".to_owned(), 0),
-            ("Automerge".to_owned(), 1),
-            ("iroh".to_owned(), 1),
-            ("platform team".to_owned(), 1)
-        ],
-        "{walked}"
-    );
-    assert!(edges(&walked).contains(&("depends_on".to_owned(), 2)), "{walked}");
-    assert_eq!(walked["truncated"], false);
-
-    // Deeper, only depends_on and built_with, both ways: rust is reached at
-    // depth 2 once, and the relates_to edge back to ferrex is not followed.
-    let deep = client
-        .ok(
-            "graph",
-            json!({"from": "ferrex", "depth": 5, "relations": ["depends_on", "built-with"], "namespace": NAMESPACE}),
-        )
-        .await;
-    assert_eq!(
-        labels(&deep),
-        [
-            ("ferrex".to_owned(), 0),
-            ("Automerge".to_owned(), 1),
-            ("iroh".to_owned(), 1),
-            ("rust".to_owned(), 2)
-        ],
-        "{deep}"
-    );
-    assert_eq!(deep["edges"].as_array().unwrap().len(), 4, "{deep}");
-    // Every way: the cycle through rust ends, each edge reported once.
-    let all =
-        client.ok("graph", json!({"from": "ferrex", "depth": 5, "namespace": NAMESPACE})).await;
-    assert_eq!(all["nodes"].as_array().unwrap().len(), 6, "{all}");
-    assert_eq!(all["edges"].as_array().unwrap().len(), 7, "{all}");
-    // Into the team: the fact stored with `store` makes it part of engineering.
-    let team = client
-        .ok(
-            "graph",
-            json!({"from": "engineering", "direction": "in", "depth": 2, "namespace": NAMESPACE}),
-        )
-        .await;
-    assert_eq!(
-        labels(&team),
-        [("engineering".to_owned(), 0), ("platform team".to_owned(), 1), ("ferrex".to_owned(), 2)],
-        "{team}"
-    );
-    // The limit truncates, and says so.
-    let limited = client
-        .ok("graph", json!({"from": "ferrex", "depth": 5, "limit": 2, "namespace": NAMESPACE}))
-        .await;
-    assert_eq!(limited["nodes"].as_array().unwrap().len(), 2);
-    assert_eq!(limited["truncated"], true);
-
-    // The entity's story.
-    client
-        .ok(
-            "store",
-            json!({"subject": "ferrex", "predicate": "version", "object": "0.3", "namespace": NAMESPACE}),
-        )
-        .await;
-    client
-        .ok(
-            "store",
-            json!({"subject": "ferrex", "predicate": "version", "object": "0.4", "namespace": NAMESPACE}),
-        )
-        .await;
-    let note = client
-        .ok(
-            "store",
-            json!({"content": "Shipped the ferrex sync fix to the home server today.", "entities": ["ferrex"], "namespace": NAMESPACE}),
-        )
-        .await;
-    let story = client.ok("entity", json!({"name": "FERREX", "namespace": NAMESPACE})).await;
-    assert_eq!(story["node"]["label"], "ferrex", "{story}");
-    let facts: Vec<&str> = story["facts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|fact| fact["object"].as_str().unwrap())
-        .collect();
-    assert_eq!(facts, ["0.4"], "the current version only: {story}");
-    let relations: Vec<(&str, &str, i64)> = story["edges"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .zip(story["nodes"].as_array().unwrap())
-        .map(|(edge, other)| {
-            (
-                edge["relation"].as_str().unwrap(),
-                other["label"].as_str().unwrap(),
-                edge["weight"].as_i64().unwrap(),
-            )
-        })
-        .collect();
-    assert!(relations.contains(&("depends_on", "Automerge", 2)), "{story}");
-    assert!(relations.contains(&("relates_to", "rust", 1)), "the relation in: {story}");
-    assert_eq!(relations.len(), 4, "{story}");
-    assert_eq!(result_ids(&json!({"results": story["memories"]})), [note["id"].as_str().unwrap()]);
-    let history = client
-        .ok("entity", json!({"name": "ferrex", "include_history": true, "namespace": NAMESPACE}))
-        .await;
-    assert_eq!(history["facts"].as_array().unwrap().len(), 2, "{history}");
-
-    // Bad input changes nothing and says what to do.
-    assert!(
-        error(&client, "link", json!({"from": "a", "to": "b", "relation": "supersedes"}))
-            .await
-            .contains("update")
-    );
-    assert!(
-        error(&client, "link", json!({"from": "a", "to": "b", "relation": "--"}))
-            .await
-            .contains("relation")
-    );
-    assert!(
-        error(
-            &client,
-            "link",
-            json!({"from": "ferrex", "to": "Ferrex", "relation": "uses", "namespace": NAMESPACE})
-        )
-        .await
-        .contains("same node")
-    );
-    assert!(
-        error(&client, "graph", json!({"from": "nobody", "namespace": NAMESPACE}))
-            .await
-            .contains("nobody")
-    );
+    assert!(again.reinforced && again.id == first.id, "{again:?}");
+    let walked = walk(&client, "ferrex").await;
+    let labels: Vec<&str> = walked.nodes.iter().map(|node| node.label.as_str()).collect();
+    assert_eq!(labels, ["ferrex", "Automerge"]);
+    let story: EntityAnswer =
+        client.answer("entity", json!({"name": "FERREX", "namespace": NAMESPACE})).await;
+    assert_eq!((story.node.label.as_str(), story.relations_total), ("ferrex", 1));
     assert!(error(&client, "graph", json!({"from": "ferrex", "depth": 6})).await.contains("depth"));
-    assert!(
-        error(&client, "entity", json!({"name": "nobody", "namespace": NAMESPACE}))
-            .await
-            .contains("nobody")
-    );
-    assert_eq!(story["relations_total"], 4, "{story}");
-    // Other spellings of its own name are not aliases.
-    assert_eq!(story["aliases"], json!([]), "{story}");
-    // A hub: a walk stays within its budget, each node with the edge that
-    // reached it; the story shows the heaviest relations and counts all.
-    for index in 0..60_u64 {
-        // Names no fuzzy match joins: ten letters drawn from the index.
-        let mut state = index.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let name: String = (0..10)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                char::from(b'a' + (state % 26) as u8)
-            })
-            .collect();
-        link(&client, &format!("{name} package"), "part of", "monorepo").await;
-    }
-    let hub = client
-        .ok("graph", json!({"from": "monorepo", "depth": 1, "limit": 200, "namespace": NAMESPACE}))
-        .await;
-    let (nodes, hub_edges) = (hub["nodes"].as_array().unwrap(), hub["edges"].as_array().unwrap());
-    assert_eq!(hub["truncated"], true, "{hub}");
-    assert!(nodes.len() > 10 && nodes.len() < 61, "{}", nodes.len());
-    assert_eq!(hub_edges.len(), nodes.len() - 1, "every node comes with its edge");
-    assert!(hub.to_string().len() <= 13_000, "{} bytes", hub.to_string().len());
-    let hub_story = client.ok("entity", json!({"name": "monorepo", "namespace": NAMESPACE})).await;
-    assert_eq!(hub_story["edges"].as_array().unwrap().len(), 25, "{hub_story}");
-    assert_eq!(hub_story["relations_total"], 60);
-    let unlinked = client.ok("entity", json!({"name": "iroh", "namespace": NAMESPACE})).await;
-    assert_eq!(unlinked["edges"].as_array().unwrap().len(), 2, "{unlinked}");
     client.close().await;
 }
 
@@ -266,14 +75,14 @@ async fn memories_linked_updated_and_forgotten_with_their_versions_and_links() {
         .store_text("Postmortem: toolchain drift broke ARM builds for two days.", NAMESPACE)
         .await;
     let fixed = link(&client, &bug, "fixed by", &fix).await;
-    assert_eq!(fixed["edge"]["relation"], "fixed_by", "{fixed}");
-    assert_eq!(fixed["nodes"][1]["kind"], "memory");
+    assert_eq!(fixed.edge.relation, "fixed_by", "{fixed:?}");
+    assert_eq!(fixed.nodes[1].kind, "memory");
     link(&client, &postmortem, "derived_from", &bug).await;
-    let walked = client.ok("graph", json!({"from": bug, "namespace": NAMESPACE})).await;
-    assert_eq!(walked["nodes"].as_array().unwrap().len(), 3, "{walked}");
+    let walked = walk(&client, &bug).await;
+    assert_eq!(walked.nodes.len(), 3, "{walked:?}");
     // A link between memories is read through graph, not recalled.
     let recalled = client.recall_ids("linker ARM fixed_by", NAMESPACE, 10).await;
-    assert!(!recalled.contains(&fixed["id"].as_str().unwrap().to_owned()), "{recalled:?}");
+    assert!(!recalled.contains(&fixed.id), "{recalled:?}");
     assert!(
         error(&client, "link", json!({"from": bug, "to": "ferrex", "relation": "relates_to"}))
             .await
@@ -281,39 +90,32 @@ async fn memories_linked_updated_and_forgotten_with_their_versions_and_links() {
     );
 
     // A change of bookkeeping edits in place.
-    let edited = client
-        .ok(
+    let edited: UpdateAnswer = client
+        .answer(
             "update",
             json!({"id": fix, "tags": ["arm", "toolchain"], "confidence": 0.8, "importance": 0.9}),
         )
         .await;
-    assert_eq!(edited["id"], fix.as_str(), "{edited}");
-    assert!(edited.get("replaces").is_none());
-    let shown =
-        client.ok("recall", json!({"query": "linker lld toolchain", "namespace": NAMESPACE})).await;
-    let row = shown["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|row| row["id"] == fix.as_str())
-        .unwrap()
-        .clone();
-    let mut tags: Vec<&str> =
-        row["tags"].as_array().unwrap().iter().map(|tag| tag.as_str().unwrap()).collect();
+    assert_eq!(edited.id, fix, "{edited:?}");
+    assert!(edited.replaces.is_none());
+    let shown = client.recall("linker lld toolchain", NAMESPACE, 10).await;
+    let row = &shown.results.iter().find(|row| row.memory.id == fix).unwrap().memory;
+    let mut tags: Vec<&str> = row.tags.iter().map(String::as_str).collect();
     tags.sort_unstable();
-    assert_eq!(tags, ["arm", "importance:0.90", "toolchain"], "{row}");
-    assert_eq!(row["confidence"], 0.8);
+    assert_eq!(tags, ["arm", "importance:0.90", "toolchain"], "{row:?}");
+    assert!((row.confidence - 0.8).abs() < 1e-9, "{row:?}");
     // A change of meaning is a new version; history keeps the old.
-    let version = client
-        .ok(
+    let version: UpdateAnswer = client
+        .answer(
             "update",
             json!({"id": fix, "content": "Pinned the linker to lld 18 in the ARM toolchain file."}),
         )
         .await;
-    let new_fix = version["id"].as_str().unwrap().to_owned();
-    assert_eq!(version["replaces"], fix.as_str(), "{version}");
-    let history = client.ok("history", json!({"id": new_fix, "namespace": NAMESPACE})).await;
-    assert_eq!(history["count"], 2, "{history}");
+    let new_fix = version.id.clone();
+    assert_eq!(version.replaces.as_deref(), Some(fix.as_str()), "{version:?}");
+    let history: HistoryAnswer =
+        client.answer("history", json!({"id": new_fix, "namespace": NAMESPACE})).await;
+    assert_eq!(history.count, 2, "{history:?}");
     let found = client.recall_ids("which lld version pins the ARM linker", NAMESPACE, 5).await;
     assert_eq!(found.first(), Some(&new_fix), "{found:?}");
     assert!(!found.contains(&fix), "the old version is superseded: {found:?}");
@@ -342,17 +144,17 @@ async fn memories_linked_updated_and_forgotten_with_their_versions_and_links() {
     );
 
     // Forgetting the new version forgets the old, and the link that named the old.
-    let forgotten = client.ok("forget", json!({"ids": [new_fix]})).await;
-    assert_eq!(forgotten["forgotten"], json!([new_fix]), "{forgotten}");
+    let forgotten: ForgetAnswer = client.answer("forget", json!({"ids": [new_fix]})).await;
+    assert_eq!(forgotten.forgotten, [new_fix.as_str()], "{forgotten:?}");
     assert!(
         error(&client, "update", json!({"id": fix, "confidence": 0.1})).await.contains("forgotten")
     );
-    let walked = client.ok("graph", json!({"from": bug, "namespace": NAMESPACE})).await;
-    assert_eq!(labels(&walked).len(), 2, "only the postmortem stays linked: {walked}");
+    let walked = walk(&client, &bug).await;
+    assert_eq!(walked.nodes.len(), 2, "only the postmortem stays linked: {walked:?}");
     assert!(home.files_containing("lld 17").is_empty(), "{:?}", home.files_containing("lld 17"));
     assert!(home.files_containing("lld 18").is_empty());
-    let stats = client.ok("stats", json!({})).await;
-    assert_eq!(stats["forgotten"], 3, "both versions and the link: {stats}");
+    let stats: StatsAnswer = client.answer("stats", json!({})).await;
+    assert_eq!(stats.forgotten, 3, "both versions and the link");
     client.close().await;
 }
 
@@ -374,11 +176,12 @@ async fn an_update_that_races_a_forget_leaves_no_version_behind() {
             writer.call("update", json!({"id": id, "content": content})),
             forgetter.call("forget", json!({"ids": [id]})),
         );
-        assert_eq!(forgot.unwrap().unwrap()["forgotten"], json!([id]));
+        let forgot: ForgetAnswer = serde_json::from_value(forgot.unwrap().unwrap()).unwrap();
+        assert_eq!(forgot.forgotten, [id.as_str()]);
         match updated.unwrap() {
             Ok(answer) => {
                 // The update won the race: its version went with the forget.
-                let new = answer["id"].as_str().unwrap();
+                let new = serde_json::from_value::<UpdateAnswer>(answer.clone()).unwrap().id;
                 let again =
                     writer.call("update", json!({"id": new, "confidence": 0.5})).await.unwrap();
                 assert!(
@@ -431,13 +234,13 @@ async fn recall_reaches_through_entities_and_links_when_the_graph_is_weighed() {
         let store = |content: &'static str, entities: &'static [&'static str]| {
             let client = &client;
             async move {
-                let answer = client
-                    .ok(
+                client
+                    .answer::<ferrex_engine::answers::StoreAnswer>(
                         "store",
                         json!({"content": content, "entities": entities, "namespace": NAMESPACE}),
                     )
-                    .await;
-                answer["id"].as_str().unwrap().to_owned()
+                    .await
+                    .id
             }
         };
         for look_alike in LOOK_ALIKES {
@@ -470,16 +273,13 @@ async fn recall_reaches_through_entities_and_links_when_the_graph_is_weighed() {
         let rank = |query: &'static str, id: String| {
             let client = &client;
             async move {
-                let answer = client
-                    .ok("recall", json!({"query": query, "namespace": NAMESPACE, "limit": 10}))
-                    .await;
-                let texts: Vec<String> = answer["results"]
-                    .as_array()
-                    .unwrap()
+                let answer: RecallAnswer = client.recall(query, NAMESPACE, 10).await;
+                let texts: Vec<String> = answer
+                    .results
                     .iter()
-                    .map(|result| result["content"].to_string())
+                    .map(|result| result.memory.content.content.clone().unwrap_or_default())
                     .collect();
-                let ids = result_ids(&answer);
+                let ids = ids(&answer);
                 (ids.iter().position(|found| *found == id).unwrap_or(10), ids, texts)
             }
         };
@@ -491,9 +291,9 @@ async fn recall_reaches_through_entities_and_links_when_the_graph_is_weighed() {
         assert!(fix_rank < 10, "{texts:#?}");
         ranks.push((owner_rank, fix_rank));
         // The link between memories is never a result itself.
-        assert!(!found.contains(&linked["id"].as_str().unwrap().to_owned()));
+        assert!(!found.contains(&linked.id));
         if weighed {
-            client.ok("forget", json!({"ids": [linked["id"]]})).await;
+            client.ok("forget", json!({"ids": [linked.id]})).await;
             let (after, _, texts) = rank(how, fix.clone()).await;
             assert_eq!(after, ranks[0].1, "a forgotten link joins nothing: {texts:#?}");
         }

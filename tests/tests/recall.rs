@@ -3,7 +3,8 @@
 
 #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
-use ferrex_tests::{TestHome, result_ids};
+use ferrex_engine::answers::{ForgetAnswer, RecallAnswer, StatsAnswer, StoreAnswer};
+use ferrex_tests::{TestHome, ids};
 use serde_json::json;
 
 /// Thirty varied memories; the first ten have a paraphrased query each.
@@ -86,17 +87,16 @@ async fn namespaces_isolate_and_forget_removes_from_recall() {
     assert_eq!(in_personal, vec![personal.clone()], "only personal memories in personal");
     assert!(client.recall_ids("anything at all", "empty-namespace", 10).await.is_empty());
 
-    let answer = client.ok("forget", json!({"ids": [work, "no-such-id"]})).await;
-    assert_eq!(answer["forgotten"], json!([work]));
-    assert_eq!(answer["unknown"], json!(["no-such-id"]));
+    let answer: ForgetAnswer = client.answer("forget", json!({"ids": [work, "no-such-id"]})).await;
+    assert_eq!(answer.forgotten, [work.as_str()]);
+    assert_eq!(answer.unknown, ["no-such-id"]);
     assert!(client.recall_ids("port of the api server", "work", 10).await.is_empty());
-    let again = client.ok("forget", json!({"ids": [work]})).await;
-    assert_eq!(again["unknown"], json!([work]), "a forgotten id is unknown from then on");
+    let again: ForgetAnswer = client.answer("forget", json!({"ids": [work]})).await;
+    assert_eq!(again.unknown, [work], "a forgotten id is unknown from then on");
 
-    let stats = client.ok("stats", json!({})).await;
-    assert_eq!(stats["memories"], 1);
-    assert_eq!(stats["forgotten"], 1);
-    assert_eq!(stats["by_namespace"]["personal"], 1);
+    let stats: StatsAnswer = client.answer("stats", json!({})).await;
+    assert_eq!((stats.memories, stats.forgotten), (1, 1));
+    assert_eq!(stats.by_namespace.get("personal"), Some(&1));
     client.close().await;
 }
 
@@ -113,12 +113,12 @@ async fn a_date_in_the_query_finds_what_happened_then() {
         ("2025-04-16", "Standup: we talked about hiring a second designer."),
         ("2025-05-20", "Standup: we talked about the on-call rota for the summer."),
     ];
-    let mut ids = Vec::new();
+    let mut stored = Vec::new();
     for (day, text) in days {
-        let answer = client
-            .ok("store", json!({"content": text, "namespace": "team", "valid_from": day}))
+        let answer: StoreAnswer = client
+            .answer("store", json!({"content": text, "namespace": "team", "valid_from": day}))
             .await;
-        ids.push(answer["id"].as_str().unwrap().to_owned());
+        stored.push(answer.id);
     }
     for (query, wanted) in [
         ("What did we talk about at standup on 12 March 2025?", 2),
@@ -126,12 +126,13 @@ async fn a_date_in_the_query_finds_what_happened_then() {
         ("Which topics did standup cover in May 2025?", 4),
     ] {
         let found = client.recall_ids(query, "team", 5).await;
-        assert_eq!(found.first(), Some(&ids[wanted]), "{query}: {found:?}");
+        assert_eq!(found.first(), Some(&stored[wanted]), "{query}: {found:?}");
     }
     // valid_from is what time_range filters on, too.
     let march = json!({"query": "standup", "namespace": "team",
         "time_range": {"start": "2025-03-01", "end": "2025-04-01"}});
-    assert_eq!(result_ids(&client.ok("recall", march).await), vec![ids[2].clone()]);
+    let found: RecallAnswer = client.answer("recall", march).await;
+    assert_eq!(ids(&found), [stored[2].clone()]);
     client.close().await;
 }
 

@@ -128,7 +128,9 @@ impl Root {
 
 /// Where the watcher and the file worker are, for `stats` and
 /// `sync status`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct WatchStatus {
     /// `starting`, `reconciling`, `reading` (changed files) or `watching`.
     pub state: String,
@@ -434,7 +436,9 @@ pub struct IndexFilesAnswer {
 }
 
 /// A file that gave no chunks, and why.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct SkippedFile {
     /// Its path on this device.
     pub path: String,

@@ -20,17 +20,12 @@ use serde_json::{Map, Value, json};
 use crate::{
     base::console::{output, report},
     base::home::Home,
-    surfaces::{
-        bridge, control,
-        mcp::{
-            answers::{
-                ContentFields, FileRef, ForgetAnswer, Memory, RecallAnswer, StoreAnswer,
-                TopicsAnswer,
-            },
-            graph::UpdateAnswer,
-        },
-        views::{Browsed, ListAnswer, ShowAnswer},
-    },
+    surfaces::{bridge, control},
+};
+use ferrex_engine::answers::{
+    ContentFields, FileRef, ForgetAnswer, Memory, RecallAnswer, StoreAnswer, TopicsAnswer,
+    browse::{Browsed, ListAnswer, ShowAnswer},
+    graph::UpdateAnswer,
 };
 
 /// Runs operation `name` on the node of `home` (starting it if needed), for

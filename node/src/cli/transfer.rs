@@ -18,12 +18,10 @@ use crate::{
     cli::memory::print_json,
     surfaces::bridge,
     surfaces::control::{self, Request},
-    surfaces::{
-        replies::{ExportEvent, RestoreDone},
-        views::{Ingested, ListAnswer},
-    },
+    surfaces::replies::{ExportEvent, RestoreDone},
 };
 use ferrex_engine::{
+    answers::browse::{Ingested, ListAnswer},
     formats::Reading,
     formats::foreign::{self, Format, Item},
     formats::jsonl::{self, Line},

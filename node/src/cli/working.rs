@@ -8,11 +8,11 @@ use serde::Deserialize;
 use super::memory::Arguments;
 use crate::{
     base::{console::output, home::Home},
-    surfaces::{
-        bridge, control,
-        mcp::working::ContextAnswer,
-        telling::{TellAnswer, ToldAnswer},
-    },
+    surfaces::{bridge, control},
+};
+use ferrex_engine::answers::{
+    telling::{TellAnswer, ToldAnswer},
+    working::ContextAnswer,
 };
 
 /// Prints the session-start context of the current directory's project

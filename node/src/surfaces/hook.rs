@@ -40,11 +40,11 @@ use serde_json::{Value, json};
 
 use crate::{
     base::home::Home,
-    surfaces::{
-        bridge, control, installs,
-        mcp::working::SessionAnswer,
-        telling::{SessionStartAnswer, TellAnswer},
-    },
+    surfaces::{bridge, control, installs},
+};
+use ferrex_engine::answers::{
+    telling::{SessionStartAnswer, TellAnswer},
+    working::SessionAnswer,
 };
 
 /// The most of stdin a hook reads: a PostToolUse carries the tool's

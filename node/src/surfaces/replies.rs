@@ -3,7 +3,7 @@
 //! ([`crate::surfaces::control::ask`]), so the two cannot drift apart.
 //! A reindex (`ferrex reindex`), pairing (`ferrex invite`, `join`, `peers remove`) and sharing (`ferrex
 //! share`, joining with a share's ticket, `ferrex share remove`). (The MCP
-//! tools' answers are `mcp/answers.rs`'s.)
+//! tools' answers are `ferrex_engine::answers`'s.)
 
 use serde::{Deserialize, Serialize};
 

@@ -13,14 +13,20 @@ use std::sync::LazyLock;
 
 use ferrex_core::{FieldError, MemoryKind, validate};
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use ferrex_engine::engine::{Engine, ListRequest, Reach, ToolError};
+use ferrex_engine::{
+    answers::{
+        self, EntityCount, TopicsAnswer,
+        browse::{EntityPage, Ingested, ListAnswer, MemoryEdge, Relation, ShowAnswer, browsed},
+        topics_of,
+    },
+    engine::{Engine, ListRequest, Reach, ToolError},
+};
 
 use crate::surfaces::{
     mcp::{
-        answers::{self, EntityCount, Memory, TopicsAnswer, topics_of},
         args,
         params::{self, Kind},
         tools::{self, time},
@@ -109,40 +115,6 @@ pub struct EntityParams {
     pub limit: Option<i64>,
 }
 
-/// `entity`'s answer.
-#[derive(Debug, Serialize)]
-pub struct EntityAnswer {
-    /// Its id.
-    pub id: String,
-    /// Its name.
-    pub name: String,
-    /// Its namespace.
-    pub namespace: String,
-    /// The memories about it, newest first (superseded ones too).
-    pub memories: Vec<Browsed>,
-    /// Entities those memories are also about, with how many.
-    pub neighbours: Vec<EntityCount>,
-    /// Its relations, out and in.
-    pub relations: Vec<Relation>,
-}
-
-/// A relation of an entity, as its page shows it.
-#[derive(Debug, Serialize)]
-pub struct Relation {
-    /// The relation type.
-    pub relation: String,
-    /// `out` (this entity is its source) or `in`.
-    pub direction: &'static str,
-    /// The other end (canonical).
-    pub id: String,
-    /// Its name.
-    pub name: String,
-    /// How often it was stated, on every device.
-    pub weight: i64,
-    /// The devices that stated it, by name.
-    pub by: Vec<String>,
-}
-
 /// `topics`'s parameters.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -165,79 +137,6 @@ pub struct IngestParams {
     /// The memories.
     #[schemars(length(max = MAX_PAGE))]
     pub items: Vec<Map<String, Value>>,
-}
-
-/// What became of one ingested memory.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct Ingested {
-    /// `stored`, `duplicate` (of a memory here, left as it was) or
-    /// `refused`.
-    pub status: String,
-    /// The new memory, or the one it duplicates.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    /// Why it was refused.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-}
-
-/// A memory as a person browses it: no score, its staleness and trust.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct Browsed {
-    /// The memory.
-    #[serde(flatten)]
-    pub memory: Memory,
-    /// Its confidence, grown by evidence, fading since last confirmed.
-    pub trust: f64,
-    /// `fresh`, `aging` or `stale`.
-    pub staleness: String,
-}
-
-fn browsed(recalled: &ferrex_engine::engine::Recalled) -> Browsed {
-    Browsed {
-        memory: answers::memory(&recalled.row),
-        trust: recalled.confidence,
-        staleness: recalled.staleness.as_str().to_owned(),
-    }
-}
-
-/// `list`'s answer.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct ListAnswer {
-    /// The namespaces listed.
-    pub namespaces: Vec<String>,
-    /// How many memories pass the filters.
-    pub total: usize,
-    /// How many were skipped.
-    pub offset: usize,
-    /// How many this page holds.
-    pub count: usize,
-    /// The page, newest first.
-    pub memories: Vec<Browsed>,
-}
-
-/// An edge of a shown memory.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct EdgeAnswer {
-    /// Its kind.
-    pub kind: String,
-    /// Where it starts.
-    pub from: String,
-    /// Where it ends.
-    pub to: String,
-}
-
-/// `show`'s answer.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct ShowAnswer {
-    /// The memory.
-    pub memory: Browsed,
-    /// The entities it is about.
-    pub entities: Vec<answers::EntityRef>,
-    /// The edges that start or end at it.
-    pub edges: Vec<EdgeAnswer>,
-    /// Its belief's history, oldest first.
-    pub history: Vec<answers::HistoryStep>,
 }
 
 /// The views' input schemas, generated once.
@@ -426,20 +325,20 @@ fn show(engine: &Engine, params: ShowParams) -> Result<ShowAnswer, ToolError> {
         edges: shown
             .edges
             .into_iter()
-            .map(|edge| EdgeAnswer { kind: edge.kind, from: edge.from, to: edge.to })
+            .map(|edge| MemoryEdge { kind: edge.kind, from: edge.from, to: edge.to })
             .collect(),
         history,
     })
 }
 
-fn entity(engine: &Engine, params: EntityParams) -> Result<EntityAnswer, ToolError> {
+fn entity(engine: &Engine, params: EntityParams) -> Result<EntityPage, ToolError> {
     let id = validate::memory_id("id", &params.id)?;
     let limit = bounded("limit", params.limit, DEFAULT_PAGE, 1)?;
     let Some(view) = engine.entity(&id, limit)? else {
         return Err(FieldError::new("id", format!("{id:?} names no entity")).into());
     };
     let names = answers::device_names(engine);
-    Ok(EntityAnswer {
+    Ok(EntityPage {
         memories: view.memories.iter().map(browsed).collect(),
         neighbours: view
             .neighbours
@@ -454,7 +353,7 @@ fn entity(engine: &Engine, params: EntityParams) -> Result<EntityAnswer, ToolErr
                     hop.by.iter().map(|id| names(id).unwrap_or_else(|| id.clone())).collect();
                 by.sort();
                 Relation {
-                    direction: if out { "out" } else { "in" },
+                    direction: if out { "out" } else { "in" }.to_owned(),
                     id: if out { hop.to } else { hop.from },
                     name,
                     weight: hop.weight,

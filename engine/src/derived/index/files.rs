@@ -64,7 +64,9 @@ pub struct FileRecord {
 }
 
 /// Counts of watched files, for `stats` and `index_files`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct FileCounts {
     /// Files read.
     pub files: i64,

@@ -1,6 +1,5 @@
 //! The MCP server: ferrex's tools over rmcp, on any byte stream.
 
-pub(crate) mod answers;
 pub(crate) mod args;
 pub mod graph;
 pub(crate) mod params;

@@ -11,8 +11,7 @@ use rmcp::{
     },
 };
 
-use super::answers;
-use ferrex_engine::engine::Engine;
+use ferrex_engine::{answers, engine::Engine};
 
 /// The scheme and path every memory's resource URI starts with.
 const MEMORY_URI: &str = "ferrex://memory/";

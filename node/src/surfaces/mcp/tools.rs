@@ -8,9 +8,12 @@ use ferrex_core::{FieldError, MemoryKind, Namespace, StoreInput, validate};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{answers, args, graph, params, working, working::Origin};
+use super::{args, graph, params, working, working::Origin};
 use crate::base::clock;
-use ferrex_engine::engine::{Engine, RecallRequest, Sources, ToolError};
+use ferrex_engine::{
+    answers,
+    engine::{Engine, RecallRequest, Sources, ToolError},
+};
 
 /// What a tool does to the memory, as MCP's tool annotations tell clients
 /// (a client may run a read-only tool without asking, and ask before a
@@ -106,7 +109,7 @@ pub const TOOLS: &[ToolSpec] = &[
         description: "A session's working memory on every device: `push` an event, `get` the \
             latest (of one session or all), `clear`.",
         input: args::input_schema::<params::Session>,
-        output: args::output_schema::<working::SessionAnswer>,
+        output: args::output_schema::<answers::working::SessionAnswer>,
     },
     ToolSpec {
         name: "task",
@@ -115,7 +118,7 @@ pub const TOOLS: &[ToolSpec] = &[
         description: "Tasks on every device: `start` (or get a like open one), `update`, \
             `pause`, `done` with what worked, `abort` with why, `list`.",
         input: args::input_schema::<params::Task>,
-        output: args::output_schema::<working::TaskAnswer>,
+        output: args::output_schema::<answers::working::TaskAnswer>,
     },
     ToolSpec {
         name: "observe",
@@ -124,7 +127,7 @@ pub const TOOLS: &[ToolSpec] = &[
         description: "Record a significant exchange (a decision, preference, fix); `recall` \
             finds it.",
         input: args::input_schema::<params::Observe>,
-        output: args::output_schema::<working::ObserveAnswer>,
+        output: args::output_schema::<answers::working::ObserveAnswer>,
     },
     ToolSpec {
         name: "context",
@@ -133,7 +136,7 @@ pub const TOOLS: &[ToolSpec] = &[
         description: "Call first in a session: open tasks, latest activity on any device, \
             decisions, facts likely out of date, contradictions; in a token budget.",
         input: args::input_schema::<params::Context>,
-        output: args::output_schema::<working::ContextAnswer>,
+        output: args::output_schema::<answers::working::ContextAnswer>,
     },
     ToolSpec {
         name: "link",
@@ -142,7 +145,7 @@ pub const TOOLS: &[ToolSpec] = &[
         description: "Relate two entities (created if new) or two memory ids. Stating it \
             again adds weight.",
         input: args::input_schema::<params::Link>,
-        output: args::output_schema::<graph::LinkAnswer>,
+        output: args::output_schema::<answers::graph::LinkAnswer>,
     },
     ToolSpec {
         name: "graph",
@@ -151,7 +154,7 @@ pub const TOOLS: &[ToolSpec] = &[
         description: "Walk out from an entity or memory: nodes, and edges with weight and \
             who stated them.",
         input: args::input_schema::<params::Graph>,
-        output: args::output_schema::<graph::GraphAnswer>,
+        output: args::output_schema::<answers::graph::GraphAnswer>,
     },
     ToolSpec {
         name: "entity",
@@ -160,7 +163,7 @@ pub const TOOLS: &[ToolSpec] = &[
         description: "Everything about an entity: aliases, facts, relations, memories \
             mentioning it.",
         input: args::input_schema::<params::Entity>,
-        output: args::output_schema::<graph::EntityAnswer>,
+        output: args::output_schema::<answers::graph::EntityAnswer>,
     },
     ToolSpec {
         name: "update",
@@ -169,7 +172,7 @@ pub const TOOLS: &[ToolSpec] = &[
         description: "Edit a memory: new text or triple makes a new version (history keeps \
             the old); tags, confidence, importance change in place.",
         input: args::input_schema::<params::Update>,
-        output: args::output_schema::<graph::UpdateAnswer>,
+        output: args::output_schema::<answers::graph::UpdateAnswer>,
     },
     ToolSpec {
         name: "index_files",

@@ -1,18 +1,20 @@
 //! The working-state tools — `session`, `task`, `observe`, `context` — and
-//! the origin a call runs in (the agent's project).
+//! the origin a call runs in (the agent's project). Their answers are
+//! `ferrex_engine::answers::working`'s.
 
 use ferrex_core::{FieldError, Namespace, Timestamp, project::Project, validate, working};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 
-use super::{
-    answers::{Device, device_names},
-    params,
-};
+use super::params;
 use crate::base::clock;
-use ferrex_engine::engine::{
-    Engine, ToolError,
-    working::{Task, ago, session_id},
+use ferrex_engine::{
+    answers::{
+        device_names,
+        working::{
+            ContextAnswer, ContextSection, EventEntry, ObserveAnswer, SessionAnswer, TaskAnswer,
+            device, task_entry,
+        },
+    },
+    engine::{Engine, ToolError, working::session_id},
 };
 
 /// Where a call comes from: the agent's project, when known (the bridge's
@@ -49,51 +51,6 @@ impl Origin {
         }
         Ok(namespaces)
     }
-}
-
-fn device(engine: &Engine, id: &str) -> Device {
-    Device { id: id.to_owned(), name: device_names(engine)(id) }
-}
-
-/// An event of a session's working memory.
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct EventEntry {
-    /// Its id (forget it by this).
-    pub id: String,
-    /// Its session.
-    pub session_id: Option<String>,
-    /// action, observation, decision, error, fact or checkpoint.
-    pub event_type: String,
-    /// What happened.
-    pub content: String,
-    /// When (ISO-8601).
-    pub at: String,
-    /// Where.
-    pub device: Device,
-}
-
-/// The answer of `session`.
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct SessionAnswer {
-    /// What was done.
-    pub action: String,
-    /// Namespace.
-    pub namespace: String,
-    /// push: the event's id.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    /// push: older events forgotten to keep the session within its bound.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub evicted: Option<usize>,
-    /// push: credentials replaced by `[REDACTED]`, by kind.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub redacted: Vec<String>,
-    /// get: events, newest first, from every device.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub events: Option<Vec<EventEntry>>,
-    /// clear: events forgotten.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cleared: Option<usize>,
 }
 
 /// `session`: push, get, clear.
@@ -162,109 +119,6 @@ pub fn session(
     Ok(answer)
 }
 
-/// A note that closed a task: its result or post-mortem.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct Report {
-    /// The note's memory id.
-    pub id: String,
-    /// done or aborted.
-    pub outcome: &'static str,
-    /// What it says.
-    pub text: String,
-    /// When (ISO-8601).
-    pub at: String,
-    /// Where.
-    pub device: Device,
-}
-
-/// A task and where it stands.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct TaskEntry {
-    /// Its id.
-    pub id: String,
-    /// Its title.
-    pub title: String,
-    /// What it is for.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub goal: Option<String>,
-    /// When it is done.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub success_condition: Option<String>,
-    /// As given.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub priority: Option<String>,
-    /// active, paused, expired, done or aborted.
-    pub status: &'static str,
-    /// Started (ISO-8601).
-    pub started_at: String,
-    /// Last touched (ISO-8601).
-    pub last_activity: String,
-    /// Since it started (until it closed), e.g. `3 h`.
-    pub elapsed: String,
-    /// Started on.
-    pub device: Device,
-    /// The latest progress.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub progress: Option<String>,
-    /// What closed it (a result wins over a post-mortem).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub outcome: Option<Report>,
-    /// Every closing note, oldest first (two when two devices closed it).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub reports: Vec<Report>,
-}
-
-/// The answer of `task`.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct TaskAnswer {
-    /// What was done.
-    pub action: &'static str,
-    /// Namespace.
-    pub namespace: String,
-    /// start: true when an open task like it existed (nothing was started).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub existing: Option<bool>,
-    /// update, pause, done, abort: the note's memory id.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note_id: Option<String>,
-    /// The task (start and notes), or those listed.
-    pub tasks: Vec<TaskEntry>,
-}
-
-fn report(engine: &Engine, note: &working::TaskNote) -> Report {
-    Report {
-        id: note.id.clone(),
-        outcome: if note.role == working::WorkingKind::TaskDone { "done" } else { "aborted" },
-        text: note.text.clone(),
-        at: clock::iso(note.at),
-        device: device(engine, &note.by),
-    }
-}
-
-fn task_entry(engine: &Engine, task: &Task, now: Timestamp) -> TaskEntry {
-    let end = match task.state.status {
-        working::TaskStatus::Done | working::TaskStatus::Aborted => {
-            task.state.outcome.as_ref().map_or(now, |note| note.at)
-        }
-        _ => now,
-    };
-    TaskEntry {
-        id: task.row.id.clone(),
-        title: task.title.clone(),
-        goal: task.goal.clone(),
-        success_condition: task.success.clone(),
-        priority: task.priority.clone(),
-        status: task.state.status.as_str(),
-        started_at: clock::iso(Timestamp(task.row.created_at)),
-        last_activity: clock::iso(task.state.last_activity),
-        elapsed: ago(end.millis() - task.row.created_at),
-        device: device(engine, &task.row.created_by),
-        progress: task.state.progress.clone(),
-        outcome: task.state.outcome.as_ref().map(|note| report(engine, note)),
-        reports: task.state.reports.iter().map(|note| report(engine, note)).collect(),
-    }
-}
-
 fn status(status: params::TaskStatus) -> working::TaskStatus {
     use params::TaskStatus as P;
     use working::TaskStatus as S;
@@ -298,7 +152,7 @@ pub fn task(
     let id = params.id.as_deref().map(|id| validate::memory_id("id", id)).transpose()?;
     let now = engine.now();
     let mut answer = TaskAnswer {
-        action: "",
+        action: String::new(),
         namespace: namespace.as_str().to_owned(),
         existing: None,
         note_id: None,
@@ -324,7 +178,7 @@ pub fn task(
                 success.as_deref(),
                 priority.as_deref(),
             )?;
-            answer.action = if existing { "found" } else { "started" };
+            answer.action = if existing { "found" } else { "started" }.to_owned();
             answer.existing = Some(existing);
             let task = engine.task(&namespace, &id, now)?.ok_or_else(|| {
                 ToolError::Internal(anyhow::anyhow!("task {id} is not in the index"))
@@ -351,7 +205,7 @@ pub fn task(
                 }
             };
             let (note_id, task) = engine.note_task(&namespace, &id, role, &note)?;
-            answer.action = action;
+            answer.action = action.to_owned();
             answer.note_id = Some(note_id);
             answer.tasks.push(task_entry(engine, &task, engine.now()));
         }
@@ -365,7 +219,7 @@ pub fn task(
             } else {
                 params.status.into_iter().map(status).collect()
             };
-            answer.action = "listed";
+            answer.action = "listed".to_owned();
             answer.tasks = engine
                 .tasks(&namespace, now)?
                 .iter()
@@ -375,19 +229,6 @@ pub fn task(
         }
     }
     Ok(answer)
-}
-
-/// The answer of `observe`.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct ObserveAnswer {
-    /// The exchange's memory id (for a duplicate, the one recorded before).
-    pub id: String,
-    /// stored, or duplicate.
-    pub status: &'static str,
-    /// As given or estimated, 0..1.
-    pub importance: f64,
-    /// Namespace.
-    pub namespace: String,
 }
 
 /// `observe`: records an exchange.
@@ -408,39 +249,10 @@ pub fn observe(
         engine.observe(&namespace, &user, &assistant, session.as_deref(), importance)?;
     Ok(ObserveAnswer {
         id: stored.id,
-        status: if stored.duplicate { "duplicate" } else { "stored" },
+        status: if stored.duplicate { "duplicate" } else { "stored" }.to_owned(),
         importance,
         namespace: namespace.as_str().to_owned(),
     })
-}
-
-/// A part of the context.
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct ContextSection {
-    /// Its heading.
-    pub title: String,
-    /// Items of it in the text.
-    pub items: usize,
-}
-
-/// The answer of `context`.
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct ContextAnswer {
-    /// Namespace.
-    pub namespace: String,
-    /// The project, when the call came from one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub project: Option<String>,
-    /// What to know, Markdown.
-    pub text: String,
-    /// Its size in tokens (characters / 4, rounded up).
-    pub tokens: usize,
-    /// The budget it was fitted to.
-    pub budget: usize,
-    /// Its sections.
-    pub sections: Vec<ContextSection>,
-    /// Items left out for the budget.
-    pub left_out: usize,
 }
 
 /// `context`: what an agent should know when a session starts.

@@ -1,6 +1,8 @@
-//! The tools' answers as Rust types: each tool's output schema is generated
-//! from its answer type, and the structured content it returns is that type
-//! serialized, so the two cannot drift apart.
+//! The engine's answers as Rust types, written by the node and read back by
+//! every reader: each MCP tool's output schema is generated from its answer
+//! type and its structured content is that type serialized, so the two
+//! cannot drift apart; the terminal's commands and the end-to-end tests read
+//! the same JSON back as the same types.
 
 use std::collections::BTreeMap;
 
@@ -8,8 +10,13 @@ use ferrex_core::{Content, Timestamp};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::base::clock;
-use ferrex_engine::{
+pub mod browse;
+pub mod graph;
+pub mod telling;
+pub mod working;
+
+use crate::{
+    base::clock,
     derived::index::{MemoryRow, Standing},
     engine::{
         Backlog, Contradiction, DetailedStats, Engine, HistoryEntry, Reach, Recalled, Reflection,
@@ -411,7 +418,7 @@ pub struct EntityRef {
 }
 
 /// Two entities that may be one.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct AliasCandidate {
     /// The entity.
     pub entity: EntityRef,
@@ -422,7 +429,7 @@ pub struct AliasCandidate {
 }
 
 /// A fact's predicate.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct PredicateRef {
     /// The predicate.
     pub name: String,
@@ -431,7 +438,7 @@ pub struct PredicateRef {
 }
 
 /// Two predicates of a subject that may name one attribute.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct PredicateCandidate {
     /// The subject.
     pub subject: String,
@@ -446,14 +453,14 @@ pub struct PredicateCandidate {
 }
 
 /// A single-valued predicate whose values pile up on one subject.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct CardinalitySuspect {
     /// The subject.
     pub subject: String,
     /// The predicate.
     pub predicate: String,
     /// Its cardinality now (`one`).
-    pub cardinality: &'static str,
+    pub cardinality: String,
     /// Distinct values stored.
     pub values: usize,
     /// Of those, contested now.
@@ -465,7 +472,7 @@ pub struct CardinalitySuspect {
 }
 
 /// One of the facts that contradict each other.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct ContradictingFact {
     /// The fact.
     pub id: String,
@@ -480,7 +487,7 @@ pub struct ContradictingFact {
 }
 
 /// Facts of one subject and predicate that contradict each other.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct ContradictionAnswer {
     /// The subject.
     pub subject: Option<String>,
@@ -493,7 +500,7 @@ pub struct ContradictionAnswer {
 }
 
 /// The answer of `reflect`.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct ReflectAnswer {
     /// The namespace reviewed.
     pub namespace: String,
@@ -549,7 +556,7 @@ pub fn reflection(
             .map(|found| CardinalitySuspect {
                 subject: found.subject.clone(),
                 predicate: found.predicate.clone(),
-                cardinality: "one",
+                cardinality: "one".to_owned(),
                 values: found.values,
                 contested: found.contested,
                 hours: found.hours,
@@ -640,7 +647,7 @@ pub fn history(namespace: &str, entries: &[HistoryEntry], names: DeviceNames<'_>
 }
 
 /// One Automerge document.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct DocumentStat {
     /// Its id.
     pub id: String,
@@ -651,7 +658,7 @@ pub struct DocumentStat {
 }
 
 /// The documents that hold the memories.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct Documents {
     /// How many.
     pub count: usize,
@@ -662,7 +669,7 @@ pub struct Documents {
 }
 
 /// How far the index is behind the documents.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct IndexLag {
     /// Document changes not yet indexed.
     pub changes: usize,
@@ -677,7 +684,7 @@ pub struct IndexLag {
 }
 
 /// Memories of one kind by staleness.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct StalenessCounts {
     /// Recent, used or confirmed.
     pub fresh: usize,
@@ -688,7 +695,7 @@ pub struct StalenessCounts {
 }
 
 /// Entity records and the distinct entities they name.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct EntityCounts {
     /// Records.
     pub records: usize,
@@ -697,7 +704,7 @@ pub struct EntityCounts {
 }
 
 /// `stats` with `detailed`.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct Detailed {
     /// By kind.
     pub staleness: BTreeMap<String, StalenessCounts>,
@@ -716,7 +723,7 @@ pub struct Detailed {
 }
 
 /// The answer of `stats`.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct StatsAnswer {
     /// Memories in all.
     pub memories: i64,
@@ -748,31 +755,31 @@ pub struct StatsAnswer {
 }
 
 /// A shared project.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct ShareEntry {
     /// The project.
     pub project: String,
     /// The share's namespace.
     pub namespace: String,
     /// read, write, admin, or removed.
-    pub role: &'static str,
+    pub role: String,
     /// Member devices.
     pub members: usize,
 }
 
 /// Watched folders on this device.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
 pub struct FilesStats {
     /// Folders watched.
     pub watched: usize,
     /// Files read, chunks, skipped files.
     #[serde(flatten)]
-    pub counts: ferrex_engine::derived::index::files::FileCounts,
+    pub counts: crate::derived::index::files::FileCounts,
     /// The watcher and the file worker: state, queued paths, progress.
-    pub status: ferrex_engine::engine::files::WatchStatus,
+    pub status: crate::engine::files::WatchStatus,
     /// The first skipped files, with why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub skipped_files: Vec<ferrex_engine::engine::files::SkippedFile>,
+    pub skipped_files: Vec<crate::engine::files::SkippedFile>,
 }
 
 /// The answer of `stats`.
@@ -840,7 +847,7 @@ pub fn stats(stats: &Stats, detailed: Option<&DetailedStats>) -> StatsAnswer {
             .map(|share| ShareEntry {
                 project: share.project.clone(),
                 namespace: share.namespace.clone(),
-                role: share.role.map_or("removed", |role| role.as_str()),
+                role: share.role.map_or("removed", |role| role.as_str()).to_owned(),
                 members: share.members,
             })
             .collect(),
@@ -848,7 +855,7 @@ pub fn stats(stats: &Stats, detailed: Option<&DetailedStats>) -> StatsAnswer {
 }
 
 /// Names devices by id: the registry's names, and this device's.
-pub fn device_names(engine: &ferrex_engine::engine::Engine) -> impl Fn(&str) -> Option<String> {
+pub fn device_names(engine: &Engine) -> impl Fn(&str) -> Option<String> {
     let registry = engine.replica().registry();
     let me = engine.replica().device().to_owned();
     move |id: &str| registry.name_of(id).or_else(|| (id == me).then(|| "this device".to_owned()))
