@@ -7,9 +7,14 @@
 
 #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
+use ferrex_engine::answers::{
+    ForgetAnswer, RecallAnswer, StoreAnswer, TopicsAnswer,
+    browse::{Browsed, ListAnswer, ShowAnswer},
+    graph::UpdateAnswer,
+};
 use ferrex_tests::TestHome;
 use regex::Regex;
-use serde_json::Value;
+use serde::de::DeserializeOwned;
 
 /// Runs `ferrex <args>`; stdout if it succeeded, else panics with stderr.
 fn ok(home: &TestHome, args: &[&str]) -> String {
@@ -18,12 +23,25 @@ fn ok(home: &TestHome, args: &[&str]) -> String {
     stdout
 }
 
-/// Runs `ferrex <args> --json` and parses its stdout.
-fn json(home: &TestHome, args: &[&str]) -> Value {
+/// Runs `ferrex <args> --json` and reads its stdout as the answer's type.
+fn json<T: DeserializeOwned>(home: &TestHome, args: &[&str]) -> T {
     let mut args = args.to_vec();
     args.push("--json");
     let stdout = ok(home, &args);
     serde_json::from_str(&stdout).unwrap_or_else(|error| panic!("{args:?}: {error}: {stdout}"))
+}
+
+fn list(home: &TestHome, args: &[&str]) -> ListAnswer {
+    json(home, &[&["list"], args].concat())
+}
+
+fn show(home: &TestHome, id: &str) -> ShowAnswer {
+    json(home, &["show", id])
+}
+
+/// The ids of memories browsed, in order.
+fn browsed_ids(memories: &[Browsed]) -> Vec<&str> {
+    memories.iter().map(|browsed| browsed.memory.id.as_str()).collect()
 }
 
 /// Runs `ferrex <args>`, which must fail: its stderr (stdout must be empty).
@@ -70,7 +88,7 @@ fn masked(text: &str) -> String {
 fn a_person_reads_and_corrects_their_memory_in_a_terminal() {
     let home = TestHome::named("laptop");
     // The first command starts the node.
-    let backup = json(
+    let backup: StoreAnswer = json(
         &home,
         &[
             "store",
@@ -81,9 +99,9 @@ fn a_person_reads_and_corrects_their_memory_in_a_terminal() {
             "home server",
         ],
     );
-    assert_eq!(backup["status"], "stored", "{backup}");
-    let backup = backup["id"].as_str().unwrap().to_owned();
-    let old_port = json(
+    assert_eq!(backup.status, "stored", "{backup:?}");
+    let backup = backup.id;
+    let old_port = json::<StoreAnswer>(
         &home,
         &[
             "store",
@@ -96,14 +114,12 @@ fn a_person_reads_and_corrects_their_memory_in_a_terminal() {
             "--tag",
             "ops",
         ],
-    )["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    )
+    .id;
     let port =
         ok(&home, &["store", "--subject", "api-server", "--predicate", "port", "--object", "9090"]);
     let port = port.trim().strip_prefix("stored ").unwrap().to_owned();
-    let howto = json(
+    let howto = json::<StoreAnswer>(
         &home,
         &[
             "store",
@@ -111,85 +127,62 @@ fn a_person_reads_and_corrects_their_memory_in_a_terminal() {
             "--type",
             "procedural",
         ],
-    )["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    )
+    .id;
     let again = ok(&home, &["store", "the backup job runs nightly at 02:00 on the home server"]);
     assert!(again.starts_with(&format!("already stored as {backup}")), "{again}");
 
     // Recall: the same pipeline as the tool, best first.
-    let recalled = json(&home, &["recall", "when does the backup run", "--limit", "3"]);
-    assert_eq!(recalled["results"][0]["id"], backup.as_str(), "{recalled}");
-    let confirmed =
+    let recalled: RecallAnswer =
+        json(&home, &["recall", "when does the backup run", "--limit", "3"]);
+    assert_eq!(recalled.results[0].memory.id, backup, "{recalled:?}");
+    let confirmed: RecallAnswer =
         json(&home, &["recall", "when does the backup run", "--limit", "3", "--validate", &backup]);
-    assert_eq!(confirmed["validated"], serde_json::json!([backup]), "{confirmed}");
+    assert_eq!(confirmed.validated, Some(vec![backup.clone()]), "{confirmed:?}");
     let table = ok(&home, &["recall", "when does the backup run", "--limit", "3"]);
     assert!(table.starts_with("SCORE  ID"), "{table}");
     assert!(table.contains(&backup), "{table}");
-    let facts = json(&home, &["recall", "api-server port", "--type", "semantic"]);
-    let ids: Vec<&str> = facts["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|hit| hit["id"].as_str().unwrap())
-        .collect();
-    assert_eq!(ids, vec![port.as_str()], "superseded facts are left out: {facts}");
+    let facts: RecallAnswer = json(&home, &["recall", "api-server port", "--type", "semantic"]);
+    assert_eq!(ferrex_tests::ids(&facts), [port.as_str()], "superseded facts are left out");
 
     // List: filters and pages.
-    let listed = json(&home, &["list"]);
-    assert_eq!(listed["total"], 3, "{listed}");
-    assert_eq!(json(&home, &["list", "--status", "any"])["total"], 4);
-    assert_eq!(
-        json(&home, &["list", "--status", "superseded"])["memories"][0]["id"],
-        old_port.as_str()
-    );
-    let tagged = json(&home, &["list", "--tag", "ops"]);
-    assert_eq!(tagged["memories"].as_array().unwrap().len(), 1, "{tagged}");
-    assert_eq!(tagged["memories"][0]["id"], backup.as_str());
-    assert_eq!(json(&home, &["list", "--type", "procedural"])["memories"][0]["id"], howto.as_str());
-    assert_eq!(
-        json(&home, &["list", "--entity", "home server"])["memories"][0]["id"],
-        backup.as_str()
-    );
-    assert_eq!(json(&home, &["list", "--since", "2999-01-01"])["total"], 0);
+    let listed = list(&home, &[]);
+    assert_eq!(listed.total, 3, "{listed:?}");
+    assert_eq!(list(&home, &["--status", "any"]).total, 4);
+    let superseded = list(&home, &["--status", "superseded"]);
+    assert_eq!(browsed_ids(&superseded.memories)[..1], [old_port.as_str()]);
+    let tagged = list(&home, &["--tag", "ops"]);
+    assert_eq!(browsed_ids(&tagged.memories), [backup.as_str()], "{tagged:?}");
+    let procedural = list(&home, &["--type", "procedural"]);
+    assert_eq!(browsed_ids(&procedural.memories)[..1], [howto.as_str()]);
+    let about = list(&home, &["--entity", "home server"]);
+    assert_eq!(browsed_ids(&about.memories)[..1], [backup.as_str()]);
+    assert_eq!(list(&home, &["--since", "2999-01-01"]).total, 0);
     let page: Vec<String> = [0, 1, 2]
         .iter()
         .map(|offset| {
-            let page = json(&home, &["list", "--limit", "1", "--offset", &offset.to_string()]);
-            assert_eq!(page["count"], 1, "{page}");
-            page["memories"][0]["id"].as_str().unwrap().to_owned()
+            let page = list(&home, &["--limit", "1", "--offset", &offset.to_string()]);
+            assert_eq!(page.count, 1, "{page:?}");
+            page.memories[0].memory.id.clone()
         })
         .collect();
-    let all: Vec<&str> =
-        listed["memories"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap()).collect();
-    assert_eq!(page, all, "pages of one walk the list in order");
+    assert_eq!(page, browsed_ids(&listed.memories), "pages of one walk the list in order");
 
     // Show: standing, entities, edges, history.
-    let shown = json(&home, &["show", &port]);
-    assert_eq!(shown["memory"]["status"], "current", "{shown}");
-    assert_eq!(shown["entities"][0]["name"], "api-server", "{shown}");
-    assert_eq!(shown["edges"][0]["kind"], "supersedes", "{shown}");
-    assert_eq!(shown["edges"][0]["to"], old_port.as_str(), "{shown}");
-    let history: Vec<&str> = shown["history"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|step| step["object"].as_str().unwrap())
-        .collect();
-    assert_eq!(history, vec!["8080", "9090"], "{shown}");
+    let shown = show(&home, &port);
+    assert_eq!(shown.memory.memory.standing.status.as_deref(), Some("current"), "{shown:?}");
+    assert_eq!(shown.entities[0].name, "api-server", "{shown:?}");
+    let edge = &shown.edges[0];
+    assert_eq!((edge.kind.as_str(), edge.to.as_str()), ("supersedes", old_port.as_str()));
+    let history: Vec<Option<&str>> =
+        shown.history.iter().map(|step| step.content.object.as_deref()).collect();
+    assert_eq!(history, [Some("8080"), Some("9090")], "{shown:?}");
 
     // Topics: tags and entities with counts (superseded memories aside).
-    let topics = json(&home, &["topics"]);
-    assert_eq!(topics["tags"][0]["tag"], "ops", "{topics}");
-    assert_eq!(topics["tags"][0]["count"], 1, "{topics}");
-    let names: Vec<&str> = topics["entities"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["name"].as_str().unwrap())
-        .collect();
-    assert!(names.contains(&"home server") && names.contains(&"api-server"), "{topics}");
+    let topics: TopicsAnswer = json(&home, &["topics"]);
+    assert_eq!((topics.tags[0].tag.as_str(), topics.tags[0].count), ("ops", 1), "{topics:?}");
+    let names: Vec<&str> = topics.entities.iter().map(|entity| entity.name.as_str()).collect();
+    assert!(names.contains(&"home server") && names.contains(&"api-server"), "{topics:?}");
 
     // Snapshots of the stable JSON and the tables.
     insta::assert_snapshot!(
@@ -210,20 +203,18 @@ fn a_person_reads_and_corrects_their_memory_in_a_terminal() {
 
     // Edit: the correction supersedes the old text and keeps its tags and
     // entities; a fact is corrected by its value.
-    let edited = json(
+    let edited: UpdateAnswer = json(
         &home,
         &["edit", &backup, "--content", "the backup job runs nightly at 03:00 on the home server"],
     );
-    let edited_id = edited["id"].as_str().unwrap().to_owned();
-    let new = json(&home, &["show", &edited_id]);
-    assert_eq!(new["memory"]["tags"], serde_json::json!(["ops"]), "{new}");
-    assert_eq!(new["entities"][0]["name"], "home server", "{new}");
-    assert_eq!(json(&home, &["show", &backup])["memory"]["status"], "superseded");
-    let corrected = json(&home, &["edit", &port, "--object", "9443"]);
-    assert_eq!(
-        json(&home, &["show", corrected["id"].as_str().unwrap()])["memory"]["object"],
-        "9443"
-    );
+    let new = show(&home, &edited.id);
+    assert_eq!(new.memory.memory.tags, ["ops"], "{new:?}");
+    assert_eq!(new.entities[0].name, "home server", "{new:?}");
+    let old = show(&home, &backup);
+    assert_eq!(old.memory.memory.standing.status.as_deref(), Some("superseded"));
+    let corrected: UpdateAnswer = json(&home, &["edit", &port, "--object", "9443"]);
+    let value = show(&home, &corrected.id).memory.memory.content.object;
+    assert_eq!(value.as_deref(), Some("9443"));
     assert!(
         fails(&home, &["edit", &port, "--content", "x"])
             .contains("is a fact: give its new value with --object")
@@ -232,14 +223,14 @@ fn a_person_reads_and_corrects_their_memory_in_a_terminal() {
     // Forget: asks first (and without a terminal to ask in, refuses).
     let refused = fails(&home, &["forget", &howto]);
     assert!(refused.contains("logrotate") && refused.contains("--yes"), "{refused}");
-    assert_eq!(json(&home, &["show", &howto])["memory"]["id"], howto.as_str());
-    let forgotten = json(&home, &["forget", &howto, "no-such-memory", "--yes"]);
-    assert_eq!(forgotten["forgotten"], serde_json::json!([howto]), "{forgotten}");
-    assert_eq!(forgotten["unknown"], serde_json::json!(["no-such-memory"]), "{forgotten}");
+    assert_eq!(show(&home, &howto).memory.memory.id, howto);
+    let forgotten: ForgetAnswer = json(&home, &["forget", &howto, "no-such-memory", "--yes"]);
+    assert_eq!(forgotten.forgotten, [howto.as_str()], "{forgotten:?}");
+    assert_eq!(forgotten.unknown, ["no-such-memory"], "{forgotten:?}");
     assert!(fails(&home, &["show", &howto]).contains("names no memory"));
 
     // Bad input: a clear error on stderr, nothing on stdout, nothing changed.
-    let before = json(&home, &["list", "--status", "any"])["total"].clone();
+    let before = list(&home, &["--status", "any"]).total;
     assert!(
         fails(&home, &["list", "--status", "bogus"])
             .contains("status must be active, current, contested, superseded or any")
@@ -253,13 +244,13 @@ fn a_person_reads_and_corrects_their_memory_in_a_terminal() {
     assert!(
         fails(&home, &["store", "x", "--supersedes", "no-such-memory"]).contains("names no memory")
     );
-    assert_eq!(json(&home, &["list", "--status", "any"])["total"], before);
+    assert_eq!(list(&home, &["--status", "any"]).total, before);
     home.stop();
 }
 
 /// Runs `ferrex <args> --json` in `dir` (whose repository is its project)
-/// and parses its stdout.
-fn json_in(home: &TestHome, dir: &std::path::Path, args: &[&str]) -> Value {
+/// and reads its stdout as the answer's type.
+fn json_in<T: DeserializeOwned>(home: &TestHome, dir: &std::path::Path, args: &[&str]) -> T {
     let mut args = args.to_vec();
     args.push("--json");
     let output = home.command(&args).current_dir(dir).output().unwrap();
@@ -275,23 +266,7 @@ fn text_in(home: &TestHome, dir: &std::path::Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-fn ids(memories: &Value) -> Vec<String> {
-    memories
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|memory| memory["id"].as_str().unwrap().to_owned())
-        .collect()
-}
-
-fn names(answer: &Value) -> Vec<String> {
-    answer["namespaces"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|name| name.as_str().unwrap().to_owned())
-        .collect()
-}
+use ferrex_tests::ids;
 
 /// Tried as a new user would (issue 41): an agent in a repository whose
 /// remote is git@github.com:acme/api.git stores into github.com.acme.api,
@@ -303,41 +278,34 @@ async fn the_terminal_sees_what_the_agent_stored_in_the_project_of_its_folder() 
     let dirs = tempfile::tempdir().unwrap();
     let repo = ferrex_tests::checkout(&dirs.path().join("api"), "git@github.com:acme/api.git");
     let agent = ferrex_tests::Client::connect_in(&home, &repo).await.unwrap();
-    let project = agent
-        .ok("store", serde_json::json!({"content": "Dana reviews every change to the token service", "tags": ["review"]}))
+    let project: StoreAnswer = agent
+        .answer("store", serde_json::json!({"content": "Dana reviews every change to the token service", "tags": ["review"]}))
         .await;
-    assert_eq!(project["namespace"], "github.com.acme.api");
-    let universal = agent
-        .ok("store", serde_json::json!({"content": "Token changes need two approvals on every repository", "universal": true}))
+    assert_eq!(project.namespace, "github.com.acme.api");
+    let universal: StoreAnswer = agent
+        .answer("store", serde_json::json!({"content": "Token changes need two approvals on every repository", "universal": true}))
         .await;
-    let elsewhere = agent
-        .ok("store", serde_json::json!({"content": "The web app's token refresh is reviewed by Sam", "namespace": "github.com.acme.web"}))
+    let elsewhere: StoreAnswer = agent
+        .answer("store", serde_json::json!({"content": "The web app's token refresh is reviewed by Sam", "namespace": "github.com.acme.web"}))
         .await;
     agent.caught_up().await;
-    let (project, universal, elsewhere) = (
-        project["id"].as_str().unwrap(),
-        universal["id"].as_str().unwrap(),
-        elsewhere["id"].as_str().unwrap(),
-    );
+    let (project, universal, elsewhere) = (project.id, universal.id, elsewhere.id);
 
     // In the repository: the project and default, as the agent's recall.
-    let recalled = json_in(&home, &repo, &["recall", "who reviews token changes"]);
-    let found = ids(&recalled["results"]);
-    assert!(
-        found.contains(&project.to_owned()) && found.contains(&universal.to_owned()),
-        "{recalled}"
-    );
-    assert!(!found.contains(&elsewhere.to_owned()), "{recalled}");
-    assert_eq!(names(&recalled), ["github.com.acme.api", "default"]);
+    let recalled: RecallAnswer = json_in(&home, &repo, &["recall", "who reviews token changes"]);
+    let found = ids(&recalled);
+    assert!(found.contains(&project) && found.contains(&universal), "{found:?}");
+    assert!(!found.contains(&elsewhere), "{found:?}");
+    assert_eq!(recalled.namespaces, ["github.com.acme.api", "default"]);
     let table = text_in(&home, &repo, &["recall", "who reviews token changes"]);
     assert!(table.contains("searched github.com.acme.api and default"), "{table}");
     assert!(table.contains("NAMESPACE") && table.contains("Dana"), "{table}");
-    let listed = json_in(&home, &repo, &["list"]);
-    assert_eq!(names(&listed), ["github.com.acme.api", "default"]);
-    let mut listed_ids = ids(&listed["memories"]);
-    listed_ids.sort();
-    let mut expected = vec![project.to_owned(), universal.to_owned()];
-    expected.sort();
+    let listed: ListAnswer = json_in(&home, &repo, &["list"]);
+    assert_eq!(listed.namespaces, ["github.com.acme.api", "default"]);
+    let mut listed_ids = browsed_ids(&listed.memories);
+    listed_ids.sort_unstable();
+    let mut expected = [project.as_str(), universal.as_str()];
+    expected.sort_unstable();
     assert_eq!(listed_ids, expected);
     let topics = text_in(&home, &repo, &["topics"]);
     assert!(
@@ -346,23 +314,25 @@ async fn the_terminal_sees_what_the_agent_stored_in_the_project_of_its_folder() 
     );
 
     // --namespace wins; --all spans every namespace.
-    let named = json_in(
+    let named: RecallAnswer = json_in(
         &home,
         &repo,
         &["recall", "who reviews token changes", "-n", "github.com.acme.web"],
     );
-    assert_eq!(ids(&named["results"]), [elsewhere]);
-    let all = json_in(&home, &repo, &["recall", "who reviews token changes", "--all"]);
-    assert_eq!(names(&all), ["default", "github.com.acme.api", "github.com.acme.web"]);
-    assert_eq!(ids(&all["results"]).len(), 3, "{all}");
-    let every = json_in(&home, &repo, &["list", "--all"]);
-    assert_eq!(every["total"], 3);
+    assert_eq!(ids(&named), [elsewhere]);
+    let all: RecallAnswer =
+        json_in(&home, &repo, &["recall", "who reviews token changes", "--all"]);
+    assert_eq!(all.namespaces, ["default", "github.com.acme.api", "github.com.acme.web"]);
+    assert_eq!(all.results.len(), 3, "{all:?}");
+    let every: ListAnswer = json_in(&home, &repo, &["list", "--all"]);
+    assert_eq!(every.total, 3);
     let both = home.command(&["list", "--all", "-n", "default"]).output().unwrap();
     assert!(!both.status.success(), "--all and --namespace together are refused");
 
     // Outside any repository: default alone, and the answer says so.
-    let outside = json_in(&home, home.path(), &["recall", "who reviews token changes"]);
-    assert_eq!(ids(&outside["results"]), [universal]);
-    assert_eq!(names(&outside), ["default"]);
+    let outside: RecallAnswer =
+        json_in(&home, home.path(), &["recall", "who reviews token changes"]);
+    assert_eq!(ids(&outside), [universal]);
+    assert_eq!(outside.namespaces, ["default"]);
     agent.close().await;
 }

@@ -11,6 +11,10 @@
 
 use std::{io::Write, process::Stdio, time::Duration};
 
+use ferrex_engine::answers::{
+    StoreAnswer,
+    telling::{TellAnswer, ToldAnswer},
+};
 use ferrex_tests::{Client, TestHome, checkout, eventually, hook_input};
 use serde_json::{Value, json};
 
@@ -39,8 +43,8 @@ async fn home_with_notes() -> (TestHome, tempfile::TempDir, std::path::PathBuf, 
     let client = Client::connect_in(&home, &repo).await.unwrap();
     let mut ids = Vec::new();
     for note in [WEBHOOK, FREEZE, CSS] {
-        let stored = client.ok("store", json!({"content": note})).await;
-        ids.push(stored["id"].as_str().unwrap().to_owned());
+        let stored: StoreAnswer = client.answer("store", json!({"content": note})).await;
+        ids.push(stored.id);
     }
     client.close().await;
     (home, checkouts, repo, ids)
@@ -72,21 +76,21 @@ async fn a_prompt_is_told_what_answers_it_once_a_session_and_nothing_when_nothin
     // What was told, and why.
     let (ok, stdout, stderr) = home.run(&["told", "--session", "s1", "--json"]);
     assert!(ok, "{stderr}");
-    let answer: Value = serde_json::from_str(&stdout).unwrap();
-    let sessions = answer["sessions"].as_array().unwrap();
-    assert_eq!(sessions.len(), 1);
-    let entries = sessions[0]["told"].as_array().unwrap();
+    let answer: ToldAnswer = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(answer.sessions.len(), 1);
+    let entries = &answer.sessions[0].told;
     assert_eq!(entries.len(), 1, "{entries:?}");
-    assert_eq!(entries[0]["id"], ids[0]);
-    assert_eq!(entries[0]["prompt"], ASK);
-    assert_eq!(entries[0]["why"]["rule"], "meaning");
-    assert!(entries[0]["why"]["similarity"].as_f64().unwrap() > 0.4);
+    assert_eq!(entries[0].id, ids[0]);
+    assert_eq!(entries[0].prompt.as_deref(), Some(ASK));
+    let why = entries[0].why.as_ref().expect("why a prompt's memory was told");
+    assert_eq!(why.rule.as_deref(), Some("meaning"));
+    assert!(why.similarity > 0.4, "{why:?}");
     // `ferrex tell` shows a prompt's candidates without recording anything.
     let output = home.command(&["tell", "--json", ASK]).current_dir(&repo).output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let shown: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(shown["told"][0]["id"], ids[0]);
-    assert!(shown["considered"].as_array().unwrap().len() >= 3, "{shown}");
+    let shown: TellAnswer = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(shown.told[0].id, ids[0]);
+    assert!(shown.considered.len() >= 3, "{shown:?}");
 
     // A compaction tells again what the session was told and still
     // stands; a resume does not (the transcript holds it).

@@ -11,9 +11,11 @@ use std::{
     time::Duration,
 };
 
-use ferrex_tests::{
-    Client, TestHome, checkout, eventually, hook_input, installed_models, result_ids,
+use ferrex_engine::answers::{
+    RecallAnswer, StatsAnswer, StoreAnswer,
+    working::{ContextAnswer, ObserveAnswer, SessionAnswer, TaskAnswer, TaskEntry},
 };
+use ferrex_tests::{Client, TestHome, checkout, eventually, hook_input, ids, installed_models};
 use serde_json::{Value, json};
 
 /// How long a change may take to reach the other device.
@@ -46,104 +48,136 @@ fn two_devices() -> TwoDevices {
     TwoDevices { laptop, desktop, laptop_repo, desktop_repo, _checkouts: checkouts }
 }
 
-fn tasks(answer: &Value) -> Vec<Value> {
-    answer["tasks"].as_array().cloned().unwrap_or_default()
+async fn task(client: &Client, arguments: Value) -> TaskAnswer {
+    client.answer("task", arguments).await
+}
+
+async fn session(client: &Client, arguments: Value) -> SessionAnswer {
+    client.answer("session", arguments).await
+}
+
+async fn context(client: &Client, arguments: Value) -> ContextAnswer {
+    client.answer("context", arguments).await
+}
+
+/// The tasks `list` finds, as the device named by `client` sees them.
+async fn listed(client: &Client, arguments: Value) -> Vec<TaskEntry> {
+    task(client, arguments).await.tasks
+}
+
+async fn store(client: &Client, arguments: Value) -> StoreAnswer {
+    client.answer("store", arguments).await
+}
+
+/// The ids `recall` answers with, best first.
+async fn recall(client: &Client, arguments: Value) -> Vec<String> {
+    ids(&client.answer::<RecallAnswer>("recall", arguments).await)
+}
+
+/// The events of a `session get`, newest first, as (content, device name).
+fn events(answer: &SessionAnswer) -> Vec<(&str, Option<&str>)> {
+    answer
+        .events
+        .iter()
+        .flatten()
+        .map(|event| (event.content.as_str(), event.device.name.as_deref()))
+        .collect()
 }
 
 #[tokio::test]
 async fn a_task_and_events_started_on_the_laptop_are_finished_on_the_desktop() {
     let devices = two_devices();
     let on_laptop = Client::connect_in(&devices.laptop, &devices.laptop_repo).await.unwrap();
-    let started = on_laptop
-        .ok(
-            "task",
-            json!({"action": "start", "title": "Migrate the users table to Postgres 16",
-                   "goal": "move every row without downtime",
-                   "success_condition": "the old table is dropped", "priority": "high"}),
-        )
-        .await;
-    assert_eq!(started["namespace"], PROJECT, "{started}");
-    assert_eq!(started["action"], "started");
-    let task_id = started["tasks"][0]["id"].as_str().unwrap().to_owned();
+    let started = task(
+        &on_laptop,
+        json!({"action": "start", "title": "Migrate the users table to Postgres 16",
+               "goal": "move every row without downtime",
+               "success_condition": "the old table is dropped", "priority": "high"}),
+    )
+    .await;
+    assert_eq!((started.namespace.as_str(), started.action.as_str()), (PROJECT, "started"));
+    let task_id = started.tasks[0].id.clone();
     // Starting it again points at it.
-    let again = on_laptop
-        .ok("task", json!({"action": "start", "title": "migrate users table to postgres 16"}))
-        .await;
-    assert_eq!(
-        (again["action"].as_str(), again["tasks"][0]["id"].as_str()),
-        (Some("found"), Some(task_id.as_str()))
-    );
+    let again =
+        task(&on_laptop, json!({"action": "start", "title": "migrate users table to postgres 16"}))
+            .await;
+    assert_eq!((again.action.as_str(), again.tasks[0].id.as_str()), ("found", task_id.as_str()));
     for (content, kind) in [
         ("Backfill script copied 40% of the rows", "observation"),
         ("Keep the old column until the backfill ends", "decision"),
     ] {
-        let pushed = on_laptop
-            .ok("session", json!({"action": "push", "session_id": "laptop-1", "content": content, "event_type": kind}))
-            .await;
-        assert_eq!(pushed["action"], "pushed", "{pushed}");
+        let pushed = session(
+            &on_laptop,
+            json!({"action": "push", "session_id": "laptop-1", "content": content, "event_type": kind}),
+        )
+        .await;
+        assert_eq!(pushed.action, "pushed", "{pushed:?}");
     }
 
     // The desktop, in its own checkout, sees the task and the events.
     let on_desktop = Client::connect_in(&devices.desktop, &devices.desktop_repo).await.unwrap();
-    let context = eventually(CONVERGE, || async {
-        let context = on_desktop.ok("context", json!({})).await;
-        let text = context["text"].as_str()?.to_owned();
+    let shown = eventually(CONVERGE, || async {
+        let shown = context(&on_desktop, json!({})).await;
+        let text = &shown.text;
         (text.contains("Migrate the users table")
             && text.contains("Backfill script copied 40%")
             && text.contains("Keep the old column"))
-        .then_some(context)
+        .then_some(shown)
     })
     .await
     .expect("the desktop's context shows the laptop's task and events");
-    assert_eq!(context["namespace"], PROJECT);
-    assert_eq!(context["project"], "github.com/acme/api");
-    let text = context["text"].as_str().unwrap();
-    assert!(text.contains("on laptop"), "{text}");
-    assert!(context["tokens"].as_u64().unwrap() <= 1_000, "{context}");
+    assert_eq!(shown.namespace, PROJECT);
+    assert_eq!(shown.project.as_deref(), Some("github.com/acme/api"));
+    assert!(shown.text.contains("on laptop"), "{}", shown.text);
+    assert!(shown.tokens <= 1_000, "{shown:?}");
     // The same as a prompt, and within a smaller budget when asked.
     let prompt = on_desktop.prompt_text("session-context").await.unwrap();
     assert!(prompt.contains("Migrate the users table"), "{prompt}");
-    let small = on_desktop.ok("context", json!({"budget": 60})).await;
-    assert!(small["tokens"].as_u64().unwrap() <= 60, "{small}");
-    assert!(small["left_out"].as_u64().unwrap() > 0, "{small}");
-    let listed = on_desktop.ok("task", json!({"action": "list"})).await;
-    let listed = tasks(&listed);
-    assert_eq!(listed.len(), 1, "{listed:?}");
-    assert_eq!(listed[0]["status"], "active");
-    assert_eq!(listed[0]["device"]["name"], "laptop");
-    let events = on_desktop.ok("session", json!({"action": "get"})).await;
-    assert_eq!(events["events"].as_array().unwrap().len(), 2, "{events}");
-    assert_eq!(events["events"][0]["device"]["name"], "laptop");
+    let small = context(&on_desktop, json!({"budget": 60})).await;
+    assert!(small.tokens <= 60 && small.left_out > 0, "{small:?}");
+    let open = listed(&on_desktop, json!({"action": "list"})).await;
+    let seen: Vec<(&str, Option<&str>)> =
+        open.iter().map(|task| (task.status.as_str(), task.device.name.as_deref())).collect();
+    assert_eq!(seen, [("active", Some("laptop"))], "{open:?}");
+    let got = session(&on_desktop, json!({"action": "get"})).await;
+    let got = events(&got);
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(got[0].1, Some("laptop"));
 
-    let done = on_desktop
-        .ok("task", json!({"action": "done", "id": task_id, "result": "Batched the backfill in 10k-row chunks behind a feature flag"}))
-        .await;
-    assert_eq!(done["tasks"][0]["status"], "done", "{done}");
+    let done = task(
+        &on_desktop,
+        json!({"action": "done", "id": task_id, "result": "Batched the backfill in 10k-row chunks behind a feature flag"}),
+    )
+    .await;
+    assert_eq!(done.tasks[0].status, "done", "{done:?}");
 
     // The laptop lists it done, and recalls what worked.
     let closed = eventually(CONVERGE, || async {
-        let listed = on_laptop.ok("task", json!({"action": "list", "status": ["done"]})).await;
-        tasks(&listed).into_iter().find(|task| task["id"] == task_id.as_str())
+        let done = listed(&on_laptop, json!({"action": "list", "status": ["done"]})).await;
+        done.into_iter().find(|task| task.id == task_id)
     })
     .await
     .expect("the laptop lists the task done");
-    assert_eq!(closed["outcome"]["device"]["name"], "desktop");
-    let open = on_laptop.ok("task", json!({"action": "list"})).await;
-    assert!(tasks(&open).is_empty(), "{open}");
-    let recalled = on_laptop
-        .ok("recall", json!({"query": "how did we backfill the users table migration"}))
+    let by = closed.outcome.as_ref().and_then(|outcome| outcome.device.name.as_deref());
+    assert_eq!(by, Some("desktop"), "{closed:?}");
+    let open = listed(&on_laptop, json!({"action": "list"})).await;
+    assert!(open.is_empty(), "{open:?}");
+    let recalled: RecallAnswer = on_laptop
+        .answer("recall", json!({"query": "how did we backfill the users table migration"}))
         .await;
-    let ids = result_ids(&recalled);
-    let first = &recalled["results"][0];
-    assert!(
-        first["content"].as_str().unwrap_or_default().contains("10k-row chunks"),
-        "the result is recalled first: {recalled}"
-    );
-    assert_eq!(ids.len(), ids.iter().collect::<std::collections::BTreeSet<_>>().len());
+    let found = ids(&recalled);
+    let first = recalled.results[0].memory.content.content.as_deref().unwrap_or_default();
+    assert!(first.contains("10k-row chunks"), "the result is recalled first: {recalled:?}");
+    assert_eq!(found.len(), found.iter().collect::<std::collections::BTreeSet<_>>().len());
     // Events and progress notes are not recalled; the task and its result are.
+    let texts: Vec<&str> = recalled
+        .results
+        .iter()
+        .filter_map(|result| result.memory.content.content.as_deref())
+        .collect();
     assert!(
-        !recalled.to_string().contains("Backfill script copied"),
-        "events stay out of recall: {recalled}"
+        !texts.iter().any(|text| text.contains("Backfill script copied")),
+        "events stay out of recall: {texts:?}"
     );
     on_laptop.close().await;
     on_desktop.close().await;
@@ -234,10 +268,21 @@ async fn hooks_carry_a_session_to_the_other_device() {
     // What followed #remember was stored, and is recalled in the project.
     let on_desktop = Client::connect_in(desktop, &devices.desktop_repo).await.unwrap();
     let found = eventually(CONVERGE, || async {
-        let answer = on_desktop
-            .ok("recall", json!({"query": "where do the staging certificates live"}))
+        let answer: RecallAnswer = on_desktop
+            .answer("recall", json!({"query": "where do the staging certificates live"}))
             .await;
-        answer.to_string().contains("/etc/ssl/staging").then_some(answer)
+        answer
+            .results
+            .iter()
+            .any(|result| {
+                result
+                    .memory
+                    .content
+                    .content
+                    .as_deref()
+                    .is_some_and(|text| text.contains("/etc/ssl/staging"))
+            })
+            .then_some(())
     })
     .await;
     assert!(found.is_some(), "the #remember note is recalled on the desktop");
@@ -273,12 +318,12 @@ async fn concurrent_done_and_abort_on_partitioned_devices_converge_with_both_rep
     let devices = two_devices();
     let on_laptop = Client::connect_in(&devices.laptop, &devices.laptop_repo).await.unwrap();
     let started =
-        on_laptop.ok("task", json!({"action": "start", "title": "Upgrade the CI runners"})).await;
-    let id = started["tasks"][0]["id"].as_str().unwrap().to_owned();
+        task(&on_laptop, json!({"action": "start", "title": "Upgrade the CI runners"})).await;
+    let id = started.tasks[0].id.clone();
     let on_desktop = Client::connect_in(&devices.desktop, &devices.desktop_repo).await.unwrap();
     let seen = eventually(CONVERGE, || async {
-        let listed = on_desktop.ok("task", json!({"action": "list"})).await;
-        tasks(&listed).iter().any(|task| task["id"] == id.as_str()).then_some(())
+        let open = listed(&on_desktop, json!({"action": "list"})).await;
+        open.iter().any(|task| task.id == id).then_some(())
     })
     .await;
     assert!(seen.is_some(), "the desktop sees the task");
@@ -286,38 +331,43 @@ async fn concurrent_done_and_abort_on_partitioned_devices_converge_with_both_rep
 
     // Partition: each device closes the task alone.
     devices.desktop.stop();
-    let done = on_laptop
-        .ok("task", json!({"action": "done", "id": id, "result": "Runners upgraded to 24.04"}))
-        .await;
-    assert_eq!(done["tasks"][0]["status"], "done");
+    let done = task(
+        &on_laptop,
+        json!({"action": "done", "id": id, "result": "Runners upgraded to 24.04"}),
+    )
+    .await;
+    assert_eq!(done.tasks[0].status, "done");
     on_laptop.close().await;
     devices.laptop.stop();
     let on_desktop = Client::connect_in(&devices.desktop, &devices.desktop_repo).await.unwrap();
-    let aborted = on_desktop
-        .ok("task", json!({"action": "abort", "id": id, "reason": "The vendor image is broken"}))
-        .await;
-    assert_eq!(aborted["tasks"][0]["status"], "aborted", "alone, the desktop saw an abort");
+    let aborted = task(
+        &on_desktop,
+        json!({"action": "abort", "id": id, "reason": "The vendor image is broken"}),
+    )
+    .await;
+    assert_eq!(aborted.tasks[0].status, "aborted", "alone, the desktop saw an abort");
 
     // Both back: one outcome everywhere, both reports kept.
     let on_laptop = Client::connect_in(&devices.laptop, &devices.laptop_repo).await.unwrap();
     let filter = json!({"action": "list", "status": ["done", "aborted"]});
     let agreed = eventually(CONVERGE, || async {
-        let a = tasks(&on_laptop.ok("task", filter.clone()).await);
-        let b = tasks(&on_desktop.ok("task", filter.clone()).await);
-        let (a, b) = (a.first()?.clone(), b.first()?.clone());
-        (a["reports"].as_array()?.len() == 2 && a == b).then_some(a)
+        // The same JSON on both (the elapsed time aside, which each device
+        // counts to its own now only while a task is open).
+        let a = on_laptop.ok("task", filter.clone()).await;
+        let b = on_desktop.ok("task", filter.clone()).await;
+        let a: TaskAnswer = serde_json::from_value(a).ok()?;
+        let b: TaskAnswer = serde_json::from_value(b).ok()?;
+        let (a, b) = (a.tasks.into_iter().next()?, b.tasks.into_iter().next()?);
+        let same = serde_json::to_value(&a).ok()? == serde_json::to_value(&b).ok()?;
+        (a.reports.len() == 2 && same).then_some(a)
     })
     .await
     .expect("both devices agree on the task");
-    assert_eq!(agreed["status"], "done", "a result wins over a post-mortem: {agreed}");
-    assert_eq!(agreed["outcome"]["device"]["name"], "laptop");
-    let reports: Vec<&str> = agreed["reports"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["outcome"].as_str().unwrap())
-        .collect();
-    assert!(reports.contains(&"done") && reports.contains(&"aborted"), "{agreed}");
+    assert_eq!(agreed.status, "done", "a result wins over a post-mortem: {agreed:?}");
+    let by = agreed.outcome.as_ref().and_then(|outcome| outcome.device.name.as_deref());
+    assert_eq!(by, Some("laptop"));
+    let reports: Vec<&str> = agreed.reports.iter().map(|report| report.outcome.as_str()).collect();
+    assert!(reports.contains(&"done") && reports.contains(&"aborted"), "{agreed:?}");
     on_laptop.close().await;
     on_desktop.close().await;
 }
@@ -327,41 +377,30 @@ async fn untouched_tasks_expire_as_a_state_and_a_session_keeps_its_bound() {
     let home = TestHome::with_config("[working]\ntask_expiry_hours = 0\nsession_events = 5\n");
     let client = home.client().await;
     let started =
-        client.ok("task", json!({"action": "start", "title": "Write the release notes"})).await;
-    let id = started["tasks"][0]["id"].as_str().unwrap().to_owned();
-    assert_eq!(started["namespace"], "default", "outside a repository: default");
-    let expired = client.ok("task", json!({"action": "list", "status": ["expired"]})).await;
-    assert_eq!(tasks(&expired).len(), 1, "{expired}");
+        task(&client, json!({"action": "start", "title": "Write the release notes"})).await;
+    let id = started.tasks[0].id.clone();
+    assert_eq!(started.namespace, "default", "outside a repository: default");
+    let expired = listed(&client, json!({"action": "list", "status": ["expired"]})).await;
+    assert_eq!(expired.len(), 1, "{expired:?}");
     // Expired is a state: the task is still there, and can be finished.
-    let done = client.ok("task", json!({"action": "done", "id": id, "result": "Published"})).await;
-    assert_eq!(done["tasks"][0]["status"], "done");
+    let done = task(&client, json!({"action": "done", "id": id, "result": "Published"})).await;
+    assert_eq!(done.tasks[0].status, "done");
 
     let mut pushed = Vec::new();
     for index in 0..40 {
-        let answer = client
-            .ok(
-                "session",
-                json!({"action": "push", "session_id": "s", "content": format!("step {index}")}),
-            )
-            .await;
-        pushed.push(answer["id"].as_str().unwrap().to_owned());
+        let answer = session(
+            &client,
+            json!({"action": "push", "session_id": "s", "content": format!("step {index}")}),
+        )
+        .await;
+        pushed.push(answer.id.expect("a pushed event's id"));
     }
-    let events =
-        client.ok("session", json!({"action": "get", "session_id": "s", "limit": 100})).await;
-    let contents: Vec<&str> = events["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["content"].as_str().unwrap())
-        .collect();
+    let got = session(&client, json!({"action": "get", "session_id": "s", "limit": 100})).await;
+    let contents: Vec<&str> = events(&got).into_iter().map(|(content, _)| content).collect();
     assert_eq!(contents, ["step 39", "step 38", "step 37", "step 36", "step 35"]);
     // The evicted are gone from every file, and leave no tombstone.
-    let stats = client.ok("stats", json!({})).await;
-    assert_eq!(
-        (stats["memories"].as_u64(), stats["forgotten"].as_u64()),
-        (Some(7), Some(0)),
-        "{stats}"
-    );
+    let stats: StatsAnswer = client.answer("stats", json!({})).await;
+    assert_eq!((stats.memories, stats.forgotten), (7, 0));
     assert!(home.files_containing("step 12").is_empty());
     // Bad input changes nothing and the server keeps serving.
     let refused = client.call("session", json!({"action": "push", "session_id": "s"})).await;
@@ -369,8 +408,8 @@ async fn untouched_tasks_expire_as_a_state_and_a_session_keeps_its_bound() {
     let refused =
         client.call("task", json!({"action": "done", "id": "no-such-task", "result": "x"})).await;
     assert!(refused.unwrap().unwrap_err().contains("no task"));
-    let cleared = client.ok("session", json!({"action": "clear", "session_id": "s"})).await;
-    assert_eq!(cleared["cleared"], 5);
+    let cleared = session(&client, json!({"action": "clear", "session_id": "s"})).await;
+    assert_eq!(cleared.cleared, Some(5));
     client.close().await;
 }
 
@@ -385,35 +424,33 @@ async fn a_project_sees_its_own_and_universal_memories_and_nothing_of_other_proj
     let api = checkout(&dirs.path().join("api"), "git@github.com:acme/api.git");
     let web = checkout(&dirs.path().join("web"), "git@github.com:acme/web.git");
     let in_api = Client::connect_in(&home, &api).await.unwrap();
-    let own = in_api
-        .ok("store", json!({"content": "The API deploys with a blue-green switch on Fridays."}))
-        .await;
-    assert_eq!(own["namespace"], PROJECT);
-    let universal = in_api
-        .ok("store", json!({"content": "Every deploy is announced in the releases channel first.", "universal": true}))
-        .await;
-    assert_eq!(universal["namespace"], "default");
+    let own =
+        store(&in_api, json!({"content": "The API deploys with a blue-green switch on Fridays."}))
+            .await;
+    assert_eq!(own.namespace, PROJECT);
+    let universal = store(
+        &in_api,
+        json!({"content": "Every deploy is announced in the releases channel first.", "universal": true}),
+    )
+    .await;
+    assert_eq!(universal.namespace, "default");
     let in_web = Client::connect_in(&home, &web).await.unwrap();
-    let web_only = in_web
-        .ok("store", json!({"content": "The web app deploys from the main branch on Fridays."}))
-        .await;
-    assert_eq!(web_only["namespace"], "github.com.acme.web");
+    let web_only =
+        store(&in_web, json!({"content": "The web app deploys from the main branch on Fridays."}))
+            .await;
+    assert_eq!(web_only.namespace, "github.com.acme.web");
 
-    let found = result_ids(
-        &in_api.ok("recall", json!({"query": "how and when do deploys happen", "limit": 10})).await,
-    );
-    assert!(found.contains(&own["id"].as_str().unwrap().to_owned()), "{found:?}");
-    assert!(found.contains(&universal["id"].as_str().unwrap().to_owned()), "{found:?}");
-    assert!(
-        !found.contains(&web_only["id"].as_str().unwrap().to_owned()),
-        "another project: {found:?}"
-    );
-    let wifi = result_ids(&in_api.ok("recall", json!({"query": "wifi password rotation"})).await);
+    let found =
+        recall(&in_api, json!({"query": "how and when do deploys happen", "limit": 10})).await;
+    assert!(found.contains(&own.id), "{found:?}");
+    assert!(found.contains(&universal.id), "{found:?}");
+    assert!(!found.contains(&web_only.id), "another project: {found:?}");
+    let wifi = recall(&in_api, json!({"query": "wifi password rotation"})).await;
     assert!(wifi.contains(&old), "a home from before projects keeps answering: {wifi:?}");
     // An explicit namespace wins.
     let named =
-        in_api.ok("recall", json!({"query": "deploys", "namespace": "github.com.acme.web"})).await;
-    assert_eq!(result_ids(&named), [web_only["id"].as_str().unwrap().to_owned()]);
+        recall(&in_api, json!({"query": "deploys", "namespace": "github.com.acme.web"})).await;
+    assert_eq!(named, [web_only.id]);
     in_api.close().await;
     in_web.close().await;
 }
@@ -542,50 +579,48 @@ async fn exchanges_are_kept_once_recalled_shown_hot_and_everything_forgets_like_
         "assistant": "We decided the importer stops at the first bad row unless --keep-going is given.",
         "session_id": "s1"
     });
-    let first = client.ok("observe", exchange.clone()).await;
-    assert_eq!(first["status"], "stored", "{first}");
-    assert!(first["importance"].as_f64().unwrap() > 0.5, "a decision weighs: {first}");
-    let again = client.ok("observe", exchange).await;
-    assert_eq!(
-        (again["status"].as_str(), again["id"].as_str()),
-        (Some("duplicate"), first["id"].as_str())
-    );
-    let small_talk = client
-        .ok("observe", json!({"user": "thanks", "assistant": "welcome", "importance": 0.1}))
+    let first: ObserveAnswer = client.answer("observe", exchange.clone()).await;
+    assert_eq!(first.status, "stored", "{first:?}");
+    assert!(first.importance > 0.5, "a decision weighs: {first:?}");
+    let again: ObserveAnswer = client.answer("observe", exchange).await;
+    assert_eq!((again.status.as_str(), again.id.as_str()), ("duplicate", first.id.as_str()));
+    let small_talk: ObserveAnswer = client
+        .answer("observe", json!({"user": "thanks", "assistant": "welcome", "importance": 0.1}))
         .await;
-    assert_eq!(small_talk["importance"], 0.1);
+    assert!((small_talk.importance - 0.1).abs() < 1e-9, "{small_talk:?}");
     let recalled =
-        client.ok("recall", json!({"query": "what happens when an import hits a bad row"})).await;
-    assert_eq!(result_ids(&recalled)[0], first["id"].as_str().unwrap());
-    let context = client.ok("context", json!({})).await;
-    let text = context["text"].as_str().unwrap();
-    assert!(text.contains("stops at the first bad row"), "{text}");
-    let sections = context["sections"].as_array().unwrap();
-    assert_eq!(sections.len(), 5, "{context}");
+        recall(&client, json!({"query": "what happens when an import hits a bad row"})).await;
+    assert_eq!(recalled[0], first.id);
+    let shown = context(&client, json!({})).await;
+    assert!(shown.text.contains("stops at the first bad row"), "{}", shown.text);
+    assert_eq!(shown.sections.len(), 5, "{shown:?}");
 
     // Tasks, their notes, events and exchanges are forgotten like any memory.
-    let task = client
-        .ok("task", json!({"action": "start", "title": "Purge the staging bucket quokka"}))
-        .await;
-    let task_id = task["tasks"][0]["id"].as_str().unwrap().to_owned();
-    let note = client.ok("task", json!({"action": "update", "id": task_id, "result": "halfway through the quokka bucket"})).await;
-    let event = client
-        .ok(
-            "session",
-            json!({"action": "push", "session_id": "s1", "content": "listed the quokka bucket"}),
-        )
-        .await;
+    let started =
+        task(&client, json!({"action": "start", "title": "Purge the staging bucket quokka"})).await;
+    let task_id = started.tasks[0].id.clone();
+    let note = task(
+        &client,
+        json!({"action": "update", "id": task_id, "result": "halfway through the quokka bucket"}),
+    )
+    .await;
+    let event = session(
+        &client,
+        json!({"action": "push", "session_id": "s1", "content": "listed the quokka bucket"}),
+    )
+    .await;
     let ids = [
         task_id.clone(),
-        note["note_id"].as_str().unwrap().to_owned(),
-        event["id"].as_str().unwrap().to_owned(),
-        first["id"].as_str().unwrap().to_owned(),
+        note.note_id.expect("a note's id"),
+        event.id.expect("an event's id"),
+        first.id.clone(),
     ];
-    let forgotten = client.ok("forget", json!({"ids": ids})).await;
-    assert_eq!(forgotten["forgotten"].as_array().unwrap().len(), 4, "{forgotten}");
-    assert!(tasks(&client.ok("task", json!({"action": "list"})).await).is_empty());
-    let events = client.ok("session", json!({"action": "get", "session_id": "s1"})).await;
-    assert!(events["events"].as_array().unwrap().is_empty(), "{events}");
+    let forgotten: ferrex_engine::answers::ForgetAnswer =
+        client.answer("forget", json!({"ids": ids})).await;
+    assert_eq!(forgotten.forgotten.len(), 4, "{forgotten:?}");
+    assert!(listed(&client, json!({"action": "list"})).await.is_empty());
+    let got = session(&client, json!({"action": "get", "session_id": "s1"})).await;
+    assert!(events(&got).is_empty(), "{got:?}");
     assert!(home.files_containing("quokka").is_empty(), "purged from every file");
     assert!(home.files_containing("first bad row").is_empty(), "purged from every file");
     client.close().await;
@@ -688,8 +723,8 @@ async fn events_a_session_evicts_leave_the_other_device_too() {
     }
     // The desktop holds the first events (their text in its index)...
     let seen = eventually(CONVERGE, || async {
-        let events = on_desktop.ok("session", json!({"action": "get", "session_id": "s"})).await;
-        (events["events"].as_array()?.len() == 3).then_some(())
+        let got = session(&on_desktop, json!({"action": "get", "session_id": "s"})).await;
+        (events(&got).len() == 3).then_some(())
     })
     .await;
     assert!(seen.is_some());
@@ -698,12 +733,8 @@ async fn events_a_session_evicts_leave_the_other_device_too() {
         on_laptop.ok("session", push(index)).await;
     }
     let kept = eventually(CONVERGE, || async {
-        let events = on_desktop.ok("session", json!({"action": "get", "session_id": "s"})).await;
-        let contents: Vec<String> = events["events"]
-            .as_array()?
-            .iter()
-            .filter_map(|event| event["content"].as_str().map(str::to_owned))
-            .collect();
+        let got = session(&on_desktop, json!({"action": "get", "session_id": "s"})).await;
+        let contents: Vec<&str> = events(&got).into_iter().map(|(content, _)| content).collect();
         (contents == ["wombat step 5 done", "wombat step 4 done", "wombat step 3 done"])
             .then_some(())
     })
@@ -717,8 +748,8 @@ async fn events_a_session_evicts_leave_the_other_device_too() {
         );
         assert!(laptop.files_containing(&evicted).is_empty(), "{evicted} left the laptop's files");
     }
-    let stats = on_desktop.ok("stats", json!({})).await;
-    assert_eq!(stats["forgotten"], 0, "no tombstones: {stats}");
+    let stats: StatsAnswer = on_desktop.answer("stats", json!({})).await;
+    assert_eq!(stats.forgotten, 0, "no tombstones");
     on_laptop.close().await;
     on_desktop.close().await;
 }
@@ -730,16 +761,15 @@ async fn the_context_names_facts_likely_out_of_date() {
     let home = TestHome::with_config("[memory]\nsemantic_half_life_days = 0.000001\n");
     let client = home.client().await;
     let fact = |subject: &str, predicate: &str, object: &str| json!({"subject": subject, "predicate": predicate, "object": object});
-    let version = client.ok("store", fact("billing-api", "version", "2.3.1")).await;
+    let version = store(&client, fact("billing-api", "version", "2.3.1")).await;
     client.ok("store", fact("billing-api", "owned_by", "the payments team")).await;
     let shown = eventually(CONVERGE, || async {
-        let context = client.ok("context", json!({})).await;
-        let text = context["text"].as_str()?.to_owned();
+        let text = context(&client, json!({})).await.text;
         text.contains("Facts likely out of date").then_some(text)
     })
     .await
     .expect("the aged version fact is named");
-    assert!(shown.contains(version["id"].as_str().unwrap()), "{shown}");
+    assert!(shown.contains(&version.id), "{shown}");
     assert!(
         !shown.contains("payments team"),
         "owned_by does not go out of date unnoticed: {shown}"

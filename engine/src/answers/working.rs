@@ -108,7 +108,7 @@ pub struct TaskEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Report>,
     /// Every closing note, oldest first (two when two devices closed it).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reports: Vec<Report>,
 }
 
@@ -205,4 +205,51 @@ pub struct ContextAnswer {
     pub sections: Vec<ContextSection>,
     /// Items left out for the budget.
     pub left_out: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A task is read back as written, with its optional parts absent
+    /// (regression: `reports`, left out when empty, could not be read).
+    #[test]
+    fn task_answers_read_back_as_written() {
+        let device = || Device { id: "d1".into(), name: Some("laptop".into()) };
+        let report = Report {
+            id: "n1".into(),
+            outcome: "done".into(),
+            text: "Published".into(),
+            at: "2026-12-03T08:00:00Z".into(),
+            device: device(),
+        };
+        for (progress, outcome, reports) in
+            [(None, None, Vec::new()), (Some("halfway".to_owned()), Some(report), Vec::new())]
+        {
+            let answer = TaskAnswer {
+                action: "listed".into(),
+                namespace: "default".into(),
+                existing: None,
+                note_id: None,
+                tasks: vec![TaskEntry {
+                    id: "t1".into(),
+                    title: "Write the release notes".into(),
+                    goal: None,
+                    success_condition: None,
+                    priority: None,
+                    status: "active".into(),
+                    started_at: "2026-12-03T08:00:00Z".into(),
+                    last_activity: "2026-12-03T08:00:00Z".into(),
+                    elapsed: "0 s".into(),
+                    device: device(),
+                    progress,
+                    outcome,
+                    reports,
+                }],
+            };
+            let written = serde_json::to_value(&answer).unwrap();
+            let read: TaskAnswer = serde_json::from_value(written.clone()).unwrap();
+            assert_eq!(serde_json::to_value(&read).unwrap(), written);
+        }
+    }
 }
