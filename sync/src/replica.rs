@@ -1157,7 +1157,7 @@ impl Replica {
         ids: &[String],
         now: Timestamp,
     ) -> Result<(Vec<String>, Vec<DocChange>), ReplicaError> {
-        self.per_doc_own(ids, now, |doc, roots, id| {
+        self.per_doc_as_this_device(ids, now, |doc, roots, id| {
             records::set_validated(doc, roots, id, &self.device, now)
         })
     }
@@ -1171,7 +1171,7 @@ impl Replica {
         now: Timestamp,
     ) -> Result<(Vec<String>, Vec<DocChange>), ReplicaError> {
         let ids: Vec<String> = stats.keys().cloned().collect();
-        self.per_doc_own(&ids, now, |doc, roots, id| match stats.get(id) {
+        self.per_doc_as_this_device(&ids, now, |doc, roots, id| match stats.get(id) {
             Some(stat) => records::add_access(doc, roots, id, &self.device, *stat),
             None => Ok(false),
         })
@@ -1179,7 +1179,7 @@ impl Replica {
 
     /// [`Replica::per_doc`] for what is kept per device, under the device's
     /// own id: passed over in a namespace where it writes as a stand-in.
-    fn per_doc_own(
+    fn per_doc_as_this_device(
         &self,
         ids: &[String],
         now: Timestamp,

@@ -603,13 +603,20 @@ impl Client {
     /// Waits (bounded: 300 s) until the node has every vector of
     /// everything it holds.
     pub async fn caught_up(&self) {
-        let done = eventually(Duration::from_secs(300), || async {
+        self.caught_up_within(Duration::from_secs(300)).await;
+    }
+
+    /// Waits, at most `limit`, until the node has every vector of
+    /// everything it holds (an emulated node embeds about a thousand times
+    /// slower than a native one: `examples/cross_device.rs`).
+    pub async fn caught_up_within(&self, limit: Duration) {
+        let done = eventually(limit, || async {
             let stats: StatsAnswer = self.answer("stats", json!({})).await;
             let lag = &stats.index_lag;
             (lag.embeddings_queued == 0 && lag.passages_queued == 0).then_some(())
         })
         .await;
-        assert!(done.is_some(), "the node was still embedding after 300 s");
+        assert!(done.is_some(), "the node was still embedding after {} s", limit.as_secs());
     }
 
     /// Ends the session (the bridge exits; the node keeps running).

@@ -379,7 +379,7 @@ impl Network {
         });
         inner.registry_changed();
         inner.refresh_read_only();
-        inner.publish_own_record()?;
+        inner.publish_device_record()?;
         let router = Router::builder(endpoint)
             .accept(SYNC_ALPN, SyncProtocol(inner.clone()))
             .accept(SYNC_ALPN_V1, OldSyncProtocol)
@@ -718,7 +718,7 @@ impl Inner {
     }
 
     /// Writes this device's name and addresses to the registry if changed.
-    fn publish_own_record(&self) -> Result<(), crate::ReplicaError> {
+    fn publish_device_record(&self) -> Result<(), crate::ReplicaError> {
         let record = DeviceRecord {
             id: self.me.clone(),
             name: self.name.clone(),
@@ -1082,7 +1082,7 @@ async fn supervise(inner: Arc<Inner>) {
     loop {
         // Addresses change when interfaces do; peers learn the new ones
         // through the registry.
-        if let Err(error) = inner.publish_own_record() {
+        if let Err(error) = inner.publish_device_record() {
             tracing::warn!("could not record this device's addresses: {error}");
         }
         let registry = inner.replica.registry();
