@@ -6,9 +6,12 @@
 
 #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
+mod typed;
+
 use ferrex_engine::answers::{RecallAnswer, ReflectAnswer, StatsAnswer};
-use ferrex_tests::{TestHome, ids};
+use ferrex_tests::TestHome;
 use serde_json::json;
+use typed::ids;
 
 /// How staleness moves with time is the engine's, tested with a clock set
 /// by hand (`engine/tests/engine.rs`); here, that MCP carries it.

@@ -7,13 +7,16 @@
 
 #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
+mod typed;
+
 use std::time::Duration;
 
 use ferrex_engine::answers::{
     HistoryAnswer, RecallAnswer, ReflectAnswer, StatsAnswer, StoreAnswer,
 };
-use ferrex_tests::{Client, TestHome, eventually, ids, settled_heads};
+use ferrex_tests::{Client, TestHome, eventually, settled_heads};
 use serde_json::{Value, json};
+use typed::ids;
 
 const NAMESPACE: &str = "infra";
 
@@ -205,7 +208,7 @@ async fn devices_that_wrote_apart_answer_alike_once_synced() {
     // the older copy.
     assert_eq!(answer.duplicates, 2, "{answer:?}");
     for client in clients {
-        let found = client.recall("api port", NAMESPACE, 10).await;
+        let found = typed::recall(client, "api port", NAMESPACE, 10).await;
         let ports: Vec<(&str, Option<bool>)> = found
             .results
             .iter()
@@ -263,7 +266,7 @@ async fn colour_answers(client: &Client) -> Colours {
                 .collect(),
         );
     }
-    let found = client.recall("Zed favourite colour", NAMESPACE, 10).await;
+    let found = typed::recall(client, "Zed favourite colour", NAMESPACE, 10).await;
     let current = found
         .results
         .into_iter()
@@ -434,7 +437,8 @@ struct Corrected {
 }
 
 async fn correction_answers(client: &Client, old: &str) -> Corrected {
-    let found = client.recall("which region is the analytics warehouse in", NAMESPACE, 10).await;
+    let found =
+        typed::recall(client, "which region is the analytics warehouse in", NAMESPACE, 10).await;
     let older = found.results.iter().find(|result| result.memory.id == old);
     let history = history(client, json!({"id": old, "namespace": NAMESPACE})).await;
     Corrected {

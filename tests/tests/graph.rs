@@ -6,12 +6,15 @@
 
 #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
+mod typed;
+
 use ferrex_engine::answers::{
     ForgetAnswer, HistoryAnswer, RecallAnswer, StatsAnswer,
     graph::{EntityAnswer, GraphAnswer, LinkAnswer, UpdateAnswer},
 };
-use ferrex_tests::{Client, TestHome, ids};
+use ferrex_tests::{Client, TestHome};
 use serde_json::{Value, json};
+use typed::ids;
 
 const NAMESPACE: &str = "eng";
 
@@ -98,7 +101,7 @@ async fn memories_linked_updated_and_forgotten_with_their_versions_and_links() {
         .await;
     assert_eq!(edited.id, fix, "{edited:?}");
     assert!(edited.replaces.is_none());
-    let shown = client.recall("linker lld toolchain", NAMESPACE, 10).await;
+    let shown = typed::recall(&client, "linker lld toolchain", NAMESPACE, 10).await;
     let row = &shown.results.iter().find(|row| row.memory.id == fix).unwrap().memory;
     let mut tags: Vec<&str> = row.tags.iter().map(String::as_str).collect();
     tags.sort_unstable();
@@ -273,7 +276,7 @@ async fn recall_reaches_through_entities_and_links_when_the_graph_is_weighed() {
         let rank = |query: &'static str, id: String| {
             let client = &client;
             async move {
-                let answer: RecallAnswer = client.recall(query, NAMESPACE, 10).await;
+                let answer: RecallAnswer = typed::recall(client, query, NAMESPACE, 10).await;
                 let texts: Vec<String> = answer
                     .results
                     .iter()

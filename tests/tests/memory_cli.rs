@@ -7,6 +7,8 @@
 
 #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
+mod typed;
+
 use ferrex_engine::answers::{
     ForgetAnswer, RecallAnswer, StoreAnswer, TopicsAnswer,
     browse::{Browsed, ListAnswer, ShowAnswer},
@@ -143,7 +145,7 @@ fn a_person_reads_and_corrects_their_memory_in_a_terminal() {
     assert!(table.starts_with("SCORE  ID"), "{table}");
     assert!(table.contains(&backup), "{table}");
     let facts: RecallAnswer = json(&home, &["recall", "api-server port", "--type", "semantic"]);
-    assert_eq!(ferrex_tests::ids(&facts), [port.as_str()], "superseded facts are left out");
+    assert_eq!(ids(&facts), [port.as_str()], "superseded facts are left out");
 
     // List: filters and pages.
     let listed = list(&home, &[]);
@@ -266,7 +268,7 @@ fn text_in(home: &TestHome, dir: &std::path::Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-use ferrex_tests::ids;
+use typed::ids;
 
 /// Tried as a new user would (issue 41): an agent in a repository whose
 /// remote is git@github.com:acme/api.git stores into github.com.acme.api,

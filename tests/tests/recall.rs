@@ -3,9 +3,12 @@
 
 #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
+mod typed;
+
 use ferrex_engine::answers::{ForgetAnswer, RecallAnswer, StatsAnswer, StoreAnswer};
-use ferrex_tests::{TestHome, ids};
+use ferrex_tests::TestHome;
 use serde_json::json;
+use typed::ids;
 
 /// Thirty varied memories; the first ten have a paraphrased query each.
 const MEMORIES: [&str; 30] = [

@@ -6,6 +6,8 @@
 
 #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
+mod typed;
+
 use std::{
     path::{Path, PathBuf},
     time::Duration,
@@ -15,8 +17,9 @@ use ferrex_engine::answers::{
     RecallAnswer, StatsAnswer, StoreAnswer,
     working::{ContextAnswer, ObserveAnswer, SessionAnswer, TaskAnswer, TaskEntry},
 };
-use ferrex_tests::{Client, TestHome, checkout, eventually, hook_input, ids, installed_models};
+use ferrex_tests::{Client, TestHome, checkout, eventually, hook_input, installed_models};
 use serde_json::{Value, json};
+use typed::ids;
 
 /// How long a change may take to reach the other device.
 const CONVERGE: Duration = Duration::from_secs(45);
