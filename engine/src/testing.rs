@@ -199,5 +199,6 @@ impl TestEngine {
             &go_on,
             None,
         )
+        .map_err(anyhow::Error::from)
     }
 }

@@ -378,7 +378,7 @@ fn main() -> ExitCode {
 }
 
 fn load_config(home: &Home, flags: &NodeFlags) -> anyhow::Result<Config> {
-    Config::load(&home.config_file(), std::env::vars(), &flags.overrides())
+    Ok(Config::load(&home.config_file(), std::env::vars(), &flags.overrides())?)
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {

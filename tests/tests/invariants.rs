@@ -458,6 +458,43 @@ fn only_node_knows_mcp_and_clap_and_only_the_engine_sqlite() {
     assert!(dependencies("node").contains(&"rmcp".to_owned()), "the manifest reader missed rmcp");
 }
 
+#[test]
+fn the_libraries_return_typed_errors_and_anyhow_stays_in_binaries_and_tests() {
+    // Every library crate's public API says how it failed with an enum a
+    // caller matches by kind; `anyhow` is for the binary (node) and for
+    // tests, and the engine's `testing` feature (a test's engine) only.
+    for krate in ["core", "embed", "sync", "engine"] {
+        let manifest =
+            std::fs::read_to_string(root().join(krate).join("Cargo.toml")).expect("a manifest");
+        let anyhow = manifest
+            .split("\n[dependencies]\n")
+            .nth(1)
+            .and_then(|table| table.split("\n[").next())
+            .and_then(|table| table.lines().find(|line| line.starts_with("anyhow")));
+        if let Some(line) = anyhow {
+            assert!(
+                krate == "engine" && line.contains("optional = true"),
+                "{krate} depends on anyhow: {line}"
+            );
+        }
+        for file in rust_files(&root().join(krate).join("src")) {
+            let path = file.strip_prefix(root()).expect("under the root").display().to_string();
+            if path == "engine/src/testing.rs" {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).expect("a source file");
+            for (number, line) in product_code(&text).lines().enumerate() {
+                let code = line.split("//").next().unwrap_or_default();
+                assert!(
+                    !code.contains("anyhow") && !code.contains("Box<dyn std::error::Error>"),
+                    "{path}:{}: {line}",
+                    number + 1
+                );
+            }
+        }
+    }
+}
+
 /// The paths of source files a document names in backticks.
 fn source_paths(text: &str) -> Vec<String> {
     text.split('`')

@@ -5,7 +5,6 @@
 
 use std::{net::SocketAddr, path::PathBuf};
 
-use anyhow::{Context, bail};
 use std::collections::BTreeMap;
 
 use ferrex_core::MemorySettings;
@@ -13,11 +12,79 @@ use ferrex_embed::ModelTier;
 
 pub use ferrex_sync::NetworkMode;
 
-fn parse_mode(text: &str) -> anyhow::Result<NetworkMode> {
+/// Why a configuration was refused. Its `Display` is the reason; where the
+/// setting came from (the file, a variable, a flag, a section) is an
+/// [`ConfigError::In`] around it, which `{:#}` through `anyhow` (or walking
+/// `source()`) prints as `in <place>: <reason>`.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file exists but could not be read.
+    #[error("reading {}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not TOML.
+    #[error("not valid TOML")]
+    Toml(#[source] toml::de::Error),
+    /// A section, key or `FERREX_*` variable ferrex does not know; the
+    /// message names it and the known ones.
+    #[error("{0}")]
+    Unknown(String),
+    /// A known key given a value it cannot take.
+    #[error("{key} = {value:?}: {reason}")]
+    Value {
+        /// The key (`section.key`).
+        key: String,
+        /// The value as given.
+        value: String,
+        /// What it must be.
+        reason: String,
+    },
+    /// A section, list or path shaped wrong, or settings that contradict
+    /// each other.
+    #[error("{0}")]
+    Invalid(String),
+    /// Where the setting that failed came from.
+    #[error("{place}")]
+    In {
+        /// `in /home/.../ferrex.toml`, `in environment variable X`, …
+        place: String,
+        /// What failed there.
+        #[source]
+        source: Box<ConfigError>,
+    },
+}
+
+impl ConfigError {
+    /// This error, said to come from `place`.
+    fn within(self, place: impl Into<String>) -> ConfigError {
+        ConfigError::In { place: place.into(), source: Box::new(self) }
+    }
+
+    /// The error under every [`ConfigError::In`]: what kind of failure it is.
+    pub fn root(&self) -> &ConfigError {
+        match self {
+            ConfigError::In { source, .. } => source.root(),
+            other => other,
+        }
+    }
+}
+
+type ConfigResult<T> = Result<T, ConfigError>;
+
+fn invalid(message: impl Into<String>) -> ConfigError {
+    ConfigError::Invalid(message.into())
+}
+
+fn parse_mode(text: &str) -> Result<NetworkMode, String> {
     match text {
         "local" => Ok(NetworkMode::Local),
         "internet" => Ok(NetworkMode::Internet),
-        other => bail!("must be \"local\" or \"internet\", not {other:?}"),
+        other => Err(format!("must be \"local\" or \"internet\", not {other:?}")),
     }
 }
 
@@ -83,19 +150,20 @@ pub struct Watch {
 
 /// `path` made absolute: `~/` is the user's home; anything else relative
 /// is refused.
-pub fn absolute_path(path: &str) -> anyhow::Result<PathBuf> {
+pub fn absolute_path(path: &str) -> ConfigResult<PathBuf> {
     let expanded = match path.strip_prefix("~/").or_else(|| (path == "~").then_some("")) {
         Some(rest) => {
             let home = std::env::var_os("HOME")
-                .ok_or_else(|| anyhow::anyhow!("{path:?} starts with ~ but HOME is not set"))?;
+                .ok_or_else(|| invalid(format!("{path:?} starts with ~ but HOME is not set")))?;
             PathBuf::from(home).join(rest)
         }
         None => PathBuf::from(path),
     };
-    anyhow::ensure!(
-        expanded.is_absolute(),
-        "{path:?} is relative: give an absolute path (or one starting with ~/)"
-    );
+    if !expanded.is_absolute() {
+        return Err(invalid(format!(
+            "{path:?} is relative: give an absolute path (or one starting with ~/)"
+        )));
+    }
     Ok(expanded)
 }
 
@@ -265,44 +333,47 @@ impl Config {
         file: &std::path::Path,
         environment: impl IntoIterator<Item = (String, String)>,
         flags: &[(&str, String)],
-    ) -> anyhow::Result<Config> {
+    ) -> ConfigResult<Config> {
         let mut config = Config::default();
         match std::fs::read_to_string(file) {
-            Ok(text) => {
-                config.apply_toml(&text).with_context(|| format!("in {}", file.display()))?
-            }
+            Ok(text) => config
+                .apply_toml(&text)
+                .map_err(|error| error.within(format!("in {}", file.display())))?,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-            Err(error) => {
-                return Err(error).with_context(|| format!("reading {}", file.display()));
-            }
+            Err(source) => return Err(ConfigError::Read { path: file.to_owned(), source }),
         }
         for (variable, value) in environment {
             if let Some(key) = env_key(&variable)? {
                 config
                     .set(&key, &value)
-                    .with_context(|| format!("in environment variable {variable}"))?;
+                    .map_err(|error| error.within(format!("in environment variable {variable}")))?;
             }
         }
         for (key, value) in flags {
-            config
-                .set(key, value)
-                .with_context(|| format!("in the --{} flag", key.replace(['.', '_'], "-")))?;
+            config.set(key, value).map_err(|error| {
+                error.within(format!("in the --{} flag", key.replace(['.', '_'], "-")))
+            })?;
         }
         config.check()?;
         Ok(config)
     }
 
-    fn apply_toml(&mut self, text: &str) -> anyhow::Result<()> {
-        let table: toml::Table = text.parse().context("not valid TOML")?;
+    fn apply_toml(&mut self, text: &str) -> ConfigResult<()> {
+        let table: toml::Table = text.parse().map_err(ConfigError::Toml)?;
         // Synonym groups first: a cardinality names a predicate as they resolve it.
         let mut sections: Vec<(&String, &toml::Value)> = table.iter().collect();
         sections.sort_by_key(|(section, _)| section.as_str() == "cardinality");
         for (section, values) in sections {
             if !SECTIONS.contains(&section.as_str()) {
-                bail!("unknown section [{section}]; known sections: {}", SECTIONS.join(", "));
+                return Err(ConfigError::Unknown(format!(
+                    "unknown section [{section}]; known sections: {}",
+                    SECTIONS.join(", ")
+                )));
             }
             let Some(values) = values.as_table() else {
-                bail!("{section} must be a section ([{section}]), not a value");
+                return Err(invalid(format!(
+                    "{section} must be a section ([{section}]), not a value"
+                )));
             };
             if section == "predicates" {
                 for (canonical, spellings) in values {
@@ -331,7 +402,12 @@ impl Config {
                     toml::Value::Integer(number) => number.to_string(),
                     toml::Value::Float(number) => number.to_string(),
                     toml::Value::Boolean(flag) => flag.to_string(),
-                    other => bail!("{full} must be a string or a number, not {}", other.type_str()),
+                    other => {
+                        return Err(invalid(format!(
+                            "{full} must be a string or a number, not {}",
+                            other.type_str()
+                        )));
+                    }
                 };
                 self.set(&full, &text)?;
             }
@@ -339,15 +415,13 @@ impl Config {
         Ok(())
     }
 
-    fn apply_namespace_toml(
-        &mut self,
-        namespace: &str,
-        values: &toml::Value,
-    ) -> anyhow::Result<()> {
+    fn apply_namespace_toml(&mut self, namespace: &str, values: &toml::Value) -> ConfigResult<()> {
         ferrex_core::Namespace::parse(namespace)
-            .map_err(|error| anyhow::anyhow!("[namespaces.{namespace}]: {error}"))?;
+            .map_err(|error| invalid(format!("[namespaces.{namespace}]: {error}")))?;
         let Some(values) = values.as_table() else {
-            bail!("namespaces.{namespace} must be a section ([namespaces.{namespace}])");
+            return Err(invalid(format!(
+                "namespaces.{namespace} must be a section ([namespaces.{namespace}])"
+            )));
         };
         let mut overrides = Vec::new();
         let mut cardinalities = Vec::new();
@@ -358,7 +432,9 @@ impl Config {
             }
             if key == "cardinality" {
                 let Some(predicates) = value.as_table() else {
-                    bail!("namespaces.{namespace}.cardinality must be a section");
+                    return Err(invalid(format!(
+                        "namespaces.{namespace}.cardinality must be a section"
+                    )));
                 };
                 for (predicate, cardinality) in predicates {
                     let key = format!("cardinality.{predicate}");
@@ -368,7 +444,9 @@ impl Config {
             }
             if key == "predicates" {
                 let Some(groups) = value.as_table() else {
-                    bail!("namespaces.{namespace}.predicates must be a section");
+                    return Err(invalid(format!(
+                        "namespaces.{namespace}.predicates must be a section"
+                    )));
                 };
                 for (canonical, spellings) in groups {
                     let key = format!("predicates.{canonical}");
@@ -382,9 +460,9 @@ impl Config {
                 || full == "memory.recall_backlog_wait_ms"
                 || !KEYS.contains(&full.as_str())
             {
-                bail!(
+                return Err(ConfigError::Unknown(format!(
                     "unknown key {key} in [namespaces.{namespace}]; a namespace may set the memory.* thresholds (except shard_capacity, compact_log_bytes and recall_backlog_wait_ms), predicates, cardinality, and watch, include and exclude"
-                );
+                )));
             }
             overrides.push((full, scalar_text(&format!("namespaces.{namespace}.{key}"), value)?));
         }
@@ -393,27 +471,28 @@ impl Config {
         let mut check = self.memory.clone();
         for (key, value) in &overrides {
             set_memory(&mut check, key, value)
-                .with_context(|| format!("in [namespaces.{namespace}]"))?;
+                .map_err(|error| error.within(format!("in [namespaces.{namespace}]")))?;
         }
         self.namespace_overrides.entry(namespace.to_owned()).or_default().extend(overrides);
         Ok(())
     }
 
     /// `watch`, `include` and `exclude` of `[namespaces.NAME]`.
-    fn apply_watch_toml(&mut self, namespace: &str, values: &toml::Table) -> anyhow::Result<()> {
-        let patterns = |key: &str| -> anyhow::Result<Vec<String>> {
+    fn apply_watch_toml(&mut self, namespace: &str, values: &toml::Table) -> ConfigResult<()> {
+        let patterns = |key: &str| -> ConfigResult<Vec<String>> {
             let Some(value) = values.get(key) else { return Ok(Vec::new()) };
             let full = format!("namespaces.{namespace}.{key}");
             let list = value.as_array().ok_or_else(|| {
-                anyhow::anyhow!("{full} must be a list of globs, like [\"docs/**\"]")
+                invalid(format!("{full} must be a list of globs, like [\"docs/**\"]"))
             })?;
             list.iter()
                 .map(|item| {
                     let glob = item
                         .as_str()
-                        .ok_or_else(|| anyhow::anyhow!("{full} must be a list of strings"))?;
-                    globset::Glob::new(glob)
-                        .map_err(|error| anyhow::anyhow!("{full}: {glob:?} is no glob: {error}"))?;
+                        .ok_or_else(|| invalid(format!("{full} must be a list of strings")))?;
+                    globset::Glob::new(glob).map_err(|error| {
+                        invalid(format!("{full}: {glob:?} is no glob: {error}"))
+                    })?;
                     Ok(glob.to_owned())
                 })
                 .collect()
@@ -421,17 +500,18 @@ impl Config {
         let include = patterns("include")?;
         let exclude = patterns("exclude")?;
         let Some(watch) = values.get("watch") else {
-            anyhow::ensure!(
-                include.is_empty() && exclude.is_empty(),
-                "[namespaces.{namespace}] sets include or exclude but watches nothing (watch = [...])"
-            );
+            if !(include.is_empty() && exclude.is_empty()) {
+                return Err(invalid(format!(
+                    "[namespaces.{namespace}] sets include or exclude but watches nothing (watch = [...])"
+                )));
+            }
             return Ok(());
         };
         let full = format!("namespaces.{namespace}.watch");
         let entries = watch.as_array().ok_or_else(|| {
-            anyhow::anyhow!(
+            invalid(format!(
                 "{full} must be a list of paths, like [\"~/src/api\", {{ path = \"~/notes\", share = true }}]"
-            )
+            ))
         })?;
         for entry in entries {
             let (path, share) = match entry {
@@ -440,22 +520,30 @@ impl Config {
                     if let Some(unknown) =
                         table.keys().find(|key| !matches!(key.as_str(), "path" | "share"))
                     {
-                        bail!("{full}: unknown key {unknown}; an entry has path and share");
+                        return Err(ConfigError::Unknown(format!(
+                            "{full}: unknown key {unknown}; an entry has path and share"
+                        )));
                     }
                     let path =
                         table.get("path").and_then(toml::Value::as_str).ok_or_else(|| {
-                            anyhow::anyhow!("{full}: an entry needs a path (a string)")
+                            invalid(format!("{full}: an entry needs a path (a string)"))
                         })?;
                     let share = match table.get("share") {
                         None => false,
                         Some(toml::Value::Boolean(share)) => *share,
-                        Some(_) => bail!("{full}: share must be true or false"),
+                        Some(_) => {
+                            return Err(invalid(format!("{full}: share must be true or false")));
+                        }
                     };
                     (path, share)
                 }
-                _ => bail!("{full} must hold paths (strings) or {{ path, share }} entries"),
+                _ => {
+                    return Err(invalid(format!(
+                        "{full} must hold paths (strings) or {{ path, share }} entries"
+                    )));
+                }
             };
-            let path = absolute_path(path).with_context(|| format!("in {full}"))?;
+            let path = absolute_path(path).map_err(|error| error.within(format!("in {full}")))?;
             self.watches.push(Watch {
                 namespace: namespace.to_owned(),
                 path,
@@ -488,8 +576,12 @@ impl Config {
     }
 
     /// Sets `key` (`section.key`) from text.
-    pub fn set(&mut self, key: &str, value: &str) -> anyhow::Result<()> {
-        let invalid = |reason: String| anyhow::anyhow!("{key} = {value:?}: {reason}");
+    pub fn set(&mut self, key: &str, value: &str) -> ConfigResult<()> {
+        let invalid = |reason: String| ConfigError::Value {
+            key: key.to_owned(),
+            value: value.to_owned(),
+            reason,
+        };
         match key {
             "node.name" => {
                 let name = value.trim();
@@ -498,9 +590,7 @@ impl Config {
                 }
                 self.name = Some(name.to_owned());
             }
-            "network.mode" => {
-                self.mode = parse_mode(value).map_err(|error| invalid(format!("{error}")))?
-            }
+            "network.mode" => self.mode = parse_mode(value).map_err(invalid)?,
             "network.bind" => {
                 self.bind = value
                     .parse()
@@ -570,10 +660,11 @@ impl Config {
             }
             "project.name" => {
                 let name = value.trim();
-                anyhow::ensure!(
-                    ferrex_core::project::namespace_of(name).is_some(),
-                    "project.name {name:?} holds no letter or digit a namespace could be made of"
-                );
+                if ferrex_core::project::namespace_of(name).is_none() {
+                    return Err(invalid(
+                        "holds no letter or digit a namespace could be made of".into(),
+                    ));
+                }
                 self.project = Some(name.to_owned());
             }
             key if key.starts_with("memory.")
@@ -582,20 +673,20 @@ impl Config {
             {
                 set_memory(&mut self.memory, key, value)?
             }
-            other => bail!("unknown key {other}; known keys: {}", KEYS.join(", ")),
+            other => return Err(unknown_key(other)),
         }
         Ok(())
     }
 
-    fn check(&self) -> anyhow::Result<()> {
+    fn check(&self) -> ConfigResult<()> {
         if self.http.loopback_without_token
             && self.http.bind.is_some_and(|bind| !bind.ip().is_loopback())
         {
-            bail!(
+            return Err(invalid(format!(
                 "http.loopback_without_token serves MCP without a token, which only a loopback \
                  address (127.0.0.1, ::1) may do; http.bind is {}",
                 self.http.bind.map(|bind| bind.to_string()).unwrap_or_default()
-            );
+            )));
         }
         self.check_staleness(&self.memory, "memory")?;
         for namespace in self.namespace_overrides.keys() {
@@ -604,19 +695,22 @@ impl Config {
         Ok(())
     }
 
-    fn check_staleness(&self, settings: &MemorySettings, section: &str) -> anyhow::Result<()> {
+    fn check_staleness(&self, settings: &MemorySettings, section: &str) -> ConfigResult<()> {
         let staleness = &settings.staleness;
         if !(staleness.aging_threshold <= staleness.stale_threshold
             && staleness.stale_threshold <= 1.0)
         {
-            bail!(
+            return Err(invalid(format!(
                 "{section}: aging_threshold ({}) must not exceed stale_threshold ({}), which must not exceed 1",
-                staleness.aging_threshold,
-                staleness.stale_threshold
-            );
+                staleness.aging_threshold, staleness.stale_threshold
+            )));
         }
         Ok(())
     }
+}
+
+fn unknown_key(key: &str) -> ConfigError {
+    ConfigError::Unknown(format!("unknown key {key}; known keys: {}", KEYS.join(", ")))
 }
 
 /// `value` as a whole number within `range`, or why not.
@@ -633,7 +727,7 @@ where
 
 /// The key a `FERREX_<SECTION>_<KEY>` variable sets; `None` for variables
 /// that are not settings (`FERREX_HOME`, `FERREX_LOG`, other programs').
-fn env_key(variable: &str) -> anyhow::Result<Option<String>> {
+fn env_key(variable: &str) -> ConfigResult<Option<String>> {
     let Some(rest) = variable.strip_prefix("FERREX_") else { return Ok(None) };
     if let Some(canonical) = rest.strip_prefix("PREDICATES_") {
         return Ok(Some(format!("predicates.{}", canonical.to_ascii_lowercase())));
@@ -646,10 +740,10 @@ fn env_key(variable: &str) -> anyhow::Result<Option<String>> {
         if let Some(key) = rest.strip_prefix(&prefix) {
             let full = format!("{section}.{}", key.to_ascii_lowercase());
             if !KEYS.contains(&full.as_str()) {
-                bail!(
+                return Err(ConfigError::Unknown(format!(
                     "unknown setting in environment variable {variable}: there is no key {full}; known keys: {}",
                     KEYS.join(", ")
-                );
+                )));
             }
             return Ok(Some(full));
         }
@@ -658,27 +752,32 @@ fn env_key(variable: &str) -> anyhow::Result<Option<String>> {
 }
 
 /// A TOML scalar as text.
-fn scalar_text(key: &str, value: &toml::Value) -> anyhow::Result<String> {
+fn scalar_text(key: &str, value: &toml::Value) -> ConfigResult<String> {
     Ok(match value {
         toml::Value::String(text) => text.clone(),
         toml::Value::Integer(number) => number.to_string(),
         toml::Value::Float(number) => number.to_string(),
         toml::Value::Boolean(flag) => flag.to_string(),
-        other => bail!("{key} must be a string or a number, not {}", other.type_str()),
+        other => {
+            return Err(invalid(format!(
+                "{key} must be a string or a number, not {}",
+                other.type_str()
+            )));
+        }
     })
 }
 
 /// A TOML list of strings as comma-separated text.
-fn string_list(key: &str, value: &toml::Value) -> anyhow::Result<String> {
+fn string_list(key: &str, value: &toml::Value) -> ConfigResult<String> {
     let items = value.as_array().ok_or_else(|| {
-        anyhow::anyhow!("{key} must be a list of strings, like [\"uses\", \"needs\"]")
+        invalid(format!("{key} must be a list of strings, like [\"uses\", \"needs\"]"))
     })?;
     let mut texts = Vec::new();
     for item in items {
         match item.as_str() {
             Some(text) if !text.contains(',') => texts.push(text.to_owned()),
-            Some(text) => bail!("{key}: {text:?} must not contain a comma"),
-            None => bail!("{key} must be a list of strings"),
+            Some(text) => return Err(invalid(format!("{key}: {text:?} must not contain a comma"))),
+            None => return Err(invalid(format!("{key} must be a list of strings"))),
         }
     }
     Ok(texts.join(","))
@@ -686,16 +785,20 @@ fn string_list(key: &str, value: &toml::Value) -> anyhow::Result<String> {
 
 /// Sets one `memory.*` key, or `predicates.<canonical>` (a comma-separated
 /// list of spellings), on `settings`.
-fn set_memory(settings: &mut MemorySettings, key: &str, value: &str) -> anyhow::Result<()> {
-    let invalid = |reason: &str| anyhow::anyhow!("{key} = {value:?}: {reason}");
-    let number = || -> anyhow::Result<f64> {
+fn set_memory(settings: &mut MemorySettings, key: &str, value: &str) -> ConfigResult<()> {
+    let invalid = |reason: &str| ConfigError::Value {
+        key: key.to_owned(),
+        value: value.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let number = || -> ConfigResult<f64> {
         let parsed: f64 = value.trim().parse().map_err(|_| invalid("must be a number"))?;
         if !parsed.is_finite() || parsed < 0.0 {
             return Err(invalid("must be a finite, non-negative number"));
         }
         Ok(parsed)
     };
-    let unit = || -> anyhow::Result<f64> {
+    let unit = || -> ConfigResult<f64> {
         let parsed = number()?;
         if parsed > 1.0 {
             return Err(invalid("must be between 0 and 1"));
@@ -786,7 +889,7 @@ fn set_memory(settings: &mut MemorySettings, key: &str, value: &str) -> anyhow::
                 })?
         }
         "memory.tell_bar" => settings.tell.bar = Some(unit()?),
-        other => bail!("unknown key {other}; known keys: {}", KEYS.join(", ")),
+        other => return Err(unknown_key(other)),
     }
     Ok(())
 }
@@ -802,7 +905,7 @@ mod tests {
         let env = env.iter().map(|(key, value)| (key.to_string(), value.to_string()));
         let flags: Vec<(&str, String)> =
             flags.iter().map(|(key, value)| (*key, value.to_string())).collect();
-        Config::load(&path, env, &flags)
+        Ok(Config::load(&path, env, &flags)?)
     }
 
     #[test]
@@ -827,6 +930,32 @@ mod tests {
         assert!(format!("{error:#}").contains("[nodes]"), "{error:#}");
         let error = load("", &[("FERREX_EMBED_MODLE_DIR", "x")], &[]).unwrap_err();
         assert!(format!("{error:#}").contains("FERREX_EMBED_MODLE_DIR"), "{error:#}");
+    }
+
+    #[test]
+    fn errors_are_matched_by_kind_and_say_where() {
+        let load_typed = |file: &str, flags: &[(&str, String)]| {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("ferrex.toml");
+            std::fs::write(&path, file).unwrap();
+            Config::load(&path, Vec::new(), flags).unwrap_err()
+        };
+        let error = load_typed("[embed]\nmodle_dir = \"x\"\n", &[]);
+        let ConfigError::In { place, .. } = &error else { panic!("{error:?}") };
+        assert!(place.ends_with("ferrex.toml"), "{place}");
+        assert!(matches!(error.root(), ConfigError::Unknown(_)), "{error:?}");
+        let error = load_typed("[embed\n", &[]);
+        assert!(matches!(error.root(), ConfigError::Toml(_)), "{error:?}");
+        let error = load_typed("", &[("embed.threads", "0".to_owned())]);
+        let ConfigError::In { place, .. } = &error else { panic!("{error:?}") };
+        assert_eq!(place, "in the --embed-threads flag");
+        let ConfigError::Value { key, value, .. } = error.root() else { panic!("{error:?}") };
+        assert_eq!((key.as_str(), value.as_str()), ("embed.threads", "0"));
+        let mut config = Config::default();
+        assert!(matches!(config.set("project.name", "--"), Err(ConfigError::Value { .. })));
+        assert!(matches!(absolute_path("notes"), Err(ConfigError::Invalid(_))));
+        // Nothing half-set: the configuration that refused a value is as it was.
+        assert_eq!(config, Config::default());
     }
 
     #[test]

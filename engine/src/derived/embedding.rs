@@ -25,7 +25,10 @@ use ferrex_core::{
 };
 use ferrex_embed::{QueryCache, Reranker};
 
-use crate::derived::index::{Index, NOT_EMBEDDED, Vectors, WHOLE_ONLY};
+use crate::derived::{
+    DeriveError,
+    index::{Index, NOT_EMBEDDED, Vectors, WHOLE_ONLY},
+};
 
 /// The foreground embedder and its query cache, and the reranker when one
 /// is configured.
@@ -355,7 +358,7 @@ pub fn embed_queued(
     mut progress: impl FnMut(usize),
     stop: &dyn Fn() -> bool,
     signal: Option<&WorkSignal>,
-) -> anyhow::Result<usize> {
+) -> Result<usize, DeriveError> {
     let mut done = 0;
     for state in [NOT_EMBEDDED, WHOLE_ONLY] {
         let mut skip_below = 0i64;
@@ -393,13 +396,16 @@ pub fn embed_queued(
             .into_iter();
             {
                 let mut index = index.lock().unwrap_or_else(PoisonError::into_inner);
-                index.transaction_with(|tx| -> anyhow::Result<()> {
+                index.transaction_with(|tx| -> Result<(), DeriveError> {
                     for ((rowid, _, hash), texts) in pending.iter().zip(&per_memory) {
                         let own: Vectors = vectors.by_ref().take(texts.len()).collect();
-                        anyhow::ensure!(
-                            own.len() == texts.len(),
-                            "the embedder returned too few vectors"
-                        );
+                        if own.len() != texts.len() {
+                            return Err(EmbedError::WrongCount {
+                                expected: texts.len(),
+                                got: own.len(),
+                            }
+                            .into());
+                        }
                         if state == NOT_EMBEDDED {
                             tx.put_vector_if_current(*rowid, hash, &own)?;
                         } else {

@@ -10,11 +10,13 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use anyhow::Context;
 use ferrex_core::EdgeKind;
 use ferrex_sync::{ChangedKeys, DocChange, DocId, Lookup, Replica};
 
-use crate::derived::index::{Index, IndexTx, MemoryRow, Touched, Vectors, write::Upserted};
+use crate::derived::{
+    DeriveError,
+    index::{Index, IndexTx, MemoryRow, Touched, Vectors, write::Upserted},
+};
 
 /// Vectors a caller computed already (whole text, then passages), by memory
 /// id.
@@ -26,7 +28,7 @@ pub fn apply_change(
     replica: &Replica,
     change: &DocChange,
     vectors: &KnownVectors,
-) -> anyhow::Result<()> {
+) -> Result<(), DeriveError> {
     if change.doc == DocId::Registry {
         return Ok(());
     }
@@ -66,7 +68,7 @@ pub fn apply_change(
         None => change.before == ferrex_sync::schema::genesis(&change.doc).get_heads(),
     };
     if follows {
-        index.transaction_with(|tx| -> anyhow::Result<()> {
+        index.transaction_with(|tx| -> Result<(), DeriveError> {
             apply_keys(tx, replica, &change.doc, &change.keys, vectors)?;
             Ok(tx.set_doc_heads(&doc, &change.after)?)
         })
@@ -81,7 +83,7 @@ pub fn catch_up_doc(
     replica: &Replica,
     id: &DocId,
     vectors: &KnownVectors,
-) -> anyhow::Result<()> {
+) -> Result<(), DeriveError> {
     if *id == DocId::Registry {
         return Ok(());
     }
@@ -94,9 +96,11 @@ pub fn catch_up_doc(
     let full_read = changed.is_none();
     let keys = match changed {
         Some(keys) => keys,
-        None => replica.changes_since(id, &[])?.0.context("diffing a document from its start")?,
+        None => {
+            replica.changes_since(id, &[])?.0.ok_or_else(|| DeriveError::Undiffable(doc.clone()))?
+        }
     };
-    index.transaction_with(|tx| -> anyhow::Result<()> {
+    index.transaction_with(|tx| -> Result<(), DeriveError> {
         if full_read {
             tx.clear_doc(&doc)?;
         }
@@ -108,7 +112,7 @@ pub fn catch_up_doc(
 /// Brings the index up to date with every document, and indexes records
 /// whose key arrived while the index was not looking (a crash after a key
 /// was filed and before its record was indexed).
-pub fn catch_up_all(index: &mut Index, replica: &Replica) -> anyhow::Result<()> {
+pub fn catch_up_all(index: &mut Index, replica: &Replica) -> Result<(), DeriveError> {
     for id in replica.doc_ids() {
         let current = index.doc_heads(&id.to_string())?;
         if current.as_ref() != Some(&replica.heads(&id)?) {
@@ -147,7 +151,7 @@ fn apply_keys(
     id: &DocId,
     keys: &ChangedKeys,
     vectors: &KnownVectors,
-) -> anyhow::Result<()> {
+) -> Result<(), DeriveError> {
     let doc = id.to_string();
     let namespace =
         id.namespace().map(|namespace| namespace.as_str().to_owned()).unwrap_or_default();
@@ -161,7 +165,7 @@ fn apply_keys(
     };
     let mut touched = Touched::default();
     if !keys.entities.is_empty() || !keys.aliases.is_empty() {
-        replica.read(id, |reader| -> anyhow::Result<()> {
+        replica.read(id, |reader| -> Result<(), DeriveError> {
             for key in &keys.entities {
                 let entity = reader.entity(key);
                 tx.mark_pending("entities", key, &doc, matches!(entity, Lookup::Locked(_)))?;
@@ -228,7 +232,7 @@ fn apply_keys(
         Ok(())
     })?;
     if !keys.edges.is_empty() {
-        replica.read(id, |reader| -> anyhow::Result<()> {
+        replica.read(id, |reader| -> Result<(), DeriveError> {
             for key in &keys.edges {
                 if let Some(edge) = reader.edge(key) {
                     tx.put_edge(&namespace, &edge)?;
@@ -267,10 +271,10 @@ fn within_namespace(
     id: &DocId,
     namespace: &str,
     keys: &ChangedKeys,
-) -> anyhow::Result<ChangedKeys> {
+) -> Result<ChangedKeys, DeriveError> {
     let mut kept = keys.clone();
     let mut refused = 0usize;
-    let mut keep_ids = |ids: &mut BTreeSet<String>| -> anyhow::Result<()> {
+    let mut keep_ids = |ids: &mut BTreeSet<String>| -> Result<(), DeriveError> {
         let before = ids.len();
         let mut held = Vec::new();
         for key in ids.iter() {
@@ -292,7 +296,7 @@ fn within_namespace(
         }
     }
     let edges: Vec<String> = kept.edges.iter().cloned().collect();
-    replica.read(id, |reader| -> anyhow::Result<()> {
+    replica.read(id, |reader| -> Result<(), DeriveError> {
         for key in &edges {
             let foreign = match reader.edge(key) {
                 Some(edge) => {
@@ -346,8 +350,8 @@ fn read_memories<'k>(
     replica: &Replica,
     id: &DocId,
     keys: BTreeSet<&'k String>,
-    mut take: impl FnMut(&'k String, MemoryRead) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
+    mut take: impl FnMut(&'k String, MemoryRead) -> Result<(), DeriveError>,
+) -> Result<(), DeriveError> {
     let read_one = |reader: &ferrex_sync::ShardReader<'_>, key: &str| match reader.tombstone(key) {
         Some(tombstone) => MemoryRead::Forgotten(tombstone),
         None => MemoryRead::Record(Box::new(reader.memory_lookup(key))),
@@ -371,11 +375,11 @@ fn read_memories<'k>(
                     }
                 })
             })
-            .context("starting the thread that reads memories ahead")?;
+            .map_err(DeriveError::ReadAhead)?;
         // Ends with an error, or when the reading is done (the channel
         // closes); either way the channel is dropped here.
         let taken = read.into_iter().try_for_each(|(key, memory)| take(key, memory));
-        let outcome = reading.join().map_err(|_| anyhow::anyhow!("reading memories panicked"))?;
+        let outcome = reading.join().map_err(|_| DeriveError::ReadAheadPanicked)?;
         taken?;
         Ok(outcome?)
     })

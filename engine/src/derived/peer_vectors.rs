@@ -88,7 +88,7 @@ impl VectorSource for OfferedVectors {
                     }),
                     Ok(None) => {}
                     Err(error) => {
-                        tracing::warn!(id = %wanted.id, "reading vectors for a peer: {error:#}");
+                        tracing::warn!(id = %wanted.id, "reading vectors for a peer: {}", crate::base::with_causes(&error));
                     }
                 }
             }
@@ -298,7 +298,12 @@ async fn take_from(
             .await;
             match read {
                 Ok(Ok(missing)) => missing,
-                Ok(Err(error)) => break Outcome::NotNow(format!("reading the index: {error:#}")),
+                Ok(Err(error)) => {
+                    break Outcome::NotNow(format!(
+                        "reading the index: {}",
+                        crate::base::with_causes(&error)
+                    ));
+                }
                 Err(error) => break Outcome::NotNow(error.to_string()),
             }
         };
@@ -388,7 +393,7 @@ async fn check_and_store(
                 Ok(stored)
             })
             .unwrap_or_else(|error| {
-                tracing::warn!("storing vectors from a peer: {error:#}");
+                tracing::warn!("storing vectors from a peer: {}", crate::base::with_causes(&error));
                 0
             });
         signal.record_from_peers(stored);

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use ferrex_core::{Edge, EdgeKind, Namespace, correction::correction, working::WorkingKind};
 
 use super::{
-    Engine, lock,
+    Engine, EngineResult, lock,
     store::{NEIGHBOURS, cosine_of_distance},
 };
 use crate::derived::{
@@ -39,7 +39,7 @@ impl Engine {
     /// records what corrects what. The batch leaves the queue whatever
     /// happens (a batch that fails is logged, not retried forever, so it
     /// cannot hold up what arrives after it). Returns how many were judged.
-    pub fn judge_arrivals(&self) -> anyhow::Result<usize> {
+    pub fn judge_arrivals(&self) -> EngineResult<usize> {
         let ready = lock(&self.index).judgements_ready(BATCH)?;
         if ready.is_empty() {
             return Ok(0);
@@ -51,7 +51,7 @@ impl Engine {
     }
 
     /// Judges `ready` and records the corrections found.
-    fn judge_batch(&self, ready: &[String]) -> anyhow::Result<()> {
+    fn judge_batch(&self, ready: &[String]) -> EngineResult<()> {
         let now = self.now();
         let device = self.replica.device().to_owned();
         let mut edges: BTreeMap<String, Vec<Edge>> = BTreeMap::new();

@@ -10,7 +10,7 @@ use ferrex_core::{
     entity::{self, KnownEntity, MatchMethod, Resolution},
 };
 
-use super::{Engine, lock, new_id};
+use super::{Engine, EngineResult, lock, new_id};
 use crate::{
     derived::index::{Index, lookup::EntityRow},
     derived::indexer::{self, KnownVectors},
@@ -60,7 +60,7 @@ pub(super) struct Vectors(HashMap<String, Vec<f32>>);
 
 impl Vectors {
     /// Embeds, in one batch, those of `texts` not known yet.
-    pub(super) fn prefetch(&mut self, engine: &Engine, texts: &[&str]) -> anyhow::Result<()> {
+    pub(super) fn prefetch(&mut self, engine: &Engine, texts: &[&str]) -> EngineResult<()> {
         let mut missing: Vec<&str> =
             texts.iter().copied().filter(|text| !self.0.contains_key(*text)).collect();
         missing.sort_unstable();
@@ -76,7 +76,7 @@ impl Vectors {
     }
 
     /// The vector of `text`.
-    pub(super) fn get(&mut self, engine: &Engine, text: &str) -> anyhow::Result<Vec<f32>> {
+    pub(super) fn get(&mut self, engine: &Engine, text: &str) -> EngineResult<Vec<f32>> {
         self.prefetch(engine, &[text])?;
         Ok(self.0.get(text).cloned().unwrap_or_default())
     }
@@ -91,7 +91,7 @@ impl Engine {
         namespace: &Namespace,
         names: &[String],
         vectors: &mut Vectors,
-    ) -> anyhow::Result<()> {
+    ) -> EngineResult<()> {
         if names.is_empty() {
             return Ok(());
         }
@@ -120,7 +120,7 @@ impl Engine {
         &self,
         entities: &mut [EntityRow],
         cache: &mut Vectors,
-    ) -> anyhow::Result<Vec<(String, Vec<f32>)>> {
+    ) -> EngineResult<Vec<(String, Vec<f32>)>> {
         let missing: Vec<usize> =
             (0..entities.len()).filter(|&index| entities[index].vector.is_none()).collect();
         if missing.is_empty() {
@@ -146,7 +146,7 @@ impl Engine {
         names: &[String],
         now: Timestamp,
         cache: &mut Vectors,
-    ) -> anyhow::Result<Resolved> {
+    ) -> EngineResult<Resolved> {
         let mut resolved = Resolved::default();
         if names.is_empty() {
             return Ok(resolved);
@@ -235,7 +235,7 @@ impl Engine {
         &self,
         namespace: &Namespace,
         names: &[String],
-    ) -> anyhow::Result<Option<Vec<String>>> {
+    ) -> EngineResult<Option<Vec<String>>> {
         if names.is_empty() {
             return Ok(None);
         }
@@ -256,7 +256,7 @@ impl Engine {
         &self,
         namespace: &Namespace,
         names: &[String],
-    ) -> anyhow::Result<Vec<String>> {
+    ) -> EngineResult<Vec<String>> {
         let mut found = Vec::new();
         // An entity's own name, normalised, is found by the index at once:
         // the answer resolution gives (entities of one name are one class).
@@ -301,7 +301,7 @@ impl Engine {
         &self,
         namespace: &Namespace,
         ids: &[String],
-    ) -> anyhow::Result<()> {
+    ) -> EngineResult<()> {
         let settings = self.settings(namespace.as_str()).entity;
         let mut entities = lock(&self.index).entities(namespace.as_str())?;
         let vectors = self.fill_entity_vectors(&mut entities, &mut Vectors::default())?;
@@ -371,7 +371,7 @@ impl Engine {
 pub(super) fn store_entity_vectors(
     index: &mut Index,
     vectors: &[(String, Vec<f32>)],
-) -> anyhow::Result<()> {
+) -> EngineResult<()> {
     if vectors.is_empty() {
         return Ok(());
     }

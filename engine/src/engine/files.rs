@@ -27,7 +27,6 @@ use std::{
     time::{Duration, Instant, UNIX_EPOCH},
 };
 
-use anyhow::Context;
 use ferrex_core::{
     FieldError, MemoryKind, Namespace, Timestamp,
     chunk::{self, Chunk, FILE_SOURCE, FILE_TAG, FileKind},
@@ -36,7 +35,7 @@ use ferrex_sync::{NewMemory, NewRecords};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use sha2::{Digest, Sha256};
 
-use super::{Engine, ToolError, lock};
+use super::{Engine, EngineResult, ToolError, lock};
 use crate::{
     base::config::Watch,
     derived::index::{
@@ -61,6 +60,51 @@ const FILES_PER_BATCH: usize = 64;
 /// Paths the worker takes from the queue at once.
 const PATHS_PER_TURN: usize = 256;
 
+/// Why watching or reading files failed.
+#[derive(Debug, thiserror::Error)]
+pub enum FilesError {
+    /// A pattern of `include` or `exclude` that is no glob.
+    #[error("{glob:?} is no glob")]
+    Glob {
+        /// The pattern (or the set of them).
+        glob: String,
+        /// Why.
+        #[source]
+        source: globset::Error,
+    },
+    /// A file ferrex keeps could not be read.
+    #[error("reading {}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file ferrex keeps could not be written.
+    #[error("writing {}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The list of paths `index_files` added is damaged.
+    #[error("{} is not a list of watched paths", path.display())]
+    Saved {
+        /// The list (`watched.json`).
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The worker panicked reading files (the log has the message); it
+    /// goes on with the next change.
+    #[error("the file worker panicked (see the log)")]
+    Panicked,
+}
+
 /// One watched folder (or file), with its patterns compiled.
 #[derive(Debug)]
 pub struct Root {
@@ -72,13 +116,16 @@ pub struct Root {
 
 impl Root {
     /// `watch` with its patterns compiled.
-    pub fn new(watch: Watch) -> anyhow::Result<Root> {
-        let set = |globs: &[String]| -> anyhow::Result<GlobSet> {
+    pub fn new(watch: Watch) -> Result<Root, FilesError> {
+        let set = |globs: &[String]| -> Result<GlobSet, FilesError> {
             let mut builder = GlobSetBuilder::new();
             for glob in globs {
-                builder.add(Glob::new(glob).with_context(|| format!("{glob:?} is no glob"))?);
+                builder.add(
+                    Glob::new(glob)
+                        .map_err(|source| FilesError::Glob { glob: glob.clone(), source })?,
+                );
             }
-            Ok(builder.build()?)
+            builder.build().map_err(|source| FilesError::Glob { glob: globs.join(", "), source })
         };
         let include = if watch.include.is_empty() {
             set(&DEFAULT_INCLUDE.map(str::to_owned))?
@@ -194,7 +241,8 @@ struct Queue {
 
 /// Called for each folder to watch (the watcher's `watch`, or nothing
 /// when the node runs without one).
-pub type WatchFolder = Box<dyn Fn(&Path) -> anyhow::Result<()> + Send + Sync>;
+pub type WatchFolder =
+    Box<dyn Fn(&Path) -> Result<(), Box<dyn std::error::Error + Send + Sync>> + Send + Sync>;
 
 /// The watched folders of this device and the queue of changed paths.
 #[derive(Default)]
@@ -221,13 +269,16 @@ impl std::fmt::Debug for FileWatch {
 impl FileWatch {
     /// Takes the configured watches and those added at run time (kept in
     /// `saved`); an entry that cannot be used is logged and left out.
-    pub fn configure(&self, configured: &[Watch], saved: PathBuf) -> anyhow::Result<()> {
+    pub fn configure(&self, configured: &[Watch], saved: PathBuf) -> Result<(), FilesError> {
         let mut all: Vec<Watch> = configured.to_vec();
         // A damaged list of added paths is reported, not fatal: the
         // configured ones are watched all the same.
         match read_saved(&saved) {
             Ok(added) => all.extend(added),
-            Err(error) => tracing::error!("the paths index_files added are left out: {error:#}"),
+            Err(error) => tracing::error!(
+                "the paths index_files added are left out: {}",
+                crate::base::with_causes(&error)
+            ),
         }
         let mut roots = lock(&self.roots);
         for watch in all {
@@ -236,7 +287,10 @@ impl FileWatch {
             }
             match Root::new(watch) {
                 Ok(root) => roots.push(Arc::new(root)),
-                Err(error) => tracing::error!("a watched path is left out: {error:#}"),
+                Err(error) => tracing::error!(
+                    "a watched path is left out: {}",
+                    crate::base::with_causes(&error)
+                ),
             }
         }
         *lock(&self.saved) = Some(saved);
@@ -331,7 +385,7 @@ impl FileWatch {
     }
 
     /// Keeps `watch` among the folders added at run time.
-    fn save(&self, watch: &Watch) -> anyhow::Result<()> {
+    fn save(&self, watch: &Watch) -> Result<(), FilesError> {
         let Some(saved) = lock(&self.saved).clone() else { return Ok(()) };
         let mut all = read_saved(&saved)?;
         all.retain(|kept| kept.path != watch.path);
@@ -340,7 +394,7 @@ impl FileWatch {
     }
 
     /// Drops `path` from the folders added at run time; whether it was one.
-    fn unsave(&self, path: &Path) -> anyhow::Result<bool> {
+    fn unsave(&self, path: &Path) -> Result<bool, FilesError> {
         let Some(saved) = lock(&self.saved).clone() else { return Ok(false) };
         let mut all = read_saved(&saved)?;
         let before = all.len();
@@ -363,7 +417,11 @@ impl FileWatch {
         if let Some(watch) = lock(&self.watch_folder).as_ref()
             && let Err(error) = watch(folder)
         {
-            tracing::warn!("cannot watch {}: {error:#}", folder.display());
+            tracing::warn!(
+                "cannot watch {}: {}",
+                folder.display(),
+                crate::base::with_causes(&*error)
+            );
         }
     }
 }
@@ -373,20 +431,23 @@ enum Work {
     Paths(Vec<PathBuf>),
 }
 
-fn read_saved(path: &Path) -> anyhow::Result<Vec<Watch>> {
+fn read_saved(path: &Path) -> Result<Vec<Watch>, FilesError> {
     match std::fs::read(path) {
         Ok(bytes) => serde_json::from_slice(&bytes)
-            .with_context(|| format!("{} is not a list of watched paths", path.display())),
+            .map_err(|source| FilesError::Saved { path: path.to_owned(), source }),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(error) => Err(error).with_context(|| format!("reading {}", path.display())),
+        Err(source) => Err(FilesError::Read { path: path.to_owned(), source }),
     }
 }
 
-fn write_saved(path: &Path, watches: &[Watch]) -> anyhow::Result<()> {
+fn write_saved(path: &Path, watches: &[Watch]) -> Result<(), FilesError> {
     let temporary = path.with_extension("json.tmp");
-    std::fs::write(&temporary, serde_json::to_vec_pretty(watches)?)
-        .with_context(|| format!("writing {}", temporary.display()))?;
-    std::fs::rename(&temporary, path).with_context(|| format!("writing {}", path.display()))?;
+    let bytes = serde_json::to_vec_pretty(watches)
+        .map_err(|source| FilesError::Saved { path: path.to_owned(), source })?;
+    std::fs::write(&temporary, bytes)
+        .map_err(|source| FilesError::Write { path: temporary.clone(), source })?;
+    std::fs::rename(&temporary, path)
+        .map_err(|source| FilesError::Write { path: path.to_owned(), source })?;
     Ok(())
 }
 
@@ -472,7 +533,7 @@ impl Engine {
                     self.reread(&paths)
                 }
             }))
-            .unwrap_or_else(|_| Err(anyhow::anyhow!("the file worker panicked (see the log)")));
+            .unwrap_or_else(|_| Err(FilesError::Panicked.into()));
             match outcome {
                 // New chunks wait for their vectors: wake the embedding
                 // worker (only then: a rebuild embeds what it projected
@@ -480,15 +541,15 @@ impl Engine {
                 Ok(done) if done.chunks_written > 0 => self.work.notify(),
                 Ok(_) => {}
                 Err(error) => {
-                    tracing::error!("reading watched files: {error:#}");
-                    lock(&self.files.status).last_error = Some(format!("{error:#}"));
+                    tracing::error!("reading watched files: {}", crate::base::with_causes(&error));
+                    lock(&self.files.status).last_error = Some(crate::base::with_causes(&error));
                 }
             }
         }
     }
 
     /// Reconciles every watched folder with the index.
-    pub fn reconcile_all(&self) -> anyhow::Result<Reconciled> {
+    pub fn reconcile_all(&self) -> EngineResult<Reconciled> {
         let _one = lock(&self.files.reconciling);
         let mut total = Reconciled::default();
         for root in self.files.roots() {
@@ -528,7 +589,7 @@ impl Engine {
 
     /// Reconciles one folder: new and changed files read, gone ones
     /// dropped; a file whose time and size did not change is not read.
-    fn reconcile(&self, root: &Root) -> anyhow::Result<Reconciled> {
+    fn reconcile(&self, root: &Root) -> EngineResult<Reconciled> {
         // A folder that is not there (unmounted, not checked out yet)
         // keeps its chunks: they go when it is taken off the watch list.
         if !root.watch.path.exists() {
@@ -630,7 +691,7 @@ impl Engine {
     }
 
     /// Reads `files` of `root` again and writes their chunks.
-    fn read_files(&self, root: &Root, files: &[Found]) -> anyhow::Result<Reconciled> {
+    fn read_files(&self, root: &Root, files: &[Found]) -> EngineResult<Reconciled> {
         let mut done = Reconciled::default();
         if files.is_empty() {
             return Ok(done);
@@ -705,7 +766,7 @@ impl Engine {
 
     /// Writes the chunks of unshared files (rows of this index only); a
     /// chunk whose text another chunk had takes its vectors.
-    fn write_local(&self, prepared: Vec<Prepared>) -> anyhow::Result<()> {
+    fn write_local(&self, prepared: Vec<Prepared>) -> EngineResult<()> {
         let mut index = lock(&self.index);
         let mut reused: HashMap<String, Vectors> = HashMap::new();
         for Prepared { rows, .. } in &prepared {
@@ -741,7 +802,7 @@ impl Engine {
     /// Writes the chunks of shared files as memories of the namespace's
     /// documents: unchanged chunks stay, new ones are written, and those
     /// the file no longer has are forgotten (everywhere).
-    fn write_shared(&self, namespace: &str, prepared: Vec<Prepared>) -> anyhow::Result<()> {
+    fn write_shared(&self, namespace: &str, prepared: Vec<Prepared>) -> EngineResult<()> {
         let single_shared = self
             .files
             .roots()
@@ -749,7 +810,7 @@ impl Engine {
             .filter(|root| root.watch.share && root.watch.namespace == namespace)
             .count()
             == 1;
-        let parsed = Namespace::parse(namespace).map_err(|error| anyhow::anyhow!("{error}"))?;
+        let parsed = Namespace::parse(namespace)?;
         let mut to_forget: Vec<String> = Vec::new();
         let now = self.now();
         {
@@ -828,17 +889,17 @@ impl Engine {
             })?;
         }
         if !to_forget.is_empty() {
-            self.forget(&to_forget).map_err(|error| anyhow::anyhow!("{error}"))?;
+            self.forget_as_engine(&to_forget)?;
         }
         Ok(())
     }
 
     /// Drops the chunks of `files` and their records.
-    fn drop_files(&self, files: &[FileRecord]) -> anyhow::Result<()> {
+    fn drop_files(&self, files: &[FileRecord]) -> EngineResult<()> {
         let shared: Vec<String> =
             files.iter().filter(|file| file.shared).flat_map(|file| file.chunks.clone()).collect();
         if !shared.is_empty() {
-            self.forget(&shared).map_err(|error| anyhow::anyhow!("{error}"))?;
+            self.forget_as_engine(&shared)?;
         }
         let mut index = lock(&self.index);
         index.transaction(|tx| {
@@ -860,7 +921,7 @@ impl Engine {
     /// file read again or dropped, a folder reconciled. Within a turn,
     /// what exists is read before what is gone is dropped, so a moved
     /// file's chunks take their vectors along.
-    fn reread(&self, paths: &[PathBuf]) -> anyhow::Result<Reconciled> {
+    fn reread(&self, paths: &[PathBuf]) -> EngineResult<Reconciled> {
         let _one = lock(&self.files.reconciling);
         let mut done = Reconciled::default();
         let mut gone: Vec<FileRecord> = Vec::new();
@@ -916,7 +977,7 @@ impl Engine {
 
     /// Reconciles the part of `root` under `folder` (a folder created or
     /// moved in).
-    fn reconcile_under(&self, root: &Root, folder: &Path) -> anyhow::Result<Reconciled> {
+    fn reconcile_under(&self, root: &Root, folder: &Path) -> EngineResult<Reconciled> {
         let mut done = Reconciled::default();
         let mut batch = Vec::new();
         let unreadable = std::cell::RefCell::new(Vec::new());
@@ -975,10 +1036,10 @@ impl Engine {
                 )
                 .into());
             }
-            let root = Arc::new(
-                Root::new(watch.clone())
-                    .map_err(|error| FieldError::new("include", format!("{error:#}")))?,
-            );
+            let root =
+                Arc::new(Root::new(watch.clone()).map_err(|error| {
+                    FieldError::new("include", crate::base::with_causes(&error))
+                })?);
             self.files.save(watch)?;
             {
                 let mut roots = lock(&self.files.roots);

@@ -26,7 +26,10 @@ use ferrex_core::{
 };
 use ferrex_sync::{NewMemory, NewRecords};
 
-use super::{Engine, RecallRequest, Recalled, ToolError, entities::Vectors, lock, new_id};
+use super::{
+    Engine, EngineError, EngineResult, RecallRequest, Recalled, ToolError, entities::Vectors, lock,
+    new_id,
+};
 use crate::derived::{
     index::{
         MemoryRow,
@@ -289,7 +292,10 @@ impl Engine {
             let from_id = resolved.id_of(&from).map(str::to_owned);
             let to_id = resolved.id_of(&to).map(str::to_owned);
             let (Some(from_id), Some(to_id)) = (from_id, to_id) else {
-                return Err(anyhow::anyhow!("an end of the link resolved to no entity").into());
+                return Err(EngineError::Inconsistent(
+                    "an end of the link resolved to no entity".into(),
+                )
+                .into());
             };
             (Some(resolved), from_id, to_id)
         } else {
@@ -369,9 +375,9 @@ impl Engine {
         };
         // The edge: every statement of this relation between the two.
         let statements = pair(&index)?.into_iter().map(|(row, _)| row).collect();
-        let edge = fold_hops(statements)
-            .pop()
-            .ok_or_else(|| anyhow::anyhow!("the link {id} is stored but not indexed"))?;
+        let edge = fold_hops(statements).pop().ok_or_else(|| {
+            EngineError::Inconsistent(format!("the link {id} is stored but not indexed"))
+        })?;
         Ok(Linked { id, from: from_node, to: to_node, reinforced, edge, namespace })
     }
 
@@ -399,13 +405,13 @@ impl Engine {
         FieldError::new(field, reason).into()
     }
 
-    fn entity_node(&self, index: &crate::derived::index::Index, id: &str) -> anyhow::Result<Node> {
+    fn entity_node(&self, index: &crate::derived::index::Index, id: &str) -> EngineResult<Node> {
         let canonical = index.entity(id)?.map_or_else(|| id.to_owned(), |(_, canonical)| canonical);
         let name = index.entity(&canonical)?.map(|(name, _)| name).unwrap_or_default();
         Ok(Node::Entity { id: canonical, name })
     }
 
-    fn memory_node(&self, index: &crate::derived::index::Index, id: &str) -> anyhow::Result<Node> {
+    fn memory_node(&self, index: &crate::derived::index::Index, id: &str) -> EngineResult<Node> {
         let label = index.row(id)?.map(|row| label_of(&row.text)).unwrap_or_default();
         Ok(Node::Memory { id: id.to_owned(), label })
     }
@@ -426,7 +432,7 @@ impl Engine {
         // name thousands of nodes it does not).
         let labels: RefCell<HashMap<String, Node>> =
             RefCell::new(HashMap::from([(start.id().to_owned(), start.clone())]));
-        let failed: RefCell<Option<anyhow::Error>> = RefCell::new(None);
+        let failed: RefCell<Option<EngineError>> = RefCell::new(None);
         let label = |id: &str| -> Node {
             if let Some(node) = labels.borrow().get(id) {
                 return node.clone();
@@ -443,7 +449,7 @@ impl Engine {
         let walked = walk::walk(
             start.id(),
             &request.walk,
-            |node| -> anyhow::Result<Vec<Hop>> {
+            |node| -> EngineResult<Vec<Hop>> {
                 let rows =
                     if entities { index.entity_links(node)? } else { index.memory_links(node)? };
                 Ok(fold_hops(rows))
@@ -733,7 +739,7 @@ impl Engine {
 
     /// What forgetting `ids` takes with it: every version of them, and the
     /// links between memories that name any of those.
-    pub(super) fn forget_closure(&self, ids: &[String]) -> anyhow::Result<Vec<String>> {
+    pub(super) fn forget_closure(&self, ids: &[String]) -> EngineResult<Vec<String>> {
         let index = lock(&self.index);
         let mut all: BTreeSet<String> = ids.iter().cloned().collect();
         all.extend(index.versions_of(ids)?);

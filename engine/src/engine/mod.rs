@@ -36,8 +36,9 @@ pub use store::Stored;
 
 use crate::{
     base::clock::{Clock, SystemClock},
+    derived::DeriveError,
     derived::embedding::{Foreground, WorkSignal},
-    derived::index::{Index, MemoryRow},
+    derived::index::{Index, IndexError, MemoryRow},
     derived::indexer::{self, KnownVectors},
 };
 
@@ -47,13 +48,84 @@ pub enum ToolError {
     /// The request was wrong; nothing was changed.
     #[error("invalid {0}")]
     Invalid(#[from] FieldError),
-    /// The node failed; the message says where.
-    #[error("internal error: {0:#}")]
-    Internal(#[from] anyhow::Error),
+    /// The node failed; [`EngineError`] says which part.
+    #[error("internal error: {}", crate::base::with_causes(.0))]
+    Internal(#[source] EngineError),
     /// The request met a concurrent change (an entity it uses was just
     /// forgotten); nothing was written, and the same request may succeed.
     #[error("{0}")]
     Conflict(String),
+}
+
+/// Why the engine failed on its own part (not the request's): a part below
+/// it, or a check of what it keeps in step. Matched by kind; its `Display`
+/// is the part's, its `source()` the part's causes.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The index failed (it is derived: the worst case is a rebuild).
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    /// The documents failed.
+    #[error(transparent)]
+    Documents(#[from] ferrex_sync::ReplicaError),
+    /// The embedder failed.
+    #[error(transparent)]
+    Embed(#[from] ferrex_core::EmbedError),
+    /// Keeping the index in step with the documents failed.
+    #[error(transparent)]
+    Derive(#[from] DeriveError),
+    /// Watching or reading files failed.
+    #[error(transparent)]
+    Files(#[from] files::FilesError),
+    /// A name the engine was given (from its configuration, or a peer's
+    /// document) that it cannot use.
+    #[error("invalid {0}")]
+    Field(#[from] FieldError),
+    /// A memory was written to its document but indexing it failed: it is
+    /// kept, and indexed at the next catch-up (a restart at the latest).
+    #[error("memory {id} is stored but could not be indexed")]
+    NotIndexed {
+        /// The memory.
+        id: String,
+        /// Why.
+        #[source]
+        source: DeriveError,
+    },
+    /// A share's records failed (its file, or the storage under it).
+    #[error(transparent)]
+    Shares(#[from] ferrex_sync::shares::ShareError),
+    /// A share was asked of a node that keeps none (one opened without
+    /// its shares' keys, as the tests' engines are).
+    #[error("this node keeps no shares")]
+    NoShares,
+    /// A long change stopped (the node is shutting down) before it was
+    /// done: what it wrote is consistent, and it can be asked again.
+    #[error("interrupted {0}")]
+    Interrupted(String),
+    /// An answer that could not be written as JSON.
+    #[error("writing the answer")]
+    Answer(#[source] serde_json::Error),
+    /// What the engine keeps in step disagreed with itself (a link whose
+    /// end resolves to nothing, one stored but not indexed): the message
+    /// says what.
+    #[error("{0}")]
+    Inconsistent(String),
+}
+
+impl From<EngineError> for ToolError {
+    fn from(error: EngineError) -> Self {
+        match error {
+            EngineError::Documents(error) => error.into(),
+            EngineError::Field(error) => ToolError::Invalid(error),
+            other => ToolError::Internal(other),
+        }
+    }
+}
+
+impl From<files::FilesError> for ToolError {
+    fn from(error: files::FilesError) -> Self {
+        ToolError::Internal(error.into())
+    }
 }
 
 impl From<ferrex_core::EmbedError> for ToolError {
@@ -62,9 +134,18 @@ impl From<ferrex_core::EmbedError> for ToolError {
     }
 }
 
-impl From<crate::derived::index::IndexError> for ToolError {
-    fn from(error: crate::derived::index::IndexError) -> Self {
+impl From<IndexError> for ToolError {
+    fn from(error: IndexError) -> Self {
         ToolError::Internal(error.into())
+    }
+}
+
+impl From<DeriveError> for ToolError {
+    fn from(error: DeriveError) -> Self {
+        match error {
+            DeriveError::Documents(error) => error.into(),
+            other => ToolError::Internal(other.into()),
+        }
     }
 }
 
@@ -79,6 +160,9 @@ impl From<ferrex_sync::ReplicaError> for ToolError {
         ToolError::Internal(error.into())
     }
 }
+
+/// A result of the engine's own work.
+pub(crate) type EngineResult<T> = Result<T, EngineError>;
 
 /// What `stats` reports.
 #[derive(Debug, Clone, PartialEq)]
@@ -248,7 +332,7 @@ impl Engine {
     /// recorded as `same_as` edges or alias candidates), and the predicates
     /// of the facts it stored against those their subjects have here
     /// (`same_predicate` edges).
-    pub fn apply_merged(&self, change: &ferrex_sync::DocChange) -> anyhow::Result<()> {
+    pub fn apply_merged(&self, change: &ferrex_sync::DocChange) -> EngineResult<()> {
         let (new_entities, new_facts): (Vec<String>, Vec<MemoryRow>) = {
             let _writing = lock(&self.write_lock);
             let mut index = lock(&self.index);
@@ -262,7 +346,10 @@ impl Engine {
             // Which are new decides only which facts are judged: a failed
             // read takes them all as new rather than fail the indexing.
             let new_memories = index.unheld(&change.keys.memories).unwrap_or_else(|error| {
-                tracing::warn!("reading which merged memories are new: {error:#}");
+                tracing::warn!(
+                    "reading which merged memories are new: {}",
+                    crate::base::with_causes(&error)
+                );
                 change.keys.memories.iter().cloned().collect()
             });
             indexer::apply_change(&mut index, &self.replica, change, &KnownVectors::new())?;
@@ -284,7 +371,7 @@ impl Engine {
                 count = orphans.len(),
                 "forgetting versions and links of forgotten memories"
             );
-            self.forget(&orphans).map_err(|error| anyhow::anyhow!("{error}"))?;
+            self.forget_as_engine(&orphans)?;
         }
         if let Some(namespace) = change.doc.namespace() {
             if !new_entities.is_empty() {
@@ -306,12 +393,18 @@ impl Engine {
     /// edges, either way), and so do the links between memories that name
     /// any of them; the answer lists the ids asked for only.
     pub fn forget(&self, ids: &[String]) -> Result<ferrex_sync::Forgotten, ToolError> {
+        Ok(self.forget_as_engine(ids)?)
+    }
+
+    /// [`Engine::forget`] of ids the engine found itself (orphans, a
+    /// file's old chunks): a failure is the engine's.
+    fn forget_as_engine(&self, ids: &[String]) -> EngineResult<ferrex_sync::Forgotten> {
         let _writing = lock(&self.write_lock);
         self.forget_locked(ids)
     }
 
     /// [`Engine::forget`], the write lock held.
-    fn forget_locked(&self, ids: &[String]) -> Result<ferrex_sync::Forgotten, ToolError> {
+    fn forget_locked(&self, ids: &[String]) -> EngineResult<ferrex_sync::Forgotten> {
         let all = self.forget_closure(ids)?;
         let mut outcome = self.replica.forget(&all, self.now())?;
         let asked: std::collections::HashSet<&String> = ids.iter().collect();
@@ -418,7 +511,10 @@ impl Engine {
 /// a failure is logged (the next forget or start tries again), not returned.
 fn checkpoint(index: &Index) {
     if let Err(error) = index.checkpoint_truncate() {
-        tracing::error!("after a forget: {error:#}; the next forget or start retries");
+        tracing::error!(
+            "after a forget: {}; the next forget or start retries",
+            crate::base::with_causes(&error)
+        );
     }
 }
 

@@ -8,7 +8,7 @@ use ferrex_core::{
     predicate::{self, Cardinality, PredicateMatch},
 };
 
-use super::{Engine, entities::Vectors, lock};
+use super::{Engine, EngineResult, entities::Vectors, lock};
 use crate::{
     derived::index::MemoryRow,
     derived::indexer::{self, KnownVectors},
@@ -33,11 +33,7 @@ pub(super) struct ResolvedPredicate {
 impl Engine {
     /// The key facts about `subject` are grouped under, as far as names and
     /// spellings tell (before the entity is resolved for the write).
-    pub(super) fn subject_key(
-        &self,
-        namespace: &Namespace,
-        subject: &str,
-    ) -> anyhow::Result<String> {
+    pub(super) fn subject_key(&self, namespace: &Namespace, subject: &str) -> EngineResult<String> {
         Ok(match self.lookup_names(namespace, &[subject.to_owned()])?.pop() {
             Some(canonical) => canonical,
             None => format!("name:{}", ferrex_core::entity::normalise_name(subject)),
@@ -53,7 +49,7 @@ impl Engine {
         subject: &str,
         written: &str,
         cache: &mut Vectors,
-    ) -> anyhow::Result<ResolvedPredicate> {
+    ) -> EngineResult<ResolvedPredicate> {
         let settings = self.settings(namespace.as_str());
         let groups = &settings.predicates;
         let subject_key = self.subject_key(namespace, subject)?;
@@ -122,7 +118,7 @@ impl Engine {
         &self,
         namespace: &Namespace,
         facts: &[MemoryRow],
-    ) -> anyhow::Result<()> {
+    ) -> EngineResult<()> {
         let settings = self.settings(namespace.as_str());
         let mut cache = Vectors::default();
         let mut edges: Vec<Edge> = Vec::new();
@@ -195,7 +191,7 @@ impl Engine {
         name: &str,
         others: &[String],
         cache: &mut Vectors,
-    ) -> anyhow::Result<Vec<(String, f64)>> {
+    ) -> EngineResult<Vec<(String, f64)>> {
         let phrase = predicate::phrase(name);
         let phrases: Vec<String> = others.iter().map(|other| predicate::phrase(other)).collect();
         let mut texts: Vec<&str> = phrases.iter().map(String::as_str).collect();

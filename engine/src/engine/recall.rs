@@ -20,7 +20,7 @@ use ferrex_core::{
     staleness, staleness_label, when,
 };
 
-use super::{Engine, ToolError, lock, usage_of};
+use super::{Engine, EngineResult, ToolError, lock, usage_of};
 use crate::derived::index::{MemoryFilter, MemoryRow, Namespaces};
 
 /// Candidates taken from each of the dense and full-text lists.
@@ -163,7 +163,7 @@ pub struct Recalled {
 impl Engine {
     /// Waits, when it is short, for the embedding worker to give every
     /// memory of `namespace` a vector; returns what is still pending.
-    fn settle_backlog(&self, namespace: &str) -> anyhow::Result<Backlog> {
+    fn settle_backlog(&self, namespace: &str) -> EngineResult<Backlog> {
         let started = Instant::now();
         let wait = self.settings.recall_backlog_wait;
         let deadline = wait + wait / 3;
@@ -388,7 +388,7 @@ impl Engine {
         settings: &ferrex_core::MemorySettings,
         lists: &Lists<'_>,
         now: Timestamp,
-    ) -> anyhow::Result<Vec<Recalled>> {
+    ) -> EngineResult<Vec<Recalled>> {
         let (dense_ids, text_ids) = (lists.dense, lists.text);
         let followers: Vec<String> =
             lists.threads.iter().map(|(follower, _)| follower.clone()).collect();
@@ -539,7 +539,7 @@ impl Engine {
         rows: &HashMap<String, MemoryRow>,
         fused: &[(String, f64)],
         weight: f64,
-    ) -> anyhow::Result<(HashMap<String, f64>, HashMap<String, MemoryRow>)> {
+    ) -> EngineResult<(HashMap<String, f64>, HashMap<String, MemoryRow>)> {
         // The best candidates that can be answers.
         let seeds: Vec<(String, f64)> = fused
             .iter()
@@ -610,7 +610,7 @@ impl Engine {
         request: &RecallRequest,
         wanted: usize,
         exact: bool,
-    ) -> anyhow::Result<(Vec<String>, Vec<String>)> {
+    ) -> EngineResult<(Vec<String>, Vec<String>)> {
         let namespace = request.namespace.as_str();
         let dense = if exact {
             index.dense_best_exact(vector, namespace, &request.index_kinds(), wanted)?
@@ -668,7 +668,7 @@ fn by_meaning<'a>(
     index: &crate::derived::index::Index,
     vector: &[f32],
     ids: impl IntoIterator<Item = &'a String>,
-) -> anyhow::Result<Vec<String>> {
+) -> EngineResult<Vec<String>> {
     let mut scored: Vec<(String, f32)> = Vec::new();
     for id in ids {
         let best =
@@ -690,7 +690,7 @@ fn dated_list(
     vector: &[f32],
     request: &RecallRequest,
     now: Timestamp,
-) -> anyhow::Result<Vec<String>> {
+) -> EngineResult<Vec<String>> {
     let Some(window) = when::named_window(&request.query, now) else { return Ok(Vec::new()) };
     let only = [request.namespace.as_str().to_owned()];
     let ids = index.filtered(&MemoryFilter {

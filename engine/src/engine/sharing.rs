@@ -10,7 +10,7 @@ use ferrex_sync::{
 };
 use sha2::{Digest, Sha256};
 
-use super::{Engine, ToolError, lock};
+use super::{Engine, EngineError, ToolError, lock};
 use crate::derived::indexer::{self, KnownVectors};
 
 /// What sharing a project did.
@@ -163,7 +163,7 @@ impl Engine {
         key: &SecretKey,
     ) -> Result<ShareId, ToolError> {
         let Some(shares) = &self.shares else {
-            return Err(anyhow::anyhow!("this node keeps no shares").into());
+            return Err(EngineError::NoShares.into());
         };
         let _writing = lock(&self.write_lock);
         if let Some(held) = lock(shares).of_project(project).next() {
@@ -230,7 +230,7 @@ impl Engine {
         interrupted: bool,
     ) -> Result<ShareMove, ToolError> {
         let Some(shares) = &self.shares else {
-            return Err(anyhow::anyhow!("this node keeps no shares").into());
+            return Err(EngineError::NoShares.into());
         };
         let _writing = lock(&self.write_lock);
         let now = self.now();
@@ -283,9 +283,10 @@ impl Engine {
             indexer::apply_change(&mut index, &self.replica, &change, &known)?;
         }
         if interrupted {
-            return Err(
-                anyhow::anyhow!("interrupted before the person's copies were forgotten").into()
-            );
+            return Err(EngineError::Interrupted(
+                "before the person's copies were forgotten".into(),
+            )
+            .into());
         }
         // The person's copies of what moved.
         self.forget_locked(&moved)?;

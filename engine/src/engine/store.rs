@@ -3,7 +3,6 @@
 //! already there, then write the memory and every judgement (aliases,
 //! supersessions, corrections) as one durable change, index it, and answer.
 
-use anyhow::Context;
 use ferrex_core::{
     Content, Edge, EdgeKind, FieldError, MemoryKind, Namespace, StoreInput,
     conflict::{self, FactDecision, FactUpdate, FactView},
@@ -16,7 +15,7 @@ use ferrex_core::{
 use ferrex_sync::{NewMemory, NewRecords};
 
 use super::{
-    Engine, ToolError,
+    Engine, EngineError, EngineResult, ToolError,
     entities::{Vectors, store_entity_vectors},
     lock, new_id,
 };
@@ -160,9 +159,16 @@ impl Engine {
         let prepared = started.elapsed();
         let vectors = self.embedder.embed(&texts)?;
         if vectors.len() != texts.len() {
-            return Err(anyhow::anyhow!("the embedder returned too few vectors").into());
+            return Err(ferrex_core::EmbedError::WrongCount {
+                expected: texts.len(),
+                got: vectors.len(),
+            }
+            .into());
         }
-        let vector = vectors.first().cloned().context("the embedder returned no vector")?;
+        let vector = vectors
+            .first()
+            .cloned()
+            .ok_or(ferrex_core::EmbedError::WrongCount { expected: texts.len(), got: 0 })?;
         let embedded = started.elapsed();
         let memory_vectors = vec![vector.clone()];
         let mut names: Vec<String> = request.entities.clone();
@@ -322,7 +328,7 @@ impl Engine {
         store_entity_vectors(&mut index, &resolved.vectors)?;
         let known = KnownVectors::from([(id.clone(), memory_vectors)]);
         indexer::apply_change(&mut index, &self.replica, &change, &known)
-            .with_context(|| format!("memory {id} is stored but could not be indexed"))?;
+            .map_err(|source| EngineError::NotIndexed { id: id.clone(), source })?;
         drop(index);
         let ms = |duration: std::time::Duration| duration.as_secs_f64() * 1000.0;
         tracing::debug!(
@@ -373,7 +379,7 @@ impl Engine {
         subject_key: &str,
         triple: &ferrex_core::Triple,
         cache: &mut Vectors,
-    ) -> anyhow::Result<()> {
+    ) -> EngineResult<()> {
         let current = lock(&self.index).facts(
             namespace.as_str(),
             subject_key,
@@ -393,7 +399,7 @@ impl Engine {
         cardinality: Cardinality,
         object_vector: &[f32],
         cache: &mut Vectors,
-    ) -> anyhow::Result<FactDecision> {
+    ) -> EngineResult<FactDecision> {
         let settings = self.settings(namespace.as_str()).conflict;
         let subject_key = {
             let index = lock(&self.index);
@@ -421,7 +427,7 @@ impl Engine {
             current.iter().map(|row| row.object.as_deref().unwrap_or_default()).collect();
         cache.prefetch(self, &objects)?;
         let vectors: Vec<Vec<f32>> =
-            objects.iter().map(|object| cache.get(self, object)).collect::<anyhow::Result<_>>()?;
+            objects.iter().map(|object| cache.get(self, object)).collect::<EngineResult<_>>()?;
         let scored: Vec<(String, f64)> = current
             .iter()
             .zip(&vectors)
@@ -448,7 +454,7 @@ impl Engine {
         kind: MemoryKind,
         text: &str,
         vector: &[f32],
-    ) -> anyhow::Result<TextJudgement> {
+    ) -> EngineResult<TextJudgement> {
         let settings = self.settings(namespace.as_str()).conflict;
         let index = lock(&self.index);
         if let Some(existing) =
@@ -492,7 +498,7 @@ impl Engine {
         text: &str,
         vector: &[f32],
         cache: &mut Vectors,
-    ) -> anyhow::Result<Vec<(String, &'static str)>> {
+    ) -> EngineResult<Vec<(String, &'static str)>> {
         if !conflict::announces_change(text) {
             return Ok(vec![]);
         }

@@ -6,7 +6,6 @@
 
 use std::collections::HashMap;
 
-use anyhow::Context;
 use ferrex_core::{
     FieldError, MemoryKind, Namespace, Staleness, Timestamp,
     secrets::{self, SecretPolicy},
@@ -15,7 +14,7 @@ use ferrex_core::{
 };
 use ferrex_sync::{NewMemory, NewRecords};
 
-use super::{Engine, ToolError, lock, new_id, usage_of};
+use super::{Engine, EngineError, ToolError, lock, new_id, usage_of};
 use crate::derived::{
     index::MemoryRow,
     indexer::{self, KnownVectors},
@@ -138,7 +137,7 @@ impl Engine {
         let change = self.replica.write_new(namespace, now, &records)?;
         let mut index = lock(&self.index);
         indexer::apply_change(&mut index, &self.replica, &change, &KnownVectors::new())
-            .with_context(|| format!("memory {id} is stored but could not be indexed"))?;
+            .map_err(|source| EngineError::NotIndexed { id: id.clone(), source })?;
         drop(index);
         self.work.notify();
         Ok(id)
@@ -330,7 +329,9 @@ impl Engine {
             &home,
             Record { role, kind, text: &text, tags: vec![working::task_tag(id)], confidence: 1.0 },
         )?;
-        let task = self.task(namespace, id, self.now())?.context("the task was forgotten")?;
+        let task = self
+            .task(namespace, id, self.now())?
+            .ok_or_else(|| ToolError::Conflict("the task was forgotten".into()))?;
         Ok((note, task))
     }
 

@@ -121,4 +121,5 @@ fn embed_all(
         &|| false,
         None,
     )
+    .map_err(anyhow::Error::from)
 }

@@ -203,7 +203,7 @@ impl Index {
                 Err(reason) => {
                     remove_index_files(path)?;
                     // The reason with its causes, as a person reads it.
-                    Opened::Replaced { reason: format!("{:#}", anyhow::Error::from(reason)) }
+                    Opened::Replaced { reason: crate::base::with_causes(&reason) }
                 }
             }
         } else {

@@ -203,8 +203,9 @@ impl ServerHandler for FerrexServer {
             })),
             Ok(Err(ToolError::Conflict(reason))) => failed(json!({"error": reason})),
             Ok(Err(ToolError::Internal(error))) => {
-                tracing::error!(tool, "tool failed: {error:#}");
-                failed(json!({"error": format!("{tool} failed: {error:#}")}))
+                let error = ferrex_engine::base::with_causes(&error);
+                tracing::error!(tool, "tool failed: {error}");
+                failed(json!({"error": format!("{tool} failed: {error}")}))
             }
             Err(join_error) => {
                 tracing::error!(tool, "tool panicked: {join_error}");

@@ -12,7 +12,7 @@ use super::{args, graph, params, working, working::Origin};
 use crate::base::clock;
 use ferrex_engine::{
     answers,
-    engine::{Engine, RecallRequest, Sources, ToolError},
+    engine::{Engine, EngineError, RecallRequest, Sources, ToolError},
 };
 
 /// What a tool does to the memory, as MCP's tool annotations tell clients
@@ -250,9 +250,7 @@ pub fn call(
 
 /// A tool's answer as the JSON it returns.
 pub(crate) fn answer<T: Serialize>(outcome: Result<T, ToolError>) -> Result<Value, ToolError> {
-    serde_json::to_value(outcome?).map_err(|error| {
-        ToolError::Internal(anyhow::Error::new(error).context("writing the answer"))
-    })
+    serde_json::to_value(outcome?).map_err(|error| ToolError::Internal(EngineError::Answer(error)))
 }
 
 /// The input schema of tool `name`, as generated once.

@@ -14,7 +14,7 @@ use ferrex_engine::{
             device, task_entry,
         },
     },
-    engine::{Engine, ToolError, working::session_id},
+    engine::{Engine, EngineError, ToolError, working::session_id},
 };
 
 /// Where a call comes from: the agent's project, when known (the bridge's
@@ -181,7 +181,9 @@ pub fn task(
             answer.action = if existing { "found" } else { "started" }.to_owned();
             answer.existing = Some(existing);
             let task = engine.task(&namespace, &id, now)?.ok_or_else(|| {
-                ToolError::Internal(anyhow::anyhow!("task {id} is not in the index"))
+                ToolError::Internal(EngineError::Inconsistent(format!(
+                    "task {id} is not in the index"
+                )))
             })?;
             answer.tasks.push(task_entry(engine, &task, now));
         }
