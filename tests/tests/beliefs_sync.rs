@@ -12,7 +12,7 @@ mod typed;
 use std::time::Duration;
 
 use ferrex_engine::answers::{
-    HistoryAnswer, RecallAnswer, ReflectAnswer, StatsAnswer, StoreAnswer,
+    HistoryAnswer, RecallAnswer, ReflectAnswer, StatsAnswer, StoreAnswer, status::DocumentHeads,
 };
 use ferrex_tests::{Client, TestHome, eventually, settled_heads};
 use serde_json::{Value, json};
@@ -109,8 +109,8 @@ async fn answers(client: &Client) -> Answers {
 }
 
 /// Each home's documents and heads, for a failure message.
-fn heads_of(homes: &[&TestHome]) -> Vec<Value> {
-    homes.iter().map(|home| home.sync_status_json()["documents"].clone()).collect()
+fn heads_of(homes: &[&TestHome]) -> Vec<Option<Vec<DocumentHeads>>> {
+    homes.iter().map(|home| typed::sync_status(home).documents).collect()
 }
 
 #[tokio::test]

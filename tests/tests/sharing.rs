@@ -8,8 +8,16 @@
 
 use std::time::Duration;
 
+use ferrex_engine::answers::{
+    RecallAnswer, RecalledMemory, StatsAnswer,
+    status::{MemberStanding, ShareStanding, SyncStatus},
+};
 use ferrex_tests::{Client, TestHome, eventually};
-use serde_json::{Value, json};
+use serde_json::json;
+
+mod typed;
+
+use typed::{peers, sync_status};
 
 /// How long a change may take to reach another device in these tests.
 const CONVERGE: Duration = Duration::from_secs(60);
@@ -32,18 +40,28 @@ fn join(home: &TestHome, ticket: &str) -> (bool, String) {
     (ok, stderr)
 }
 
+/// The share of `project` in `status`, if it holds one.
+fn share_of<'a>(status: &'a SyncStatus, project: &str) -> Option<&'a ShareStanding> {
+    status.shares.as_ref()?.iter().find(|share| share.project == project)
+}
+
+/// The member named `name` of `share`, if it has one.
+fn member<'a>(share: &'a ShareStanding, name: &str) -> Option<&'a MemberStanding> {
+    share.members.iter().find(|member| member.name.as_deref() == Some(name))
+}
+
 /// The namespace of the share of `project` on `home`.
 fn share_namespace(home: &TestHome, project: &str) -> String {
-    let status = home.peers_json();
-    status["shares"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|share| share["project"] == project)
-        .unwrap_or_else(|| panic!("no share of {project}: {status}"))["namespace"]
-        .as_str()
-        .unwrap()
-        .to_owned()
+    let status = peers(home);
+    share_of(&status, project)
+        .unwrap_or_else(|| panic!("no share of {project}: {status:?}"))
+        .namespace
+        .clone()
+}
+
+/// The contents of a recall's results.
+fn contents(answer: &RecallAnswer) -> Vec<&str> {
+    answer.results.iter().filter_map(|result| result.memory.content.content.as_deref()).collect()
 }
 
 /// Stores `content` in `namespace` through `client`; its id.
@@ -53,15 +71,17 @@ async fn store(client: &Client, content: &str, namespace: &str) -> String {
 
 /// Waits until `client`'s recall of `query` in `project` has a result
 /// with `text`; that result.
-async fn recalled(client: &Client, query: &str, project: &str, text: &str) -> Option<Value> {
+async fn recalled(
+    client: &Client,
+    query: &str,
+    project: &str,
+    text: &str,
+) -> Option<RecalledMemory> {
     eventually(CONVERGE, || async {
-        let answer =
-            client.ok("recall", json!({"query": query, "namespace": project, "limit": 10})).await;
-        answer["results"]
-            .as_array()?
-            .iter()
-            .find(|result| result["content"].as_str().is_some_and(|content| content.contains(text)))
-            .cloned()
+        let answer = typed::recall(client, query, project, 10).await;
+        answer.results.into_iter().find(|result| {
+            result.memory.content.content.as_deref().is_some_and(|content| content.contains(text))
+        })
     })
     .await
 }
@@ -89,11 +109,7 @@ async fn a_shared_project_reaches_a_teammate_and_nothing_else_of_the_persons_doe
     assert!(phone.join(&server.invite()).0);
     let phone_id = phone.device_id();
     phone.stop();
-    let known = eventually(CONVERGE, || async {
-        let status = laptop.peers_json();
-        status["peers"].as_array()?.iter().any(|peer| peer["id"] == phone_id).then_some(())
-    })
-    .await;
+    let known = eventually(CONVERGE, || async { peers(&laptop).peer(&phone_id).map(|_| ()) }).await;
     assert!(known.is_some(), "the laptop never heard of the phone");
     let (ok, _, stderr) = laptop.run(&["peers", "remove", "ann-old-phone-kestrel"]);
     assert!(ok, "{stderr}");
@@ -135,19 +151,18 @@ async fn a_shared_project_reaches_a_teammate_and_nothing_else_of_the_persons_doe
     let found = recalled(&on_teammate, "how does the acme api deploy", "acme-api", "blue green")
         .await
         .expect("the teammate never recalled the shared memory");
-    assert_eq!(found["namespace"], namespace, "{found}");
+    assert_eq!(found.memory.namespace, namespace, "{found:?}");
     // And the person's recall finds it once, in the share.
-    let on_person = on_laptop
-        .ok("recall", json!({"query": "how does the acme api deploy", "namespace": "acme-api"}))
+    let on_person: RecallAnswer = on_laptop
+        .answer("recall", json!({"query": "how does the acme api deploy", "namespace": "acme-api"}))
         .await;
-    let hits: Vec<&Value> = on_person["results"]
-        .as_array()
-        .unwrap()
+    let hits: Vec<&RecalledMemory> = on_person
+        .results
         .iter()
-        .filter(|result| result["content"] == shared_text)
+        .filter(|result| result.memory.content.content.as_deref() == Some(shared_text))
         .collect();
-    assert_eq!(hits.len(), 1, "{on_person}");
-    assert_eq!(hits[0]["namespace"], namespace);
+    assert_eq!(hits.len(), 1, "{on_person:?}");
+    assert_eq!(hits[0].memory.namespace, namespace);
 
     // The teammate's desktop gets the share too: the laptop added it, with
     // its own role.
@@ -200,12 +215,10 @@ async fn a_shared_project_reaches_a_teammate_and_nothing_else_of_the_persons_doe
     needles.extend([phone_id.clone(), "ann-old-phone-kestrel".into()]);
     // Nor the person's other device: it takes part in the share without a
     // grant, and never faces the teammate.
-    let server_status = server.peers_json();
-    needles.push(server_status["device"]["id"].as_str().unwrap().to_owned());
+    let server_status = peers(&server);
+    needles.push(server_status.device.id.clone());
     needles.push("ann-server".into());
-    for addr in server_status["device"]["addrs"].as_array().unwrap() {
-        needles.push(addr.as_str().unwrap().to_owned());
-    }
+    needles.extend(server_status.device.addrs.iter().cloned());
     // What the teammate's own node answers: its export of every namespace,
     // and its recall in each of them.
     let (ok, export, stderr) = teammate.run(&["export"]);
@@ -236,38 +249,28 @@ async fn a_shared_project_reaches_a_teammate_and_nothing_else_of_the_persons_doe
 
     // `peers` lists the teammate apart from the person's devices, with its
     // role; `sync status` says, per member, what each side lacks.
-    let status = laptop.sync_status_json();
-    let share_status =
-        status["shares"].as_array().unwrap().iter().find(|s| s["project"] == "acme-api").unwrap();
-    let member = share_status["members"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|member| member["name"] == "bob-laptop")
-        .unwrap_or_else(|| panic!("the teammate is not listed: {share_status}"));
-    assert_eq!(member["role"], "write");
-    assert_eq!(member["own"], false);
-    assert!(member["refused"].is_u64());
-    assert!(status["peers"].as_array().unwrap().iter().all(|peer| peer["name"] != "bob-laptop"));
+    let status = sync_status(&laptop);
+    let share_status = share_of(&status, "acme-api").unwrap();
+    let teammate_entry = member(share_status, "bob-laptop")
+        .unwrap_or_else(|| panic!("the teammate is not listed: {share_status:?}"));
+    assert_eq!(teammate_entry.role, "write");
+    assert!(!teammate_entry.own);
+    assert!(status.peers.iter().all(|peer| peer.name.as_deref() != Some("bob-laptop")));
     // The desktop is a member, with the role its laptop holds (its name is
     // known once it has reached the laptop itself).
     let desktop = eventually(CONVERGE, || async {
-        let status = laptop.sync_status_json();
-        status["shares"].as_array()?.iter().find(|s| s["project"] == "acme-api")?["members"]
-            .as_array()?
-            .iter()
-            .find(|member| member["name"] == "bob-desktop")
-            .cloned()
+        let status = sync_status(&laptop);
+        member(share_of(&status, "acme-api")?, "bob-desktop").cloned()
     })
     .await
     .expect("the teammate's desktop is not listed as a member");
-    assert_eq!(desktop["role"], "write");
+    assert_eq!(desktop.role, "write");
     // MCP `stats` names the shared projects.
-    let stats = on_teammate.ok("stats", json!({})).await;
-    let named = stats["shares"].as_array().unwrap_or_else(|| panic!("no shares: {stats}"));
-    assert_eq!(named.len(), 1, "{stats}");
-    assert_eq!((&named[0]["project"], &named[0]["role"]), (&json!("acme-api"), &json!("write")));
-    assert_eq!(named[0]["namespace"], namespace);
+    let stats: StatsAnswer = on_teammate.answer("stats", json!({})).await;
+    assert_eq!(stats.shares.len(), 1, "{stats:?}");
+    let named = &stats.shares[0];
+    assert_eq!((named.project.as_str(), named.role.as_str()), ("acme-api", "write"));
+    assert_eq!(named.namespace, namespace);
     // The person's own device is removed by unpairing it, not from a share.
     let (ok, _, stderr) = laptop.run(&["share", "remove", "ann-server", "--project", "acme-api"]);
     assert!(!ok && stderr.contains("peers remove"), "{stderr}");
@@ -278,12 +281,12 @@ async fn a_shared_project_reaches_a_teammate_and_nothing_else_of_the_persons_doe
     // first, and from then on is a member teammates know.
     let ticket = share(&server, "acme-api", &["--role", "read"]);
     assert!(ticket.starts_with("ferrexshare"));
-    let status = laptop.sync_status_json();
-    let acme = status["shares"].as_array().unwrap().iter().find(|s| s["project"] == "acme-api");
-    let members = acme.unwrap()["members"].as_array().unwrap().clone();
-    assert!(
-        members.iter().any(|member| member["name"] == "ann-server" && member["role"] == "admin"),
-        "{members:?}"
+    let status = sync_status(&laptop);
+    let acme = share_of(&status, "acme-api").unwrap();
+    assert_eq!(
+        member(acme, "ann-server").map(|server| server.role.as_str()),
+        Some("admin"),
+        "{acme:?}"
     );
 
     on_laptop.close().await;
@@ -321,7 +324,7 @@ async fn a_reader_changes_nothing_and_a_removed_member_gets_nothing_new() {
     forged.share = expiring.parse::<ferrex_sync::ShareTicket>().unwrap().share;
     let (ok, stderr) = join(&stranger, &forged.to_string());
     assert!(!ok && stderr.contains("another shared project"), "{stderr}");
-    assert!(stranger.peers_json()["shares"].as_array().unwrap().is_empty());
+    assert_eq!(peers(&stranger).shares.map(|shares| shares.len()), Some(0));
 
     // The reader gets the share; its own node refuses to write into it.
     let on_reader = reader.client().await;
@@ -351,18 +354,10 @@ async fn a_reader_changes_nothing_and_a_removed_member_gets_nothing_new() {
     let (ok, _, stderr) = laptop.run(&["share", "remove", "bob"]);
     assert!(ok, "{stderr}");
     assert!(stderr.contains("bob") && stderr.contains("stays with them"), "{stderr}");
-    let status = laptop.peers_json();
-    let acme = status["shares"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|share| share["project"] == "acme-api")
-        .unwrap()
-        .clone();
-    let removed = acme["removed"].as_array().cloned().unwrap_or_default();
-    assert!(removed.iter().any(|device| device["name"] == "bob"), "{acme}");
-    let members = acme["members"].as_array().cloned().unwrap_or_default();
-    assert!(members.iter().all(|member| member["name"] != "bob"), "{acme}");
+    let status = peers(&laptop);
+    let acme = share_of(&status, "acme-api").unwrap();
+    assert!(acme.removed.iter().any(|device| device.name.as_deref() == Some("bob")), "{acme:?}");
+    assert!(member(acme, "bob").is_none(), "{acme:?}");
     let after = "After the removal the acme api moved to port 8443.";
     store(&on_laptop, after, &namespace).await;
     // The writer dials the laptop again and is refused.
@@ -374,17 +369,10 @@ async fn a_reader_changes_nothing_and_a_removed_member_gets_nothing_new() {
     let found = recalled(&on_reader, "which port does the acme api use", "acme-api", "8443").await;
     assert!(found.is_some(), "the reader never got what was stored after the removal");
     let on_writer = writer.client().await;
-    let answer = on_writer
-        .ok("recall", json!({"query": "which port does the acme api use", "namespace": "acme-api"}))
-        .await;
+    let answer =
+        typed::recall(&on_writer, "which port does the acme api use", "acme-api", 10).await;
     // (By content: a share's namespace is hex, and may hold any digits.)
-    let contents: Vec<&str> = answer["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|r| r["content"].as_str())
-        .collect();
-    assert!(contents.iter().all(|content| !content.contains("8443")), "{answer}");
+    assert!(contents(&answer).iter().all(|content| !content.contains("8443")), "{answer:?}");
     assert!(writer.files_containing("port 8443").is_empty());
     // Nothing the reader wrote reached the laptop.
     assert!(laptop.files_containing("reading notes").is_empty());
@@ -433,17 +421,10 @@ async fn a_removed_member_gets_nothing_new_and_the_persons_other_device_never_fa
     // The removed teammate dials the laptop again and is refused; it has
     // nothing stored after its removal, and never met the server.
     assert!(refuses_a_removed_member(&laptop).await, "the laptop never refused the teammate");
-    let answer = on_teammate
-        .ok("recall", json!({"query": "which port does the acme api use", "namespace": "acme-api"}))
-        .await;
+    let answer =
+        typed::recall(&on_teammate, "which port does the acme api use", "acme-api", 10).await;
     // (By content: a share's namespace is hex, and may hold any digits.)
-    let contents: Vec<&str> = answer["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|r| r["content"].as_str())
-        .collect();
-    assert!(contents.iter().all(|content| !content.contains("8443")), "{answer}");
+    assert!(contents(&answer).iter().all(|content| !content.contains("8443")), "{answer:?}");
     assert!(teammate.files_containing("port 8443").is_empty());
     assert!(teammate.files_containing(&server_id).is_empty(), "the teammate met the server");
     on_server.close().await;

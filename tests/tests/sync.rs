@@ -6,16 +6,19 @@
 
 use std::{collections::BTreeSet, time::Duration};
 
+use ferrex_engine::answers::{
+    ForgetAnswer, StatsAnswer,
+    status::{DocumentHeads, SyncStatus},
+};
 use ferrex_tests::{Client, TestHome, eventually};
-use serde_json::{Value, json};
+use serde_json::json;
+
+mod typed;
+
+use typed::{peers, sync_status};
 
 /// How long a change may take to reach another device in these tests.
 const CONVERGE: Duration = Duration::from_secs(30);
-
-/// The peer entry for device `id` in a `peers --json` or `sync status --json`.
-fn peer<'a>(status: &'a Value, id: &str) -> Option<&'a Value> {
-    status["peers"].as_array()?.iter().find(|peer| peer["id"] == id)
-}
 
 /// Pairs laptop and desktop with the server, as a user would.
 fn pair_three() -> (TestHome, TestHome, TestHome) {
@@ -58,16 +61,18 @@ async fn three_devices_pair_through_the_server_and_converge() {
     // and connect directly.
     let (laptop_id, desktop_id) = (laptop.device_id(), desktop.device_id());
     let connected = eventually(CONVERGE, || async {
-        let on_laptop = laptop.peers_json();
-        let on_desktop = desktop.peers_json();
-        let linked = peer(&on_laptop, &desktop_id)?["online"] == true
-            && peer(&on_desktop, &laptop_id)?["online"] == true;
+        let on_laptop = peers(&laptop);
+        let on_desktop = peers(&desktop);
+        let linked = on_laptop.peer(&desktop_id)?.online && on_desktop.peer(&laptop_id)?.online;
         linked.then_some((on_laptop, on_desktop))
     })
     .await;
     let (on_laptop_peers, _) = connected.expect("laptop and desktop connect directly");
-    assert_eq!(peer(&on_laptop_peers, &desktop_id).unwrap()["name"], "desktop");
-    assert_eq!(on_laptop_peers["peers"].as_array().unwrap().len(), 2, "{on_laptop_peers}");
+    assert_eq!(on_laptop_peers.peer(&desktop_id).unwrap().name.as_deref(), Some("desktop"));
+    assert_eq!(on_laptop_peers.peers.len(), 2, "{on_laptop_peers:?}");
+    // `peers` leaves out the per-document detail that `sync status` gives.
+    assert!(on_laptop_peers.documents.is_none(), "{on_laptop_peers:?}");
+    assert!(on_laptop_peers.peers.iter().all(|peer| peer.documents.is_none()));
 
     // A memory the desktop stores reaches the server too.
     let from_desktop =
@@ -91,8 +96,8 @@ async fn answers(client: &Client, queries: &[&str]) -> Vec<Vec<String>> {
 }
 
 /// This node's documents and their heads, from `sync status --json`.
-fn heads(home: &TestHome) -> Value {
-    home.sync_status_json()["documents"].clone()
+fn heads(home: &TestHome) -> Vec<DocumentHeads> {
+    sync_status(home).documents.expect("sync status lists the documents")
 }
 
 #[tokio::test]
@@ -105,12 +110,10 @@ async fn a_partition_heals_and_a_forgotten_memory_stays_forgotten_everywhere() {
     assert!(wait_for_recall(&on_desktop, "what is the vpn password", "work", &doomed).await);
     assert!(wait_for_recall(&on_desktop, "when is standup", "work", &kept).await);
     let server_id = server.device_id();
-    let in_sync = eventually(CONVERGE, || async {
-        let status = laptop.peers_json();
-        (peer(&status, &server_id)?["in_sync"] == true).then_some(())
-    })
-    .await;
-    assert!(in_sync.is_some(), "laptop and server report in sync: {}", laptop.peers_json());
+    let in_sync =
+        eventually(CONVERGE, || async { peers(&laptop).peer(&server_id)?.in_sync.then_some(()) })
+            .await;
+    assert!(in_sync.is_some(), "laptop and server report in sync: {:?}", peers(&laptop));
 
     // Partition: the server goes away; the laptop and desktop write apart.
     server.stop();
@@ -118,29 +121,25 @@ async fn a_partition_heals_and_a_forgotten_memory_stays_forgotten_everywhere() {
         on_laptop.store_text("The laptop's battery was replaced in November.", "work").await;
     let from_desktop =
         on_desktop.store_text("The desktop got a second monitor for reviews.", "work").await;
-    let forgotten = on_laptop.ok("forget", json!({"ids": [doomed]})).await;
-    assert_eq!(forgotten["forgotten"], json!([doomed]));
+    let forgotten: ForgetAnswer = on_laptop.answer("forget", json!({"ids": [doomed]})).await;
+    assert_eq!(forgotten.forgotten, std::slice::from_ref(&doomed));
 
     // While the server is away, the laptop reports what it lacks (once it
     // has seen the connection go).
     let offline = eventually(CONVERGE, || async {
-        let status = laptop.peers_json();
-        (peer(&status, &server_id)?["online"] == false).then_some(status)
+        let status = peers(&laptop);
+        (!status.peer(&server_id)?.online).then_some(status)
     })
     .await;
-    let status = offline.unwrap_or_else(|| laptop.peers_json());
-    let server_entry = peer(&status, &server_id).unwrap();
-    assert_eq!(server_entry["online"], false, "{status}");
-    assert!(server_entry["they_lack"].as_u64().unwrap() > 0, "{status}");
-    assert_eq!(server_entry["in_sync"], false, "{status}");
-    let detail = laptop.sync_status_json();
-    let behind: u64 = peer(&detail, &server_id).unwrap()["documents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|doc| doc["they_lack"].as_u64().unwrap())
-        .sum();
-    assert!(behind > 0, "{detail}");
+    let status = offline.unwrap_or_else(|| peers(&laptop));
+    let server_entry = status.peer(&server_id).unwrap();
+    assert!(!server_entry.online, "{status:?}");
+    assert!(server_entry.they_lack.unwrap() > 0, "{status:?}");
+    assert!(!server_entry.in_sync, "{status:?}");
+    let detail = sync_status(&laptop);
+    let documents = detail.peer(&server_id).unwrap().documents.as_ref().unwrap();
+    let behind: u64 = documents.iter().map(|doc| doc.they_lack.unwrap()).sum();
+    assert!(behind > 0, "{detail:?}");
 
     // The server returns (with the memory it never heard was forgotten).
     let on_server = server.client().await;
@@ -153,7 +152,7 @@ async fn a_partition_heals_and_a_forgotten_memory_stays_forgotten_everywhere() {
     ];
     let converged = eventually(Duration::from_secs(60), || async {
         let (l, d, s) = (heads(&laptop), heads(&desktop), heads(&server));
-        if l != d || l != s || l.as_array()?.is_empty() {
+        if l != d || l != s || l.is_empty() {
             return None;
         }
         let expected = answers(&on_laptop, &queries).await;
@@ -169,41 +168,34 @@ async fn a_partition_heals_and_a_forgotten_memory_stays_forgotten_everywhere() {
         assert!(everything.contains(id), "{id} is missing from {answers:?}");
     }
     for client in [&on_laptop, &on_desktop, &on_server] {
-        let stats = client.ok("stats", json!({})).await;
-        assert_eq!(stats["memories"], 3, "{stats}");
-        assert_eq!(stats["forgotten"], 1, "{stats}");
+        let stats: StatsAnswer = client.answer("stats", json!({})).await;
+        assert_eq!((stats.memories, stats.forgotten), (3, 1), "{stats:?}");
     }
     // The status follows the last message each way, which may trail the
     // heads by a moment.
     let settled = eventually(CONVERGE, || async {
-        let status = laptop.peers_json();
-        let peers = status["peers"].as_array()?;
-        peers.iter().all(|entry| entry["in_sync"] == true).then_some(status)
+        let status = peers(&laptop);
+        status.peers.iter().all(|entry| entry.in_sync).then_some(status)
     })
     .await;
-    let status = settled.unwrap_or_else(|| laptop.peers_json());
-    for entry in status["peers"].as_array().unwrap() {
-        assert_eq!(entry["in_sync"], true, "{status}");
-        assert_eq!(entry["they_lack"], 0, "{status}");
-        assert_eq!(entry["we_lack"], 0, "{status}");
+    let status = settled.unwrap_or_else(|| peers(&laptop));
+    for entry in &status.peers {
+        assert!(entry.in_sync, "{status:?}");
+        assert_eq!((entry.they_lack, entry.we_lack), (Some(0), Some(0)), "{status:?}");
     }
-    let all_in_sync = |detail: &Value| {
-        detail["peers"].as_array().is_some_and(|peers| {
-            peers.iter().all(|entry| {
-                entry["documents"]
-                    .as_array()
-                    .is_some_and(|docs| docs.iter().all(|doc| doc["in_sync"] == true))
-            })
+    let all_in_sync = |detail: &SyncStatus| {
+        detail.peers.iter().all(|entry| {
+            entry.documents.as_ref().is_some_and(|docs| docs.iter().all(|doc| doc.in_sync))
         })
     };
     let detail = eventually(CONVERGE, || async {
-        let detail = desktop.sync_status_json();
+        let detail = sync_status(&desktop);
         all_in_sync(&detail).then_some(detail)
     })
     .await
-    .unwrap_or_else(|| desktop.sync_status_json());
-    assert!(all_in_sync(&detail), "{detail}");
-    assert_eq!(detail["index"]["lag_changes"], 0, "{detail}");
+    .unwrap_or_else(|| sync_status(&desktop));
+    assert!(all_in_sync(&detail), "{detail:?}");
+    assert_eq!(detail.index.as_ref().map(|index| index.lag_changes), Some(0), "{detail:?}");
     on_laptop.close().await;
     on_desktop.close().await;
     on_server.close().await;
@@ -218,9 +210,9 @@ async fn holds_memories(home: &TestHome) -> bool {
         })
         .unwrap_or(false);
     let client = home.client().await;
-    let stats = client.ok("stats", json!({})).await;
+    let stats: StatsAnswer = client.answer("stats", json!({})).await;
     client.close().await;
-    shards || stats["memories"] != 0
+    shards || stats.memories != 0
 }
 
 #[tokio::test]
@@ -237,14 +229,10 @@ async fn devices_without_a_valid_ticket_get_nothing_and_a_revoked_device_stops_s
     // A device that was never paired but believes it is: it knows the
     // server's id and address and dials its sync protocol.
     let stranger = TestHome::named("stranger");
-    let server_status = server.peers_json();
-    let server_id = server_status["device"]["id"].as_str().unwrap().to_owned();
-    let server_addrs: Vec<std::net::SocketAddr> = server_status["device"]["addrs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|addr| addr.as_str().unwrap().parse().unwrap())
-        .collect();
+    let server_status = peers(&server);
+    let server_id = server_status.device.id.clone();
+    let server_addrs: Vec<std::net::SocketAddr> =
+        server_status.device.addrs.iter().map(|addr| addr.parse().unwrap()).collect();
     {
         let identity =
             ferrex_sync::Identity::load_or_create(&stranger.path().join("device.key")).unwrap();
@@ -284,7 +272,7 @@ async fn devices_without_a_valid_ticket_get_nothing_and_a_revoked_device_stops_s
         std::fs::read_to_string(&server_log).unwrap_or_default()
     );
     on_stranger.close().await;
-    assert!(peer(&server.peers_json(), &stranger_id).is_none());
+    assert!(peers(&server).peer(&stranger_id).is_none());
 
     // A wrong secret: a real ticket with its secret altered.
     let mut forged: ferrex_sync::PairingTicket = server.invite().parse().unwrap();
@@ -312,7 +300,7 @@ async fn devices_without_a_valid_ticket_get_nothing_and_a_revoked_device_stops_s
     assert!(stderr.contains("not a ferrex pairing ticket"), "{stderr}");
 
     assert!(!holds_memories(&stranger).await, "the stranger got memory data");
-    assert!(peer(&server.peers_json(), &stranger_id).is_none());
+    assert!(peers(&server).peer(&stranger_id).is_none());
 
     // Revocation: a paired desktop is removed; it syncs nothing afterwards.
     let desktop = TestHome::named("desktop");
@@ -324,11 +312,10 @@ async fn devices_without_a_valid_ticket_get_nothing_and_a_revoked_device_stops_s
     assert!(ok, "{stderr}");
     assert!(stderr.contains("removed desktop"), "{stderr}");
     // The revocation reaches the server, which drops the desktop.
-    let dropped = eventually(CONVERGE, || async {
-        peer(&server.peers_json(), &desktop_id).is_none().then_some(())
-    })
-    .await;
-    assert!(dropped.is_some(), "the server still lists the desktop: {}", server.peers_json());
+    let dropped =
+        eventually(CONVERGE, || async { peers(&server).peer(&desktop_id).is_none().then_some(()) })
+            .await;
+    assert!(dropped.is_some(), "the server still lists the desktop: {:?}", peers(&server));
     let after = on_laptop.store_text("The new launch date is the 3rd of March.", "work").await;
     assert!(wait_for_recall(&on_server, "new launch date", "work", &after).await);
     // The desktop's node stops, and where the others' logs stand is noted:
@@ -362,14 +349,13 @@ async fn devices_without_a_valid_ticket_get_nothing_and_a_revoked_device_stops_s
     );
     // Its connections close (the desktop may take a moment to see it).
     let disconnected = eventually(CONVERGE, || async {
-        let status = desktop.peers_json();
-        let peers = status["peers"].as_array()?;
-        peers.iter().all(|entry| entry["online"] == false).then_some(status)
+        let status = peers(&desktop);
+        status.peers.iter().all(|entry| !entry.online).then_some(status)
     })
     .await;
-    let status = disconnected.unwrap_or_else(|| desktop.peers_json());
-    for entry in status["peers"].as_array().unwrap() {
-        assert_eq!(entry["online"], false, "the revoked desktop is still connected: {status}");
+    let status = disconnected.unwrap_or_else(|| peers(&desktop));
+    for entry in &status.peers {
+        assert!(!entry.online, "the revoked desktop is still connected: {status:?}");
     }
     on_laptop.close().await;
     on_server.close().await;

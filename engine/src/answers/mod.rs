@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod browse;
 pub mod graph;
+pub mod status;
 pub mod telling;
 pub mod working;
 

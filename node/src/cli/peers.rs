@@ -7,8 +7,8 @@
 use std::time::Duration;
 
 use anyhow::Context;
+use ferrex_engine::answers::status::SyncStatus;
 use ferrex_sync::{PairingTicket, Replica, offline_peers};
-use serde_json::Value;
 
 use crate::{
     base::config::Config,
@@ -125,8 +125,8 @@ pub async fn remove(home: &Home, id: &str) -> anyhow::Result<()> {
 }
 
 /// The status from the running node, or from the documents when none runs.
-async fn current_status(home: &Home, config: &Config) -> anyhow::Result<Value> {
-    match control::send(&home.socket_file(), &Request::Peers, |_| {}).await {
+async fn current_status(home: &Home, config: &Config) -> anyhow::Result<SyncStatus> {
+    match control::ask(&home.socket_file(), &Request::Peers).await {
         Ok(status) => Ok(status),
         Err(error)
             if error.downcast_ref::<std::io::Error>().is_some_and(control::is_not_running) =>
@@ -142,24 +142,24 @@ async fn current_status(home: &Home, config: &Config) -> anyhow::Result<Value> {
     }
 }
 
-fn offline_status(home: &Home, config: &Config) -> anyhow::Result<Value> {
+fn offline_status(home: &Home, config: &Config) -> anyhow::Result<SyncStatus> {
     let device = Device::load_or_create(home, config)?;
     let this = ThisDevice { id: device.id.clone(), name: device.name.clone(), addrs: vec![] };
     if !home.docs_dir().exists() {
-        return Ok(status::status_json(false, &this, Value::Array(vec![]), &[], None));
+        return Ok(status::status(false, &this, Vec::new(), &[], None));
     }
     // Hold the home while reading, so that no node starts meanwhile.
     let _lock = daemon::lock_home(home)?;
     let replica = Replica::open(&home.docs_dir(), &device.id, config.replica_options())?;
     let peers = offline_peers(&replica, &home.sync_dir(), &device.id);
-    Ok(status::status_json(false, &this, status::documents_json(&replica), &peers, None))
+    Ok(status::status(false, &this, status::documents(&replica), &peers, None))
 }
 
 /// `ferrex peers [--json]`.
 pub async fn peers(home: &Home, config: &Config, json: bool) -> anyhow::Result<()> {
     let status = current_status(home, config).await?;
     if json {
-        output(&serde_json::to_string_pretty(&status::peers_json(&without_ok(status)))?);
+        output(&serde_json::to_string_pretty(&status.peers_only())?);
     } else {
         let mut table = status::peers_table(&status);
         table.push_str(&status::shares_table(&status));
@@ -172,20 +172,13 @@ pub async fn peers(home: &Home, config: &Config, json: bool) -> anyhow::Result<(
 pub async fn sync_status(home: &Home, config: &Config, json: bool) -> anyhow::Result<()> {
     let status = current_status(home, config).await?;
     if json {
-        output(&serde_json::to_string_pretty(&without_ok(status))?);
+        output(&serde_json::to_string_pretty(&status)?);
     } else {
         let mut table = status::sync_table(&status);
         table.push_str(&status::shares_sync_table(&status));
         output(table.trim_end());
     }
     Ok(())
-}
-
-fn without_ok(mut status: Value) -> Value {
-    if let Some(object) = status.as_object_mut() {
-        object.remove("ok");
-    }
-    status
 }
 
 /// The flags a command passes to a node it starts.

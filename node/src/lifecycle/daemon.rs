@@ -37,6 +37,7 @@ use crate::{
     surfaces::views,
 };
 use ferrex_engine::{
+    answers::FilesStats,
     derived::embedding::WorkSignal,
     derived::peer_vectors::{self, OfferedVectors},
     engine::Engine,
@@ -524,21 +525,22 @@ async fn peers_status(served: &Served) -> anyhow::Result<Value> {
         name: served.device.name.clone(),
         addrs: served.network.addrs(),
     };
-    let mut status = status::status_json(
+    let mut status = status::status(
         true,
         &device,
-        status::documents_json(served.node.engine.replica()),
+        status::documents(served.node.engine.replica()),
         &peers,
         Some((stats.index_lag_changes, stats.embeddings_queued)),
     );
     // The watched folders of this device, and where the watcher is.
-    let mut files = serde_json::to_value(&stats.files)?;
-    files["watched"] = json!(stats.watched);
-    files["status"] = serde_json::to_value(&stats.watch)?;
-    status["files"] = files;
-    status["shares"] = sharing::shares_json(&served.network).await;
-    status["ok"] = json!(true);
-    Ok(status)
+    status.files = Some(FilesStats {
+        watched: stats.watched,
+        counts: stats.files,
+        status: stats.watch,
+        skipped_files: Vec::new(),
+    });
+    status.shares = Some(sharing::shares(&served.network).await);
+    control::answered(&status)
 }
 
 /// Revokes the device `wanted` names: its full id, a unique prefix of it, or

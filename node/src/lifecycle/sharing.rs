@@ -7,7 +7,6 @@ use std::{sync::Arc, time::Duration};
 use anyhow::{Context, bail};
 use ferrex_core::Namespace;
 use ferrex_sync::{Network, ShareTicket, membership::Role};
-use serde_json::{Value, json};
 
 use crate::{
     base::clock,
@@ -20,7 +19,10 @@ use crate::{
         status,
     },
 };
-use ferrex_engine::engine::Engine;
+use ferrex_engine::{
+    answers::status::{MemberStanding, RemovedDevice, ShareStanding},
+    engine::Engine,
+};
 
 /// What sharing `project` would move: shown before anything moves.
 pub async fn plan(node: &Node, project: &str) -> anyhow::Result<SharePlanned> {
@@ -176,40 +178,38 @@ pub async fn remove(
 }
 
 /// The shares as `ferrex peers` and `ferrex sync status` show them.
-pub async fn shares_json(network: &Network) -> Value {
+pub async fn shares(network: &Network) -> Vec<ShareStanding> {
     let statuses = network.shares(Duration::from_secs(2)).await;
-    Value::Array(
-        statuses
-            .into_iter()
-            .map(|status| {
-                json!({
-                    "project": status.project,
-                    "namespace": status.namespace,
-                    "share": status.share,
-                    "role": status.role.map(Role::as_str),
-                    "statements": status.statements,
-                    "removed": status.removed.iter().map(|(id, name)| json!({"id": id, "name": name})).collect::<Vec<_>>(),
-                    "members": status.members.iter().map(|member| json!({
-                        "id": member.device,
-                        "name": member.name,
-                        "role": member.role.as_str(),
-                        "granted_by": member.granted_by,
-                        "granted_by_name": member.granted_by_name,
-                        "own": member.own,
-                        "online": member.online,
-                        "refused": member.refused,
-                        "bytes_sent": member.bytes_sent,
-                        "bytes_received": member.bytes_received,
-                        "docs": member.docs.iter().map(|doc| json!({
-                            "doc": doc.doc.to_string(),
-                            "they_lack": doc.they_lack,
-                            "we_lack": doc.we_lack,
-                            "in_sync": doc.in_sync,
-                            "last_sync": doc.last_sync.map(clock::iso),
-                        })).collect::<Vec<_>>(),
-                    })).collect::<Vec<_>>(),
+    statuses
+        .into_iter()
+        .map(|status| ShareStanding {
+            project: status.project,
+            namespace: status.namespace,
+            share: status.share,
+            role: status.role.map(|role| role.as_str().to_owned()),
+            statements: status.statements,
+            removed: status
+                .removed
+                .into_iter()
+                .map(|(id, name)| RemovedDevice { id, name })
+                .collect(),
+            members: status
+                .members
+                .into_iter()
+                .map(|member| MemberStanding {
+                    role: member.role.as_str().to_owned(),
+                    docs: member.docs.iter().map(status::document_sync).collect(),
+                    id: member.device,
+                    name: member.name,
+                    granted_by: member.granted_by,
+                    granted_by_name: member.granted_by_name,
+                    own: member.own,
+                    online: member.online,
+                    refused: member.refused,
+                    bytes_sent: member.bytes_sent,
+                    bytes_received: member.bytes_received,
                 })
-            })
-            .collect(),
-    )
+                .collect(),
+        })
+        .collect()
 }

@@ -1,10 +1,13 @@
-//! `ferrex peers` and `ferrex sync status`: the status of paired devices as
-//! stable JSON, and as tables for people.
+//! `ferrex peers` and `ferrex sync status`: the status of paired devices,
+//! built as its type (`ferrex_engine::answers::status`, which `--json`
+//! prints) and shown as tables for people.
 
 use std::fmt::Write as _;
 
-use ferrex_sync::PeerStatus;
-use serde_json::{Value, json};
+use ferrex_engine::answers::status::{
+    DeviceEntry, DocumentHeads, DocumentSync, IndexState, MemberStanding, PeerEntry, SyncStatus,
+};
+use ferrex_sync::{DocStatus, PeerStatus};
 
 use crate::base::clock;
 
@@ -25,127 +28,99 @@ pub struct ThisDevice {
 }
 
 /// This node's documents and their heads.
-pub fn documents_json(replica: &ferrex_sync::Replica) -> Value {
-    let documents: Vec<Value> = replica
+pub fn documents(replica: &ferrex_sync::Replica) -> Vec<DocumentHeads> {
+    replica
         .doc_ids()
         .into_iter()
-        .map(|doc| {
-            let heads: Vec<String> = replica
+        .map(|doc| DocumentHeads {
+            heads: replica
                 .heads(&doc)
                 .map(|heads| heads.iter().map(ToString::to_string).collect())
-                .unwrap_or_default();
-            json!({"doc": doc.to_string(), "heads": heads})
+                .unwrap_or_default(),
+            doc: doc.to_string(),
         })
-        .collect();
-    Value::Array(documents)
+        .collect()
+}
+
+/// How one document stands with a peer or a share's member.
+pub fn document_sync(doc: &DocStatus) -> DocumentSync {
+    DocumentSync {
+        doc: doc.doc.to_string(),
+        in_sync: doc.in_sync,
+        they_lack: doc.they_lack,
+        we_lack: doc.we_lack,
+        last_sync: doc.last_sync.map(clock::iso),
+    }
 }
 
 /// The full status: this device, its documents, every peer with its
-/// documents, and the index lag (`None` when the node is not running).
-pub fn status_json(
+/// documents, and the index lag (`None` when the node is not running);
+/// a running node adds its files and shares.
+pub fn status(
     running: bool,
     device: &ThisDevice,
-    documents: Value,
+    documents: Vec<DocumentHeads>,
     peers: &[PeerStatus],
     index_lag: Option<(usize, i64)>,
-) -> Value {
-    let peers: Vec<Value> = peers
+) -> SyncStatus {
+    let peers = peers
         .iter()
-        .map(|peer| {
-            let documents: Vec<Value> = peer
-                .docs
-                .iter()
-                .map(|doc| {
-                    json!({
-                        "doc": doc.doc.to_string(),
-                        "in_sync": doc.in_sync,
-                        "they_lack": doc.they_lack,
-                        "we_lack": doc.we_lack,
-                        "last_sync": doc.last_sync.map(clock::iso),
-                    })
-                })
-                .collect();
-            json!({
-                "id": peer.id,
-                "short_id": short_id(&peer.id),
-                "name": peer.name,
-                "online": peer.online,
-                "address": peer.address.map(|addr| addr.to_string()),
-                "known_addrs": peer.known_addrs.iter().map(ToString::to_string).collect::<Vec<_>>(),
-                "last_seen": peer.last_seen.map(clock::iso),
-                "in_sync": peer.in_sync(),
-                "they_lack": peer.they_lack(),
-                "we_lack": peer.we_lack(),
-                "bytes_sent": peer.bytes_sent,
-                "bytes_received": peer.bytes_received,
-                "udp_bytes_sent": peer.udp_bytes_sent,
-                "udp_bytes_received": peer.udp_bytes_received,
-                "documents": documents,
-            })
+        .map(|peer| PeerEntry {
+            id: peer.id.clone(),
+            short_id: short_id(&peer.id).to_owned(),
+            name: peer.name.clone(),
+            online: peer.online,
+            address: peer.address.map(|addr| addr.to_string()),
+            known_addrs: peer.known_addrs.iter().map(ToString::to_string).collect(),
+            last_seen: peer.last_seen.map(clock::iso),
+            in_sync: peer.in_sync(),
+            they_lack: peer.they_lack(),
+            we_lack: peer.we_lack(),
+            bytes_sent: peer.bytes_sent,
+            bytes_received: peer.bytes_received,
+            udp_bytes_sent: peer.udp_bytes_sent,
+            udp_bytes_received: peer.udp_bytes_received,
+            documents: Some(peer.docs.iter().map(document_sync).collect()),
         })
         .collect();
-    let mut status = json!({
-        "running": running,
-        "device": {
-            "id": device.id,
-            "short_id": short_id(&device.id),
-            "name": device.name,
-            "addrs": device.addrs.iter().map(ToString::to_string).collect::<Vec<_>>(),
+    SyncStatus {
+        running,
+        device: DeviceEntry {
+            id: device.id.clone(),
+            short_id: short_id(&device.id).to_owned(),
+            name: device.name.clone(),
+            addrs: device.addrs.iter().map(ToString::to_string).collect(),
         },
-        "documents": documents,
-        "peers": peers,
-    });
-    if let Some((changes, queued)) = index_lag {
-        status["index"] = json!({"lag_changes": changes, "embeddings_queued": queued});
-    }
-    status
-}
-
-/// The status as `ferrex peers --json` prints it: without the per-document
-/// detail.
-pub fn peers_json(status: &Value) -> Value {
-    let mut peers = status.clone();
-    if let Some(list) = peers["peers"].as_array_mut() {
-        for peer in list {
-            if let Some(peer) = peer.as_object_mut() {
-                peer.remove("documents");
-            }
-        }
-    }
-    if let Some(object) = peers.as_object_mut() {
-        object.remove("index");
-        object.remove("files");
-        object.remove("documents");
-    }
-    peers
-}
-
-fn text(value: &Value) -> String {
-    match value {
-        Value::Null => "-".to_owned(),
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
+        documents: Some(documents),
+        peers,
+        index: index_lag
+            .map(|(lag_changes, embeddings_queued)| IndexState { lag_changes, embeddings_queued }),
+        files: None,
+        shares: None,
     }
 }
 
-fn when(value: &Value) -> String {
+fn text<T: std::fmt::Display>(value: Option<T>) -> String {
+    value.map_or_else(|| "-".to_owned(), |value| value.to_string())
+}
+
+fn when(iso: Option<&str>) -> String {
     // "2026-11-23T10:00:01.123Z" reads better as "2026-11-23 10:00:01".
-    value
-        .as_str()
-        .map(|iso| iso.replace('T', " ").chars().take(19).collect())
+    iso.map(|iso| iso.replace('T', " ").chars().take(19).collect())
         .unwrap_or_else(|| "never".to_owned())
 }
 
-fn header(status: &Value) -> String {
-    let device = &status["device"];
-    let mut out = format!("this device: {} ({})", text(&device["name"]), text(&device["short_id"]));
-    match device["addrs"].as_array().filter(|addrs| !addrs.is_empty()) {
-        Some(addrs) => {
-            let addrs: Vec<String> = addrs.iter().map(text).collect();
-            let _ = write!(out, ", listening on {}", addrs.join(", "));
-        }
-        None if status["running"] == false => out.push_str(", node not running"),
-        None => {}
+fn named(name: Option<&str>) -> &str {
+    name.filter(|name| !name.is_empty()).unwrap_or("unnamed")
+}
+
+fn header(status: &SyncStatus) -> String {
+    let device = &status.device;
+    let mut out = format!("this device: {} ({})", device.name, device.short_id);
+    if !device.addrs.is_empty() {
+        let _ = write!(out, ", listening on {}", device.addrs.join(", "));
+    } else if !status.running {
+        out.push_str(", node not running");
     }
     out
 }
@@ -176,11 +151,10 @@ pub fn table(rows: &[Vec<String>]) -> String {
 }
 
 /// `ferrex peers` for people.
-pub fn peers_table(status: &Value) -> String {
+pub fn peers_table(status: &SyncStatus) -> String {
     let mut out = header(status);
     out.push_str("\n\n");
-    let peers = status["peers"].as_array().cloned().unwrap_or_default();
-    if peers.is_empty() {
+    if status.peers.is_empty() {
         out.push_str("No paired devices. Pair one with `ferrex invite` here and `ferrex join <ticket>` there.\n");
         return out;
     }
@@ -189,23 +163,16 @@ pub fn peers_table(status: &Value) -> String {
             .map(str::to_owned)
             .to_vec(),
     ];
-    for peer in &peers {
-        let address = match &peer["address"] {
-            Value::Null => peer["known_addrs"]
-                .as_array()
-                .and_then(|addrs| addrs.first())
-                .map(text)
-                .unwrap_or_else(|| "-".into()),
-            address => text(address),
-        };
+    for peer in &status.peers {
+        let address = peer.address.as_ref().or(peer.known_addrs.first());
         rows.push(vec![
-            text(&peer["name"]),
-            text(&peer["short_id"]),
-            if peer["online"] == true { "yes".into() } else { "no".into() },
-            address,
-            when(&peer["last_seen"]),
-            text(&peer["they_lack"]),
-            text(&peer["we_lack"]),
+            text(peer.name.as_ref()),
+            peer.short_id.clone(),
+            if peer.online { "yes".into() } else { "no".into() },
+            text(address),
+            when(peer.last_seen.as_deref()),
+            text(peer.they_lack),
+            text(peer.we_lack),
         ]);
     }
     out.push_str(&table(&rows));
@@ -214,57 +181,54 @@ pub fn peers_table(status: &Value) -> String {
 }
 
 /// `ferrex sync status` for people.
-pub fn sync_table(status: &Value) -> String {
+pub fn sync_table(status: &SyncStatus) -> String {
     let mut out = header(status);
     out.push('\n');
-    match &status["index"] {
-        Value::Null => out.push_str("index: node not running\n"),
-        index => {
+    match &status.index {
+        None => out.push_str("index: node not running\n"),
+        Some(index) => {
             let _ = writeln!(
                 out,
                 "index: {} change(s) merged but not indexed, {} memory(ies) waiting for embedding",
-                text(&index["lag_changes"]),
-                text(&index["embeddings_queued"])
+                index.lag_changes, index.embeddings_queued
             );
         }
     }
-    let files = &status["files"];
-    if files["watched"].as_u64().is_some_and(|watched| watched > 0) {
+    if let Some(files) = status.files.as_ref().filter(|files| files.watched > 0) {
         let _ = writeln!(
             out,
             "files: {} folder(s) watched, {} file(s), {} chunk(s), {} skipped; {} ({} path(s) queued)",
-            text(&files["watched"]),
-            text(&files["files"]),
-            text(&files["chunks"]),
-            text(&files["skipped"]),
-            text(&files["status"]["state"]),
-            text(&files["status"]["queued"])
+            files.watched,
+            files.counts.files,
+            files.counts.chunks,
+            files.counts.skipped,
+            files.status.state,
+            files.status.queued
         );
     }
-    let peers = status["peers"].as_array().cloned().unwrap_or_default();
-    if peers.is_empty() {
+    if status.peers.is_empty() {
         out.push_str("\nNo paired devices.\n");
         return out;
     }
-    for peer in &peers {
+    for peer in &status.peers {
         let _ = writeln!(
             out,
             "\n{} ({}): {}, {}",
-            text(&peer["name"]),
-            text(&peer["short_id"]),
-            if peer["online"] == true { "online" } else { "offline" },
-            if peer["in_sync"] == true { "in sync" } else { "not in sync" },
+            text(peer.name.as_ref()),
+            peer.short_id,
+            if peer.online { "online" } else { "offline" },
+            if peer.in_sync { "in sync" } else { "not in sync" },
         );
         let mut rows = vec![
             ["DOCUMENT", "STATE", "THEY LACK", "WE LACK", "LAST SYNC"].map(str::to_owned).to_vec(),
         ];
-        for doc in peer["documents"].as_array().into_iter().flatten() {
+        for doc in peer.documents.iter().flatten() {
             rows.push(vec![
-                text(&doc["doc"]),
-                if doc["in_sync"] == true { "in sync".into() } else { "behind".into() },
-                text(&doc["they_lack"]),
-                text(&doc["we_lack"]),
-                when(&doc["last_sync"]),
+                doc.doc.clone(),
+                if doc.in_sync { "in sync".into() } else { "behind".into() },
+                text(doc.they_lack),
+                text(doc.we_lack),
+                when(doc.last_sync.as_deref()),
             ]);
         }
         for line in table(&rows).lines() {
@@ -276,42 +240,39 @@ pub fn sync_table(status: &Value) -> String {
 
 /// The shares of a status, as `ferrex peers` shows them under "your
 /// devices".
-pub fn shares_table(status: &Value) -> String {
+pub fn shares_table(status: &SyncStatus) -> String {
     let mut out = String::new();
-    for share in status["shares"].as_array().into_iter().flatten() {
+    for share in status.shares.iter().flatten() {
         out.push_str(&format!(
             "\nShared project {} (you: {}):\n",
-            share["project"].as_str().unwrap_or("?"),
-            share["role"].as_str().unwrap_or("removed"),
+            share.project,
+            share.role.as_deref().unwrap_or("removed"),
         ));
-        let members: Vec<&Value> = share["members"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|member| member["own"] != true)
-            .collect();
+        let members: Vec<&MemberStanding> =
+            share.members.iter().filter(|member| !member.own).collect();
         if members.is_empty() {
             out.push_str("  no member besides your own devices yet\n");
         }
         for member in members {
-            let granted_by = member["granted_by_name"]
-                .as_str()
+            let granted_by = member
+                .granted_by_name
+                .as_deref()
                 .filter(|name| !name.is_empty())
-                .unwrap_or_else(|| short_id(member["granted_by"].as_str().unwrap_or_default()));
+                .unwrap_or_else(|| short_id(&member.granted_by));
             out.push_str(&format!(
                 "  {:<20} {}  {:<6} granted by {}  {}\n",
-                member["name"].as_str().filter(|name| !name.is_empty()).unwrap_or("unnamed"),
-                short_id(member["id"].as_str().unwrap_or_default()),
-                member["role"].as_str().unwrap_or("?"),
+                named(member.name.as_deref()),
+                short_id(&member.id),
+                member.role,
                 granted_by,
-                if member["online"] == true { "online" } else { "offline" },
+                if member.online { "online" } else { "offline" },
             ));
         }
-        for removed in share["removed"].as_array().into_iter().flatten() {
+        for removed in &share.removed {
             out.push_str(&format!(
                 "  {:<20} {}  removed\n",
-                removed["name"].as_str().filter(|name| !name.is_empty()).unwrap_or("unnamed"),
-                short_id(removed["id"].as_str().unwrap_or_default()),
+                named(removed.name.as_deref()),
+                short_id(&removed.id),
             ));
         }
     }
@@ -320,29 +281,26 @@ pub fn shares_table(status: &Value) -> String {
 
 /// Per share and member, what each side lacks and what was refused, as
 /// `ferrex sync status` shows them.
-pub fn shares_sync_table(status: &Value) -> String {
+pub fn shares_sync_table(status: &SyncStatus) -> String {
     let mut out = String::new();
-    for share in status["shares"].as_array().into_iter().flatten() {
-        out.push_str(&format!("\nShared project {}:\n", share["project"].as_str().unwrap_or("?")));
-        for member in share["members"].as_array().into_iter().flatten() {
-            if member["own"] == true {
-                continue;
-            }
-            let docs = member["docs"].as_array().cloned().unwrap_or_default();
-            let lack = |key: &str| -> String {
-                if docs.iter().any(|doc| doc[key].is_null()) || docs.is_empty() {
-                    return "unknown".into();
+    for share in status.shares.iter().flatten() {
+        out.push_str(&format!("\nShared project {}:\n", share.project));
+        for member in share.members.iter().filter(|member| !member.own) {
+            let lack = |side: fn(&DocumentSync) -> Option<u64>| -> String {
+                let known: Option<u64> = member.docs.iter().map(side).sum();
+                match known {
+                    Some(sum) if !member.docs.is_empty() => sum.to_string(),
+                    _ => "unknown".into(),
                 }
-                docs.iter().map(|doc| doc[key].as_u64().unwrap_or(0)).sum::<u64>().to_string()
             };
             out.push_str(&format!(
                 "  {:<20} {}  they lack {}, we lack {}, refused {}{}\n",
-                member["name"].as_str().filter(|name| !name.is_empty()).unwrap_or("unnamed"),
-                short_id(member["id"].as_str().unwrap_or_default()),
-                lack("they_lack"),
-                lack("we_lack"),
-                member["refused"].as_u64().unwrap_or(0),
-                if member["online"] == true { "" } else { " (offline: as last known)" },
+                named(member.name.as_deref()),
+                short_id(&member.id),
+                lack(|doc| doc.they_lack),
+                lack(|doc| doc.we_lack),
+                member.refused,
+                if member.online { "" } else { " (offline: as last known)" },
             ));
         }
     }
