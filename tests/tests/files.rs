@@ -11,29 +11,34 @@
 
 use std::{path::Path, time::Duration};
 
+use ferrex_engine::{
+    answers::{FilesStats, RecallAnswer, StatsAnswer, StoreAnswer},
+    engine::files::IndexFilesAnswer,
+};
 use ferrex_tests::{Client, TestHome, eventually, settled_heads};
-use serde_json::{Value, json};
+use serde_json::json;
 
 const NAMESPACE: &str = "proj";
 
 /// The file results of a recall of `query`: (path, heading, text).
 async fn file_hits(client: &Client, query: &str) -> Vec<(String, String, String)> {
-    let answer = client
-        .ok(
+    let answer: RecallAnswer = client
+        .answer(
             "recall",
             json!({"query": query, "namespace": NAMESPACE, "types": ["file"], "limit": 10}),
         )
         .await;
-    answer["results"]
-        .as_array()
-        .unwrap()
-        .iter()
+    answer
+        .results
+        .into_iter()
         .map(|result| {
-            assert_eq!(result["type"], "file", "{result}");
+            let memory = result.memory;
+            assert_eq!(memory.kind, "file", "{memory:?}");
+            let file = memory.file.unwrap_or_else(|| panic!("a file result names no file"));
             (
-                result["file"]["path"].as_str().unwrap_or_default().to_owned(),
-                result["file"]["heading"].as_str().unwrap_or_default().to_owned(),
-                result["content"].as_str().unwrap_or_default().to_owned(),
+                file.path,
+                file.heading.unwrap_or_default(),
+                memory.content.content.unwrap_or_default(),
             )
         })
         .collect()
@@ -41,17 +46,24 @@ async fn file_hits(client: &Client, query: &str) -> Vec<(String, String, String)
 
 /// `stats`' files section once the worker is idle with `files` read;
 /// else the last one seen.
-async fn settled_files(client: &Client, files: i64, limit: Duration) -> Result<Value, Value> {
-    let last = std::cell::RefCell::new(Value::Null);
+async fn settled_files(
+    client: &Client,
+    files: i64,
+    limit: Duration,
+) -> Result<FilesStats, Option<FilesStats>> {
+    let last = std::cell::RefCell::new(None);
     let settled = eventually(limit, || async {
-        let stats = client.ok("stats", json!({})).await;
-        let section = stats["files"].clone();
-        *last.borrow_mut() = section.clone();
-        (section["files"] == files
-            && section["status"]["state"] == "watching"
-            && section["status"]["queued"] == 0
-            && section["status"]["rescan_pending"] == false)
-            .then_some(section)
+        let stats: StatsAnswer = client.answer("stats", json!({})).await;
+        let section = stats.files;
+        let settled = section.counts.files == files
+            && section.status.state == "watching"
+            && section.status.queued == 0
+            && !section.status.rescan_pending;
+        if settled {
+            return Some(section);
+        }
+        *last.borrow_mut() = Some(section);
+        None
     })
     .await;
     settled.ok_or_else(|| last.into_inner())
@@ -93,16 +105,11 @@ async fn a_watched_folder_is_indexed_kept_current_and_reconciled() {
     ));
     let client = home.client().await;
     let files = settled_files(&client, 6, Duration::from_secs(60)).await;
-    let files = files.unwrap_or_else(|last| panic!("never reconciled: {last}"));
-    assert_eq!(files["skipped"], 2, "{files}");
-    let skipped: Vec<&str> = files["skipped_files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|file| file["reason"].as_str().unwrap())
-        .collect();
-    assert!(skipped.iter().any(|reason| reason.starts_with("binary")), "{files}");
-    assert_eq!(files["watched"], 2, "{files}");
+    let files = files.unwrap_or_else(|last| panic!("never reconciled: {last:?}"));
+    assert_eq!(files.counts.skipped, 2, "{files:?}");
+    let skipped: Vec<&str> = files.skipped_files.iter().map(|file| file.reason.as_str()).collect();
+    assert!(skipped.iter().any(|reason| reason.starts_with("binary")), "{files:?}");
+    assert_eq!(files.watched, 2, "{files:?}");
 
     // Recall finds a section by meaning and words, with its file and headings.
     let hits = file_hits(&client, "how is the backend split into crates").await;
@@ -110,9 +117,11 @@ async fn a_watched_folder_is_indexed_kept_current_and_reconciled() {
     assert_eq!(hits[0].1, "Project > Backend Structure", "{hits:?}");
     assert!(hits[0].2.contains("orrery-store"), "{hits:?}");
     // Memories and file chunks rank in one list.
-    let mixed =
-        client.ok("recall", json!({"query": "orrery gateway port", "namespace": NAMESPACE})).await;
-    assert_eq!(mixed["results"][0]["file"]["path"], "config/app.toml", "{mixed}");
+    let mixed: RecallAnswer = client
+        .answer("recall", json!({"query": "orrery gateway port", "namespace": NAMESPACE}))
+        .await;
+    let first = mixed.results[0].memory.file.as_ref().map(|file| file.path.as_str());
+    assert_eq!(first, Some("config/app.toml"), "{mixed:?}");
     // Excluded folders and other files were never read.
     let never = file_hits(&client, "quokkaflux").await;
     assert!(never.iter().all(|hit| !hit.2.contains("quokkaflux")), "{never:?}");
@@ -124,24 +133,23 @@ async fn a_watched_folder_is_indexed_kept_current_and_reconciled() {
     })
     .await;
     assert!(refilled.is_some(), "an edit of a watched file was never read");
-    let listed = client.ok("index_files", json!({})).await;
-    let reasons: Vec<&str> = listed["skipped"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["reason"].as_str().unwrap())
-        .collect();
-    assert!(reasons.iter().any(|reason| reason.starts_with("binary")), "{listed}");
-    assert!(reasons.iter().any(|reason| reason.starts_with("too large")), "{listed}");
+    let listed: IndexFilesAnswer = client.answer("index_files", json!({})).await;
+    let reasons: Vec<&str> = listed.skipped.iter().map(|file| file.reason.as_str()).collect();
+    assert!(reasons.iter().any(|reason| reason.starts_with("binary")), "{listed:?}");
+    assert!(reasons.iter().any(|reason| reason.starts_with("too large")), "{listed:?}");
     // A memory with a chunk's words is a memory of its own, and a chunk
     // is not forgotten through `forget`.
     let same = "We release on Thursdays after the smoke tests pass.";
-    let stored = client.ok("store", json!({"content": same, "namespace": NAMESPACE})).await;
-    assert_eq!(stored["status"], "stored", "{stored}");
-    let chunk = client
-        .ok("recall", json!({"query": "release day", "namespace": NAMESPACE, "types": ["file"]}))
+    let stored: StoreAnswer =
+        client.answer("store", json!({"content": same, "namespace": NAMESPACE})).await;
+    assert_eq!(stored.status, "stored", "{stored:?}");
+    let chunk: RecallAnswer = client
+        .answer(
+            "recall",
+            json!({"query": "release day", "namespace": NAMESPACE, "types": ["file"]}),
+        )
         .await;
-    let chunk_id = chunk["results"][0]["id"].as_str().unwrap().to_owned();
+    let chunk_id = chunk.results[0].memory.id.clone();
     let refused = client.call("forget", json!({"ids": [chunk_id]})).await.unwrap();
     assert!(refused.unwrap_err().contains("chunk of watched file AGENT.md"));
 
@@ -193,7 +201,7 @@ async fn a_watched_folder_is_indexed_kept_current_and_reconciled() {
     );
     let client = home.client().await;
     let reconciled = settled_files(&client, 6, Duration::from_secs(60)).await;
-    reconciled.unwrap_or_else(|last| panic!("the restart never reconciled: {last}"));
+    reconciled.unwrap_or_else(|last| panic!("the restart never reconciled: {last:?}"));
     let hits = file_hits(&client, "marmot lever failover").await;
     assert_eq!(hits[0].0, "docs/runbook.md", "{hits:?}");
     assert_eq!(hits[0].1, "Runbook > Failover", "{hits:?}");
@@ -212,8 +220,8 @@ async fn a_watched_folder_is_indexed_kept_current_and_reconciled() {
         );
     }
     let burst = settled_files(&client, 2_006, Duration::from_secs(120)).await;
-    let burst = burst.unwrap_or_else(|last| panic!("the burst was never read: {last}"));
-    assert!(burst["status"]["queued"].as_u64().unwrap() <= 10_000, "{burst}");
+    let burst = burst.unwrap_or_else(|last| panic!("the burst was never read: {last:?}"));
+    assert!(burst.status.queued <= 10_000, "{burst:?}");
     let hits = file_hits(&client, "Burst note number 1234").await;
     assert!(hits.iter().any(|hit| hit.0 == "burst/34/note-1234.md"), "{hits:?}");
     // The node's peak memory stayed bounded.
@@ -251,7 +259,7 @@ async fn unshared_chunks_stay_local_and_a_shared_folders_arrive_and_go() {
     let on_laptop = laptop.client().await;
     settled_files(&on_laptop, 3, Duration::from_secs(60))
         .await
-        .unwrap_or_else(|last| panic!("never reconciled: {last}"));
+        .unwrap_or_else(|last| panic!("never reconciled: {last:?}"));
     let on_desktop = desktop.client().await;
     let arrived = eventually(Duration::from_secs(90), || async {
         settled_heads(&[&laptop, &desktop])?;
@@ -282,11 +290,11 @@ async fn unshared_chunks_stay_local_and_a_shared_folders_arrive_and_go() {
     assert!(ok, "{stderr}");
     settled_files(&on_laptop, 2, Duration::from_secs(60))
         .await
-        .unwrap_or_else(|last| panic!("the rebuilt index never read the folders: {last}"));
+        .unwrap_or_else(|last| panic!("the rebuilt index never read the folders: {last:?}"));
     // README.md's one chunk and ideas.md's one (a heading alone is none);
     // a copy would be collapsed from recall as a duplicate, so count rows.
-    let stats = on_laptop.ok("stats", json!({})).await;
-    assert_eq!(stats["by_type"]["file"], 2, "{stats}");
+    let stats: StatsAnswer = on_laptop.answer("stats", json!({})).await;
+    assert_eq!(stats.by_type.get("file"), Some(&2), "{stats:?}");
     let walrus = file_hits(&on_laptop, "walrus tomatoes garden").await;
     assert!(walrus.iter().any(|hit| hit.2.contains("walrus tomatoes")), "{walrus:?}");
     on_laptop.close().await;

@@ -195,7 +195,9 @@ pub struct WatchStatus {
 }
 
 /// What one reconciliation or re-read did.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct Reconciled {
     /// Files looked at.
     pub seen: u64,
@@ -220,7 +222,9 @@ impl Reconciled {
 }
 
 /// A watched folder as `index_files` reports it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct WatchedReport {
     /// Where it is on this device.
     pub path: String,
@@ -480,7 +484,7 @@ pub struct IndexFilesRequest {
 }
 
 /// What `index_files` answers.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct IndexFilesAnswer {
     /// Every watched folder, with its counts.
     pub watched: Vec<WatchedReport>,
