@@ -344,3 +344,26 @@ fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+#[test]
+fn peers_and_sync_status_on_a_home_never_used_show_this_device_alone() {
+    // As a person's first command may be: nothing of the home exists yet.
+    let parent = TestHome::named("parent");
+    let fresh = parent.path().join("never-used");
+    for command in [&["peers", "--json"][..], &["sync", "status", "--json"]] {
+        let output = std::process::Command::new(ferrex_tests::ferrex_bin())
+            .arg("--home")
+            .arg(&fresh)
+            .args(command)
+            .current_dir(parent.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{command:?}: {stderr}");
+        let status: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(status["running"], false, "{status}");
+        assert_eq!(status["peers"], json!([]), "{status}");
+        assert!(status["device"]["id"].as_str().is_some_and(|id| id.len() == 64), "{status}");
+    }
+    assert!(fresh.join("device.key").exists(), "this device was not made");
+}

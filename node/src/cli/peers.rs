@@ -143,6 +143,8 @@ async fn current_status(home: &Home, config: &Config) -> anyhow::Result<SyncStat
 }
 
 fn offline_status(home: &Home, config: &Config) -> anyhow::Result<SyncStatus> {
+    // A home never used yet: this device is made, as any command would.
+    home.create()?;
     let device = Device::load_or_create(home, config)?;
     let this = ThisDevice { id: device.id.clone(), name: device.name.clone(), addrs: vec![] };
     if !home.docs_dir().exists() {
