@@ -159,7 +159,7 @@ fn strip_private_once(text: &str) -> (String, bool) {
 
 /// What a told line says of one memory.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Item<'a> {
+pub struct TellLine<'a> {
     /// Its id.
     pub id: &'a str,
     /// What it says: a fact as `subject · predicate: object`, else its text.
@@ -180,7 +180,7 @@ pub const LINE_TEXT_CHARS: usize = 280;
 
 /// One memory as a line: `[type, age, origin] text (id …)`, with
 /// `changed:` first when it replaces something this session was told.
-pub fn line(item: &Item<'_>) -> String {
+pub fn line(item: &TellLine<'_>) -> String {
     let mut label = format!("{}, {} old", item.kind, item.age);
     if let Some(origin) = &item.origin {
         label.push_str(&format!(", {origin}"));
@@ -412,7 +412,7 @@ mod tests {
 
     #[test]
     fn lines_fit_the_budget_and_nothing_fits_means_no_header() {
-        let item = Item {
+        let item = TellLine {
             id: "0193-a",
             text: "Billing webhooks are retried five times".into(),
             kind: "episodic",
@@ -425,7 +425,7 @@ mod tests {
             told,
             "[episodic, 2 d old, from laptop] Billing webhooks are retried five times (id 0193-a)"
         );
-        let changed = line(&Item { replaces: Some("0193-0"), ..item });
+        let changed = line(&TellLine { replaces: Some("0193-0"), ..item });
         assert!(changed.starts_with("changed (replaces 0193-0): ["), "{changed}");
         let (text, kept) = fit(&[told.clone(), told.clone()], 60);
         assert_eq!(kept, [0]);

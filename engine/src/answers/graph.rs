@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{DeviceNames, Memory, RecalledMemory, memory, recalled};
-use crate::engine::graph::{EntityStory, Graph, Linked, Node};
+use crate::engine::graph::{EntityStory, Graph, GraphNode, Linked};
 
 /// A node of the graph.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -24,7 +24,7 @@ pub struct NodeAnswer {
 }
 
 /// A node as the answers show it; `depth` in a walk.
-pub fn node(node: &Node, depth: Option<usize>) -> NodeAnswer {
+pub fn node(node: &GraphNode, depth: Option<usize>) -> NodeAnswer {
     NodeAnswer {
         id: node.id().to_owned(),
         kind: node.kind().to_owned(),
@@ -150,7 +150,7 @@ pub fn walked(found: &Graph, names: DeviceNames<'_>) -> GraphAnswer {
 
 /// The answer of `entity`: the entity's whole story.
 pub fn story(story: EntityStory, names: DeviceNames<'_>) -> EntityAnswer {
-    let me = Node::Entity { id: story.id.clone(), name: story.name.clone() };
+    let me = GraphNode::Entity { id: story.id.clone(), name: story.name.clone() };
     EntityAnswer {
         node: node(&me, None),
         aliases: story.aliases,

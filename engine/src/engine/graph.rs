@@ -56,7 +56,7 @@ pub const STORY_RELATIONS: usize = 25;
 
 /// One end of a link or the start of a walk.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Node {
+pub enum GraphNode {
     /// An entity: its canonical id and name.
     Entity {
         /// Canonical id.
@@ -73,27 +73,27 @@ pub enum Node {
     },
 }
 
-impl Node {
+impl GraphNode {
     /// Its id.
     pub fn id(&self) -> &str {
         match self {
-            Node::Entity { id, .. } | Node::Memory { id, .. } => id,
+            GraphNode::Entity { id, .. } | GraphNode::Memory { id, .. } => id,
         }
     }
 
     /// `entity` or `memory`.
     pub fn kind(&self) -> &'static str {
         match self {
-            Node::Entity { .. } => ENTITY_ENDS,
-            Node::Memory { .. } => MEMORY_ENDS,
+            GraphNode::Entity { .. } => ENTITY_ENDS,
+            GraphNode::Memory { .. } => MEMORY_ENDS,
         }
     }
 
     /// Its name or text.
     pub fn label(&self) -> &str {
         match self {
-            Node::Entity { name, .. } => name,
-            Node::Memory { label, .. } => label,
+            GraphNode::Entity { name, .. } => name,
+            GraphNode::Memory { label, .. } => label,
         }
     }
 }
@@ -123,9 +123,9 @@ pub struct Linked {
     /// stated before).
     pub id: String,
     /// Source.
-    pub from: Node,
+    pub from: GraphNode,
     /// Target.
-    pub to: Node,
+    pub to: GraphNode,
     /// Whether it was stated before: its evidence grew, nothing new stored.
     pub reinforced: bool,
     /// The edge now: its relation type, normalised, and every statement of
@@ -159,7 +159,7 @@ pub struct GraphEdge {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Graph {
     /// Nodes with their depth, the start first.
-    pub nodes: Vec<(Node, usize)>,
+    pub nodes: Vec<(GraphNode, usize)>,
     /// Edges with their depth.
     pub edges: Vec<GraphEdge>,
     /// Whether the limit or the size budget left something out.
@@ -181,7 +181,7 @@ pub struct EntityStory {
     pub facts: Vec<MemoryRow>,
     /// Its relations, out and in, with the other end: the
     /// [`STORY_RELATIONS`] heaviest.
-    pub relations: Vec<(Hop, Node)>,
+    pub relations: Vec<(Hop, GraphNode)>,
     /// How many relations it has in all.
     pub relations_total: usize,
     /// The most relevant memories that mention it.
@@ -405,35 +405,43 @@ impl Engine {
         FieldError::new(field, reason).into()
     }
 
-    fn entity_node(&self, index: &crate::derived::index::Index, id: &str) -> EngineResult<Node> {
+    fn entity_node(
+        &self,
+        index: &crate::derived::index::Index,
+        id: &str,
+    ) -> EngineResult<GraphNode> {
         let canonical = index.entity(id)?.map_or_else(|| id.to_owned(), |(_, canonical)| canonical);
         let name = index.entity(&canonical)?.map(|(name, _)| name).unwrap_or_default();
-        Ok(Node::Entity { id: canonical, name })
+        Ok(GraphNode::Entity { id: canonical, name })
     }
 
-    fn memory_node(&self, index: &crate::derived::index::Index, id: &str) -> EngineResult<Node> {
+    fn memory_node(
+        &self,
+        index: &crate::derived::index::Index,
+        id: &str,
+    ) -> EngineResult<GraphNode> {
         let label = index.row(id)?.map(|row| label_of(&row.text)).unwrap_or_default();
-        Ok(Node::Memory { id: id.to_owned(), label })
+        Ok(GraphNode::Memory { id: id.to_owned(), label })
     }
 
     /// Walks out from an entity or a memory.
     pub fn graph(&self, request: &GraphRequest) -> Result<Graph, ToolError> {
         let from = validate::required_text("from", &request.from, validate::MAX_NAME_BYTES)?;
         let start = match self.memory_end("from", &from)? {
-            Some(row) => Node::Memory { id: row.id.clone(), label: label_of(&row.text) },
+            Some(row) => GraphNode::Memory { id: row.id.clone(), label: label_of(&row.text) },
             None => {
                 let canonical = self.entity_named("from", &request.namespace, &from)?;
                 self.entity_node(&lock(&self.index), &canonical)?
             }
         };
-        let entities = matches!(start, Node::Entity { .. });
+        let entities = matches!(start, GraphNode::Entity { .. });
         let index = lock(&self.index);
         // Labels are read for the nodes the walk keeps only (a hub's edges
         // name thousands of nodes it does not).
-        let labels: RefCell<HashMap<String, Node>> =
+        let labels: RefCell<HashMap<String, GraphNode>> =
             RefCell::new(HashMap::from([(start.id().to_owned(), start.clone())]));
         let failed: RefCell<Option<EngineError>> = RefCell::new(None);
-        let label = |id: &str| -> Node {
+        let label = |id: &str| -> GraphNode {
             if let Some(node) = labels.borrow().get(id) {
                 return node.clone();
             }
@@ -441,7 +449,7 @@ impl Engine {
                 if entities { self.entity_node(&index, id) } else { self.memory_node(&index, id) };
             let node = read.unwrap_or_else(|error| {
                 failed.borrow_mut().get_or_insert(error);
-                Node::Memory { id: id.to_owned(), label: String::new() }
+                GraphNode::Memory { id: id.to_owned(), label: String::new() }
             });
             labels.borrow_mut().insert(id.to_owned(), node.clone());
             node
@@ -794,7 +802,7 @@ fn label_of(text: &str) -> String {
 }
 
 /// About what a node takes in the answer, as JSON.
-fn node_cost(node: &Node) -> usize {
+fn node_cost(node: &GraphNode) -> usize {
     60 + node.id().len() + node.label().len()
 }
 

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use ferrex_core::{
     MemoryKind, Namespace, cosine, rank,
-    tell::{self, Item, Told, Why},
+    tell::{self, TellLine, Told, Why},
     working,
 };
 
@@ -348,7 +348,7 @@ impl Engine {
         now: i64,
         replaces: Option<&'a str>,
         names: &dyn Fn(&str) -> Option<String>,
-    ) -> Item<'a> {
+    ) -> TellLine<'a> {
         let text = match (&row.subject, &row.predicate, &row.object) {
             (Some(subject), Some(predicate), Some(object)) => {
                 let predicate = row.predicate_written.as_deref().unwrap_or(predicate);
@@ -373,7 +373,7 @@ impl Engine {
             });
             origin.push(format!("from {name}"));
         }
-        Item {
+        TellLine {
             id: &row.id,
             text,
             kind,

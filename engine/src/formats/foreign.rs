@@ -120,16 +120,16 @@ impl Format {
 
 /// One memory to store, and where it came from (for the report).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Item {
+pub struct ForeignMemory {
     /// `line 3`, `row 17`, `notes/setup.md`.
     pub origin: String,
     /// The `store` tool's parameters.
     pub arguments: Map<String, Value>,
 }
 
-fn item(origin: String, arguments: Value) -> Item {
+fn item(origin: String, arguments: Value) -> ForeignMemory {
     let Value::Object(arguments) = arguments else { unreachable!("items are built as objects") };
-    Item { origin, arguments }
+    ForeignMemory { origin, arguments }
 }
 
 /// A string field of `value`, or an error naming it.
@@ -144,7 +144,7 @@ fn text<'a>(value: &'a Value, field: &str) -> Result<&'a str, String> {
 /// The official MCP memory server's knowledge graph: an entity's type
 /// becomes the fact `name / is a / type`, each observation a text about the
 /// entity, each relation the fact `from / relationType / to`.
-pub fn mcp_memory(source: &str, reading: &mut Reading) -> Result<Vec<Item>, ForeignError> {
+pub fn mcp_memory(source: &str, reading: &mut Reading) -> Result<Vec<ForeignMemory>, ForeignError> {
     let mut items = Vec::new();
     for (index, raw) in source.lines().enumerate() {
         let number = index + 1;
@@ -160,7 +160,7 @@ pub fn mcp_memory(source: &str, reading: &mut Reading) -> Result<Vec<Item>, Fore
 }
 
 /// The items of one line of the MCP memory server's graph.
-fn graph_line(number: usize, raw: &str) -> Result<Vec<Item>, String> {
+fn graph_line(number: usize, raw: &str) -> Result<Vec<ForeignMemory>, String> {
     let mut items = Vec::new();
     let value: Value = serde_json::from_str(raw).map_err(|error| error.to_string())?;
     match value["type"].as_str() {
@@ -213,7 +213,10 @@ fn graph_line(number: usize, raw: &str) -> Result<Vec<Item>, String> {
 /// mcp-memory-service's database: every memory not deleted, with its tags,
 /// its type (a tag too; `procedural` and how-tos stay procedural), its
 /// metadata (as context) and its creation time (as when it happened).
-pub fn mcp_memory_service(path: &Path, reading: &mut Reading) -> Result<Vec<Item>, ForeignError> {
+pub fn mcp_memory_service(
+    path: &Path,
+    reading: &mut Reading,
+) -> Result<Vec<ForeignMemory>, ForeignError> {
     use rusqlite::{Connection, OpenFlags};
     let database = ForeignError::database(path);
     let conn =
@@ -312,7 +315,7 @@ pub fn mcp_memory_service(path: &Path, reading: &mut Reading) -> Result<Vec<Item
 /// section (a heading and what follows it; a file without headings is one
 /// section) a memory, with the front matter's `tags` and its `date` (or
 /// `created`) as when it happened, and the file as its source.
-pub fn markdown(path: &Path, reading: &mut Reading) -> Result<Vec<Item>, ForeignError> {
+pub fn markdown(path: &Path, reading: &mut Reading) -> Result<Vec<ForeignMemory>, ForeignError> {
     let mut files = Vec::new();
     if path.is_dir() {
         collect_notes(path, &mut files)?;
@@ -371,7 +374,7 @@ fn front_matter(source: &str) -> Result<(Option<yaml_rust2::Yaml>, &str), String
     Ok((documents.into_iter().next(), body))
 }
 
-fn note(name: &str, source: &str) -> Result<Vec<Item>, String> {
+fn note(name: &str, source: &str) -> Result<Vec<ForeignMemory>, String> {
     use yaml_rust2::Yaml;
     let (meta, body) = front_matter(source)?;
     let meta = meta.unwrap_or(Yaml::Null);

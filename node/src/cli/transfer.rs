@@ -23,7 +23,7 @@ use crate::{
 use ferrex_engine::{
     answers::browse::{Ingested, ListAnswer},
     formats::Reading,
-    formats::foreign::{self, Format, Item},
+    formats::foreign::{self, ForeignMemory, Format},
     formats::jsonl::{self, Line},
     formats::markdown,
 };
@@ -317,7 +317,7 @@ struct Refusal {
 /// Stores `items` through the node's store pipeline, 50 at a time.
 async fn ingest(
     home: &Home,
-    items: Vec<Item>,
+    items: Vec<ForeignMemory>,
     into: Option<&Namespace>,
     skipped: &[String],
     json: bool,
@@ -387,7 +387,7 @@ fn entity_held(answer: anyhow::Result<Value>) -> Result<bool, String> {
         Ok(_) => return Ok(true),
         Err(error) => error,
     };
-    match error.downcast_ref::<control::Refused>() {
+    match error.downcast_ref::<control::NodeRefused>() {
         Some(refused) if refused.invalid => Ok(false),
         // A node older than this command marks no refusal.
         Some(_) => Err(format!(
@@ -557,13 +557,14 @@ mod tests {
     use serde_json::json;
 
     use super::entity_held;
-    use crate::surfaces::control::Refused;
+    use crate::surfaces::control::NodeRefused;
 
     #[test]
     fn only_a_refusal_of_the_request_means_the_entity_is_not_held() {
         assert!(entity_held(Ok(json!({"id": "e1"}))).expect("an answer"));
         let refused = |invalid| {
-            Err(Refused { message: "invalid id: \"e1\" names no entity".into(), invalid }.into())
+            Err(NodeRefused { message: "invalid id: \"e1\" names no entity".into(), invalid }
+                .into())
         };
         assert!(!entity_held(refused(true)).expect("an answer"));
         // The node failing, or not reached, answers nothing about the entity.

@@ -73,7 +73,7 @@ pub enum Request {
     /// view (`list`, `show`, `topics`), with the tools' argument checks.
     /// The answer is `{"ok": true, "answer": …}`; a request the node
     /// refuses as invalid (nothing changed) is answered `{"ok": false,
-    /// "error": …, "invalid": true}`, see [`Refused`].
+    /// "error": …, "invalid": true}`, see [`NodeRefused`].
     Call {
         /// Its name.
         name: String,
@@ -141,7 +141,7 @@ pub enum Request {
 /// being reached, or not answering: those are other errors).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
-pub struct Refused {
+pub struct NodeRefused {
     /// The node's message.
     pub message: String,
     /// Whether the request itself was wrong (a [`Request::Call`] whose
@@ -183,7 +183,7 @@ pub async fn send(
         if value["ok"] == Value::Bool(true) {
             return Ok(value);
         }
-        return Err(Refused {
+        return Err(NodeRefused {
             message: value["error"].as_str().unwrap_or("the node refused the request").to_owned(),
             invalid: value["invalid"] == Value::Bool(true),
         }
@@ -286,7 +286,7 @@ mod tests {
 
     use crate::base::local_socket;
 
-    use super::{CONTROL_HELLO, MCP_HELLO, Refused, Request, call, mcp_hello, mcp_project};
+    use super::{CONTROL_HELLO, MCP_HELLO, NodeRefused, Request, call, mcp_hello, mcp_project};
 
     /// Answers each of `answers` to one connection on a fresh socket, and
     /// returns the socket's path (inside `dir`).
@@ -325,18 +325,18 @@ mod tests {
         assert_eq!(answer["id"], "e1");
 
         let refused = call(&socket, "entity", arguments()).await.expect_err("refused");
-        let refused = refused.downcast_ref::<Refused>().expect("a refusal");
+        let refused = refused.downcast_ref::<NodeRefused>().expect("a refusal");
         assert!(refused.invalid);
         assert_eq!(refused.message, "invalid id: \"e2\" names no entity");
 
         let failed = call(&socket, "entity", arguments()).await.expect_err("failed");
         assert_eq!(failed.to_string(), "internal error: disk I/O error");
-        assert!(!failed.downcast_ref::<Refused>().expect("a refusal").invalid);
+        assert!(!failed.downcast_ref::<NodeRefused>().expect("a refusal").invalid);
 
         // Nobody answers any more: an I/O error, not a refusal.
         drop(dir);
         let unreachable = call(&socket, "entity", arguments()).await.expect_err("unreachable");
-        assert!(unreachable.downcast_ref::<Refused>().is_none());
+        assert!(unreachable.downcast_ref::<NodeRefused>().is_none());
     }
 
     #[test]
