@@ -483,13 +483,16 @@ fn the_libraries_return_typed_errors_and_anyhow_stays_in_binaries_and_tests() {
                 continue;
             }
             let text = std::fs::read_to_string(&file).expect("a source file");
+            let mut previous = "";
             for (number, line) in product_code(&text).lines().enumerate() {
                 let code = line.split("//").next().unwrap_or_default();
-                assert!(
-                    !code.contains("anyhow") && !code.contains("Box<dyn std::error::Error>"),
-                    "{path}:{}: {line}",
-                    number + 1
-                );
+                // A boxed error of any kind says nothing a caller can match;
+                // the one allowed is the watcher's callback, whose error is
+                // the binary's watcher's, unknown to the engine.
+                let boxed = code.contains("Box<dyn std::error::Error")
+                    && !format!("{previous}{code}").contains("pub type WatchFolder");
+                assert!(!code.contains("anyhow") && !boxed, "{path}:{}: {line}", number + 1);
+                previous = code;
             }
         }
     }

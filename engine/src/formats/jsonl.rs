@@ -359,6 +359,23 @@ fn stored_memory(namespace: &Namespace, line: &MemoryLine) -> Result<StoredMemor
     })
 }
 
+/// Why an export could not be read: the first line that makes no sense
+/// (`None`: the file as a whole) and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{reason}", line.map(|number| format!("line {number}: ")).unwrap_or_default())]
+pub struct BadLine {
+    /// The line's number in its file, from 1.
+    pub line: Option<usize>,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl BadLine {
+    fn at(line: usize, reason: String) -> BadLine {
+        BadLine { line: Some(line), reason }
+    }
+}
+
 /// Reads an export's lines: the first must be the header, and every other
 /// line must parse and make sense, or the error names the first that does
 /// not and why (keeping going, `reading` notes it and skips it). The
@@ -368,7 +385,7 @@ pub fn parse(
     text: &str,
     into: Option<&Namespace>,
     reading: &mut Reading,
-) -> Result<BTreeMap<Namespace, Vec<(usize, Line)>>, String> {
+) -> Result<BTreeMap<Namespace, Vec<(usize, Line)>>, BadLine> {
     let mut records: BTreeMap<Namespace, Vec<(usize, Line)>> = BTreeMap::new();
     let mut header = false;
     for (index, raw) in text.lines().enumerate() {
@@ -379,9 +396,9 @@ pub fn parse(
         let line: Line = match serde_json::from_str(raw) {
             Ok(line) => line,
             // Without a header, this is not an export at all.
-            Err(error) if !header => return Err(format!("line {number}: {error}")),
+            Err(error) if !header => return Err(BadLine::at(number, error.to_string())),
             Err(error) => {
-                reading.bad(format!("line {number}: {error}"))?;
+                reading.bad(BadLine::at(number, error.to_string()))?;
                 continue;
             }
         };
@@ -391,17 +408,19 @@ pub fn parse(
                 continue;
             }
             (Line::Header { version, .. }, false) => {
-                return Err(format!(
-                    "line {number}: format version {version}; this ferrex reads version {VERSION}"
+                return Err(BadLine::at(
+                    number,
+                    format!("format version {version}; this ferrex reads version {VERSION}"),
                 ));
             }
             (_, false) => {
-                return Err(format!(
-                    "line {number}: a ferrex export starts with a {HEADER_TYPE:?} line"
+                return Err(BadLine::at(
+                    number,
+                    format!("a ferrex export starts with a {HEADER_TYPE:?} line"),
                 ));
             }
             (Line::Header { .. }, true) => {
-                reading.bad(format!("line {number}: a second header"))?;
+                reading.bad(BadLine::at(number, "a second header".into()))?;
                 continue;
             }
             (Line::Device { .. }, true) => continue,
@@ -415,7 +434,7 @@ pub fn parse(
             None => match Namespace::parse(namespace) {
                 Ok(namespace) => namespace,
                 Err(error) => {
-                    reading.bad(format!("line {number}: {error}"))?;
+                    reading.bad(BadLine::at(number, error.to_string()))?;
                     continue;
                 }
             },
@@ -428,19 +447,22 @@ pub fn parse(
         records.entry(namespace).or_default().push(record);
     }
     if !header {
-        return Err(format!(
-            "the file is empty: a ferrex export starts with a {HEADER_TYPE:?} line"
-        ));
+        return Err(BadLine {
+            line: None,
+            reason: format!(
+                "the file is empty: a ferrex export starts with a {HEADER_TYPE:?} line"
+            ),
+        });
     }
     Ok(records)
 }
 
 /// The records of `lines` (numbered as in their file) as an archive of
 /// `namespace`; the error names the first line that makes no sense.
-pub fn archive(namespace: &Namespace, lines: &[(usize, Line)]) -> Result<Archive, String> {
+pub fn archive(namespace: &Namespace, lines: &[(usize, Line)]) -> Result<Archive, BadLine> {
     let mut archive = Archive::default();
     for (number, line) in lines {
-        let at = |what: String| format!("line {number}: {what}");
+        let at = |what: String| BadLine::at(*number, what);
         match line {
             Line::Header { .. } | Line::Device { .. } => {}
             Line::Entity(entity) => {
@@ -493,4 +515,38 @@ pub fn archive(namespace: &Namespace, lines: &[(usize, Line)]) -> Result<Archive
 
 fn non_empty(text: &str, field: &str) -> Result<(), String> {
     if text.trim().is_empty() { Err(format!("{field} is empty")) } else { Ok(()) }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
+    use super::{BadLine, parse};
+    use crate::formats::Reading;
+
+    const HEADER: &str = r#"{"type":"ferrex-export","version":1,"exported_at":"2026-11-24T10:00:00.000Z","device":"d"}"#;
+
+    #[test]
+    fn a_bad_export_names_its_first_bad_line_or_the_file() {
+        let mut reading = Reading::default();
+        let empty = parse("\n\n", None, &mut reading).unwrap_err();
+        assert_eq!(empty.line, None, "{empty}");
+        assert!(empty.to_string().starts_with("the file is empty"), "{empty}");
+        let headless = parse(r#"{"type":"edge"}"#, None, &mut reading).unwrap_err();
+        assert_eq!(headless.line, Some(1), "{headless}");
+        let newer = HEADER.replace(r#""version":1"#, r#""version":9"#);
+        let BadLine { line, reason } = parse(&newer, None, &mut reading).unwrap_err();
+        assert_eq!((line, reason.contains("version 9")), (Some(1), true));
+        let text = format!("{HEADER}\nnot json\n{HEADER}\n");
+        let bad = parse(&text, None, &mut reading).unwrap_err();
+        assert_eq!(bad.line, Some(2), "{bad}");
+        assert!(bad.to_string().starts_with("line 2: "), "{bad}");
+        // Keeping going, each bad line is noted by its number and skipped.
+        let mut going = Reading { keep_going: true, ..Reading::default() };
+        let records = parse(&text, None, &mut going).unwrap();
+        assert!(records.is_empty());
+        assert_eq!(going.skipped.len(), 2, "{:?}", going.skipped);
+        assert!(going.skipped[0].starts_with("line 2: "), "{:?}", going.skipped);
+        assert_eq!(going.skipped[1], "line 3: a second header");
+    }
 }

@@ -20,9 +20,9 @@ pub struct Reading {
 
 impl Reading {
     /// A bad line, row or file: an error, or (keeping going) noted.
-    pub fn bad(&mut self, why: String) -> Result<(), String> {
+    pub fn bad<E: std::fmt::Display>(&mut self, why: E) -> Result<(), E> {
         if self.keep_going {
-            self.skipped.push(why);
+            self.skipped.push(why.to_string());
             Ok(())
         } else {
             Err(why)

@@ -408,9 +408,10 @@ async fn restore(
     json: bool,
 ) -> anyhow::Result<()> {
     // Every line is checked before anything is imported.
-    let nothing =
-        |error: String| anyhow::anyhow!("{}: {error}; nothing was imported", path.display());
-    let mut records = jsonl::parse(text, into, &mut reading).map_err(nothing)?;
+    let nothing = |error: &dyn std::fmt::Display| {
+        anyhow::anyhow!("{}: {error}; nothing was imported", path.display())
+    };
+    let mut records = jsonl::parse(text, into, &mut reading).map_err(|bad| nothing(&bad))?;
     drop(bridge::connect_or_start(home, &[]).await?);
     // And every entity a memory uses is in the file or in this home, for
     // the whole file, before the first request writes anything.
@@ -430,7 +431,7 @@ async fn restore(
                     let arguments = json!({"id": entity, "limit": 1});
                     let answer = control::call(&home.socket_file(), "entity", arguments).await;
                     let known = entity_held(answer).map_err(|error| {
-                        nothing(format!("could not ask the node about entity {entity}: {error}"))
+                        nothing(&format!("could not ask the node about entity {entity}: {error}"))
                     })?;
                     here.insert(entity.clone(), known);
                 }
@@ -445,11 +446,14 @@ async fn restore(
                     });
                 if let Some(entity) = missing {
                     reading
-                        .bad(format!(
-                            "line {number}: memory {} uses entity {entity}, which neither the file nor this home holds",
-                            memory.id
-                        ))
-                        .map_err(nothing)?;
+                        .bad(jsonl::BadLine {
+                            line: Some(number),
+                            reason: format!(
+                                "memory {} uses entity {entity}, which neither the file nor this home holds",
+                                memory.id
+                            ),
+                        })
+                        .map_err(|bad| nothing(&bad))?;
                     continue;
                 }
             }

@@ -53,7 +53,8 @@ struct Indexer {
 impl SyncObserver for Indexer {
     fn merged(&self, change: &DocChange) {
         if let Err(error) = self.signal.indexing(|| self.engine.apply_merged(change)) {
-            tracing::error!(doc = %change.doc, "indexing merged changes: {error:#}");
+            let error = ferrex_engine::base::with_causes(&error);
+            tracing::error!(doc = %change.doc, "indexing merged changes: {error}");
         }
         self.signal.notify();
     }
@@ -410,8 +411,7 @@ async fn serve_control(stream: Stream, served: Arc<Served>) -> anyhow::Result<()
             let engine = node.engine.clone();
             let restored = tokio::task::spawn_blocking(move || -> anyhow::Result<Value> {
                 let namespace = ferrex_core::Namespace::parse(&namespace)?;
-                let archive =
-                    jsonl::archive(&namespace, &lines).map_err(|error| anyhow::anyhow!(error))?;
+                let archive = jsonl::archive(&namespace, &lines)?;
                 let restored = engine
                     .restore(&namespace, &archive)
                     .map_err(|error| anyhow::anyhow!("{error}"))?;

@@ -221,7 +221,10 @@ impl Node {
                                 tracing::debug!(count, "embedded queued memories");
                                 worked_at = Some(Instant::now());
                             }
-                            Err(error) => tracing::error!("embedding queued memories: {error:#}"),
+                            Err(error) => tracing::error!(
+                                "embedding queued memories: {}",
+                                ferrex_engine::base::with_causes(&error)
+                            ),
                         }
                     }
                     // Text from peers, embedded now: does it correct, or is
@@ -232,7 +235,10 @@ impl Node {
                             tracing::debug!(count, "judged text that arrived from peers");
                             signal.notify();
                         }
-                        Err(error) => tracing::error!("judging text from peers: {error:#}"),
+                        Err(error) => tracing::error!(
+                            "judging text from peers: {}",
+                            ferrex_engine::base::with_causes(&error)
+                        ),
                     }
                     // Requests and the worker both quiet for a while after
                     // either worked: what they freed goes back to the
