@@ -1,14 +1,16 @@
-//! One node, driven through MCP by a real client: stored memories are found
-//! by paraphrased queries, namespaces isolate, and forgotten memories are gone.
+//! Recall's quality, decided by the engine and tested here in process with
+//! the real model: paraphrased queries find their memory, namespaces
+//! isolate and a forgotten memory leaves recall, a date in the query finds
+//! what happened then, and an answer is found through the question it
+//! answers.
 
 #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
-mod typed;
+mod support;
 
-use ferrex_engine::answers::{ForgetAnswer, RecallAnswer, StatsAnswer, StoreAnswer};
-use ferrex_tests::TestHome;
-use serde_json::json;
-use typed::ids;
+use ferrex_core::StoreInput;
+use ferrex_engine::base::clock;
+use support::Tools;
 
 /// Thirty varied memories; the first ten have a paraphrased query each.
 const MEMORIES: [&str; 30] = [
@@ -58,55 +60,53 @@ const QUERIES: [&str; 10] = [
     "what sweets should we get Carol for her birthday",
 ];
 
-#[tokio::test]
-async fn paraphrased_queries_find_their_memory_in_the_top_three() {
-    let home = TestHome::new();
-    let client = home.client().await;
-    let mut ids = Vec::new();
-    for memory in MEMORIES {
-        ids.push(client.store_text(memory, "work").await);
-    }
+/// The ids `tools` recalls for `query` in `namespace`, at most `limit`.
+fn recall_ids(tools: &Tools, query: &str, namespace: &str, limit: usize) -> Vec<String> {
+    let found = tools.recall(query, namespace, |request| request.limit = limit);
+    found.ids().into_iter().map(str::to_owned).collect()
+}
+
+#[test]
+fn paraphrased_queries_find_their_memory_in_the_top_three() {
+    let tools = Tools::new("work");
+    let ids: Vec<String> = MEMORIES.iter().map(|memory| tools.text_in(memory, "work").id).collect();
     for (index, query) in QUERIES.iter().enumerate() {
-        let found = client.recall_ids(query, "work", 3).await;
+        let found = recall_ids(&tools, query, "work", 3);
         assert!(
             found.contains(&ids[index]),
             "query {query:?} did not find {:?} in its top 3: {found:?}",
             MEMORIES[index]
         );
     }
-    client.close().await;
 }
 
-#[tokio::test]
-async fn namespaces_isolate_and_forget_removes_from_recall() {
-    let home = TestHome::new();
-    let client = home.client().await;
-    let work = client.store_text("The api-server listens on port 8080.", "work").await;
-    let personal = client.store_text("My bike lock code is 4412.", "personal").await;
+#[test]
+fn namespaces_isolate_and_forget_removes_from_recall() {
+    let tools = Tools::new("work");
+    let work = tools.text_in("The api-server listens on port 8080.", "work").id;
+    let personal = tools.text_in("My bike lock code is 4412.", "personal").id;
 
-    let in_work = client.recall_ids("port of the api server", "work", 10).await;
-    assert_eq!(in_work, vec![work.clone()]);
-    let in_personal = client.recall_ids("port of the api server", "personal", 10).await;
-    assert_eq!(in_personal, vec![personal.clone()], "only personal memories in personal");
-    assert!(client.recall_ids("anything at all", "empty-namespace", 10).await.is_empty());
+    assert_eq!(recall_ids(&tools, "port of the api server", "work", 10), [work.as_str()]);
+    let in_personal = recall_ids(&tools, "port of the api server", "personal", 10);
+    assert_eq!(in_personal, [personal.as_str()], "only personal memories in personal");
+    assert!(recall_ids(&tools, "anything at all", "empty-namespace", 10).is_empty());
 
-    let answer: ForgetAnswer = client.answer("forget", json!({"ids": [work, "no-such-id"]})).await;
-    assert_eq!(answer.forgotten, [work.as_str()]);
-    assert_eq!(answer.unknown, ["no-such-id"]);
-    assert!(client.recall_ids("port of the api server", "work", 10).await.is_empty());
-    let again: ForgetAnswer = client.answer("forget", json!({"ids": [work]})).await;
+    let engine = &tools.test.engine;
+    let forgotten = engine.forget(&[work.clone(), "no-such-id".to_owned()]).unwrap();
+    assert_eq!(forgotten.forgotten, [work.as_str()]);
+    assert_eq!(forgotten.unknown, ["no-such-id"]);
+    assert!(recall_ids(&tools, "port of the api server", "work", 10).is_empty());
+    let again = engine.forget(std::slice::from_ref(&work)).unwrap();
     assert_eq!(again.unknown, [work], "a forgotten id is unknown from then on");
 
-    let stats: StatsAnswer = client.answer("stats", json!({})).await;
-    assert_eq!((stats.memories, stats.forgotten), (1, 1));
-    assert_eq!(stats.by_namespace.get("personal"), Some(&1));
-    client.close().await;
+    let stats = engine.stats().unwrap();
+    assert_eq!((stats.forgotten, stats.by_namespace_kind.len()), (1, 1), "{stats:?}");
+    assert_eq!(stats.by_namespace_kind[0].0, "personal");
 }
 
-#[tokio::test]
-async fn a_date_in_the_query_finds_what_happened_then() {
-    let home = TestHome::new();
-    let client = home.client().await;
+#[test]
+fn a_date_in_the_query_finds_what_happened_then() {
+    let tools = Tools::new("team");
     // Standup notes of different days: alike in meaning, told apart only
     // by when they happened.
     let days = [
@@ -116,33 +116,37 @@ async fn a_date_in_the_query_finds_what_happened_then() {
         ("2025-04-16", "Standup: we talked about hiring a second designer."),
         ("2025-05-20", "Standup: we talked about the on-call rota for the summer."),
     ];
-    let mut stored = Vec::new();
-    for (day, text) in days {
-        let answer: StoreAnswer = client
-            .answer("store", json!({"content": text, "namespace": "team", "valid_from": day}))
-            .await;
-        stored.push(answer.id);
-    }
+    let stored: Vec<String> = days
+        .iter()
+        .map(|(day, text)| {
+            let input = StoreInput {
+                content: Some((*text).to_owned()),
+                namespace: Some("team".to_owned()),
+                valid_from: clock::parse(day),
+                ..StoreInput::default()
+            };
+            tools.store(input).id
+        })
+        .collect();
     for (query, wanted) in [
         ("What did we talk about at standup on 12 March 2025?", 2),
         ("What came up in the standup of February 11, 2025?", 1),
         ("Which topics did standup cover in May 2025?", 4),
     ] {
-        let found = client.recall_ids(query, "team", 5).await;
+        let found = recall_ids(&tools, query, "team", 5);
         assert_eq!(found.first(), Some(&stored[wanted]), "{query}: {found:?}");
     }
-    // valid_from is what time_range filters on, too.
-    let march = json!({"query": "standup", "namespace": "team",
-        "time_range": {"start": "2025-03-01", "end": "2025-04-01"}});
-    let found: RecallAnswer = client.answer("recall", march).await;
-    assert_eq!(ids(&found), [stored[2].clone()]);
-    client.close().await;
+    // The time a memory is valid from is what a time range filters on, too.
+    let march = tools.recall("standup", "team", |request| {
+        request.start = clock::parse("2025-03-01");
+        request.end = clock::parse("2025-04-01");
+    });
+    assert_eq!(march.ids(), [stored[2].as_str()]);
 }
 
-#[tokio::test]
-async fn an_answer_is_found_through_the_question_and_what_it_asks_about() {
-    let home = TestHome::new();
-    let client = home.client().await;
+#[test]
+fn an_answer_is_found_through_the_question_and_what_it_asks_about() {
+    let tools = Tools::new("chat");
     // A conversation stored as an agent stores it, one turn at a time: the
     // answer (the third turn) shares no word with the question asked later
     // but the speaker's name; the turn it answers asks only "how was it?".
@@ -158,12 +162,8 @@ async fn an_answer_is_found_through_the_question_and_what_it_asks_about() {
         "Caroline: Pride month always makes me think about my own story.",
         "Melanie: The library downtown has a new mural on its wall.",
     ];
-    let mut ids = Vec::new();
-    for turn in turns {
-        ids.push(client.store_text(turn, "chat").await);
-    }
-    let found = client.recall_ids("What was the pride parade like for Caroline?", "chat", 5).await;
+    let ids: Vec<String> = turns.iter().map(|turn| tools.text_in(turn, "chat").id).collect();
+    let found = recall_ids(&tools, "What was the pride parade like for Caroline?", "chat", 5);
     let rank = found.iter().position(|id| *id == ids[2]);
     assert!(rank.is_some_and(|rank| rank < 3), "the answer in the top three: {rank:?} {found:?}");
-    client.close().await;
 }
