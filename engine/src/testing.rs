@@ -88,12 +88,8 @@ impl TestEngine {
     /// a duplicate, a correction.
     pub fn with_model(device: &str, config: &Config) -> anyhow::Result<TestEngine> {
         let files = ferrex_embed::ModelSearch::from_env().locate(config.tier)?;
-        let options = ferrex_embed::EmbedderOptions {
-            tier: config.tier,
-            intra_threads: config.threads,
-            ..Default::default()
-        };
-        let model = ferrex_embed::FastEmbedder::from_verified_files(&files, &options)?;
+        let model =
+            ferrex_embed::FastEmbedder::from_verified_files(&files, &config.embedder_options())?;
         TestEngine::with(device, config, Box::new(model))
     }
 

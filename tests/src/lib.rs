@@ -570,7 +570,7 @@ impl Client {
     /// that read answers as types link the engine: `tests/tests/typed/`.)
     pub async fn answer<T: DeserializeOwned>(&self, tool: &str, arguments: Value) -> T {
         let answer = self.ok(tool, arguments.clone()).await;
-        match serde_json::from_value(answer.clone()) {
+        match T::deserialize(&answer) {
             Ok(typed) => typed,
             Err(error) => panic!(
                 "{tool} {arguments} answered what its type does not read ({error}): {answer}"

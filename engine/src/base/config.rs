@@ -252,6 +252,15 @@ impl Config {
             compact_log_bytes: self.compact_log_bytes,
         }
     }
+
+    /// How the embedding model is loaded: which one, on how many threads.
+    pub fn embedder_options(&self) -> ferrex_embed::EmbedderOptions {
+        ferrex_embed::EmbedderOptions {
+            tier: self.tier,
+            intra_threads: self.threads,
+            ..Default::default()
+        }
+    }
 }
 
 /// Every key, as `section.key`.

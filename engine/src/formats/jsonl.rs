@@ -371,7 +371,8 @@ pub struct BadLine {
 }
 
 impl BadLine {
-    fn at(line: usize, reason: String) -> BadLine {
+    /// Line `line` of the file, and why it is bad.
+    pub fn at(line: usize, reason: String) -> BadLine {
         BadLine { line: Some(line), reason }
     }
 }

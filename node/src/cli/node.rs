@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use ferrex_core::Embedder;
-use ferrex_embed::{EmbedderOptions, FastEmbedder};
+use ferrex_embed::FastEmbedder;
 use serde::Deserialize;
 
 use crate::{
@@ -102,9 +102,7 @@ pub fn doctor(home: &Home, config: &Config) -> anyhow::Result<()> {
     let started = Instant::now();
     files.verify()?;
     let verified = started.elapsed();
-    let options =
-        EmbedderOptions { tier: config.tier, intra_threads: config.threads, ..Default::default() };
-    let mut embedder = FastEmbedder::from_verified_files(&files, &options)
+    let mut embedder = FastEmbedder::from_verified_files(&files, &config.embedder_options())
         .context("loading the embedding model")?;
     let vector = embedder.embed_one("ferrex doctor")?;
     let depth = config.memory.ranking.rerank_depth;

@@ -446,13 +446,13 @@ async fn restore(
                     });
                 if let Some(entity) = missing {
                     reading
-                        .bad(jsonl::BadLine {
-                            line: Some(number),
-                            reason: format!(
+                        .bad(jsonl::BadLine::at(
+                            number,
+                            format!(
                                 "memory {} uses entity {entity}, which neither the file nor this home holds",
                                 memory.id
                             ),
-                        })
+                        ))
                         .map_err(|bad| nothing(&bad))?;
                     continue;
                 }

@@ -12,7 +12,7 @@ use std::{
 
 use anyhow::Context;
 use ferrex_core::Embedder;
-use ferrex_embed::{EmbedderOptions, FastEmbedder, ModelFiles, Reranker};
+use ferrex_embed::{FastEmbedder, ModelFiles, Reranker};
 use ferrex_sync::Replica;
 
 use crate::{base::config::Config, base::device::Device, base::home::Home, lifecycle::model};
@@ -76,9 +76,7 @@ impl std::fmt::Debug for Node {
 
 /// One inference session of the model in `files`.
 pub fn load_session(files: &ModelFiles, config: &Config) -> anyhow::Result<Box<dyn Embedder>> {
-    let options =
-        EmbedderOptions { tier: config.tier, intra_threads: config.threads, ..Default::default() };
-    Ok(Box::new(FastEmbedder::from_verified_files(files, &options)?))
+    Ok(Box::new(FastEmbedder::from_verified_files(files, &config.embedder_options())?))
 }
 
 impl Node {
