@@ -5,7 +5,8 @@
 use std::sync::LazyLock;
 
 use ferrex_core::{FieldError, MemoryKind, Namespace, StoreInput, validate};
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Serialize, de::DeserializeOwned};
 use serde_json::{Map, Value};
 
 use super::{args, graph, params, working, working::Origin};
@@ -45,10 +46,50 @@ pub struct ToolSpec {
     pub effect: Effect,
     /// What it does, for the agent.
     pub description: &'static str,
+    /// Its schemas and how it runs, from its parameters' type.
+    pub call: Call,
+}
+
+/// A tool's parameters, and the answer the tool gives for them. A tool in
+/// [`TOOLS`] names only its parameters' type (`Call::of`): its input
+/// schema, its output schema and its dispatch all come from this one
+/// pairing, so a tool's output schema is generated from the very type it
+/// returns, and the compiler keeps the two together.
+pub(crate) trait ToolCall: DeserializeOwned + JsonSchema {
+    /// What the tool answers.
+    type Answer: Serialize + JsonSchema;
+
+    /// Runs the tool for an agent at `origin`.
+    fn run(self, engine: &Engine, origin: &Origin) -> Result<Self::Answer, ToolError>;
+}
+
+/// How a tool is described and run, generated from its parameters' type.
+#[derive(Clone, Copy)]
+pub struct Call {
     /// JSON schema of its arguments.
-    pub input: fn() -> Map<String, Value>,
+    input: fn() -> Map<String, Value>,
     /// JSON schema of its answer.
-    pub output: fn() -> Map<String, Value>,
+    output: fn() -> Map<String, Value>,
+    /// Reads its arguments and runs it.
+    run: Run,
+}
+
+/// Reads a tool's arguments (checked against its input schema, the
+/// `&Map`) and runs it for an agent at the `Origin`.
+type Run =
+    fn(&Engine, &Origin, &Map<String, Value>, Map<String, Value>) -> Result<Value, ToolError>;
+
+impl Call {
+    /// The tool whose parameters are `C`.
+    const fn of<C: ToolCall>() -> Call {
+        Call {
+            input: args::input_schema::<C>,
+            output: args::output_schema::<C::Answer>,
+            run: |engine, origin, input, arguments| {
+                answer(args::read::<C>(input, arguments)?.run(engine, origin))
+            },
+        }
+    }
 }
 
 /// Every tool the server offers.
@@ -61,8 +102,7 @@ pub const TOOLS: &[ToolSpec] = &[
             `subject`+`predicate`+`object` (a fact). Repeats add evidence; a new value of a \
             single-valued fact supersedes the old; changed details correct earlier text. \
             Credentials refused unless `allow_secrets`.",
-        input: args::input_schema::<params::Store>,
-        output: args::output_schema::<answers::StoreAnswer>,
+        call: Call::of::<params::Store>(),
     },
     ToolSpec {
         name: "recall",
@@ -71,8 +111,7 @@ pub const TOOLS: &[ToolSpec] = &[
         description: "Find what is most relevant to `query` (by meaning and keywords) among \
             memories and watched files, best first, with staleness and whether a fact is \
             current. Superseded and stale ones are left out unless asked for.",
-        input: args::input_schema::<params::Recall>,
-        output: args::output_schema::<answers::RecallAnswer>,
+        call: Call::of::<params::Recall>(),
     },
     ToolSpec {
         name: "forget",
@@ -81,8 +120,7 @@ pub const TOOLS: &[ToolSpec] = &[
         description: "Forget memories by id on every paired device: their text leaves every \
             file (an offline device's when it syncs). Copies outside ferrex (transcripts, \
             backups) are not reached.",
-        input: args::input_schema::<params::Forget>,
-        output: args::output_schema::<answers::ForgetAnswer>,
+        call: Call::of::<params::Forget>(),
     },
     ToolSpec {
         name: "reflect",
@@ -90,8 +128,7 @@ pub const TOOLS: &[ToolSpec] = &[
         effect: Effect::ReadOnly,
         description: "Review a namespace: stale memories, contradicting facts (also across \
             devices), entities and predicates that may be one.",
-        input: args::input_schema::<params::Reflect>,
-        output: args::output_schema::<answers::ReflectAnswer>,
+        call: Call::of::<params::Reflect>(),
     },
     ToolSpec {
         name: "history",
@@ -99,8 +136,7 @@ pub const TOOLS: &[ToolSpec] = &[
         effect: Effect::ReadOnly,
         description: "How a belief evolved: the facts of a subject and predicate, or a \
             memory's versions and corrections, oldest first, with when and where.",
-        input: args::input_schema::<params::History>,
-        output: args::output_schema::<answers::HistoryAnswer>,
+        call: Call::of::<params::History>(),
     },
     ToolSpec {
         name: "session",
@@ -108,8 +144,7 @@ pub const TOOLS: &[ToolSpec] = &[
         effect: Effect::Additive,
         description: "A session's working memory on every device: `push` an event, `get` the \
             latest (of one session or all), `clear`.",
-        input: args::input_schema::<params::Session>,
-        output: args::output_schema::<answers::working::SessionAnswer>,
+        call: Call::of::<params::Session>(),
     },
     ToolSpec {
         name: "task",
@@ -117,8 +152,7 @@ pub const TOOLS: &[ToolSpec] = &[
         effect: Effect::Additive,
         description: "Tasks on every device: `start` (or get a like open one), `update`, \
             `pause`, `done` with what worked, `abort` with why, `list`.",
-        input: args::input_schema::<params::Task>,
-        output: args::output_schema::<answers::working::TaskAnswer>,
+        call: Call::of::<params::Task>(),
     },
     ToolSpec {
         name: "observe",
@@ -126,8 +160,7 @@ pub const TOOLS: &[ToolSpec] = &[
         effect: Effect::Additive,
         description: "Record a significant exchange (a decision, preference, fix); `recall` \
             finds it.",
-        input: args::input_schema::<params::Observe>,
-        output: args::output_schema::<answers::working::ObserveAnswer>,
+        call: Call::of::<params::Observe>(),
     },
     ToolSpec {
         name: "context",
@@ -135,8 +168,7 @@ pub const TOOLS: &[ToolSpec] = &[
         effect: Effect::ReadOnly,
         description: "Call first in a session: open tasks, latest activity on any device, \
             decisions, facts likely out of date, contradictions; in a token budget.",
-        input: args::input_schema::<params::Context>,
-        output: args::output_schema::<answers::working::ContextAnswer>,
+        call: Call::of::<params::Context>(),
     },
     ToolSpec {
         name: "link",
@@ -144,8 +176,7 @@ pub const TOOLS: &[ToolSpec] = &[
         effect: Effect::Additive,
         description: "Relate two entities (created if new) or two memory ids. Stating it \
             again adds weight.",
-        input: args::input_schema::<params::Link>,
-        output: args::output_schema::<answers::graph::LinkAnswer>,
+        call: Call::of::<params::Link>(),
     },
     ToolSpec {
         name: "graph",
@@ -153,8 +184,7 @@ pub const TOOLS: &[ToolSpec] = &[
         effect: Effect::ReadOnly,
         description: "Walk out from an entity or memory: nodes, and edges with weight and \
             who stated them.",
-        input: args::input_schema::<params::Graph>,
-        output: args::output_schema::<answers::graph::GraphAnswer>,
+        call: Call::of::<params::Graph>(),
     },
     ToolSpec {
         name: "entity",
@@ -162,8 +192,7 @@ pub const TOOLS: &[ToolSpec] = &[
         effect: Effect::ReadOnly,
         description: "Everything about an entity: aliases, facts, relations, memories \
             mentioning it.",
-        input: args::input_schema::<params::Entity>,
-        output: args::output_schema::<answers::graph::EntityAnswer>,
+        call: Call::of::<params::Entity>(),
     },
     ToolSpec {
         name: "update",
@@ -171,8 +200,7 @@ pub const TOOLS: &[ToolSpec] = &[
         effect: Effect::Additive,
         description: "Edit a memory: new text or triple makes a new version (history keeps \
             the old); tags, confidence, importance change in place.",
-        input: args::input_schema::<params::Update>,
-        output: args::output_schema::<answers::graph::UpdateAnswer>,
+        call: Call::of::<params::Update>(),
     },
     ToolSpec {
         name: "index_files",
@@ -180,8 +208,7 @@ pub const TOOLS: &[ToolSpec] = &[
         effect: Effect::Additive,
         description: "Make a folder's docs recallable on this device (Markdown by heading; \
             JSON, YAML, TOML whole), kept current: add a `path`, `remove` one, `reindex`.",
-        input: args::input_schema::<params::IndexFiles>,
-        output: args::output_schema::<ferrex_engine::engine::files::IndexFilesAnswer>,
+        call: Call::of::<params::IndexFiles>(),
     },
     ToolSpec {
         name: "stats",
@@ -189,8 +216,7 @@ pub const TOOLS: &[ToolSpec] = &[
         effect: Effect::ReadOnly,
         description: "Counts by type and namespace, documents, index lag, watched files, the \
             model; `detailed` adds staleness and belief figures.",
-        input: args::input_schema::<params::Stats>,
-        output: args::output_schema::<answers::StatsAnswer>,
+        call: Call::of::<params::Stats>(),
     },
 ];
 
@@ -207,7 +233,7 @@ pub fn schemas() -> &'static [Schemas] {
     static SCHEMAS: LazyLock<Vec<Schemas>> = LazyLock::new(|| {
         TOOLS
             .iter()
-            .map(|spec| Schemas { input: (spec.input)(), output: (spec.output)() })
+            .map(|spec| Schemas { input: (spec.call.input)(), output: (spec.call.output)() })
             .collect()
     });
     &SCHEMAS
@@ -220,7 +246,7 @@ pub fn call(
     name: &str,
     arguments: Map<String, Value>,
 ) -> Result<Value, ToolError> {
-    let Some(input) = input_schema(name) else {
+    let Some(index) = TOOLS.iter().position(|spec| spec.name == name) else {
         let names: Vec<&str> = TOOLS.iter().map(|spec| spec.name).collect();
         return Err(FieldError::new(
             "name",
@@ -228,24 +254,38 @@ pub fn call(
         )
         .into());
     };
-    match name {
-        "store" => answer(store(engine, origin, args::read(input, arguments)?)),
-        "recall" => answer(recall(engine, origin, args::read(input, arguments)?)),
-        "forget" => answer(forget(engine, args::read(input, arguments)?)),
-        "reflect" => answer(reflect(engine, origin, args::read(input, arguments)?)),
-        "history" => answer(history(engine, origin, args::read(input, arguments)?)),
-        "session" => answer(working::session(engine, origin, args::read(input, arguments)?)),
-        "task" => answer(working::task(engine, origin, args::read(input, arguments)?)),
-        "observe" => answer(working::observe(engine, origin, args::read(input, arguments)?)),
-        "context" => answer(working::context(engine, origin, args::read(input, arguments)?)),
-        "link" => answer(graph::link(engine, origin, args::read(input, arguments)?)),
-        "graph" => answer(graph::graph(engine, origin, args::read(input, arguments)?)),
-        "entity" => answer(graph::entity(engine, origin, args::read(input, arguments)?)),
-        "update" => answer(graph::update(engine, args::read(input, arguments)?)),
-        "index_files" => answer(index_files(engine, origin, args::read(input, arguments)?)),
-        "stats" => answer(stats(engine, origin, args::read(input, arguments)?)),
-        _ => unreachable!("every tool in TOOLS is dispatched"),
-    }
+    (TOOLS[index].call.run)(engine, origin, &schemas()[index].input, arguments)
+}
+
+/// Each tool's handler, for its parameters' type.
+macro_rules! tool_calls {
+    ($($params:ty => $answer:ty: $handler:expr;)*) => {$(
+        impl ToolCall for $params {
+            type Answer = $answer;
+
+            fn run(self, engine: &Engine, origin: &Origin) -> Result<$answer, ToolError> {
+                $handler(engine, origin, self)
+            }
+        }
+    )*};
+}
+
+tool_calls! {
+    params::Store => answers::StoreAnswer: store;
+    params::Recall => answers::RecallAnswer: recall;
+    params::Forget => answers::ForgetAnswer: |engine, _, params| forget(engine, params);
+    params::Reflect => answers::ReflectAnswer: reflect;
+    params::History => answers::HistoryAnswer: history;
+    params::Session => answers::working::SessionAnswer: working::session;
+    params::Task => answers::working::TaskAnswer: working::task;
+    params::Observe => answers::working::ObserveAnswer: working::observe;
+    params::Context => answers::working::ContextAnswer: working::context;
+    params::Link => answers::graph::LinkAnswer: graph::link;
+    params::Graph => answers::graph::GraphAnswer: graph::graph;
+    params::Entity => answers::graph::EntityAnswer: graph::entity;
+    params::Update => answers::graph::UpdateAnswer: |engine, _, params| graph::update(engine, params);
+    params::IndexFiles => ferrex_engine::engine::files::IndexFilesAnswer: index_files;
+    params::Stats => answers::StatsAnswer: stats;
 }
 
 /// A tool's answer as the JSON it returns.
@@ -583,6 +623,8 @@ const TOPICS: usize = 20;
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]
@@ -597,5 +639,133 @@ mod tests {
                 spec.name
             );
         }
+    }
+
+    /// Every tool, called by name as an agent calls it on a real engine,
+    /// answers with each field its output schema requires, of the JSON type
+    /// the schema gives it, and its answer reads back as the type the table
+    /// pairs with it, unchanged. (The schemas come from the types and the
+    /// dispatch from the same pairing, `Call::of`; this shows the pairing is
+    /// the one each tool's answer really has.)
+    #[test]
+    fn every_tool_answers_in_the_shape_its_output_schema_states() {
+        let test = ferrex_engine::testing::TestEngine::new().expect("a test engine");
+        let (engine, origin) = (&test.engine, Origin::default());
+        let folder = tempfile::tempdir().expect("a folder of docs");
+        std::fs::write(folder.path().join("notes.md"), "# Gateway\n\nIt listens on 8443.\n")
+            .expect("a doc");
+        let answer = |name, arguments| answered(engine, &origin, name, arguments);
+        let stored = answer(
+            "store",
+            json!({"content": "The staging gateway's certificate expires in March."}),
+        );
+        let id = stored["id"].as_str().expect("an id").to_owned();
+        answer(
+            "store",
+            json!({"subject": "staging gateway", "predicate": "port", "object": "8443"}),
+        );
+        answer("recall", json!({"query": "staging gateway certificate"}));
+        answer("reflect", json!({}));
+        answer("history", json!({"id": id}));
+        answer("history", json!({"subject": "staging gateway", "predicate": "port"}));
+        answer("session", json!({"action": "push", "session_id": "s1", "content": "Began."}));
+        answer("session", json!({"action": "get", "session_id": "s1"}));
+        let task = answer("task", json!({"action": "start", "title": "Renew the certificate"}));
+        answer(
+            "task",
+            json!({"action": "done", "id": task["tasks"][0]["id"], "result": "Renewed."}),
+        );
+        answer("task", json!({"action": "list"}));
+        answer("observe", json!({"user": "Use port 8443?", "assistant": "Yes, 8443."}));
+        answer("context", json!({}));
+        answer("link", json!({"from": "staging gateway", "to": "nginx", "relation": "runs_on"}));
+        answer("graph", json!({"from": "staging gateway"}));
+        answer("entity", json!({"name": "staging gateway"}));
+        answer("update", json!({"id": id, "tags": ["tls"]}));
+        let path = folder.path().to_str().expect("a UTF-8 path");
+        answer("index_files", json!({"path": path}));
+        answer("index_files", json!({}));
+        answer("stats", json!({"detailed": true, "topics": true}));
+        answer("forget", json!({"ids": [id]}));
+        answer("session", json!({"action": "clear", "session_id": "s1"}));
+    }
+
+    /// Calls tool `name`, checks its answer against the tool's output schema
+    /// and reads it back as `C::Answer`, where `C` must be the tool's
+    /// parameters in the table; the answer.
+    fn answered(engine: &Engine, origin: &Origin, name: &str, arguments: Value) -> Value {
+        let Value::Object(arguments) = arguments else { panic!("{name}: arguments are an object") };
+        let answer = call(engine, origin, name, arguments)
+            .unwrap_or_else(|error| panic!("{name} failed: {error}"));
+        let index = TOOLS.iter().position(|spec| spec.name == name).expect("a tool");
+        let schema = &schemas()[index].output;
+        for field in schema["required"].as_array().expect("required fields") {
+            let field = field.as_str().expect("a field name");
+            let value = answer.get(field).unwrap_or_else(|| panic!("{name}: no {field:?}"));
+            let kinds = &schema["properties"][field]["type"];
+            let kinds: Vec<&str> = match kinds {
+                Value::String(kind) => vec![kind.as_str()],
+                Value::Array(kinds) => kinds.iter().filter_map(Value::as_str).collect(),
+                _ => panic!("{name}: {field:?} has no type in {schema:?}"),
+            };
+            assert!(
+                kinds.iter().any(|kind| is_of(value, kind)),
+                "{name}: {field:?} is {value}, not {kinds:?}"
+            );
+        }
+        read_back(name, &answer);
+        answer
+    }
+
+    /// Whether `value` is of JSON schema type `kind`.
+    fn is_of(value: &Value, kind: &str) -> bool {
+        match kind {
+            "null" => value.is_null(),
+            "boolean" => value.is_boolean(),
+            "integer" => value.is_i64() || value.is_u64(),
+            "number" => value.is_number(),
+            "string" => value.is_string(),
+            "array" => value.is_array(),
+            "object" => value.is_object(),
+            _ => false,
+        }
+    }
+
+    /// Reads `answer` back as the answer type the table pairs with tool
+    /// `name` (the one its schemas come from) and writes it again.
+    fn read_back(name: &str, answer: &Value) {
+        /// `answer` read back as `C::Answer` and written again, and the
+        /// output schema of the tool whose parameters are `C`.
+        fn again<C: ToolCall>(answer: &Value) -> (Value, Map<String, Value>)
+        where
+            C::Answer: serde::de::DeserializeOwned,
+        {
+            let typed: C::Answer = serde_json::from_value(answer.clone())
+                .unwrap_or_else(|error| panic!("{error}: {answer:#}"));
+            (serde_json::to_value(typed).expect("an answer"), (Call::of::<C>().output)())
+        }
+        let (again, output) = match name {
+            "store" => again::<params::Store>(answer),
+            "recall" => again::<params::Recall>(answer),
+            "forget" => again::<params::Forget>(answer),
+            "reflect" => again::<params::Reflect>(answer),
+            "history" => again::<params::History>(answer),
+            "session" => again::<params::Session>(answer),
+            "task" => again::<params::Task>(answer),
+            "observe" => again::<params::Observe>(answer),
+            "context" => again::<params::Context>(answer),
+            "link" => again::<params::Link>(answer),
+            "graph" => again::<params::Graph>(answer),
+            "entity" => again::<params::Entity>(answer),
+            "update" => again::<params::Update>(answer),
+            "index_files" => again::<params::IndexFiles>(answer),
+            "stats" => again::<params::Stats>(answer),
+            other => panic!("{other} is not a tool"),
+        };
+        // The type read here is the one the table's schema for `name` is
+        // generated from.
+        let index = TOOLS.iter().position(|spec| spec.name == name).expect("a tool");
+        assert_eq!(output, schemas()[index].output, "{name}");
+        assert_eq!(&again, answer, "{name} reads back unchanged");
     }
 }
