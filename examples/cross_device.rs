@@ -17,8 +17,9 @@
 //!
 //! Usage: `scripts/cross-test aarch64` (builds the aarch64 binary and the
 //! wrapper that runs it), or
-//! `cargo run -p ferrex-examples --example cross_device -- SERVER_COMMAND`
-//! where SERVER_COMMAND runs the other build (its arguments follow).
+//! `cargo run -p ferrex-examples --example cross_device -- [--quick] SERVER_COMMAND`
+//! where SERVER_COMMAND runs the other build. `--quick` is the size CI
+//! runs: every check, over fewer notes, queries and timed rounds.
 
 use std::{
     path::PathBuf,
@@ -30,20 +31,32 @@ use anyhow::{Context, bail, ensure};
 use ferrex_tests::{Client, TestHome, eventually, ferrex_bin, look_alike_notes};
 use serde_json::json;
 
-/// How many notes the laptop holds before the server joins: enough that
-/// the fresh server asks it for vectors (it does from 48 up).
-const BEFORE_JOINING: usize = 160;
+/// How much the scenario does: every check either way, at two sizes.
+struct Size {
+    /// How many notes the laptop holds before the server joins: enough
+    /// that the fresh server asks it for vectors (it does from 48 up).
+    before_joining: usize,
+    /// How many stores and recalls each device's p50 is taken over (an
+    /// emulated store takes about 40 s here).
+    timed: usize,
+    /// How many of [`QUERIES`] both devices rank.
+    queries: usize,
+    /// How long the server may take to hold every vector: emulated, it
+    /// embeds one text in about 8 s (a store takes about 40 s against
+    /// 33 ms natively, measured here), so it waits for the laptop's
+    /// vectors as a slow device is set to (`embed.peer_vectors_wait_ms`)
+    /// and checks two samples of them, a few minutes' work.
+    catch_up: Duration,
+}
 
-/// How many stores and recalls each device's p50 is taken over (an
-/// emulated store takes about 40 s here).
-const TIMED: usize = 5;
+/// The figures of record.
+const FULL: Size =
+    Size { before_joining: 160, timed: 5, queries: 8, catch_up: Duration::from_secs(1_200) };
 
-/// How long the server may take to hold every vector: emulated, it embeds
-/// one text in about 8 s (a store takes about 40 s against 33 ms natively,
-/// measured here), so it waits for the laptop's vectors as a slow device
-/// is set to (`embed.peer_vectors_wait_ms`) and checks two samples of
-/// them, a few minutes' work.
-const SERVER_CATCH_UP: Duration = Duration::from_secs(1_200);
+/// What CI runs (`--quick`): the fewest notes with which a fresh server
+/// still takes its peer's vectors, three queries, one timed round.
+const QUICK: Size =
+    Size { before_joining: 48, timed: 1, queries: 3, catch_up: Duration::from_secs(600) };
 
 /// The queries both devices answer, to compare their rankings.
 const QUERIES: [&str; 8] = [
@@ -60,8 +73,22 @@ const QUERIES: [&str; 8] = [
 #[allow(clippy::print_stdout, reason = "the scenario reports what it saw")]
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> anyhow::Result<()> {
-    let server_binary: PathBuf =
-        std::env::args_os().nth(1).context("usage: cross_device SERVER_COMMAND")?.into();
+    let mut arguments: Vec<_> = std::env::args_os().skip(1).collect();
+    let size = match arguments.first() {
+        Some(first) if first == "--quick" => {
+            arguments.remove(0);
+            QUICK
+        }
+        _ => FULL,
+    };
+    let Size { before_joining, timed, queries, catch_up } = size;
+    let server_binary: PathBuf = arguments
+        .pop()
+        .filter(|_| arguments.is_empty())
+        .context("usage: cross_device [--quick] SERVER_COMMAND")?
+        .into();
+    let queries = &QUERIES[..queries];
+    let whole = Instant::now();
     println!("laptop:      {}", ferrex_bin().display());
     println!("home server: {}\n", server_binary.display());
 
@@ -73,7 +100,7 @@ async fn main() -> anyhow::Result<()> {
     )
     .using(&server_binary);
     let on_laptop = laptop.client().await;
-    let notes = look_alike_notes(BEFORE_JOINING);
+    let notes = look_alike_notes(before_joining);
     for note in &notes {
         on_laptop.store_text(note, "default").await;
     }
@@ -93,19 +120,19 @@ async fn main() -> anyhow::Result<()> {
     ensure!(ok, "the laptop could not join the server: {stderr}");
     let all = eventually(Duration::from_secs(600), || async {
         let stats = on_server.ok("stats", json!({})).await;
-        (stats["memories"].as_i64() == Some(BEFORE_JOINING as i64)).then_some(())
+        (stats["memories"].as_i64() == Some(before_joining as i64)).then_some(())
     })
     .await;
-    ensure!(all.is_some(), "the server did not receive the laptop's {BEFORE_JOINING} notes");
+    ensure!(all.is_some(), "the server did not receive the laptop's {before_joining} notes");
     println!(
-        "the server holds the laptop's {BEFORE_JOINING} notes {:.1} s after the join",
+        "the server holds the laptop's {before_joining} notes {:.1} s after the join",
         joining.elapsed().as_secs_f64()
     );
-    on_server.caught_up_within(SERVER_CATCH_UP).await;
+    on_server.caught_up_within(catch_up).await;
     let stats = on_server.ok("stats", json!({})).await;
     let from_peers = stats["index_lag"]["vectors_from_peers"].as_u64().unwrap_or(0);
     println!(
-        "every vector in place {:.1} s after the join: {from_peers} of {BEFORE_JOINING} memories' \
+        "every vector in place {:.1} s after the join: {from_peers} of {before_joining} memories' \
          vectors taken from the laptop",
         joining.elapsed().as_secs_f64()
     );
@@ -134,7 +161,7 @@ async fn main() -> anyhow::Result<()> {
 
     // The same ranking, query by query.
     let mut same = 0;
-    for query in QUERIES {
+    for &query in queries {
         let ours = on_laptop.recall_ids(query, "default", 5).await;
         let theirs = on_server.recall_ids(query, "default", 5).await;
         if ours == theirs {
@@ -147,15 +174,15 @@ async fn main() -> anyhow::Result<()> {
             );
         }
     }
-    println!("the same five ids in the same order for {same} of {} queries", QUERIES.len());
-    ensure!(same == QUERIES.len(), "the two architectures ranked differently");
+    println!("the same five ids in the same order for {same} of {} queries", queries.len());
+    ensure!(same == queries.len(), "the two architectures ranked differently");
 
     // Store here, recall there; and the reverse.
     let mut to_server = Vec::new();
     let mut to_laptop = Vec::new();
     let mut store_laptop = Vec::new();
     let mut store_server = Vec::new();
-    for round in 0..TIMED {
+    for round in 0..timed {
         let text = format!(
             "Crossing note {round}: the laptop saw port {} open on the staging box.",
             7000 + round
@@ -174,8 +201,8 @@ async fn main() -> anyhow::Result<()> {
     let mut recall_laptop = Vec::new();
     let mut recall_server = Vec::new();
     // Queries neither device has seen: no vector of them is cached.
-    for round in 0..TIMED {
-        let query = format!("{} round {round}", QUERIES[round % QUERIES.len()]);
+    for round in 0..timed {
+        let query = format!("{} round {round}", queries[round % queries.len()]);
         recall_laptop.push(timed_recall(&on_laptop, &query).await);
         recall_server.push(timed_recall(&on_server, &query).await);
     }
@@ -239,7 +266,7 @@ async fn main() -> anyhow::Result<()> {
     let (ok, _, stderr) = server.run(&["stop"]);
     ensure!(ok, "the server's node would not stop: {stderr}");
     let _ = node.wait();
-    println!("\nall checks passed");
+    println!("\nall checks passed in {:.0} s", whole.elapsed().as_secs_f64());
     Ok(())
 }
 
