@@ -28,6 +28,7 @@ use std::{
 };
 
 use anyhow::{Context, bail, ensure};
+use ferrex_engine::answers::{RecallAnswer, StatsAnswer, StoreAnswer};
 use ferrex_tests::{Client, TestHome, eventually, ferrex_bin, look_alike_notes};
 use serde_json::json;
 
@@ -119,8 +120,8 @@ async fn main() -> anyhow::Result<()> {
     let (ok, stderr) = laptop.join(&ticket);
     ensure!(ok, "the laptop could not join the server: {stderr}");
     let all = eventually(Duration::from_secs(600), || async {
-        let stats = on_server.ok("stats", json!({})).await;
-        (stats["memories"].as_i64() == Some(before_joining as i64)).then_some(())
+        let stats: StatsAnswer = on_server.answer("stats", json!({})).await;
+        (stats.memories == before_joining as i64).then_some(())
     })
     .await;
     ensure!(all.is_some(), "the server did not receive the laptop's {before_joining} notes");
@@ -129,8 +130,8 @@ async fn main() -> anyhow::Result<()> {
         joining.elapsed().as_secs_f64()
     );
     on_server.caught_up_within(catch_up).await;
-    let stats = on_server.ok("stats", json!({})).await;
-    let from_peers = stats["index_lag"]["vectors_from_peers"].as_u64().unwrap_or(0);
+    let stats: StatsAnswer = on_server.answer("stats", json!({})).await;
+    let from_peers = stats.index_lag.vectors_from_peers;
     println!(
         "every vector in place {:.1} s after the join: {from_peers} of {before_joining} memories' \
          vectors taken from the laptop",
@@ -226,13 +227,14 @@ async fn main() -> anyhow::Result<()> {
     let old = fact(&on_laptop, "8080").await;
     let new = fact(&on_laptop, "9090").await;
     let superseded = eventually(Duration::from_secs(120), || async {
-        let answer = on_server
-            .ok("recall", json!({"query": "staging gateway port", "include_invalidated": true}))
+        let answer: RecallAnswer = on_server
+            .answer("recall", json!({"query": "staging gateway port", "include_invalidated": true}))
             .await;
-        let result =
-            answer["results"].as_array()?.iter().find(|result| result["id"] == old.as_str())?;
-        (result["status"] == "superseded" && result["superseded_by"][0] == new.as_str())
-            .then_some(())
+        let result = answer.results.iter().find(|result| result.memory.id == old)?;
+        let standing = &result.memory.standing;
+        (standing.status.as_deref() == Some("superseded")
+            && standing.superseded_by.first() == Some(&new))
+        .then_some(())
     })
     .await;
     if superseded.is_none() {
@@ -335,10 +337,10 @@ async fn arrival(client: &Client, query: &str, id: &str) -> anyhow::Result<f64> 
 
 /// Stores the staging gateway's port as a fact; its id.
 async fn fact(client: &Client, port: &str) -> String {
-    let answer = client
-        .ok("store", json!({"subject": "staging gateway", "predicate": "port", "object": port}))
+    let answer: StoreAnswer = client
+        .answer("store", json!({"subject": "staging gateway", "predicate": "port", "object": port}))
         .await;
-    answer["id"].as_str().unwrap_or_default().to_owned()
+    answer.id
 }
 
 /// The median of `values`.

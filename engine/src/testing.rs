@@ -198,3 +198,28 @@ impl TestEngine {
         .map_err(anyhow::Error::from)
     }
 }
+
+/// The files under `dir` whose bytes or whose names (a directory's too)
+/// contain `needle` (ASCII letters compared case-insensitively, as
+/// full-text indexes fold case): where a forgotten text must not be.
+pub fn files_containing(dir: &std::path::Path, needle: &str) -> Vec<std::path::PathBuf> {
+    let needle = needle.to_ascii_lowercase().into_bytes();
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else { return found };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().to_ascii_lowercase().into_bytes();
+        if name.windows(needle.len()).any(|window| window == needle.as_slice()) {
+            found.push(path);
+        } else if path.is_dir() {
+            found.extend(files_containing(&path, &String::from_utf8_lossy(&needle)));
+        } else if let Ok(bytes) = std::fs::read(&path)
+            && bytes
+                .windows(needle.len())
+                .any(|window| window.iter().map(u8::to_ascii_lowercase).eq(needle.iter().copied()))
+        {
+            found.push(path);
+        }
+    }
+    found
+}

@@ -618,30 +618,7 @@ impl Client {
     }
 }
 
-/// The files under `dir` whose bytes or whose names (a directory's too)
-/// contain `needle` (ASCII letters compared case-insensitively, as
-/// full-text indexes fold case).
-pub fn files_containing(dir: &Path, needle: &str) -> Vec<PathBuf> {
-    let needle = needle.to_ascii_lowercase().into_bytes();
-    let mut found = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else { return found };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().to_ascii_lowercase().into_bytes();
-        if name.windows(needle.len()).any(|window| window == needle.as_slice()) {
-            found.push(path);
-        } else if path.is_dir() {
-            found.extend(files_containing(&path, &String::from_utf8_lossy(&needle)));
-        } else if let Ok(bytes) = std::fs::read(&path)
-            && bytes
-                .windows(needle.len())
-                .any(|window| window.iter().map(u8::to_ascii_lowercase).eq(needle.iter().copied()))
-        {
-            found.push(path);
-        }
-    }
-    found
-}
+pub use ferrex_engine::testing::files_containing;
 
 /// Arguments as a JSON object, for building malformed calls.
 pub fn object(value: Value) -> Map<String, Value> {

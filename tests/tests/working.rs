@@ -2,7 +2,9 @@
 //! repository (one repository checked out at two paths on two devices is one
 //! project), tasks and session events seen on the other device, the
 //! session-start context, Claude Code's hooks, and `ferrex setup
-//! claude-code`. Real `ferrex` processes, paired over loopback.
+//! claude-code`. Real `ferrex` processes, paired over loopback. What one
+//! device's tools decide alone is tested in process
+//! (`node/src/surfaces/mcp/working/agent_tests.rs`).
 
 #![allow(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
@@ -15,7 +17,7 @@ use std::{
 
 use ferrex_engine::answers::{
     RecallAnswer, StatsAnswer, StoreAnswer,
-    working::{ContextAnswer, ObserveAnswer, SessionAnswer, TaskAnswer, TaskEntry},
+    working::{ContextAnswer, SessionAnswer, TaskAnswer, TaskEntry},
 };
 use ferrex_tests::{Client, TestHome, checkout, eventually, hook_input, installed_models};
 use serde_json::{Value, json};
@@ -376,47 +378,6 @@ async fn concurrent_done_and_abort_on_partitioned_devices_converge_with_both_rep
 }
 
 #[tokio::test]
-async fn untouched_tasks_expire_as_a_state_and_a_session_keeps_its_bound() {
-    let home = TestHome::with_config("[working]\ntask_expiry_hours = 0\nsession_events = 5\n");
-    let client = home.client().await;
-    let started =
-        task(&client, json!({"action": "start", "title": "Write the release notes"})).await;
-    let id = started.tasks[0].id.clone();
-    assert_eq!(started.namespace, "default", "outside a repository: default");
-    let expired = listed(&client, json!({"action": "list", "status": ["expired"]})).await;
-    assert_eq!(expired.len(), 1, "{expired:?}");
-    // Expired is a state: the task is still there, and can be finished.
-    let done = task(&client, json!({"action": "done", "id": id, "result": "Published"})).await;
-    assert_eq!(done.tasks[0].status, "done");
-
-    let mut pushed = Vec::new();
-    for index in 0..40 {
-        let answer = session(
-            &client,
-            json!({"action": "push", "session_id": "s", "content": format!("step {index}")}),
-        )
-        .await;
-        pushed.push(answer.id.expect("a pushed event's id"));
-    }
-    let got = session(&client, json!({"action": "get", "session_id": "s", "limit": 100})).await;
-    let contents: Vec<&str> = events(&got).into_iter().map(|(content, _)| content).collect();
-    assert_eq!(contents, ["step 39", "step 38", "step 37", "step 36", "step 35"]);
-    // The evicted are gone from every file, and leave no tombstone.
-    let stats: StatsAnswer = client.answer("stats", json!({})).await;
-    assert_eq!((stats.memories, stats.forgotten), (7, 0));
-    assert!(home.files_containing("step 12").is_empty());
-    // Bad input changes nothing and the server keeps serving.
-    let refused = client.call("session", json!({"action": "push", "session_id": "s"})).await;
-    assert!(refused.unwrap().unwrap_err().contains("content"));
-    let refused =
-        client.call("task", json!({"action": "done", "id": "no-such-task", "result": "x"})).await;
-    assert!(refused.unwrap().unwrap_err().contains("no task"));
-    let cleared = session(&client, json!({"action": "clear", "session_id": "s"})).await;
-    assert_eq!(cleared.cleared, Some(5));
-    client.close().await;
-}
-
-#[tokio::test]
 async fn a_project_sees_its_own_and_universal_memories_and_nothing_of_other_projects() {
     let home = TestHome::new();
     // A home from before projects: its memories are in "default".
@@ -573,62 +534,6 @@ fn the_binary_installs_a_missing_model_itself_and_verifies_it() {
     assert!(stdout.contains("(verified)"));
 }
 
-#[tokio::test]
-async fn exchanges_are_kept_once_recalled_shown_hot_and_everything_forgets_like_a_memory() {
-    let home = TestHome::new();
-    let client = home.client().await;
-    let exchange = json!({
-        "user": "Should the importer keep going after a bad row?",
-        "assistant": "We decided the importer stops at the first bad row unless --keep-going is given.",
-        "session_id": "s1"
-    });
-    let first: ObserveAnswer = client.answer("observe", exchange.clone()).await;
-    assert_eq!(first.status, "stored", "{first:?}");
-    assert!(first.importance > 0.5, "a decision weighs: {first:?}");
-    let again: ObserveAnswer = client.answer("observe", exchange).await;
-    assert_eq!((again.status.as_str(), again.id.as_str()), ("duplicate", first.id.as_str()));
-    let small_talk: ObserveAnswer = client
-        .answer("observe", json!({"user": "thanks", "assistant": "welcome", "importance": 0.1}))
-        .await;
-    assert!((small_talk.importance - 0.1).abs() < 1e-9, "{small_talk:?}");
-    let recalled =
-        recall(&client, json!({"query": "what happens when an import hits a bad row"})).await;
-    assert_eq!(recalled[0], first.id);
-    let shown = context(&client, json!({})).await;
-    assert!(shown.text.contains("stops at the first bad row"), "{}", shown.text);
-    assert_eq!(shown.sections.len(), 5, "{shown:?}");
-
-    // Tasks, their notes, events and exchanges are forgotten like any memory.
-    let started =
-        task(&client, json!({"action": "start", "title": "Purge the staging bucket quokka"})).await;
-    let task_id = started.tasks[0].id.clone();
-    let note = task(
-        &client,
-        json!({"action": "update", "id": task_id, "result": "halfway through the quokka bucket"}),
-    )
-    .await;
-    let event = session(
-        &client,
-        json!({"action": "push", "session_id": "s1", "content": "listed the quokka bucket"}),
-    )
-    .await;
-    let ids = [
-        task_id.clone(),
-        note.note_id.expect("a note's id"),
-        event.id.expect("an event's id"),
-        first.id.clone(),
-    ];
-    let forgotten: ferrex_engine::answers::ForgetAnswer =
-        client.answer("forget", json!({"ids": ids})).await;
-    assert_eq!(forgotten.forgotten.len(), 4, "{forgotten:?}");
-    assert!(listed(&client, json!({"action": "list"})).await.is_empty());
-    let got = session(&client, json!({"action": "get", "session_id": "s1"})).await;
-    assert!(events(&got).is_empty(), "{got:?}");
-    assert!(home.files_containing("quokka").is_empty(), "purged from every file");
-    assert!(home.files_containing("first bad row").is_empty(), "purged from every file");
-    client.close().await;
-}
-
 #[test]
 fn setup_gemini_shares_one_settings_file_and_removes_cleanly() {
     let home = TestHome::new();
@@ -755,27 +660,4 @@ async fn events_a_session_evicts_leave_the_other_device_too() {
     assert_eq!(stats.forgotten, 0, "no tombstones");
     on_laptop.close().await;
     on_desktop.close().await;
-}
-
-#[tokio::test]
-async fn the_context_names_facts_likely_out_of_date() {
-    // Facts age in a tenth of a second here (a half-life of 0.1 s), so the
-    // context's check for facts not validated for a while can be seen.
-    let home = TestHome::with_config("[memory]\nsemantic_half_life_days = 0.000001\n");
-    let client = home.client().await;
-    let fact = |subject: &str, predicate: &str, object: &str| json!({"subject": subject, "predicate": predicate, "object": object});
-    let version = store(&client, fact("billing-api", "version", "2.3.1")).await;
-    client.ok("store", fact("billing-api", "owned_by", "the payments team")).await;
-    let shown = eventually(CONVERGE, || async {
-        let text = context(&client, json!({})).await.text;
-        text.contains("Facts likely out of date").then_some(text)
-    })
-    .await
-    .expect("the aged version fact is named");
-    assert!(shown.contains(&version.id), "{shown}");
-    assert!(
-        !shown.contains("payments team"),
-        "owned_by does not go out of date unnoticed: {shown}"
-    );
-    client.close().await;
 }

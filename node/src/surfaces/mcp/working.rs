@@ -336,6 +336,9 @@ fn context_in(
 }
 
 #[cfg(test)]
+mod agent_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
